@@ -1,0 +1,276 @@
+/* app_cli.c - the command line: one table of flags, strict parsing.
+ *
+ * Every flag fills app_config (and through it sim_desc); --help prints the
+ * table with each default. A bad value prints one line saying what is wrong
+ * and a hint line, and the caller exits with status 2 before anything runs
+ * or any file is touched.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+
+enum flag_id {
+    F_N,
+    F_IC,
+    F_SEED,
+    F_DT,
+    F_SOFTENING,
+    F_DAMPING,
+    F_STEPS_PER_FRAME,
+    F_BACKEND,
+    F_VARIANT,
+    F_P,
+    F_Q,
+    F_HEADLESS,
+    F_FRAMES,
+    F_SCREENSHOT,
+    F_DUMP,
+    F_WIDTH,
+    F_HEIGHT,
+    F_HOST_COPY,
+    F_NO_VSYNC,
+    F_HELP,
+    F_COUNT
+};
+
+typedef struct flag_spec {
+    enum flag_id id;
+    const char *name;    /* without the leading -- */
+    const char *metavar; /* NULL: takes no value */
+    const char *def;     /* default, as shown by --help */
+    const char *help;
+} flag_spec;
+
+static const flag_spec flags[] = {
+    {F_N, "n", "N", "16384 (4096 on the CPU backend)", "number of bodies"},
+    {F_IC, "ic", "plummer|shell", "plummer", "initial condition"},
+    {F_SEED, "seed", "S", "0", "random seed of the initial condition"},
+    {F_DT, "dt", "DT", "0.0078125 (1/128)", "time step, model time units"},
+    {F_SOFTENING, "softening", "EPS", "0.05", "Plummer softening length (0 allowed)"},
+    {F_DAMPING, "damping", "D", "1 (none)", "velocity factor per step, in (0, 1]"},
+    {F_STEPS_PER_FRAME, "steps-per-frame", "K", "1", "simulation steps per drawn frame"},
+    {F_BACKEND, "backend", "cuda|cpu", "cuda if a GPU is present, else cpu", "simulation backend"},
+    {F_VARIANT, "variant", "NAME", "tiled", "CUDA force kernel (see the README's ladder)"},
+    {F_P, "p", "P", "auto", "bodies per tile / threads per block in x"},
+    {F_Q, "q", "Q", "auto", "threads per body (rows of the block)"},
+    {F_HEADLESS, "headless", NULL, "off", "no window: render offscreen through EGL"},
+    {F_FRAMES, "frames", "N", "until closed (headless: 60)", "stop after N frames"},
+    {F_SCREENSHOT, "screenshot", "FILE.png", "none", "write the last frame as PNG"},
+    {F_DUMP, "dump", "FILE.csv", "none", "write x,y,z,vx,vy,vz,m of every body at exit"},
+    {F_WIDTH, "width", "W", "1280", "window or image width in pixels"},
+    {F_HEIGHT, "height", "H", "720", "window or image height in pixels"},
+    {F_HOST_COPY, "host-copy", NULL, "off", "copy positions through the host, not CUDA-GL interop"},
+    {F_NO_VSYNC, "no-vsync", NULL, "vsync on", "do not wait for the display's refresh"},
+    {F_HELP, "help", NULL, "", "print this and exit"},
+};
+_Static_assert(sizeof flags / sizeof flags[0] == F_COUNT, "one spec per flag id");
+
+void app_cli_usage(void) {
+    printf("nbody - interactive all-pairs N-body simulation on the GPU\n\n"
+           "usage: nbody [flags]\n\n");
+    for (int i = 0; i < F_COUNT; i++) {
+        char left[64];
+        snprintf(left, sizeof left, "--%s%s%s", flags[i].name, flags[i].metavar ? " " : "",
+                 flags[i].metavar ? flags[i].metavar : "");
+        printf("  %-30s %s", left, flags[i].help);
+        if (flags[i].def[0]) printf(" [default: %s]", flags[i].def);
+        printf("\n");
+    }
+    printf("\nkeys: 1 Plummer, 2 shell, Space pause, R re-seed, Esc quit\n");
+}
+
+/* Prints "nbody: <what>" and "hint: <hint>"; returns the exit status 2. */
+__attribute__((format(printf, 2, 3))) static int bad(const char *hint, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "nbody: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nhint: %s\n", hint);
+    va_end(ap);
+    return 2;
+}
+
+static bool parse_long(const char *s, long lo, long hi, long *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) return false;
+    *out = v;
+    return true;
+}
+
+static bool parse_double(const char *s, double *out) {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v)) return false;
+    *out = v;
+    return true;
+}
+
+static const flag_spec *find_flag(const char *name, size_t len) {
+    for (int i = 0; i < F_COUNT; i++) {
+        if (strlen(flags[i].name) == len && strncmp(flags[i].name, name, len) == 0) {
+            return &flags[i];
+        }
+    }
+    return NULL;
+}
+
+/* Applies one flag with its value (NULL for switches). Returns 0 or 2. */
+static int apply(app_config *c, const flag_spec *f, const char *v) {
+    long l;
+    double d;
+    switch (f->id) {
+    case F_N:
+        if (!parse_long(v, 1, INT_MAX, &l)) {
+            return bad("pass a whole number from 1 to 2147483647",
+                       "--n %s is not a positive body count", v);
+        }
+        c->sim.body_count = (int)l;
+        c->n_given = true;
+        return 0;
+    case F_IC:
+        c->sim.ic = sim_ic_from_name(v);
+        if (c->sim.ic == SIM_IC_COUNT)
+            return bad("use --ic plummer or --ic shell", "unknown --ic %s", v);
+        return 0;
+    case F_SEED: {
+        char *end;
+        errno = 0;
+        unsigned long long s = strtoull(v, &end, 10);
+        if (errno || end == v || *end || v[0] == '-')
+            return bad("pass a non-negative whole number", "--seed %s is not a seed", v);
+        c->sim.seed = s;
+        return 0;
+    }
+    case F_DT:
+        if (!parse_double(v, &d) || !(d > 0))
+            return bad("pass a positive number, e.g. --dt 0.01",
+                       "--dt %s is not a positive time step", v);
+        c->sim.dt = (float)d;
+        return 0;
+    case F_SOFTENING:
+        if (!parse_double(v, &d) || d < 0)
+            return bad("pass 0 or a positive length, e.g. --softening 0.05",
+                       "--softening %s is not a length >= 0", v);
+        c->sim.softening = (float)d;
+        c->softening_zero = d == 0;
+        return 0;
+    case F_DAMPING:
+        if (!parse_double(v, &d) || !(d > 0 && d <= 1))
+            return bad("pass a number in (0, 1]; 1 means no damping",
+                       "--damping %s is outside (0, 1]", v);
+        c->sim.damping = (float)d;
+        return 0;
+    case F_STEPS_PER_FRAME:
+        if (!parse_long(v, 1, 1000000, &l))
+            return bad("pass a whole number of steps, 1 or more",
+                       "--steps-per-frame %s is not a step count", v);
+        c->steps_per_frame = (int)l;
+        return 0;
+    case F_BACKEND: {
+        sim_backend b = sim_backend_from_name(v);
+        if (b == SIM_BACKEND_COUNT || b == SIM_BACKEND_DEFAULT)
+            return bad("use --backend cuda or --backend cpu", "unknown --backend %s", v);
+        c->sim.backend = b;
+        return 0;
+    }
+    case F_VARIANT:
+        c->sim.variant = sim_variant_from_name(v);
+        if (c->sim.variant == SIM_VARIANT_COUNT)
+            return bad("see nbody --help and the README for the variant names",
+                       "unknown --variant %s", v);
+        return 0;
+    case F_P:
+    case F_Q:
+        if (strcmp(v, "auto") == 0) {
+            l = 0;
+        } else if (!parse_long(v, 1, 1024, &l)) {
+            return bad("pass a whole number from 1 to 1024, or auto", "--%s %s is not a block size",
+                       f->name, v);
+        }
+        if (f->id == F_P)
+            c->sim.p = (int)l;
+        else
+            c->sim.q = (int)l;
+        return 0;
+    case F_HEADLESS:
+        c->headless = true;
+        return 0;
+    case F_FRAMES:
+        if (!parse_long(v, 1, INT_MAX, &l))
+            return bad("pass a whole number of frames, 1 or more",
+                       "--frames %s is not a frame count", v);
+        c->frames = (int)l;
+        return 0;
+    case F_SCREENSHOT:
+        c->screenshot = v;
+        return 0;
+    case F_DUMP:
+        c->dump = v;
+        return 0;
+    case F_WIDTH:
+    case F_HEIGHT:
+        if (!parse_long(v, 16, 16384, &l))
+            return bad("pass a size from 16 to 16384 pixels", "--%s %s is not a size", f->name, v);
+        if (f->id == F_WIDTH)
+            c->width = (int)l;
+        else
+            c->height = (int)l;
+        return 0;
+    case F_HOST_COPY:
+        c->host_copy = true;
+        return 0;
+    case F_NO_VSYNC:
+        c->no_vsync = true;
+        return 0;
+    case F_HELP:
+    case F_COUNT:
+        break;
+    }
+    return 0;
+}
+
+int app_cli_parse(int argc, char **argv, app_config *c) {
+    *c = (app_config){0};
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strncmp(arg, "--", 2) != 0) {
+            return bad("flags start with --; see nbody --help", "unexpected argument '%s'", arg);
+        }
+        const char *name = arg + 2, *eq = strchr(name, '=');
+        size_t len = eq ? (size_t)(eq - name) : strlen(name);
+        const flag_spec *f = find_flag(name, len);
+        if (!f) return bad("see nbody --help for the flags", "unknown flag '%s'", arg);
+        if (f->id == F_HELP) {
+            app_cli_usage();
+            return 1;
+        }
+        const char *value = NULL;
+        if (f->metavar) {
+            if (eq) {
+                value = eq + 1;
+            } else if (i + 1 < argc) {
+                value = argv[++i];
+            } else {
+                return bad("give the flag a value; see nbody --help", "--%s needs a value (%s)",
+                           f->name, f->metavar);
+            }
+        } else if (eq) {
+            return bad("this flag is a switch; drop the =value", "--%s takes no value", f->name);
+        }
+        int rc = apply(c, f, value);
+        if (rc) return rc;
+    }
+    /* Files are checked now so a bad path fails before any work is done. */
+    if (c->screenshot && !app_output_check_writable(c->screenshot, "--screenshot")) return 2;
+    if (c->dump && !app_output_check_writable(c->dump, "--dump")) return 2;
+    return 0;
+}

@@ -1,0 +1,86 @@
+/* render.h - public API of the render module: OpenGL 3.3 core drawing.
+ *
+ * What it does: draws N bodies as soft, additively blended point sprites
+ * from one vertex buffer, through an orbit camera (cglm matrices), into the
+ * window's framebuffer or into an offscreen one (headless); reads pixels back
+ * for screenshots. Shaders are files in shaders/, found at run time.
+ *
+ * What it does not do: no kernels, no CUDA, no windows or contexts (app/
+ * makes the context current before render_create), no simulation. The body
+ * buffer's GL name is handed out so app/app_interop.c can register it with
+ * CUDA; that file is the only place the two meet.
+ *
+ * Needs a current OpenGL 3.3 core context for every call.
+ */
+#ifndef NBODY_RENDER_H
+#define NBODY_RENDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct render render;
+
+/* One body in the vertex buffer: position and speed (16 bytes). */
+typedef struct render_vertex {
+    float x, y, z;
+    float speed;
+} render_vertex;
+
+typedef struct render_desc {
+    const char *shader_dir; /* folder holding bodies.vert and bodies.frag; required */
+    int offscreen_width;    /* > 0: draw into an offscreen framebuffer of this size */
+    int offscreen_height;
+} render_desc;
+
+/* An orbit camera around a target point. */
+typedef struct render_camera {
+    float target[3];
+    float distance; /* from the target, length units */
+    float yaw;      /* radians about +z */
+    float pitch;    /* radians above the x-y plane */
+    float fov_y;    /* radians; 0 -> 45 degrees */
+} render_camera;
+
+/* What one frame looks like. Zero means default where noted. */
+typedef struct render_view {
+    int fb_width, fb_height; /* framebuffer pixels (not window units: HiDPI) */
+    render_camera camera;
+    float point_size;  /* sprite diameter in length units; 0 -> 0.02 */
+    float brightness;  /* per-sprite intensity; 0 -> 0.6 */
+    float speed_scale; /* speed mapped to the hot end of the palette; 0 -> 1 */
+} render_view;
+
+typedef struct render_error {
+    char message[512];
+    char hint[256];
+} render_error;
+
+/* Loads GL entry points (GLEW), compiles the shaders and makes the buffers.
+ * Returns NULL on failure (missing or broken shader file, no GL 3.3) with *err
+ * filled. */
+render *render_create(const render_desc *desc, render_error *err);
+void render_destroy(render *r);
+
+/* Makes room for n bodies in the vertex buffer (contents undefined). Returns
+ * true when the buffer object was re-created, so an interop registration of
+ * the old one is stale. */
+bool render_reserve_bodies(render *r, int n);
+
+/* The GL name of the body vertex buffer (for CUDA-GL interop). */
+uint32_t render_body_buffer(const render *r);
+
+/* Host path: copies n vertices into the body buffer. */
+void render_upload_bodies(render *r, const render_vertex *v, int n);
+
+/* Clears and draws n bodies with view. */
+void render_frame(render *r, const render_view *view, int n);
+
+/* Reads the last frame as tightly packed RGBA8, top row first, into
+ * rgba[width * height * 4]. */
+void render_read_pixels(render *r, int width, int height, uint8_t *rgba);
+
+/* Human-readable GL renderer and version strings ("llvmpipe ...", "4.5 ..."). */
+const char *render_gl_renderer(void);
+const char *render_gl_version(void);
+
+#endif /* NBODY_RENDER_H */

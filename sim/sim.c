@@ -1,0 +1,311 @@
+/* sim.c - the simulation context: defaults, validation, backend choice.
+ *
+ * Owns the knobs (dt, softening, damping, kernel variant, block shape) and
+ * the simulated clock, and forwards the work to one backend (sim_cpu.c or
+ * sim_cuda.cu) through sim_backend_ops. User-caused failures come back as a
+ * NULL or false plus a sim_error with a message and a hint; nothing here
+ * prints or exits.
+ */
+#include <assert.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+struct sim {
+    const sim_backend_ops *ops;
+    void *backend_state;
+    sim_backend backend;
+    sim_desc desc;         /* defaults filled in; IC parameters live here */
+    sim_step_params knobs; /* live dt, softening, damping, variant, p, q */
+    int want_p, want_q;    /* block shape as asked (0 = auto), re-clamped on change */
+    sim_device_limits limits;
+    int body_count;
+    sim_ic ic;
+    uint64_t seed;
+    double time;
+    int64_t steps;
+};
+
+static const char *const ic_names[] = {"plummer", "plummer", "shell"};
+_Static_assert(sizeof ic_names / sizeof ic_names[0] == SIM_IC_COUNT, "ic_names vs sim_ic");
+static const char *const backend_names[] = {"auto", "cuda", "cpu"};
+_Static_assert(sizeof backend_names / sizeof backend_names[0] == SIM_BACKEND_COUNT,
+               "backend_names vs sim_backend");
+
+static void set_error(sim_error *err, const char *hint, const char *fmt, ...) {
+    if (!err) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    snprintf(err->hint, sizeof err->hint, "%s", hint);
+}
+
+sim_desc sim_desc_defaults(const sim_desc *desc) {
+    sim_desc d = desc ? *desc : (sim_desc){0};
+    if (d.body_count == 0) d.body_count = 16384;
+    if (d.ic == SIM_IC_DEFAULT) d.ic = SIM_IC_PLUMMER;
+    if (d.dt == 0) d.dt = 1.0f / 128.0f;
+    if (d.softening == 0) d.softening = 0.05f;
+    if (d.damping == 0) d.damping = 1.0f;
+    if (d.variant == SIM_VARIANT_DEFAULT) d.variant = sim_variant_resolve(SIM_VARIANT_DEFAULT);
+    if (d.shell.inner_radius == 0) d.shell.inner_radius = 0.625f;
+    if (d.shell.outer_radius == 0) d.shell.outer_radius = 1.0f;
+    if (d.shell.spin == 0) d.shell.spin = 0.6f;
+    return d; /* backend stays DEFAULT until sim_create picks one */
+}
+
+/* The checks a caller's values must pass; a failure names the field. */
+static bool validate(const sim_desc *d, sim_error *err) {
+    if (d->body_count <= 0) {
+        set_error(err, "pass a positive --n", "body count %d is not positive", d->body_count);
+        return false;
+    }
+    if (!(d->dt > 0) || !isfinite(d->dt)) {
+        set_error(err, "pass a positive --dt", "time step %g is not positive", d->dt);
+        return false;
+    }
+    if (!(d->softening >= 0) || !isfinite(d->softening)) {
+        set_error(err, "pass --softening 0 or more", "softening %g is negative", d->softening);
+        return false;
+    }
+    if (!(d->damping > 0 && d->damping <= 1)) {
+        set_error(err, "pass --damping in (0, 1]; 1 means no damping",
+                  "damping %g is outside (0, 1]", d->damping);
+        return false;
+    }
+    if ((int)d->ic < 0 || d->ic >= SIM_IC_COUNT) {
+        set_error(err, "use one of the listed scenes", "unknown initial condition %d", d->ic);
+        return false;
+    }
+    if ((int)d->backend < 0 || d->backend >= SIM_BACKEND_COUNT) {
+        set_error(err, "use --backend cuda or cpu", "unknown backend %d", d->backend);
+        return false;
+    }
+    if ((int)d->variant < 0 || d->variant >= SIM_VARIANT_COUNT) {
+        set_error(err, "use one of the listed kernel variants", "unknown variant %d", d->variant);
+        return false;
+    }
+    if (!(d->shell.inner_radius > 0 && d->shell.inner_radius <= d->shell.outer_radius)) {
+        set_error(err, "give the shell 0 < inner <= outer radius",
+                  "shell radii %g..%g are not ordered", d->shell.inner_radius,
+                  d->shell.outer_radius);
+        return false;
+    }
+    return true;
+}
+
+void sim_diag_finish(sim_diag *d) {
+    d->total = d->kinetic + d->potential;
+    d->virial_ratio = d->potential != 0 ? 2.0 * d->kinetic / fabs(d->potential) : 0.0;
+    if (d->mass > 0) {
+        for (int k = 0; k < 3; k++) d->center_of_mass[k] /= d->mass;
+    }
+}
+
+static bool seed_bodies(sim *s, sim_ic ic, int n, uint64_t seed, sim_error *err) {
+    if (!s->ops->reserve(s->backend_state, n, err)) return false;
+    sim_body *bodies = malloc(sizeof(sim_body) * (size_t)n);
+    if (!bodies) {
+        set_error(err, "try a smaller --n", "out of host memory for %d bodies", n);
+        return false;
+    }
+    sim_ic_generate(ic, n, seed, &s->desc, bodies);
+    s->ops->upload(s->backend_state, bodies, n);
+    free(bodies);
+    s->body_count = n;
+    s->ic = ic;
+    s->seed = seed;
+    s->time = 0;
+    s->steps = 0;
+    return true;
+}
+
+sim *sim_create(const sim_desc *desc, sim_error *err) {
+    sim_desc d = sim_desc_defaults(desc);
+    if (!validate(&d, err)) return NULL;
+
+    sim_backend backend = d.backend;
+    char why[160] = "";
+    int devices = sim_cuda_device_count(why, sizeof why);
+    if (backend == SIM_BACKEND_DEFAULT) backend = devices > 0 ? SIM_BACKEND_CUDA : SIM_BACKEND_CPU;
+    if (backend == SIM_BACKEND_CUDA && d.device >= devices) {
+        if (devices == 0) {
+            set_error(err, "run with --backend cpu, or check the NVIDIA driver (nvidia-smi)",
+                      "no CUDA device: %s", why);
+        } else {
+            set_error(err, "pick a device below the count",
+                      "CUDA device %d does not exist (%d found)", d.device, devices);
+        }
+        return NULL;
+    }
+
+    sim *s = calloc(1, sizeof *s);
+    if (!s) {
+        set_error(err, "free some memory", "out of host memory");
+        return NULL;
+    }
+    s->desc = d;
+    s->backend = backend;
+    s->ops = backend == SIM_BACKEND_CUDA ? &sim_cuda_ops : &sim_cpu_ops;
+    s->limits = sim_cuda_device_limits(backend == SIM_BACKEND_CUDA ? d.device : -1);
+    s->backend_state = s->ops->create(d.device, err);
+    if (!s->backend_state) {
+        if (err && !err->message[0]) set_error(err, "free some memory", "cannot create backend");
+        free(s);
+        return NULL;
+    }
+    s->knobs = (sim_step_params){
+        .dt = d.dt,
+        .softening = d.softening,
+        .damping = d.damping,
+        .variant = d.variant,
+    };
+    if (!seed_bodies(s, d.ic, d.body_count, d.seed, err)) {
+        sim_destroy(s);
+        return NULL;
+    }
+    sim_set_block(s, d.p, d.q);
+    return s;
+}
+
+void sim_destroy(sim *s) {
+    if (!s) return;
+    s->ops->destroy(s->backend_state);
+    free(s);
+}
+
+bool sim_reset(sim *s, sim_ic ic, int n, uint64_t seed, sim_error *err) {
+    if (ic == SIM_IC_DEFAULT) ic = SIM_IC_PLUMMER;
+    if (n <= 0) {
+        set_error(err, "pass a positive --n", "body count %d is not positive", n);
+        return false;
+    }
+    if ((int)ic < 0 || ic >= SIM_IC_COUNT) {
+        set_error(err, "use one of the listed scenes", "unknown initial condition %d", ic);
+        return false;
+    }
+    if (!seed_bodies(s, ic, n, seed, err)) return false;
+    /* The automatic block shape depends on N. */
+    sim_set_block(s, s->want_p, s->want_q);
+    return true;
+}
+
+void sim_step(sim *s, int steps) {
+    if (steps <= 0) return;
+    s->ops->step(s->backend_state, &s->knobs, steps);
+    s->time += (double)s->knobs.dt * steps;
+    s->steps += steps;
+}
+
+void sim_set_dt(sim *s, float dt) {
+    assert(dt > 0);
+    s->knobs.dt = dt;
+}
+
+void sim_set_softening(sim *s, float softening) {
+    assert(softening >= 0);
+    s->knobs.softening = softening;
+    s->ops->invalidate(s->backend_state);
+}
+
+void sim_set_damping(sim *s, float damping) {
+    assert(damping > 0 && damping <= 1);
+    s->knobs.damping = damping;
+}
+
+void sim_set_variant(sim *s, sim_variant v) {
+    v = sim_variant_resolve(v);
+    assert(v > SIM_VARIANT_DEFAULT && v < SIM_VARIANT_COUNT);
+    s->knobs.variant = v;
+    s->ops->invalidate(s->backend_state);
+    /* Keep the user's p and q where the new variant takes them. */
+    sim_set_block(s, s->want_p, s->want_q);
+}
+
+sim_block sim_clamp_block(const sim *s, sim_variant v, int p, int q) {
+    return sim_kernels_clamp(sim_variant_resolve(v), p, q, s->body_count, &s->limits);
+}
+
+sim_block sim_set_block(sim *s, int p, int q) {
+    s->want_p = p;
+    s->want_q = q;
+    sim_block b = sim_clamp_block(s, s->knobs.variant, p, q);
+    s->knobs.p = b.p;
+    s->knobs.q = b.q;
+    return b;
+}
+
+sim_params sim_get_params(const sim *s) {
+    return (sim_params){
+        .body_count = s->body_count,
+        .ic = s->ic,
+        .seed = s->seed,
+        .dt = s->knobs.dt,
+        .softening = s->knobs.softening,
+        .damping = s->knobs.damping,
+        .backend = s->backend,
+        .variant = s->knobs.variant,
+        .p = s->knobs.p,
+        .q = s->knobs.q,
+        .time = s->time,
+        .steps = s->steps,
+    };
+}
+
+void sim_get_bodies(sim *s, sim_body *out) {
+    s->ops->download(s->backend_state, out, &s->knobs);
+}
+
+bool sim_set_bodies(sim *s, const sim_body *bodies, int n, sim_error *err) {
+    if (n <= 0) {
+        set_error(err, "pass at least one body", "body count %d is not positive", n);
+        return false;
+    }
+    if (!s->ops->reserve(s->backend_state, n, err)) return false;
+    s->ops->upload(s->backend_state, bodies, n);
+    s->body_count = n;
+    s->time = 0;
+    s->steps = 0;
+    sim_set_block(s, s->want_p, s->want_q);
+    return true;
+}
+
+sim_diag sim_diagnostics(sim *s) {
+    return s->ops->diagnostics(s->backend_state, s->knobs.softening);
+}
+
+void sim_write_vertices(sim *s, sim_vertex *dst, bool dst_on_device) {
+    assert(!dst_on_device || s->backend == SIM_BACKEND_CUDA);
+    s->ops->vertices(s->backend_state, dst, dst_on_device);
+}
+
+float sim_last_step_ms(sim *s) {
+    return s->ops->last_step_ms(s->backend_state);
+}
+
+const char *sim_ic_name(sim_ic ic) {
+    return (int)ic >= 0 && ic < SIM_IC_COUNT ? ic_names[ic] : "?";
+}
+
+sim_ic sim_ic_from_name(const char *name) {
+    for (int i = 1; i < SIM_IC_COUNT; i++) {
+        if (strcmp(name, ic_names[i]) == 0) return (sim_ic)i;
+    }
+    return SIM_IC_COUNT;
+}
+
+const char *sim_backend_name(sim_backend b) {
+    return (int)b >= 0 && b < SIM_BACKEND_COUNT ? backend_names[b] : "?";
+}
+
+sim_backend sim_backend_from_name(const char *name) {
+    for (int i = 0; i < SIM_BACKEND_COUNT; i++) {
+        if (strcmp(name, backend_names[i]) == 0) return (sim_backend)i;
+    }
+    return SIM_BACKEND_COUNT;
+}

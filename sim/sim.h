@@ -1,0 +1,220 @@
+/* sim.h - public API of the simulation module.
+ *
+ * What it is: an all-pairs gravitational N-body simulation behind an opaque
+ * context. Two backends sit behind the same calls: a CUDA backend (the kernel
+ * ladder of the seed lecture, p x q threads per body) and a plain-C CPU
+ * reference in double precision, which is both the test oracle and the
+ * fallback where there is no CUDA device.
+ *
+ * Module rules: sim/ knows nothing of OpenGL, GLFW or windows. It hands out
+ * body positions as packed vertices written to a host or device pointer that
+ * the caller owns (app/app_interop.c maps a GL buffer for that).
+ *
+ * Units: G = 1 throughout. The Plummer sphere is in Henon units (G = M = 1,
+ * E = -1/4); the other scenes state their own scales in sim_ic.c.
+ *
+ * Usage:
+ *     sim_error err;
+ *     sim *s = sim_create(&(sim_desc){ .body_count = 16384 }, &err);
+ *     if (!s) { fprintf(stderr, "%s\nhint: %s\n", err.message, err.hint); }
+ *     sim_step(s, 4);
+ *     sim_destroy(s);
+ *
+ * This header compiles as C and as C++ (nvcc).
+ */
+#ifndef NBODY_SIM_H
+#define NBODY_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sim sim;
+
+typedef enum sim_backend {
+    SIM_BACKEND_DEFAULT = 0, /* CUDA when a device is present, else CPU */
+    SIM_BACKEND_CUDA,
+    SIM_BACKEND_CPU,
+    SIM_BACKEND_COUNT
+} sim_backend;
+
+typedef enum sim_ic {
+    SIM_IC_DEFAULT = 0, /* Plummer */
+    SIM_IC_PLUMMER,     /* Plummer sphere, Henon units, Aarseth-Henon-Wielen sampling */
+    SIM_IC_SHELL,       /* cold spherical shell in solid-body rotation about +z */
+    SIM_IC_COUNT
+} sim_ic;
+
+/* Force-kernel variants of the CUDA backend, in the order of the seed
+ * lecture's ladder. The table with names, descriptions and launchers is in
+ * sim_kernels.cu; sim_variant_info() reads it. */
+typedef enum sim_variant {
+    SIM_VARIANT_DEFAULT = 0, /* the fastest one: SIM_VARIANT_TILED for now */
+    SIM_VARIANT_NAIVE,
+    SIM_VARIANT_TILED,
+    SIM_VARIANT_COUNT
+} sim_variant;
+
+typedef struct sim_variant_desc {
+    const char *name;        /* short, lower case: "naive", "tiled", ... */
+    const char *description; /* one line: what this rung adds */
+    const char *p_meaning;   /* what p means for this variant, or NULL if ignored */
+    const char *q_meaning;   /* what q means for this variant, or NULL if ignored */
+    bool fp64;               /* computes in double precision */
+} sim_variant_desc;
+
+/* Rotating-shell parameters (SIM_IC_SHELL). Zero means default. */
+typedef struct sim_shell_desc {
+    float inner_radius; /* 0 -> 0.625 (NVIDIA's demo ratio 2.5 : 4) */
+    float outer_radius; /* 0 -> 1.0 */
+    float spin;         /* angular speed in units of sqrt(G M / outer^3); 0 -> 0.6 */
+} sim_shell_desc;
+
+/* Everything sim_create needs. Zero-initialise it and set what you care
+ * about; every zero field takes the default listed beside it (sokol style).
+ * sim_desc_defaults() returns the filled-in copy and a test pins the values. */
+typedef struct sim_desc {
+    int body_count;      /* N; 0 -> 16384 */
+    sim_ic ic;           /* initial condition; 0 -> Plummer */
+    uint64_t seed;       /* random seed; 0 is a valid seed and the default */
+    float dt;            /* time step in model time units; 0 -> 1/128 */
+    float softening;     /* Plummer softening length eps (length units); 0 -> 0.05.
+                            For no softening use sim_set_softening(s, 0) after create. */
+    float damping;       /* velocity factor applied once per step, in (0, 1]; 0 -> 1 (none) */
+    sim_backend backend; /* 0 -> CUDA if a device is present, else CPU */
+    sim_variant variant; /* CUDA force kernel; 0 -> the fastest */
+    int p;               /* bodies per tile (threads per block in x); 0 -> variant's choice */
+    int q;               /* threads sharing one body's loop; 0 -> variant's choice */
+    int device;          /* CUDA device ordinal; 0 -> the first */
+    sim_shell_desc shell;
+} sim_desc;
+
+/* A failure a user can cause, in words: one line saying what went wrong and
+ * one saying what to do about it. */
+typedef struct sim_error {
+    char message[256];
+    char hint[256];
+} sim_error;
+
+/* One body as the host sees it (double precision, owned by the caller). */
+typedef struct sim_body {
+    double pos[3];
+    double vel[3];
+    double acc[3]; /* read back: acceleration at the current positions; ignored on set */
+    double mass;
+} sim_body;
+
+/* What the renderer draws: position and speed, 16 bytes per body. */
+typedef struct sim_vertex {
+    float x, y, z;
+    float speed;
+} sim_vertex;
+
+/* The live state of the knobs (sim_get_params). */
+typedef struct sim_params {
+    int body_count;
+    sim_ic ic;
+    uint64_t seed;
+    float dt, softening, damping;
+    sim_backend backend; /* resolved: CUDA or CPU, never DEFAULT */
+    sim_variant variant; /* resolved, never DEFAULT */
+    int p, q;            /* resolved block shape in use */
+    double time;         /* simulated time since the last reset */
+    int64_t steps;       /* steps since the last reset */
+} sim_params;
+
+/* Conserved quantities and their friends (sim_diagnostics). Potential energy
+ * uses the same Plummer softening as the forces. */
+typedef struct sim_diag {
+    double kinetic;             /* K = sum m v^2 / 2 */
+    double potential;           /* W = -sum_{i<j} m_i m_j / sqrt(r^2 + eps^2) */
+    double total;               /* E = K + W */
+    double virial_ratio;        /* 2K / |W| */
+    double mass;                /* total mass */
+    double momentum[3];         /* sum m v */
+    double angular_momentum[3]; /* sum m r x v, about the origin */
+    double center_of_mass[3];
+} sim_diag;
+
+/* A block shape after clamping to what a variant and device accept. */
+typedef struct sim_block {
+    int p, q;
+    bool clamped;     /* true when p or q differ from what was asked */
+    char reason[128]; /* why, when clamped ("p x q <= 1024 threads per block") */
+} sim_block;
+
+/* Fills every zero field of *desc with its default. */
+sim_desc sim_desc_defaults(const sim_desc *desc);
+
+/* Number of usable CUDA devices; 0 when there is none or no driver. When 0
+ * and why is non-NULL, writes the CUDA runtime's reason into why. */
+int sim_cuda_device_count(char *why, size_t why_len);
+
+/* Creates a simulation and seeds it with desc->ic. Returns NULL on failure
+ * (invalid desc, no CUDA device for SIM_BACKEND_CUDA, out of memory) and
+ * fills *err when err is non-NULL. */
+sim *sim_create(const sim_desc *desc, sim_error *err);
+void sim_destroy(sim *s);
+
+/* Re-seeds with initial condition ic, n bodies and seed. Returns false and
+ * keeps the old state when n cannot be allocated. */
+bool sim_reset(sim *s, sim_ic ic, int n, uint64_t seed, sim_error *err);
+
+/* Advances by steps kick-drift-kick leapfrog steps. */
+void sim_step(sim *s, int steps);
+
+/* Live knobs. Values are taken as given (callers validate user input). */
+void sim_set_dt(sim *s, float dt);
+void sim_set_softening(sim *s, float softening);
+void sim_set_damping(sim *s, float damping);
+
+/* Switches the force kernel mid-run (CUDA backend; the CPU backend keeps its
+ * reference loop). The block shape is clamped to the new variant. */
+void sim_set_variant(sim *s, sim_variant v);
+
+/* Clamps (p, q) to what variant v accepts on this simulation's device.
+ * p <= 0 or q <= 0 asks for the variant's automatic choice. */
+sim_block sim_clamp_block(const sim *s, sim_variant v, int p, int q);
+
+/* Sets the block shape after clamping and returns what was applied. */
+sim_block sim_set_block(sim *s, int p, int q);
+
+sim_params sim_get_params(const sim *s);
+
+/* Copies every body to out[0 .. body_count-1]. */
+void sim_get_bodies(sim *s, sim_body *out);
+
+/* Replaces the bodies with n given ones (time restarts at 0). Returns false
+ * when n cannot be allocated. */
+bool sim_set_bodies(sim *s, const sim_body *bodies, int n, sim_error *err);
+
+/* Energies, momenta and the virial ratio at the current positions
+ * (reduced on the GPU for the CUDA backend). */
+sim_diag sim_diagnostics(sim *s);
+
+/* Writes body_count vertices to dst. dst_on_device: dst is CUDA device memory
+ * (only valid for the CUDA backend), else host memory. */
+void sim_write_vertices(sim *s, sim_vertex *dst, bool dst_on_device);
+
+/* Milliseconds per step of the last sim_step call: CUDA events on the CUDA
+ * backend, the monotonic clock on the CPU backend. 0 before the first step. */
+float sim_last_step_ms(sim *s);
+
+/* Variant table and names. */
+const sim_variant_desc *sim_variant_info(sim_variant v); /* v resolved if DEFAULT */
+sim_variant sim_variant_resolve(sim_variant v);
+sim_variant sim_variant_from_name(const char *name); /* SIM_VARIANT_COUNT if unknown */
+const char *sim_ic_name(sim_ic ic);                  /* "plummer", "shell" */
+sim_ic sim_ic_from_name(const char *name);           /* SIM_IC_COUNT if unknown */
+const char *sim_backend_name(sim_backend b);         /* "cuda", "cpu" */
+sim_backend sim_backend_from_name(const char *name); /* SIM_BACKEND_COUNT if unknown */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NBODY_SIM_H */

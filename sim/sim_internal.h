@@ -1,0 +1,80 @@
+/* sim_internal.h - what the pieces of sim/ share and nobody outside sees.
+ *
+ * sim.c owns the context and the public API; it drives one of two backends
+ * through the small table of operations below. sim_cpu.c is the double-
+ * precision reference, sim_cuda.cu the GPU backend, sim_kernels.cu the table
+ * of CUDA force-kernel variants, sim_ic.c the initial conditions.
+ *
+ * Compiles as C and as C++ (nvcc).
+ */
+#ifndef NBODY_SIM_INTERNAL_H
+#define NBODY_SIM_INTERNAL_H
+
+#include "sim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Everything one step needs to know about the knobs. */
+typedef struct sim_step_params {
+    float dt;
+    float softening;
+    float damping;
+    sim_variant variant; /* resolved */
+    int p, q;            /* resolved, already clamped */
+} sim_step_params;
+
+/* A backend: opaque state plus these operations. n is the body count. */
+typedef struct sim_backend_ops {
+    const char *name;
+    void *(*create)(int device, sim_error *err);
+    void (*destroy)(void *b);
+    /* Makes room for n bodies before any host work is spent on them; false
+     * (out of memory, with the sizes in *err) keeps the old bodies. */
+    bool (*reserve)(void *b, int n, sim_error *err);
+    /* Replaces the bodies; reserve(n) has succeeded. */
+    void (*upload)(void *b, const sim_body *bodies, int n);
+    /* Copies bodies back, accelerations at the current positions included. */
+    void (*download)(void *b, sim_body *out, const sim_step_params *sp);
+    void (*step)(void *b, const sim_step_params *sp, int steps);
+    void (*vertices)(void *b, sim_vertex *dst, bool dst_on_device);
+    sim_diag (*diagnostics)(void *b, float softening);
+    float (*last_step_ms)(void *b);
+    /* Forget the cached accelerations (softening or kernel changed). */
+    void (*invalidate)(void *b);
+} sim_backend_ops;
+
+extern const sim_backend_ops sim_cpu_ops;
+extern const sim_backend_ops sim_cuda_ops;
+
+/* CUDA device limits that decide which block shapes are valid. */
+typedef struct sim_device_limits {
+    int max_threads_per_block;
+    int max_shared_per_block; /* bytes, the opt-in maximum */
+    int sm_count;
+} sim_device_limits;
+
+/* Limits of device `device`, or typical ones (1024 threads, 48 KiB, 1 SM)
+ * when there is no device. */
+sim_device_limits sim_cuda_device_limits(int device);
+
+/* The variant's clamp rules (sim_kernels.cu). p or q <= 0 ask for auto. */
+sim_block sim_kernels_clamp(sim_variant v, int p, int q, int n, const sim_device_limits *lim);
+
+/* Initial conditions (sim_ic.c): fills out[0..n-1]; masses sum to 1, centre
+ * of mass and momentum are zero. */
+void sim_ic_generate(sim_ic ic, int n, uint64_t seed, const sim_desc *desc, sim_body *out);
+
+/* Shared by both backends: diagnostics from host bodies given the potential
+ * energy (the O(N^2) part, computed where the bodies live). */
+void sim_diag_finish(sim_diag *d);
+
+/* Seconds on a monotonic clock. */
+double sim_now_seconds(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NBODY_SIM_INTERNAL_H */
