@@ -23,6 +23,14 @@
 #include "render.h"
 #include "sim.h"
 
+/* A comma-separated list on the command line (--n 16384,65536). For p and
+ * q, 0 stands for "auto". */
+#define APP_LIST_MAX 16
+typedef struct app_list {
+    int count;
+    int values[APP_LIST_MAX];
+} app_list;
+
 /* Everything the command line can say. Zero means default. */
 typedef struct app_config {
     sim_desc sim;           /* physics knobs (sim/ fills its own defaults) */
@@ -36,6 +44,13 @@ typedef struct app_config {
     int width, height;      /* window or offscreen size in pixels; 0 -> 1280 x 720 */
     bool host_copy;         /* force the host-copy path instead of CUDA-GL interop */
     bool no_vsync;
+    /* --benchmark: every (variant, N, p, q) of these lists, no window. */
+    bool benchmark;
+    app_list n_list, p_list, q_list;
+    app_list variant_list; /* sim_variant values */
+    int bench_steps;       /* steps per timed repeat; 0 -> enough for ~25 ms */
+    const char *json;      /* benchmark results as JSON, or NULL */
+    bool frame;            /* also time whole headless frames */
 } app_config;
 
 /* How body positions reach the vertex buffer. */
@@ -100,9 +115,17 @@ const char *app_interop_path_name(app_interop_path p);
 bool app_output_check_writable(const char *path, const char *flag);
 bool app_output_png(const char *path, int width, int height, const uint8_t *rgba);
 bool app_output_csv(const char *path, const sim_body *bodies, int n);
+bool app_output_text(const char *path, const char *what, const char *text);
 
 /* Front-ends: return the process exit code. */
 int app_window_run(app *a);
 int app_headless_run(app *a);
+int app_bench_run(const app_config *cfg);
+
+/* app_headless.c: an EGL context on the GPU (or whatever EGL offers) for
+ * offscreen work; used by the headless front-end and --benchmark --frame. */
+typedef struct app_egl app_egl;
+app_egl *app_egl_open(int cuda_device);
+void app_egl_close(app_egl *e);
 
 #endif /* NBODY_APP_H */

@@ -35,6 +35,10 @@ enum flag_id {
     F_HEIGHT,
     F_HOST_COPY,
     F_NO_VSYNC,
+    F_BENCHMARK,
+    F_STEPS,
+    F_JSON,
+    F_FRAME,
     F_HELP,
     F_COUNT
 };
@@ -48,7 +52,8 @@ typedef struct flag_spec {
 } flag_spec;
 
 static const flag_spec flags[] = {
-    {F_N, "n", "N", "16384 (4096 on the CPU backend)", "number of bodies"},
+    {F_N, "n", "N", "16384 (4096 on the CPU backend)",
+     "number of bodies (a list with --benchmark)"},
     {F_IC, "ic", "plummer|shell", "plummer", "initial condition"},
     {F_SEED, "seed", "S", "0", "random seed of the initial condition"},
     {F_DT, "dt", "DT", "0.0078125 (1/128)", "time step, model time units"},
@@ -56,9 +61,11 @@ static const flag_spec flags[] = {
     {F_DAMPING, "damping", "D", "1 (none)", "velocity factor per step, in (0, 1]"},
     {F_STEPS_PER_FRAME, "steps-per-frame", "K", "1", "simulation steps per drawn frame"},
     {F_BACKEND, "backend", "cuda|cpu", "cuda if a GPU is present, else cpu", "simulation backend"},
-    {F_VARIANT, "variant", "NAME", "tiled", "CUDA force kernel (see the README's ladder)"},
-    {F_P, "p", "P", "auto", "bodies per tile / threads per block in x"},
-    {F_Q, "q", "Q", "auto", "threads per body (rows of the block)"},
+    {F_VARIANT, "variant", "NAME", "best",
+     "CUDA force kernel: naive soa rsqrt tiled unrolled noif fma fast best fp64 (a list or all "
+     "with --benchmark)"},
+    {F_P, "p", "P|auto", "auto", "bodies per tile / threads per block in x (list: --benchmark)"},
+    {F_Q, "q", "Q|auto", "auto", "threads per body, rows of the block (list: --benchmark)"},
     {F_HEADLESS, "headless", NULL, "off", "no window: render offscreen through EGL"},
     {F_FRAMES, "frames", "N", "until closed (headless: 60)", "stop after N frames"},
     {F_SCREENSHOT, "screenshot", "FILE.png", "none", "write the last frame as PNG"},
@@ -67,6 +74,12 @@ static const flag_spec flags[] = {
     {F_HEIGHT, "height", "H", "720", "window or image height in pixels"},
     {F_HOST_COPY, "host-copy", NULL, "off", "copy positions through the host, not CUDA-GL interop"},
     {F_NO_VSYNC, "no-vsync", NULL, "vsync on", "do not wait for the display's refresh"},
+    {F_BENCHMARK, "benchmark", NULL, "off",
+     "time every --variant x --n x --p x --q, print a table, no window"},
+    {F_STEPS, "steps", "K", "auto (~25 ms a repeat)", "benchmark: steps per timed repeat"},
+    {F_JSON, "json", "FILE.json", "none", "benchmark: also write the results as JSON"},
+    {F_FRAME, "frame", NULL, "off",
+     "benchmark: also time whole headless frames (step+interop+draw)"},
     {F_HELP, "help", NULL, "", "print this and exit"},
 };
 _Static_assert(sizeof flags / sizeof flags[0] == F_COUNT, "one spec per flag id");
@@ -114,6 +127,24 @@ static bool parse_double(const char *s, double *out) {
     return true;
 }
 
+/* Parses "a,b,c" into list; "auto" (when allowed) is 0. */
+static bool parse_list(const char *s, long lo, long hi, bool allow_auto, app_list *list) {
+    list->count = 0;
+    char buf[512];
+    if (strlen(s) >= sizeof buf) return false;
+    snprintf(buf, sizeof buf, "%s", s);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        long v = 0;
+        if (list->count == APP_LIST_MAX) return false;
+        if (!(allow_auto && strcmp(tok, "auto") == 0) && !parse_long(tok, lo, hi, &v)) {
+            return false;
+        }
+        list->values[list->count++] = (int)v;
+    }
+    return list->count > 0;
+}
+
 static const flag_spec *find_flag(const char *name, size_t len) {
     for (int i = 0; i < F_COUNT; i++) {
         if (strlen(flags[i].name) == len && strncmp(flags[i].name, name, len) == 0) {
@@ -129,11 +160,11 @@ static int apply(app_config *c, const flag_spec *f, const char *v) {
     double d;
     switch (f->id) {
     case F_N:
-        if (!parse_long(v, 1, INT_MAX, &l)) {
-            return bad("pass a whole number from 1 to 2147483647",
+        if (!parse_list(v, 1, INT_MAX, false, &c->n_list)) {
+            return bad("pass a whole number from 1 to 2147483647 (lists: 1024,4096)",
                        "--n %s is not a positive body count", v);
         }
-        c->sim.body_count = (int)l;
+        c->sim.body_count = c->n_list.values[0];
         c->n_given = true;
         return 0;
     case F_IC:
@@ -182,25 +213,41 @@ static int apply(app_config *c, const flag_spec *f, const char *v) {
         c->sim.backend = b;
         return 0;
     }
-    case F_VARIANT:
-        c->sim.variant = sim_variant_from_name(v);
-        if (c->sim.variant == SIM_VARIANT_COUNT)
-            return bad("see nbody --help and the README for the variant names",
-                       "unknown --variant %s", v);
+    case F_VARIANT: {
+        app_list *list = &c->variant_list;
+        list->count = 0;
+        if (strcmp(v, "all") == 0) {
+            for (int k = 1; k < SIM_VARIANT_COUNT; k++) list->values[list->count++] = k;
+        } else {
+            char buf[512];
+            snprintf(buf, sizeof buf, "%s", v);
+            char *save = NULL;
+            for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+                sim_variant var = sim_variant_from_name(tok);
+                if (var == SIM_VARIANT_COUNT || list->count == APP_LIST_MAX) {
+                    return bad("see nbody --help for the variant names", "unknown --variant %s",
+                               tok);
+                }
+                list->values[list->count++] = var;
+            }
+        }
+        if (list->count == 0) return bad("name a variant, e.g. --variant best", "empty --variant");
+        c->sim.variant = (sim_variant)list->values[0];
         return 0;
+    }
     case F_P:
-    case F_Q:
-        if (strcmp(v, "auto") == 0) {
-            l = 0;
-        } else if (!parse_long(v, 1, 1024, &l)) {
+    case F_Q: {
+        app_list *list = f->id == F_P ? &c->p_list : &c->q_list;
+        if (!parse_list(v, 1, 1024, true, list)) {
             return bad("pass a whole number from 1 to 1024, or auto", "--%s %s is not a block size",
                        f->name, v);
         }
         if (f->id == F_P)
-            c->sim.p = (int)l;
+            c->sim.p = list->values[0];
         else
-            c->sim.q = (int)l;
+            c->sim.q = list->values[0];
         return 0;
+    }
     case F_HEADLESS:
         c->headless = true;
         return 0;
@@ -230,6 +277,22 @@ static int apply(app_config *c, const flag_spec *f, const char *v) {
         return 0;
     case F_NO_VSYNC:
         c->no_vsync = true;
+        return 0;
+    case F_BENCHMARK:
+        c->benchmark = true;
+        return 0;
+    case F_STEPS:
+        if (!parse_long(v, 1, 1000000, &l)) {
+            return bad("pass a whole number of steps, 1 or more", "--steps %s is not a step count",
+                       v);
+        }
+        c->bench_steps = (int)l;
+        return 0;
+    case F_JSON:
+        c->json = v;
+        return 0;
+    case F_FRAME:
+        c->frame = true;
         return 0;
     case F_HELP:
     case F_COUNT:
@@ -269,8 +332,20 @@ int app_cli_parse(int argc, char **argv, app_config *c) {
         int rc = apply(c, f, value);
         if (rc) return rc;
     }
+    const app_list *lists[] = {&c->n_list, &c->p_list, &c->q_list, &c->variant_list};
+    const char *names[] = {"--n", "--p", "--q", "--variant"};
+    for (int k = 0; k < 4; k++) {
+        if (!c->benchmark && lists[k]->count > 1) {
+            return bad("give one value, or add --benchmark to time each",
+                       "%s takes a list only with --benchmark", names[k]);
+        }
+    }
+    if (!c->benchmark && (c->json || c->frame || c->bench_steps)) {
+        return bad("add --benchmark", "--json, --frame and --steps belong to --benchmark");
+    }
     /* Files are checked now so a bad path fails before any work is done. */
     if (c->screenshot && !app_output_check_writable(c->screenshot, "--screenshot")) return 2;
     if (c->dump && !app_output_check_writable(c->dump, "--dump")) return 2;
+    if (c->json && !app_output_check_writable(c->json, "--json")) return 2;
     return 0;
 }

@@ -14,6 +14,7 @@
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -25,14 +26,14 @@
 #define EGL_CUDA_DEVICE_NV 0x323A
 #endif
 
-typedef struct egl_context {
+struct app_egl {
     EGLDisplay display;
     EGLContext context;
     EGLSurface surface;
-} egl_context;
+};
 
 /* Initializes dpy and makes a current 3.3 core context on it. */
-static bool try_display(EGLDisplay dpy, egl_context *out) {
+static bool try_display(EGLDisplay dpy, app_egl *out) {
     if (dpy == EGL_NO_DISPLAY) return false;
     EGLint major = 0, minor = 0;
     if (!eglInitialize(dpy, &major, &minor)) return false;
@@ -85,13 +86,13 @@ static bool try_display(EGLDisplay dpy, egl_context *out) {
         eglTerminate(dpy);
         return false;
     }
-    *out = (egl_context){dpy, ctx, surf};
+    *out = (app_egl){dpy, ctx, surf};
     return true;
 }
 
 /* Device platform first (the simulation's CUDA device, then any other),
  * then the default display. */
-static bool egl_open(int cuda_device, egl_context *out) {
+static bool egl_open(int cuda_device, app_egl *out) {
     PFNEGLQUERYDEVICESEXTPROC query_devices =
         (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
     PFNEGLQUERYDEVICEATTRIBEXTPROC query_attrib =
@@ -125,17 +126,26 @@ static double now_seconds(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void egl_close(egl_context *e) {
+app_egl *app_egl_open(int cuda_device) {
+    app_egl *e = calloc(1, sizeof *e);
+    if (e && egl_open(cuda_device, e)) return e;
+    free(e);
+    return NULL;
+}
+
+void app_egl_close(app_egl *e) {
+    if (!e) return;
     eglMakeCurrent(e->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
     if (e->surface != EGL_NO_SURFACE) eglDestroySurface(e->display, e->surface);
     eglDestroyContext(e->display, e->context);
     eglTerminate(e->display);
+    free(e);
 }
 
 int app_headless_run(app *a) {
     const sim_params p = sim_get_params(a->sim);
-    egl_context egl;
-    if (!egl_open(p.backend == SIM_BACKEND_CUDA ? a->cfg.sim.device : -1, &egl)) {
+    app_egl *egl = app_egl_open(p.backend == SIM_BACKEND_CUDA ? a->cfg.sim.device : -1);
+    if (!egl) {
         fprintf(stderr,
                 "nbody: cannot make a headless OpenGL 3.3 context through EGL (0x%x)\n"
                 "hint: install the GPU's EGL driver (libegl1 and the NVIDIA or Mesa "
@@ -144,7 +154,7 @@ int app_headless_run(app *a) {
         return 1;
     }
     if (!app_create_render(a, true)) {
-        egl_close(&egl);
+        app_egl_close(egl);
         return 1;
     }
     printf("nbody: headless on %s (OpenGL %s), %s\n", render_gl_renderer(), render_gl_version(),
@@ -171,6 +181,6 @@ int app_headless_run(app *a) {
     }
     bool ok = app_finish(a, w, h);
     app_destroy(a);
-    egl_close(&egl);
+    app_egl_close(egl);
     return ok ? 0 : 1;
 }

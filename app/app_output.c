@@ -72,3 +72,14 @@ bool app_output_csv(const char *path, const sim_body *b, int n) {
     if (fclose(f) != 0) ok = false;
     return commit(tmp, path, ok, "dump", err);
 }
+
+bool app_output_text(const char *path, const char *what, const char *text) {
+    char tmp[4096];
+    temp_path(path, tmp, sizeof tmp);
+    FILE *f = fopen(tmp, "w");
+    if (!f) return fail(what, path, errno);
+    bool ok = fputs(text, f) >= 0;
+    int err = errno ? errno : EIO;
+    if (fclose(f) != 0) ok = false;
+    return commit(tmp, path, ok, what, err);
+}

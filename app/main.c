@@ -4,6 +4,7 @@
  *
  *     nbody                      # window, 16384-body Plummer sphere
  *     nbody --headless --frames 300 --screenshot out.png
+ *     nbody --benchmark --variant all --n 16384,262144
  *     nbody --help
  */
 #include <stdio.h>
@@ -18,6 +19,7 @@ int main(int argc, char **argv) {
     if (a.cfg.steps_per_frame == 0) a.cfg.steps_per_frame = 1;
     if (a.cfg.width == 0) a.cfg.width = 1280;
     if (a.cfg.height == 0) a.cfg.height = 720;
+    if (a.cfg.benchmark) return app_bench_run(&a.cfg);
     if (!app_create_sim(&a)) return 1;
     rc = a.cfg.headless ? app_headless_run(&a) : app_window_run(&a);
     app_destroy(&a); /* no-op when the front-end already tore down */

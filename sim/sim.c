@@ -165,7 +165,9 @@ sim *sim_create(const sim_desc *desc, sim_error *err) {
         .damping = d.damping,
         .variant = d.variant,
     };
-    if (!seed_bodies(s, d.ic, d.body_count, d.seed, err)) {
+    if (!s->ops->reserve(s->backend_state, d.body_count, err) ||
+        !s->ops->set_precision(s->backend_state, sim_variant_info(d.variant)->fp64, err) ||
+        !seed_bodies(s, d.ic, d.body_count, d.seed, err)) {
         sim_destroy(s);
         return NULL;
     }
@@ -218,13 +220,15 @@ void sim_set_damping(sim *s, float damping) {
     s->knobs.damping = damping;
 }
 
-void sim_set_variant(sim *s, sim_variant v) {
+bool sim_set_variant(sim *s, sim_variant v, sim_error *err) {
     v = sim_variant_resolve(v);
     assert(v > SIM_VARIANT_DEFAULT && v < SIM_VARIANT_COUNT);
+    if (!s->ops->set_precision(s->backend_state, sim_variant_info(v)->fp64, err)) return false;
     s->knobs.variant = v;
     s->ops->invalidate(s->backend_state);
     /* Keep the user's p and q where the new variant takes them. */
     sim_set_block(s, s->want_p, s->want_q);
+    return true;
 }
 
 sim_block sim_clamp_block(const sim *s, sim_variant v, int p, int q) {
@@ -308,4 +312,11 @@ sim_backend sim_backend_from_name(const char *name) {
         if (strcmp(name, backend_names[i]) == 0) return (sim_backend)i;
     }
     return SIM_BACKEND_COUNT;
+}
+
+float sim_step_timed(sim *s, int steps) {
+    s->ops->wait_timing(s->backend_state); /* so this call's steps get the events */
+    sim_step(s, steps);
+    s->ops->wait_timing(s->backend_state);
+    return s->ops->last_step_ms(s->backend_state);
 }

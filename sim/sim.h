@@ -53,9 +53,17 @@ typedef enum sim_ic {
  * lecture's ladder. The table with names, descriptions and launchers is in
  * sim_kernels.cu; sim_variant_info() reads it. */
 typedef enum sim_variant {
-    SIM_VARIANT_DEFAULT = 0, /* the fastest one: SIM_VARIANT_TILED for now */
-    SIM_VARIANT_NAIVE,
-    SIM_VARIANT_TILED,
+    SIM_VARIANT_DEFAULT = 0, /* the fastest one: SIM_VARIANT_BEST */
+    SIM_VARIANT_NAIVE,       /* one thread per body, array of structs, 1/sqrtf, if (i != j) */
+    SIM_VARIANT_SOA,         /* scalar arrays */
+    SIM_VARIANT_RSQRT,       /* rsqrtf */
+    SIM_VARIANT_TILED,       /* shared-memory tiles, p x q threads per body block */
+    SIM_VARIANT_UNROLLED,    /* unrolled inner loop */
+    SIM_VARIANT_NOIF,        /* no if (i != j) */
+    SIM_VARIANT_FMA,         /* terms ordered for fused multiply-add */
+    SIM_VARIANT_FAST,        /* flush-to-zero rsqrt, this kernel only */
+    SIM_VARIANT_BEST,        /* tuned for Hopper, portable */
+    SIM_VARIANT_FP64,        /* double precision throughout */
     SIM_VARIANT_COUNT
 } sim_variant;
 
@@ -173,8 +181,11 @@ void sim_set_softening(sim *s, float softening);
 void sim_set_damping(sim *s, float damping);
 
 /* Switches the force kernel mid-run (CUDA backend; the CPU backend keeps its
- * reference loop). The block shape is clamped to the new variant. */
-void sim_set_variant(sim *s, sim_variant v);
+ * reference loop). Switching to or from fp64 converts the state between
+ * float and double. The block shape is clamped to the new variant. Returns
+ * false (with *err) when the GPU has no room for the double state; the old
+ * variant stays. */
+bool sim_set_variant(sim *s, sim_variant v, sim_error *err);
 
 /* Clamps (p, q) to what variant v accepts on this simulation's device.
  * p <= 0 or q <= 0 asks for the variant's automatic choice. */
@@ -200,9 +211,27 @@ sim_diag sim_diagnostics(sim *s);
  * (only valid for the CUDA backend), else host memory. */
 void sim_write_vertices(sim *s, sim_vertex *dst, bool dst_on_device);
 
-/* Milliseconds per step of the last sim_step call: CUDA events on the CUDA
- * backend, the monotonic clock on the CPU backend. 0 before the first step. */
+/* Milliseconds per step of a recent sim_step call: CUDA events on the CUDA
+ * backend (read when they have completed, never waited for), the monotonic
+ * clock on the CPU backend. 0 before the first step. */
 float sim_last_step_ms(sim *s);
+
+/* For benchmarks: advances by steps, waits until they are done and returns
+ * their milliseconds per step (CUDA events around exactly these steps). */
+float sim_step_timed(sim *s, int steps);
+
+/* What the benchmark and the HUD say about a GPU. */
+typedef struct sim_device_info {
+    char name[256];
+    int sm_count;
+    int clock_khz; /* peak SM clock */
+    int cc_major, cc_minor;
+    int driver_version, runtime_version; /* CUDA's encoding: 13000 = 13.0 */
+    size_t memory_bytes;
+} sim_device_info;
+
+/* Fills *out for CUDA device `device`; false when there is none. */
+bool sim_cuda_device_info(int device, sim_device_info *out);
 
 /* Variant table and names. */
 const sim_variant_desc *sim_variant_info(sim_variant v); /* v resolved if DEFAULT */

@@ -129,6 +129,14 @@ static void cpu_upload(void *b, const sim_body *bodies, int n) {
     c->acc_valid = false;
 }
 
+/* The reference is double precision whatever the variant. */
+static bool cpu_set_precision(void *b, bool fp64, sim_error *err) {
+    (void)b;
+    (void)fp64;
+    (void)err;
+    return true;
+}
+
 static void cpu_download(void *b, sim_body *out, const sim_step_params *sp) {
     cpu_backend *c = b;
     ensure_acc(c, sp->softening);
@@ -229,6 +237,10 @@ static float cpu_last_step_ms(void *b) {
     return ((cpu_backend *)b)->last_step_ms;
 }
 
+static void cpu_wait_timing(void *b) {
+    (void)b; /* the CPU clock is read synchronously */
+}
+
 static void cpu_invalidate(void *b) {
     ((cpu_backend *)b)->acc_valid = false;
 }
@@ -239,10 +251,12 @@ const sim_backend_ops sim_cpu_ops = {
     .destroy = cpu_destroy,
     .reserve = cpu_reserve,
     .upload = cpu_upload,
+    .set_precision = cpu_set_precision,
     .download = cpu_download,
     .step = cpu_step,
     .vertices = cpu_vertices,
     .diagnostics = cpu_diagnostics,
     .last_step_ms = cpu_last_step_ms,
+    .wait_timing = cpu_wait_timing,
     .invalidate = cpu_invalidate,
 };

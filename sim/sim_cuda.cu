@@ -1,15 +1,17 @@
 /* sim_cuda.cu - the CUDA backend: device state, the leapfrog, diagnostics.
  *
- * Bodies live on the device as float4 arrays of structs (x, y, z, m) and
- * (vx, vy, vz, 0), 16 bytes each. A step is kick-drift-kick leapfrog: the
- * force kernel of the chosen variant (sim_kernels.cu) plus one O(N) kernel
- * that closes one step and opens the next (kick, damp, kick, drift), so a
- * step is two launches. Accelerations are cached between steps and
- * recomputed when the softening or the kernel changes.
+ * Bodies live on the device as 16-byte float4 arrays of structs (x, y, z, m)
+ * and (vx, vy, vz, 0). The fp64 variant switches the state to double4a arrays
+ * (converted on the switch, both ways), so "double precision throughout"
+ * covers the integrator too. A step is kick-drift-kick leapfrog: the force
+ * kernel of the chosen variant (sim_kernels.cu) plus one O(N) kernel that
+ * closes one step and opens the next (kick, damp, kick, drift): two launches
+ * per step. Accelerations are cached between steps and recomputed when the
+ * softening or the kernel changes.
  *
  * Diagnostics are reduced on the GPU in double precision: one kernel sums
  * per-block partials (the potential is an O(N^2) tiled pass), a second sums
- * the blocks. Timing uses CUDA events that are read back only once they have
+ * the blocks. Step timing uses CUDA events that are read only once they have
  * completed, so the frame loop never waits on them.
  */
 #include <cuda_runtime.h>
@@ -22,6 +24,12 @@
 #include "sim_kernels.h"
 
 static_assert(sizeof(sim_vertex) == sizeof(float4), "a vertex is one float4");
+static_assert(sizeof(float4) == 16, "a body is 16 bytes");
+
+/* The state's vector type for each precision. */
+template <typename T> struct vec4;
+template <> struct vec4<float> { typedef float4 type; };
+template <> struct vec4<double> { typedef double4a type; };
 
 /* Diagnostic sums, in this order, per block and in total. */
 enum {
@@ -34,11 +42,14 @@ enum {
     DIAG_COUNT = DIAG_MR + 3
 };
 #define DIAG_THREADS 256
+#define THREADS 256 /* O(N) kernels */
 
 struct cuda_backend {
     int device;
-    int n, capacity;
+    int n, capacity, capacity64;
+    bool fp64; /* the state lives in the double arrays */
     float4 *pos, *vel, *acc;
+    double4a *pos64, *vel64, *acc64;
     float *soa;           /* x, y, z, m scalar arrays of `capacity` each */
     sim_vertex *stage;    /* vertices for the host-copy path */
     double *diag_partial; /* DIAG_COUNT per block, then DIAG_COUNT totals */
@@ -65,9 +76,10 @@ extern "C" int sim_cuda_device_count(char *why, size_t why_len) {
 }
 
 extern "C" sim_device_limits sim_cuda_device_limits(int device) {
-    sim_device_limits lim = {1024, 48 * 1024, 1};
+    sim_device_limits lim = {-1, 1024, 48 * 1024, 1};
     cudaDeviceProp prop;
     if (device >= 0 && cudaGetDeviceProperties(&prop, device) == cudaSuccess) {
+        lim.device = device;
         lim.max_threads_per_block = prop.maxThreadsPerBlock;
         lim.max_shared_per_block = (int)prop.sharedMemPerBlock;
         lim.sm_count = prop.multiProcessorCount;
@@ -78,14 +90,14 @@ extern "C" sim_device_limits sim_cuda_device_limits(int device) {
 }
 
 /* ------------------------------------------------------------------------ */
-/* Kernels of the integrator and of the host interface. */
+/* Kernels of the integrator and of the host interface, for either precision. */
 
 /* v += a h; x += v dt: the opening kick and drift of a step. */
-__global__ void kick_drift_kernel(int n, float4 *pos, float4 *vel, const float4 *acc, float h,
-                                  float dt) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
+template <typename T, typename V = typename vec4<T>::type>
+__global__ void kick_drift_kernel(int n, V *pos, V *vel, const V *acc, T h, T dt) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    float4 v = vel[i], a = acc[i], x = pos[i];
+    V v = vel[i], a = acc[i], x = pos[i];
     v.x += a.x * h;
     v.y += a.y * h;
     v.z += a.z * h;
@@ -97,16 +109,16 @@ __global__ void kick_drift_kernel(int n, float4 *pos, float4 *vel, const float4 
 }
 
 /* Closes a step (kick h, damp) and, when dt > 0, opens the next (kick h, drift dt). */
-__global__ void kick_damp_drift_kernel(int n, float4 *pos, float4 *vel, const float4 *acc, float h,
-                                       float damping, float dt) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
+template <typename T, typename V = typename vec4<T>::type>
+__global__ void kick_damp_drift_kernel(int n, V *pos, V *vel, const V *acc, T h, T damping, T dt) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    float4 v = vel[i], a = acc[i];
+    V v = vel[i], a = acc[i];
     v.x = (v.x + a.x * h) * damping;
     v.y = (v.y + a.y * h) * damping;
     v.z = (v.z + a.z * h) * damping;
-    if (dt > 0.0f) {
-        float4 x = pos[i];
+    if (dt > 0) {
+        V x = pos[i];
         v.x += a.x * h;
         v.y += a.y * h;
         v.z += a.z * h;
@@ -118,26 +130,39 @@ __global__ void kick_damp_drift_kernel(int n, float4 *pos, float4 *vel, const fl
     vel[i] = v;
 }
 
+template <typename T, typename V = typename vec4<T>::type>
+__global__ void vertices_kernel(int n, const V *pos, const V *vel, float4 *out) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const V x = pos[i], v = vel[i];
+    out[i] = make_float4((float)x.x, (float)x.y, (float)x.z,
+                         (float)sqrt(v.x * v.x + v.y * v.y + v.z * v.z));
+}
+
 /* Array of structs to scalar arrays, for the variants that read those. */
 __global__ void scatter_soa_kernel(int n, int stride, const float4 *pos, float *soa) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    float4 x = pos[i];
+    const float4 x = pos[i];
     soa[i] = x.x;
     soa[stride + i] = x.y;
     soa[2 * stride + i] = x.z;
     soa[3 * stride + i] = x.w;
 }
 
-__global__ void vertices_kernel(int n, const float4 *pos, const float4 *vel, float4 *out) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    float4 x = pos[i], v = vel[i];
-    out[i] = make_float4(x.x, x.y, x.z, sqrtf(v.x * v.x + v.y * v.y + v.z * v.z));
+/* Precision switches. */
+__global__ void widen_kernel(int n, const float4 *in, double4a *out) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = make_double4a(in[i].x, in[i].y, in[i].z, in[i].w);
+}
+
+__global__ void narrow_kernel(int n, const double4a *in, float4 *out) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = make_float4((float)in[i].x, (float)in[i].y, (float)in[i].z, (float)in[i].w);
 }
 
 /* Tree sum of DIAG_COUNT values over a block of DIAG_THREADS threads
- * (seed 004's reduction, sequential addressing). Thread 0 gets the totals. */
+ * (seed 004's reduction, sequential addressing). Every thread gets the totals. */
 static __device__ void block_sum(double (*sh)[DIAG_THREADS], double *v) {
     const int t = threadIdx.x;
     for (int k = 0; k < DIAG_COUNT; k++) sh[k][t] = v[k];
@@ -152,26 +177,28 @@ static __device__ void block_sum(double (*sh)[DIAG_THREADS], double *v) {
 }
 
 /* Per-block partial sums of the diagnostics. The potential of body i,
- * phi_i = -sum_{j != i} m_j / sqrt(r^2 + eps^2), is summed in float within a
+ * phi_i = -sum_{j != i} m_j / sqrt(r^2 + eps^2), is summed in T within a
  * tile of DIAG_THREADS bodies and in double across tiles. */
-__global__ void diag_partial_kernel(int n, const float4 *pos, const float4 *vel, float eps2,
-                                    double *partial) {
-    __shared__ float4 tile[DIAG_THREADS];
+template <typename T, typename V = typename vec4<T>::type>
+__global__ void diag_partial_kernel(int n, const V *pos, const V *vel, T eps2, double *partial) {
+    __shared__ V tile[DIAG_THREADS];
     __shared__ double sh[DIAG_COUNT][DIAG_THREADS];
     const int i = blockIdx.x * DIAG_THREADS + threadIdx.x;
-    const float4 xi = i < n ? pos[i] : make_float4(0, 0, 0, 0);
-    const float4 vi = i < n ? vel[i] : make_float4(0, 0, 0, 0);
+    V zero;
+    zero.x = zero.y = zero.z = zero.w = 0;
+    const V xi = i < n ? pos[i] : zero;
+    const V vi = i < n ? vel[i] : zero;
     double phi = 0.0;
     for (int base = 0; base < n; base += DIAG_THREADS) {
         const int j = base + threadIdx.x;
-        tile[threadIdx.x] = j < n ? pos[j] : make_float4(0, 0, 0, 0);
+        tile[threadIdx.x] = j < n ? pos[j] : zero;
         __syncthreads();
-        float tile_phi = 0.0f;
+        T tile_phi = 0;
         const int count = min(DIAG_THREADS, n - base);
         for (int k = 0; k < count; k++) {
             if (base + k == i) continue;
-            float dx = tile[k].x - xi.x, dy = tile[k].y - xi.y, dz = tile[k].z - xi.z;
-            tile_phi -= tile[k].w * rsqrtf(dx * dx + dy * dy + dz * dz + eps2);
+            T dx = tile[k].x - xi.x, dy = tile[k].y - xi.y, dz = tile[k].z - xi.z;
+            tile_phi -= tile[k].w / sqrt(dx * dx + dy * dy + dz * dz + eps2);
         }
         phi += tile_phi;
         __syncthreads();
@@ -231,6 +258,14 @@ static void free_buffers(cuda_backend *c) {
     c->capacity = 0;
 }
 
+static void free_buffers64(cuda_backend *c) {
+    CUDA_CHECK(cudaFree(c->pos64));
+    CUDA_CHECK(cudaFree(c->vel64));
+    CUDA_CHECK(cudaFree(c->acc64));
+    c->pos64 = c->vel64 = c->acc64 = NULL;
+    c->capacity64 = 0;
+}
+
 static void *cuda_create(int device, sim_error *err) {
     cudaError_t e = cudaSetDevice(device);
     if (e != cudaSuccess) {
@@ -245,7 +280,9 @@ static void *cuda_create(int device, sim_error *err) {
     cuda_backend *c = (cuda_backend *)calloc(1, sizeof *c);
     if (!c) return NULL;
     c->device = device;
-    CUDA_CHECK(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
+    /* A blocking stream: it orders with the legacy default stream, which
+     * app_interop.c maps and unmaps the GL buffer on. */
+    CUDA_CHECK(cudaStreamCreate(&c->stream));
     CUDA_CHECK(cudaEventCreate(&c->start));
     CUDA_CHECK(cudaEventCreate(&c->stop));
     return c;
@@ -256,20 +293,57 @@ static void cuda_destroy(void *b) {
     if (!c) return;
     CUDA_CHECK(cudaStreamSynchronize(c->stream));
     free_buffers(c);
+    free_buffers64(c);
     CUDA_CHECK(cudaEventDestroy(c->start));
     CUDA_CHECK(cudaEventDestroy(c->stop));
     CUDA_CHECK(cudaStreamDestroy(c->stream));
     free(c);
 }
 
-/* Allocates room for n bodies. On failure reports how much was needed and
- * leaves the old buffers as they were. */
+static void out_of_memory(sim_error *err, int n, size_t need) {
+    size_t free_b = 0, total_b = 0;
+    cudaMemGetInfo(&free_b, &total_b);
+    cudaGetLastError(); /* out-of-memory is not sticky; clear it */
+    if (err) {
+        snprintf(err->message, sizeof err->message,
+                 "%d bodies need %.1f MiB of GPU memory; the GPU has %.1f MiB free", n,
+                 need / 1048576.0, free_b / 1048576.0);
+        snprintf(err->hint, sizeof err->hint, "try a smaller --n");
+    }
+}
+
+/* Room for n bodies of double state; false leaves the old buffers. */
+static bool reserve64(cuda_backend *c, int n, sim_error *err) {
+    if (n <= c->capacity64) return true;
+    double4a *pos = NULL, *vel = NULL, *acc = NULL;
+    const size_t bytes = sizeof(double4a) * (size_t)n;
+    if (cudaMalloc(&pos, bytes) != cudaSuccess || cudaMalloc(&vel, bytes) != cudaSuccess ||
+        cudaMalloc(&acc, bytes) != cudaSuccess) {
+        cudaFree(pos);
+        cudaFree(vel);
+        cudaFree(acc);
+        out_of_memory(err, n, 3 * bytes);
+        return false;
+    }
+    CUDA_CHECK(cudaStreamSynchronize(c->stream));
+    free_buffers64(c);
+    c->pos64 = pos;
+    c->vel64 = vel;
+    c->acc64 = acc;
+    c->capacity64 = n;
+    return true;
+}
+
+/* Allocates room for n bodies (and their double state when fp64 is on).
+ * On failure reports how much was needed and keeps the old buffers. */
 static bool cuda_reserve(void *b, int n, sim_error *err) {
     cuda_backend *c = (cuda_backend *)b;
+    if (c->fp64 && !reserve64(c, n, err)) return false;
     if (n <= c->capacity) return true;
-    const size_t per_body = 3 * sizeof(float4) + 4 * sizeof(float) + sizeof(sim_vertex);
     const int diag_blocks = blocks_for(n, DIAG_THREADS);
-    const size_t need = per_body * (size_t)n + sizeof(double) * DIAG_COUNT * (diag_blocks + 1);
+    const size_t partial_bytes = sizeof(double) * DIAG_COUNT * (diag_blocks + 1);
+    const size_t need =
+        (3 * sizeof(float4) + 4 * sizeof(float) + sizeof(sim_vertex)) * (size_t)n + partial_bytes;
     float4 *pos = NULL, *vel = NULL, *acc = NULL;
     float *soa = NULL;
     sim_vertex *stage = NULL;
@@ -279,23 +353,15 @@ static bool cuda_reserve(void *b, int n, sim_error *err) {
               cudaMalloc(&acc, sizeof(float4) * n) == cudaSuccess &&
               cudaMalloc(&soa, sizeof(float) * 4 * n) == cudaSuccess &&
               cudaMalloc(&stage, sizeof(sim_vertex) * n) == cudaSuccess &&
-              cudaMalloc(&partial, sizeof(double) * DIAG_COUNT * (diag_blocks + 1)) == cudaSuccess;
+              cudaMalloc(&partial, partial_bytes) == cudaSuccess;
     if (!ok) {
-        cudaGetLastError(); /* out-of-memory is not sticky; clear it */
         cudaFree(pos);
         cudaFree(vel);
         cudaFree(acc);
         cudaFree(soa);
         cudaFree(stage);
         cudaFree(partial);
-        size_t free_b = 0, total_b = 0;
-        cudaMemGetInfo(&free_b, &total_b);
-        if (err) {
-            snprintf(err->message, sizeof err->message,
-                     "%d bodies need %.1f MiB of GPU memory; the GPU has %.1f MiB free", n,
-                     need / 1048576.0, free_b / 1048576.0);
-            snprintf(err->hint, sizeof err->hint, "try a smaller --n");
-        }
+        out_of_memory(err, n, need);
         return false;
     }
     CUDA_CHECK(cudaStreamSynchronize(c->stream));
@@ -310,26 +376,59 @@ static bool cuda_reserve(void *b, int n, sim_error *err) {
     return true;
 }
 
+/* Copies host bodies into the active state (float or double). */
 static void cuda_upload(void *b, const sim_body *bodies, int n) {
     cuda_backend *c = (cuda_backend *)b;
-    float4 *host = (float4 *)malloc(sizeof(float4) * 2 * (size_t)n);
+    const size_t vec = c->fp64 ? sizeof(double4a) : sizeof(float4);
+    char *host = (char *)malloc(vec * 2 * (size_t)n);
     if (!host) {
         fprintf(stderr, "sim: out of host memory uploading %d bodies\n", n);
         abort();
     }
     for (int i = 0; i < n; i++) {
         const sim_body *s = &bodies[i];
-        host[i] = make_float4((float)s->pos[0], (float)s->pos[1], (float)s->pos[2], (float)s->mass);
-        host[n + i] = make_float4((float)s->vel[0], (float)s->vel[1], (float)s->vel[2], 0.0f);
+        if (c->fp64) {
+            ((double4a *)host)[i] = make_double4a(s->pos[0], s->pos[1], s->pos[2], s->mass);
+            ((double4a *)host)[n + i] = make_double4a(s->vel[0], s->vel[1], s->vel[2], 0.0);
+        } else {
+            ((float4 *)host)[i] =
+                make_float4((float)s->pos[0], (float)s->pos[1], (float)s->pos[2], (float)s->mass);
+            ((float4 *)host)[n + i] =
+                make_float4((float)s->vel[0], (float)s->vel[1], (float)s->vel[2], 0.0f);
+        }
     }
-    CUDA_CHECK(
-        cudaMemcpyAsync(c->pos, host, sizeof(float4) * n, cudaMemcpyHostToDevice, c->stream));
-    CUDA_CHECK(
-        cudaMemcpyAsync(c->vel, host + n, sizeof(float4) * n, cudaMemcpyHostToDevice, c->stream));
+    void *pos = c->fp64 ? (void *)c->pos64 : (void *)c->pos;
+    void *vel = c->fp64 ? (void *)c->vel64 : (void *)c->vel;
+    CUDA_CHECK(cudaMemcpyAsync(pos, host, vec * n, cudaMemcpyHostToDevice, c->stream));
+    CUDA_CHECK(cudaMemcpyAsync(vel, host + vec * n, vec * n, cudaMemcpyHostToDevice, c->stream));
     CUDA_CHECK(cudaStreamSynchronize(c->stream));
     free(host);
     c->n = n;
     c->acc_valid = false;
+}
+
+/* Moves the state to double (fp64 on) or back to float. */
+static bool cuda_set_precision(void *b, bool fp64, sim_error *err) {
+    cuda_backend *c = (cuda_backend *)b;
+    if (fp64 == c->fp64) return true;
+    const int n = c->n, blocks = blocks_for(n, THREADS);
+    if (fp64) {
+        if (!reserve64(c, c->capacity, err)) return false;
+        if (n > 0) {
+            widen_kernel<<<blocks, THREADS, 0, c->stream>>>(n, c->pos, c->pos64);
+            CUDA_CHECK_LAUNCH();
+            widen_kernel<<<blocks, THREADS, 0, c->stream>>>(n, c->vel, c->vel64);
+            CUDA_CHECK_LAUNCH();
+        }
+    } else if (n > 0) {
+        narrow_kernel<<<blocks, THREADS, 0, c->stream>>>(n, c->pos64, c->pos);
+        CUDA_CHECK_LAUNCH();
+        narrow_kernel<<<blocks, THREADS, 0, c->stream>>>(n, c->vel64, c->vel);
+        CUDA_CHECK_LAUNCH();
+    }
+    c->fp64 = fp64;
+    c->acc_valid = false;
+    return true;
 }
 
 static void compute_forces(cuda_backend *c, const sim_step_params *sp) {
@@ -338,12 +437,15 @@ static void compute_forces(cuda_backend *c, const sim_step_params *sp) {
     a.n = c->n;
     a.pos = c->pos;
     a.acc = c->acc;
+    a.pos64 = c->pos64;
+    a.acc64 = c->acc64;
     a.eps2 = sp->softening * sp->softening;
+    a.eps2_64 = (double)sp->softening * sp->softening;
     a.p = sp->p;
     a.q = sp->q;
     if (e->reads_soa) {
-        scatter_soa_kernel<<<blocks_for(c->n, 256), 256, 0, c->stream>>>(c->n, c->capacity, c->pos,
-                                                                         c->soa);
+        scatter_soa_kernel<<<blocks_for(c->n, THREADS), THREADS, 0, c->stream>>>(c->n, c->capacity,
+                                                                                 c->pos, c->soa);
         CUDA_CHECK_LAUNCH();
         a.x = c->soa;
         a.y = c->soa + c->capacity;
@@ -374,22 +476,32 @@ static void harvest_timing(cuda_backend *c) {
     c->timing_pending = false;
 }
 
+template <typename T, typename V = typename vec4<T>::type>
+static void leapfrog(cuda_backend *c, V *pos, V *vel, const V *acc, const sim_step_params *sp,
+                     int steps) {
+    const int n = c->n, blocks = blocks_for(n, THREADS);
+    const T dt = sp->dt, h = (T)0.5 * dt, damping = sp->damping;
+    kick_drift_kernel<T><<<blocks, THREADS, 0, c->stream>>>(n, pos, vel, acc, h, dt);
+    CUDA_CHECK_LAUNCH();
+    for (int s = 0; s < steps; s++) {
+        compute_forces(c, sp);
+        const T next_dt = s + 1 < steps ? dt : (T)0;
+        kick_damp_drift_kernel<T>
+            <<<blocks, THREADS, 0, c->stream>>>(n, pos, vel, acc, h, damping, next_dt);
+        CUDA_CHECK_LAUNCH();
+    }
+}
+
 static void cuda_step(void *b, const sim_step_params *sp, int steps) {
     cuda_backend *c = (cuda_backend *)b;
-    const int n = c->n, threads = 256, blocks = blocks_for(n, threads);
-    const float h = 0.5f * sp->dt;
     harvest_timing(c);
     ensure_forces(c, sp);
     const bool timed = !c->timing_pending;
     if (timed) CUDA_CHECK(cudaEventRecord(c->start, c->stream));
-    kick_drift_kernel<<<blocks, threads, 0, c->stream>>>(n, c->pos, c->vel, c->acc, h, sp->dt);
-    CUDA_CHECK_LAUNCH();
-    for (int s = 0; s < steps; s++) {
-        compute_forces(c, sp);
-        const float next_dt = s + 1 < steps ? sp->dt : 0.0f;
-        kick_damp_drift_kernel<<<blocks, threads, 0, c->stream>>>(n, c->pos, c->vel, c->acc, h,
-                                                                  sp->damping, next_dt);
-        CUDA_CHECK_LAUNCH();
+    if (c->fp64) {
+        leapfrog<double>(c, c->pos64, c->vel64, c->acc64, sp, steps);
+    } else {
+        leapfrog<float>(c, c->pos, c->vel, c->acc, sp, steps);
     }
     if (timed) {
         CUDA_CHECK(cudaEventRecord(c->stop, c->stream));
@@ -398,33 +510,45 @@ static void cuda_step(void *b, const sim_step_params *sp, int steps) {
     }
 }
 
-static void cuda_download(void *b, sim_body *out, const sim_step_params *sp) {
-    cuda_backend *c = (cuda_backend *)b;
+template <typename T, typename V = typename vec4<T>::type>
+static void download(cuda_backend *c, const V *pos, const V *vel, const V *acc, sim_body *out) {
     const int n = c->n;
-    ensure_forces(c, sp);
-    float4 *host = (float4 *)malloc(sizeof(float4) * 3 * (size_t)n);
+    V *host = (V *)malloc(sizeof(V) * 3 * (size_t)n);
     if (!host) {
         fprintf(stderr, "sim: out of host memory reading back %d bodies\n", n);
         abort();
     }
+    CUDA_CHECK(cudaMemcpyAsync(host, pos, sizeof(V) * n, cudaMemcpyDeviceToHost, c->stream));
+    CUDA_CHECK(cudaMemcpyAsync(host + n, vel, sizeof(V) * n, cudaMemcpyDeviceToHost, c->stream));
     CUDA_CHECK(
-        cudaMemcpyAsync(host, c->pos, sizeof(float4) * n, cudaMemcpyDeviceToHost, c->stream));
-    CUDA_CHECK(
-        cudaMemcpyAsync(host + n, c->vel, sizeof(float4) * n, cudaMemcpyDeviceToHost, c->stream));
-    CUDA_CHECK(cudaMemcpyAsync(host + 2 * n, c->acc, sizeof(float4) * n, cudaMemcpyDeviceToHost,
-                               c->stream));
+        cudaMemcpyAsync(host + 2 * n, acc, sizeof(V) * n, cudaMemcpyDeviceToHost, c->stream));
     CUDA_CHECK(cudaStreamSynchronize(c->stream));
     for (int i = 0; i < n; i++) {
-        const float4 x = host[i], v = host[n + i], a = host[2 * n + i];
+        const V x = host[i], v = host[n + i], a = host[2 * n + i];
         out[i] = sim_body{{x.x, x.y, x.z}, {v.x, v.y, v.z}, {a.x, a.y, a.z}, x.w};
     }
     free(host);
 }
 
+static void cuda_download(void *b, sim_body *out, const sim_step_params *sp) {
+    cuda_backend *c = (cuda_backend *)b;
+    ensure_forces(c, sp);
+    if (c->fp64) {
+        download<double>(c, c->pos64, c->vel64, c->acc64, out);
+    } else {
+        download<float>(c, c->pos, c->vel, c->acc, out);
+    }
+}
+
 static void cuda_vertices(void *b, sim_vertex *dst, bool dst_on_device) {
     cuda_backend *c = (cuda_backend *)b;
     float4 *out = dst_on_device ? (float4 *)dst : (float4 *)c->stage;
-    vertices_kernel<<<blocks_for(c->n, 256), 256, 0, c->stream>>>(c->n, c->pos, c->vel, out);
+    const int blocks = blocks_for(c->n, THREADS);
+    if (c->fp64) {
+        vertices_kernel<double><<<blocks, THREADS, 0, c->stream>>>(c->n, c->pos64, c->vel64, out);
+    } else {
+        vertices_kernel<float><<<blocks, THREADS, 0, c->stream>>>(c->n, c->pos, c->vel, out);
+    }
     CUDA_CHECK_LAUNCH();
     if (!dst_on_device) {
         CUDA_CHECK(cudaMemcpyAsync(dst, c->stage, sizeof(sim_vertex) * c->n, cudaMemcpyDeviceToHost,
@@ -436,8 +560,13 @@ static void cuda_vertices(void *b, sim_vertex *dst, bool dst_on_device) {
 static sim_diag cuda_diagnostics(void *b, float softening) {
     cuda_backend *c = (cuda_backend *)b;
     const int blocks = blocks_for(c->n, DIAG_THREADS);
-    diag_partial_kernel<<<blocks, DIAG_THREADS, 0, c->stream>>>(
-        c->n, c->pos, c->vel, softening * softening, c->diag_partial);
+    if (c->fp64) {
+        diag_partial_kernel<double><<<blocks, DIAG_THREADS, 0, c->stream>>>(
+            c->n, c->pos64, c->vel64, (double)softening * softening, c->diag_partial);
+    } else {
+        diag_partial_kernel<float><<<blocks, DIAG_THREADS, 0, c->stream>>>(
+            c->n, c->pos, c->vel, softening * softening, c->diag_partial);
+    }
     CUDA_CHECK_LAUNCH();
     diag_total_kernel<<<1, DIAG_THREADS, 0, c->stream>>>(blocks, c->diag_partial);
     CUDA_CHECK_LAUNCH();
@@ -464,11 +593,37 @@ static float cuda_last_step_ms(void *b) {
     return c->last_step_ms;
 }
 
+static void cuda_wait_timing(void *b) {
+    cuda_backend *c = (cuda_backend *)b;
+    if (c->timing_pending) CUDA_CHECK(cudaEventSynchronize(c->stop));
+    harvest_timing(c);
+}
+
 static void cuda_invalidate(void *b) {
     ((cuda_backend *)b)->acc_valid = false;
 }
 
+extern "C" bool sim_cuda_device_info(int device, sim_device_info *out) {
+    cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "%s", prop.name);
+    out->sm_count = prop.multiProcessorCount;
+    out->cc_major = prop.major;
+    out->cc_minor = prop.minor;
+    out->memory_bytes = prop.totalGlobalMem;
+    CUDA_CHECK(cudaDeviceGetAttribute(&out->clock_khz, cudaDevAttrClockRate, device));
+    CUDA_CHECK(cudaDriverGetVersion(&out->driver_version));
+    CUDA_CHECK(cudaRuntimeGetVersion(&out->runtime_version));
+    return true;
+}
+
 extern "C" const sim_backend_ops sim_cuda_ops = {
-    "cuda",    cuda_create,   cuda_destroy,     cuda_reserve,      cuda_upload,     cuda_download,
-    cuda_step, cuda_vertices, cuda_diagnostics, cuda_last_step_ms, cuda_invalidate,
+    "cuda",          cuda_create,        cuda_destroy,      cuda_reserve,
+    cuda_upload,     cuda_set_precision, cuda_download,     cuda_step,
+    cuda_vertices,   cuda_diagnostics,   cuda_last_step_ms, cuda_wait_timing,
+    cuda_invalidate,
 };

@@ -35,12 +35,17 @@ typedef struct sim_backend_ops {
     bool (*reserve)(void *b, int n, sim_error *err);
     /* Replaces the bodies; reserve(n) has succeeded. */
     void (*upload)(void *b, const sim_body *bodies, int n);
+    /* Keeps the state in double (fp64 variant) or float; false (out of
+     * memory) keeps the current one. */
+    bool (*set_precision)(void *b, bool fp64, sim_error *err);
     /* Copies bodies back, accelerations at the current positions included. */
     void (*download)(void *b, sim_body *out, const sim_step_params *sp);
     void (*step)(void *b, const sim_step_params *sp, int steps);
     void (*vertices)(void *b, sim_vertex *dst, bool dst_on_device);
     sim_diag (*diagnostics)(void *b, float softening);
     float (*last_step_ms)(void *b);
+    /* Waits for the timing of the last step call to be readable. */
+    void (*wait_timing)(void *b);
     /* Forget the cached accelerations (softening or kernel changed). */
     void (*invalidate)(void *b);
 } sim_backend_ops;
@@ -50,13 +55,14 @@ extern const sim_backend_ops sim_cuda_ops;
 
 /* CUDA device limits that decide which block shapes are valid. */
 typedef struct sim_device_limits {
+    int device; /* CUDA ordinal, or -1: no device (typical limits, no occupancy queries) */
     int max_threads_per_block;
     int max_shared_per_block; /* bytes, the opt-in maximum */
     int sm_count;
 } sim_device_limits;
 
 /* Limits of device `device`, or typical ones (1024 threads, 48 KiB, 1 SM)
- * when there is no device. */
+ * when device < 0 or there is no such device. */
 sim_device_limits sim_cuda_device_limits(int device);
 
 /* The variant's clamp rules (sim_kernels.cu). p or q <= 0 ask for auto. */

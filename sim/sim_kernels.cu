@@ -5,9 +5,14 @@
  *     a_i = sum_{j != i} m_j (r_j - r_i) / (|r_j - r_i|^2 + eps^2)^(3/2)
  * and writes it to acc[i]; sim_cuda.cu does the integrating. Each rung keeps
  * everything of the one before and adds one idea, so reading this file top
- * to bottom is the lecture. Every variant is correct for any N (partial
- * tiles are padded with massless bodies) and any p, q the clamp allows, and
- * is tested against the double-precision CPU reference (tests/test_gpu.c).
+ * to bottom is the lecture (seed 000) with the tiles and p x q threads per
+ * body of GPU Gems 3 (seed 001) in the middle. Every variant is correct for
+ * any N (partial tiles are padded with massless bodies) and any p, q the
+ * clamp allows, and is tested against the double-precision CPU reference at
+ * every block shape (tests/test_gpu.c).
+ *
+ * Timings and the instruction counts of each rung on the H100 are in
+ * docs/PERFORMANCE.md.
  */
 #include <cuda_runtime.h>
 #include <string.h>
@@ -15,19 +20,30 @@
 #include "sim_cuda_check.h"
 #include "sim_kernels.h"
 
-/* ------------------------------------------------------------------------ */
-/* Rung 1: naive. One thread per body, array of structs, 1/sqrtf, if (i != j).
+/* From "noif" on, the self-interaction is made harmless by the softening
+ * instead of a branch: dx = 0 gives 0 * finite. With eps = 0 that would be
+ * 0 * inf, so those rungs use eps^2 >= 1e-12 (a softening of 1e-6 length
+ * units, far below any scale the scenes resolve). */
+#define NOIF_EPS2_MIN 1e-12f
+
+static int div_up(int a, int b) {
+    return (a + b - 1) / b;
+}
+
+/* ======================================================================== */
+/* Rung 1 - naive: one thread per body, the array of structs {x, y, z, m},
+ * 1.0f / sqrtf (IEEE-rounded square root and division), if (i != j).
  * p = threads per block. */
 
-__global__ void naive_kernel(int n, const float4 *pos, float4 *acc, float eps2) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
+__global__ void forces_naive_kernel(int n, const float4 *pos, float4 *acc, float eps2) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    float4 pi = pos[i];
+    const float4 pi = pos[i];
     float ax = 0.0f, ay = 0.0f, az = 0.0f;
 #pragma unroll 1
     for (int j = 0; j < n; j++) {
         if (i != j) {
-            float4 pj = pos[j];
+            const float4 pj = pos[j];
             float dx = pj.x - pi.x, dy = pj.y - pi.y, dz = pj.z - pi.z;
             float dsq = dx * dx + dy * dy + dz * dz;
             float dinv = 1.0f / sqrtf(dsq + eps2);
@@ -40,19 +56,80 @@ __global__ void naive_kernel(int n, const float4 *pos, float4 *acc, float eps2) 
     acc[i] = make_float4(ax, ay, az, 0.0f);
 }
 
-static void naive(const force_args *a, cudaStream_t stream) {
-    int blocks = (a->n + a->p - 1) / a->p;
-    naive_kernel<<<blocks, a->p, 0, stream>>>(a->n, a->pos, a->acc, a->eps2);
+static void forces_naive(const force_args *a, cudaStream_t stream) {
+    forces_naive_kernel<<<div_up(a->n, a->p), a->p, 0, stream>>>(a->n, a->pos, a->acc, a->eps2);
     CUDA_CHECK_LAUNCH();
 }
 
-/* ------------------------------------------------------------------------ */
-/* Helpers of the tiled rungs (GPU Gems 3, ch. 31). A block is p x q threads:
+/* ======================================================================== */
+/* Rung 2 - soa: the same loop over scalar arrays x[], y[], z[], m[]
+ * (structure of arrays), so neighbouring threads read neighbouring words. */
+
+__global__ void forces_soa_kernel(int n, const float *x, const float *y, const float *z,
+                                  const float *m, float4 *acc, float eps2) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const float xi = x[i], yi = y[i], zi = z[i];
+    float ax = 0.0f, ay = 0.0f, az = 0.0f;
+#pragma unroll 1
+    for (int j = 0; j < n; j++) {
+        if (i != j) {
+            float dx = x[j] - xi, dy = y[j] - yi, dz = z[j] - zi;
+            float dsq = dx * dx + dy * dy + dz * dz;
+            float dinv = 1.0f / sqrtf(dsq + eps2);
+            float scale = m[j] * dinv * dinv * dinv;
+            ax += dx * scale;
+            ay += dy * scale;
+            az += dz * scale;
+        }
+    }
+    acc[i] = make_float4(ax, ay, az, 0.0f);
+}
+
+static void forces_soa(const force_args *a, cudaStream_t stream) {
+    forces_soa_kernel<<<div_up(a->n, a->p), a->p, 0, stream>>>(a->n, a->x, a->y, a->z, a->m, a->acc,
+                                                               a->eps2);
+    CUDA_CHECK_LAUNCH();
+}
+
+/* ======================================================================== */
+/* Rung 3 - rsqrt: rsqrtf, the hardware's approximate reciprocal square root
+ * (MUFU.RSQ), instead of a correctly rounded sqrt and division. */
+
+__global__ void forces_rsqrt_kernel(int n, const float *x, const float *y, const float *z,
+                                    const float *m, float4 *acc, float eps2) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const float xi = x[i], yi = y[i], zi = z[i];
+    float ax = 0.0f, ay = 0.0f, az = 0.0f;
+#pragma unroll 1
+    for (int j = 0; j < n; j++) {
+        if (i != j) {
+            float dx = x[j] - xi, dy = y[j] - yi, dz = z[j] - zi;
+            float dsq = dx * dx + dy * dy + dz * dz;
+            float dinv = rsqrtf(dsq + eps2);
+            float scale = m[j] * dinv * dinv * dinv;
+            ax += dx * scale;
+            ay += dy * scale;
+            az += dz * scale;
+        }
+    }
+    acc[i] = make_float4(ax, ay, az, 0.0f);
+}
+
+static void forces_rsqrt(const force_args *a, cudaStream_t stream) {
+    forces_rsqrt_kernel<<<div_up(a->n, a->p), a->p, 0, stream>>>(a->n, a->x, a->y, a->z, a->m,
+                                                                 a->acc, a->eps2);
+    CUDA_CHECK_LAUNCH();
+}
+
+/* ======================================================================== */
+/* What the tiled rungs share (GPU Gems 3, ch. 31). A block is p x q threads:
  * threadIdx.x picks one of the block's p bodies, threadIdx.y one of q rows
  * that split that body's loop. Each pass loads a tile of p*q bodies into
  * shared memory (scalar arrays, one body per thread, coalesced); row ty then
- * works through the p bodies of its part of the tile. At the end the q
- * partial sums of each body are added in shared memory. */
+ * works through its own p bodies of the tile. At the end the q partial sums
+ * of each body are added in shared memory. */
 
 struct tile_smem {
     float *x, *y, *z, *m;
@@ -63,8 +140,8 @@ static __device__ tile_smem tile_arrays(float *smem) {
     return tile_smem{smem, smem + t, smem + 2 * t, smem + 3 * t};
 }
 
-/* Loads tile bodies [base, base + p*q) into shared memory; bodies past N get
- * zero mass so they add nothing. */
+/* Loads tile bodies [base, base + p*q); bodies past N get zero mass (and
+ * sit at the origin) so they add nothing. */
 static __device__ void load_tile(const force_args &a, const tile_smem &s, int base) {
     const int t = threadIdx.y * blockDim.x + threadIdx.x;
     const int j = base + t;
@@ -75,54 +152,56 @@ static __device__ void load_tile(const force_args &a, const tile_smem &s, int ba
     s.m[t] = in ? a.m[j] : 0.0f;
 }
 
-/* Adds the q row partials of each body (a tree over rows, any q) and stores
- * the sum. Reuses the tile memory, so call it after the last tile's barrier. */
-static __device__ void reduce_rows_and_store(float *smem, float ax, float ay, float az, int i,
-                                             int n, float4 *acc) {
+/* Adds the q row partials of one body per column (a tree over rows that
+ * works for any q, seed 004's sequential addressing) and returns the sum in
+ * row 0. Uses 3 * p * q floats of smem; the caller has passed a barrier
+ * after its last read of the tile, and this ends with one. */
+static __device__ float3 reduce_rows(float *smem, float3 v) {
     const int p = blockDim.x, q = blockDim.y, tx = threadIdx.x, ty = threadIdx.y;
-    if (q > 1) {
-        float *rx = smem, *ry = smem + p * q, *rz = smem + 2 * p * q;
-        rx[ty * p + tx] = ax;
-        ry[ty * p + tx] = ay;
-        rz[ty * p + tx] = az;
-        __syncthreads();
-        int half = 1;
-        while (half < q) half <<= 1;
-        for (half >>= 1; half > 0; half >>= 1) {
-            if (ty < half && ty + half < q) {
-                rx[ty * p + tx] += rx[(ty + half) * p + tx];
-                ry[ty * p + tx] += ry[(ty + half) * p + tx];
-                rz[ty * p + tx] += rz[(ty + half) * p + tx];
-            }
-            __syncthreads();
+    if (q == 1) return v;
+    float *rx = smem, *ry = smem + p * q, *rz = smem + 2 * p * q;
+    rx[ty * p + tx] = v.x;
+    ry[ty * p + tx] = v.y;
+    rz[ty * p + tx] = v.z;
+    __syncthreads();
+    int half = 1;
+    while (half < q) half <<= 1;
+    for (half >>= 1; half > 0; half >>= 1) {
+        if (ty < half && ty + half < q) {
+            rx[ty * p + tx] += rx[(ty + half) * p + tx];
+            ry[ty * p + tx] += ry[(ty + half) * p + tx];
+            rz[ty * p + tx] += rz[(ty + half) * p + tx];
         }
-        ax = rx[tx];
-        ay = ry[tx];
-        az = rz[tx];
+        __syncthreads();
     }
-    if (ty == 0 && i < n) acc[i] = make_float4(ax, ay, az, 0.0f);
+    v = make_float3(rx[tx], ry[tx], rz[tx]);
+    __syncthreads(); /* smem may be reused right after */
+    return v;
 }
 
-static size_t tile_bytes(const force_args *a) {
+static __device__ void store_acc(const force_args &a, int i, float3 v) {
+    if (threadIdx.y == 0 && i < a.n) a.acc[i] = make_float4(v.x, v.y, v.z, 0.0f);
+}
+
+/* The body this thread computes, read from the scalar arrays. */
+static __device__ float3 own_position(const force_args &a, int i) {
+    return i < a.n ? make_float3(a.x[i], a.y[i], a.z[i]) : make_float3(0.0f, 0.0f, 0.0f);
+}
+
+static size_t soa_tile_bytes(const force_args *a) {
     return sizeof(float) * 4 * a->p * a->q;
 }
 
-static dim3 tile_grid(const force_args *a) {
-    return dim3((a->n + a->p - 1) / a->p);
-}
+/* ======================================================================== */
+/* Rung 4 - tiled: shared-memory tiles of p*q bodies, p x q threads per
+ * block, scalar arrays, rsqrtf; still the if (i != j) and a rolled loop. */
 
-/* ------------------------------------------------------------------------ */
-/* Rung 4: tiled. Shared-memory tiles of p*q bodies, p x q threads per block,
- * scalar arrays, rsqrtf, still with the if (i != j) and a rolled loop. */
-
-__global__ void tiled_kernel(force_args a) {
+__global__ void forces_tiled_kernel(force_args a) {
     extern __shared__ float smem[];
     const tile_smem s = tile_arrays(smem);
-    const int p = blockDim.x, tile = p * blockDim.y;
+    const int p = blockDim.x, tile = p * blockDim.y, row = threadIdx.y * p;
     const int i = blockIdx.x * p + threadIdx.x;
-    const int row = threadIdx.y * p;
-    const float xi = i < a.n ? a.x[i] : 0.0f, yi = i < a.n ? a.y[i] : 0.0f,
-                zi = i < a.n ? a.z[i] : 0.0f;
+    const float3 pi = own_position(a, i);
     float ax = 0.0f, ay = 0.0f, az = 0.0f;
     for (int base = 0; base < a.n; base += tile) {
         load_tile(a, s, base);
@@ -131,7 +210,7 @@ __global__ void tiled_kernel(force_args a) {
         for (int k = 0; k < p; k++) {
             const int j = base + row + k;
             if (j != i && j < a.n) {
-                float dx = s.x[row + k] - xi, dy = s.y[row + k] - yi, dz = s.z[row + k] - zi;
+                float dx = s.x[row + k] - pi.x, dy = s.y[row + k] - pi.y, dz = s.z[row + k] - pi.z;
                 float dsq = dx * dx + dy * dy + dz * dz;
                 float dinv = rsqrtf(dsq + a.eps2);
                 float scale = s.m[row + k] * dinv * dinv * dinv;
@@ -142,36 +221,440 @@ __global__ void tiled_kernel(force_args a) {
         }
         __syncthreads();
     }
-    reduce_rows_and_store(smem, ax, ay, az, i, a.n, a.acc);
+    store_acc(a, i, reduce_rows(smem, make_float3(ax, ay, az)));
 }
 
-static void tiled(const force_args *a, cudaStream_t stream) {
-    dim3 block(a->p, a->q);
-    tiled_kernel<<<tile_grid(a), block, tile_bytes(a), stream>>>(*a);
+static void forces_tiled(const force_args *a, cudaStream_t stream) {
+    forces_tiled_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(*a);
     CUDA_CHECK_LAUNCH();
 }
 
-/* ------------------------------------------------------------------------ */
+/* ======================================================================== */
+/* Rung 5 - unrolled: the same, with the inner loop unrolled 8 times. */
+
+__global__ void forces_unrolled_kernel(force_args a) {
+    extern __shared__ float smem[];
+    const tile_smem s = tile_arrays(smem);
+    const int p = blockDim.x, tile = p * blockDim.y, row = threadIdx.y * p;
+    const int i = blockIdx.x * p + threadIdx.x;
+    const float3 pi = own_position(a, i);
+    float ax = 0.0f, ay = 0.0f, az = 0.0f;
+    for (int base = 0; base < a.n; base += tile) {
+        load_tile(a, s, base);
+        __syncthreads();
+#pragma unroll 8
+        for (int k = 0; k < p; k++) {
+            const int j = base + row + k;
+            if (j != i && j < a.n) {
+                float dx = s.x[row + k] - pi.x, dy = s.y[row + k] - pi.y, dz = s.z[row + k] - pi.z;
+                float dsq = dx * dx + dy * dy + dz * dz;
+                float dinv = rsqrtf(dsq + a.eps2);
+                float scale = s.m[row + k] * dinv * dinv * dinv;
+                ax += dx * scale;
+                ay += dy * scale;
+                az += dz * scale;
+            }
+        }
+        __syncthreads();
+    }
+    store_acc(a, i, reduce_rows(smem, make_float3(ax, ay, az)));
+}
+
+static void forces_unrolled(const force_args *a, cudaStream_t stream) {
+    forces_unrolled_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(*a);
+    CUDA_CHECK_LAUNCH();
+}
+
+/* ======================================================================== */
+/* Rung 6 - noif: the softening keeps the self-term finite (dx = 0, so it
+ * adds 0) and padding bodies have no mass, so the branch goes and the
+ * unrolled loop is straight-line code. */
+
+__global__ void forces_noif_kernel(force_args a) {
+    extern __shared__ float smem[];
+    const tile_smem s = tile_arrays(smem);
+    const int p = blockDim.x, tile = p * blockDim.y, row = threadIdx.y * p;
+    const int i = blockIdx.x * p + threadIdx.x;
+    const float3 pi = own_position(a, i);
+    float ax = 0.0f, ay = 0.0f, az = 0.0f;
+    for (int base = 0; base < a.n; base += tile) {
+        load_tile(a, s, base);
+        __syncthreads();
+#pragma unroll 8
+        for (int k = row; k < row + p; k++) {
+            float dx = s.x[k] - pi.x, dy = s.y[k] - pi.y, dz = s.z[k] - pi.z;
+            float dsq = dx * dx + dy * dy + dz * dz;
+            float dinv = rsqrtf(dsq + a.eps2);
+            float scale = s.m[k] * dinv * dinv * dinv;
+            ax += dx * scale;
+            ay += dy * scale;
+            az += dz * scale;
+        }
+        __syncthreads();
+    }
+    store_acc(a, i, reduce_rows(smem, make_float3(ax, ay, az)));
+}
+
+static void forces_noif(const force_args *a, cudaStream_t stream) {
+    force_args b = *a;
+    b.eps2 = fmaxf(a->eps2, NOIF_EPS2_MIN);
+    forces_noif_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(b);
+    CUDA_CHECK_LAUNCH();
+}
+
+/* ======================================================================== */
+/* Rung 7 - fma: the squared distance written as
+ * dx*dx + (dy*dy + (dz*dz + eps2)), which the compiler turns into three
+ * fused multiply-adds (the left-to-right order costs an FMUL and an FADD
+ * more), and the 1/r^3 product ordered to need no temporary. */
+
+__global__ void forces_fma_kernel(force_args a) {
+    extern __shared__ float smem[];
+    const tile_smem s = tile_arrays(smem);
+    const int p = blockDim.x, tile = p * blockDim.y, row = threadIdx.y * p;
+    const int i = blockIdx.x * p + threadIdx.x;
+    const float3 pi = own_position(a, i);
+    float ax = 0.0f, ay = 0.0f, az = 0.0f;
+    for (int base = 0; base < a.n; base += tile) {
+        load_tile(a, s, base);
+        __syncthreads();
+#pragma unroll 8
+        for (int k = row; k < row + p; k++) {
+            float dx = s.x[k] - pi.x, dy = s.y[k] - pi.y, dz = s.z[k] - pi.z;
+            float dsq = dx * dx + (dy * dy + (dz * dz + a.eps2));
+            float dinv = rsqrtf(dsq);
+            float scale = (s.m[k] * dinv) * (dinv * dinv);
+            ax += dx * scale;
+            ay += dy * scale;
+            az += dz * scale;
+        }
+        __syncthreads();
+    }
+    store_acc(a, i, reduce_rows(smem, make_float3(ax, ay, az)));
+}
+
+static void forces_fma(const force_args *a, cudaStream_t stream) {
+    force_args b = *a;
+    b.eps2 = fmaxf(a->eps2, NOIF_EPS2_MIN);
+    forces_fma_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(b);
+    CUDA_CHECK_LAUNCH();
+}
+
+/* ======================================================================== */
+/* Rung 8 - fast: flush-to-zero reciprocal square root for this kernel
+ * alone. rsqrtf must honour denormal inputs, which costs a compare and two
+ * scalings around MUFU.RSQ; the PTX instruction rsqrt.approx.ftz.f32 is
+ * MUFU.RSQ by itself. (The lecture got this with -use_fast_math / -ftz=true
+ * for the whole file; a per-kernel intrinsic keeps the other rungs as they
+ * were.) r^2 >= 1e-12 here, so no input is ever denormal anyway. */
+
+static __device__ __forceinline__ float rsqrt_ftz(float x) {
+    float y;
+    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
+__global__ void forces_fast_kernel(force_args a) {
+    extern __shared__ float smem[];
+    const tile_smem s = tile_arrays(smem);
+    const int p = blockDim.x, tile = p * blockDim.y, row = threadIdx.y * p;
+    const int i = blockIdx.x * p + threadIdx.x;
+    const float3 pi = own_position(a, i);
+    float ax = 0.0f, ay = 0.0f, az = 0.0f;
+    for (int base = 0; base < a.n; base += tile) {
+        load_tile(a, s, base);
+        __syncthreads();
+#pragma unroll 8
+        for (int k = row; k < row + p; k++) {
+            float dx = s.x[k] - pi.x, dy = s.y[k] - pi.y, dz = s.z[k] - pi.z;
+            float dsq = dx * dx + (dy * dy + (dz * dz + a.eps2));
+            float dinv = rsqrt_ftz(dsq);
+            float scale = (s.m[k] * dinv) * (dinv * dinv);
+            ax += dx * scale;
+            ay += dy * scale;
+            az += dz * scale;
+        }
+        __syncthreads();
+    }
+    store_acc(a, i, reduce_rows(smem, make_float3(ax, ay, az)));
+}
+
+static void forces_fast(const force_args *a, cudaStream_t stream) {
+    force_args b = *a;
+    b.eps2 = fmaxf(a->eps2, NOIF_EPS2_MIN);
+    forces_fast_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(b);
+    CUDA_CHECK_LAUNCH();
+}
+
+/* ======================================================================== */
+/* Rung 9 - best: what the measurements on Hopper kept (docs/PERFORMANCE.md).
+ *  - BEST_B = 4 bodies per thread: one shared-memory load of a body j feeds
+ *    four interactions, so the load's issue slot is shared four ways and the
+ *    four chains give the scheduler independent work.
+ *  - float4 tiles: one 16-byte load per j, straight from the array of structs
+ *    (no scatter into scalar arrays).
+ *  - the fma ordering and the flush-to-zero rsqrt of the rungs before.
+ *  - row ty of the block takes a contiguous run of p bodies of the tile, so
+ *    the unrolled loads use immediate offsets and each quarter-warp reads
+ *    one address (a broadcast) whenever p >= 8.
+ *  - p and q on auto are picked from N and the SM count (best_auto below)
+ *    to fill the GPU in whole waves. */
+
+#ifndef BEST_B /* -DBEST_B=8 for experiments; docs/PERFORMANCE.md has the measurements */
+#define BEST_B 4
+#endif
+
+__global__ void forces_best_kernel(force_args a) {
+    extern __shared__ float4 tile4[];
+    const int p = blockDim.x, tx = threadIdx.x, ty = threadIdx.y;
+    const int t = ty * p + tx, tile = p * blockDim.y;
+    const int first = blockIdx.x * p * BEST_B + tx; /* bodies first, first + p, ... */
+    float xi[BEST_B], yi[BEST_B], zi[BEST_B], ax[BEST_B], ay[BEST_B], az[BEST_B];
+#pragma unroll
+    for (int b = 0; b < BEST_B; b++) {
+        const int i = first + b * p;
+        const float4 pi = i < a.n ? a.pos[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        xi[b] = pi.x;
+        yi[b] = pi.y;
+        zi[b] = pi.z;
+        ax[b] = ay[b] = az[b] = 0.0f;
+    }
+    const float eps2 = a.eps2;
+    const float4 *row = tile4 + ty * p;
+    for (int base = 0; base < a.n; base += tile) {
+        const int j = base + t;
+        tile4[t] = j < a.n ? a.pos[j] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        __syncthreads();
+#pragma unroll 8
+        for (int k = 0; k < p; k++) {
+            const float4 pj = row[k];
+#pragma unroll
+            for (int b = 0; b < BEST_B; b++) {
+                float dx = pj.x - xi[b], dy = pj.y - yi[b], dz = pj.z - zi[b];
+                float dsq = dx * dx + (dy * dy + (dz * dz + eps2));
+                float dinv = rsqrt_ftz(dsq);
+                float scale = (pj.w * dinv) * (dinv * dinv);
+                ax[b] += dx * scale;
+                ay[b] += dy * scale;
+                az[b] += dz * scale;
+            }
+        }
+        __syncthreads();
+    }
+    float *smem = (float *)tile4;
+#pragma unroll
+    for (int b = 0; b < BEST_B; b++) {
+        store_acc(a, first + b * p, reduce_rows(smem, make_float3(ax[b], ay[b], az[b])));
+    }
+}
+
+static void forces_best(const force_args *a, cudaStream_t stream) {
+    force_args b = *a;
+    b.eps2 = fmaxf(a->eps2, NOIF_EPS2_MIN);
+    const size_t smem = sizeof(float4) * a->p * a->q;
+    forces_best_kernel<<<div_up(a->n, a->p * BEST_B), dim3(a->p, a->q), smem, stream>>>(b);
+    CUDA_CHECK_LAUNCH();
+}
+
+/* ======================================================================== */
+/* Rung 10 - fp64: double precision throughout (state, forces, integrator),
+ * for accuracy comparisons. The best kernel's layout with double4 tiles and
+ * FP64_B = 2 bodies per thread. The reciprocal square root starts from the
+ * hardware's estimate (rsqrt.approx.ftz.f64 is MUFU.RSQ64H alone, good to
+ * about 2^-20) and is refined inside the 1/r^3 factor: with y0 ~ 1/r and
+ * e = 1 - r^2 y0^2,
+ *     r^-3 = y0^3 (1 - e)^(-3/2) = y0^3 (1 + 3/2 e + 15/8 e^2 + O(e^3)),
+ * so two terms leave ~e^3 ~ 2^-60: full double precision for three more
+ * instructions, where CUDA's rsqrt(double) adds a range check and a call to
+ * a slow path on top of its Newton step. */
+
+#define FP64_B 2
+
+static __device__ __forceinline__ double rsqrt_estimate64(double x) {
+    double y;
+    asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(x));
+    return y;
+}
+
+static __device__ double3 reduce_rows64(double *smem, double3 v) {
+    const int p = blockDim.x, q = blockDim.y, tx = threadIdx.x, ty = threadIdx.y;
+    if (q == 1) return v;
+    double *rx = smem, *ry = smem + p * q, *rz = smem + 2 * p * q;
+    rx[ty * p + tx] = v.x;
+    ry[ty * p + tx] = v.y;
+    rz[ty * p + tx] = v.z;
+    __syncthreads();
+    int half = 1;
+    while (half < q) half <<= 1;
+    for (half >>= 1; half > 0; half >>= 1) {
+        if (ty < half && ty + half < q) {
+            rx[ty * p + tx] += rx[(ty + half) * p + tx];
+            ry[ty * p + tx] += ry[(ty + half) * p + tx];
+            rz[ty * p + tx] += rz[(ty + half) * p + tx];
+        }
+        __syncthreads();
+    }
+    v = make_double3(rx[tx], ry[tx], rz[tx]);
+    __syncthreads();
+    return v;
+}
+
+__global__ void forces_fp64_kernel(force_args a) {
+    extern __shared__ double4a tile64[];
+    const int p = blockDim.x, tx = threadIdx.x, ty = threadIdx.y;
+    const int t = ty * p + tx, tile = p * blockDim.y;
+    const int first = blockIdx.x * p * FP64_B + tx;
+    double xi[FP64_B], yi[FP64_B], zi[FP64_B], ax[FP64_B], ay[FP64_B], az[FP64_B];
+#pragma unroll
+    for (int b = 0; b < FP64_B; b++) {
+        const int i = first + b * p;
+        const double4a pi = i < a.n ? a.pos64[i] : make_double4a(0.0, 0.0, 0.0, 0.0);
+        xi[b] = pi.x;
+        yi[b] = pi.y;
+        zi[b] = pi.z;
+        ax[b] = ay[b] = az[b] = 0.0;
+    }
+    const double eps2 = a.eps2_64;
+    const double4a *row = tile64 + ty * p;
+    for (int base = 0; base < a.n; base += tile) {
+        const int j = base + t;
+        tile64[t] = j < a.n ? a.pos64[j] : make_double4a(0.0, 0.0, 0.0, 0.0);
+        __syncthreads();
+#pragma unroll 4
+        for (int k = 0; k < p; k++) {
+            const double4a pj = row[k];
+#pragma unroll
+            for (int b = 0; b < FP64_B; b++) {
+                double dx = pj.x - xi[b], dy = pj.y - yi[b], dz = pj.z - zi[b];
+                double dsq = dx * dx + (dy * dy + (dz * dz + eps2));
+                double y0 = rsqrt_estimate64(dsq);
+                double y2 = y0 * y0;
+                double e = fma(-dsq, y2, 1.0);
+                double s0 = (pj.w * y0) * y2;
+                double c = e * fma(1.875, e, 1.5);
+                double scale = fma(s0, c, s0);
+                ax[b] += dx * scale;
+                ay[b] += dy * scale;
+                az[b] += dz * scale;
+            }
+        }
+        __syncthreads();
+    }
+    double *smem = (double *)tile64;
+#pragma unroll
+    for (int b = 0; b < FP64_B; b++) {
+        const double3 v = reduce_rows64(smem, make_double3(ax[b], ay[b], az[b]));
+        const int i = first + b * p;
+        if (ty == 0 && i < a.n) a.acc64[i] = make_double4a(v.x, v.y, v.z, 0.0);
+    }
+}
+
+static void forces_fp64(const force_args *a, cudaStream_t stream) {
+    force_args b = *a;
+    b.eps2_64 = fmax(a->eps2_64, (double)NOIF_EPS2_MIN);
+    const size_t smem = sizeof(double4a) * a->p * a->q;
+    forces_fp64_kernel<<<div_up(a->n, a->p * FP64_B), dim3(a->p, a->q), smem, stream>>>(b);
+    CUDA_CHECK_LAUNCH();
+}
+
+/* ======================================================================== */
 /* The table. Order = the lecture's order = sim_variant's order. */
 
 static const char P_THREADS[] = "threads per block, one body per thread";
-static const char P_TILE[] = "bodies per block (tile row length); tile = p*q bodies";
+static const char P_TILE[] = "bodies per block (a tile row); tile = p*q bodies";
+static const char P_BEST[] = "threads per block row, 4 bodies each; tile = p*q bodies";
+static const char P_FP64[] = "threads per block row, 2 bodies each; tile = p*q bodies";
 static const char Q_ROWS[] = "threads sharing one body's loop (rows of the block)";
 
 static constexpr variant_entry variants[] = {
-    {SIM_VARIANT_DEFAULT, {}, nullptr, false, BLOCK_THREADS},
+    {SIM_VARIANT_DEFAULT, {}, nullptr, false, BLOCK_THREADS, 1, 0, nullptr},
     {SIM_VARIANT_NAIVE,
      {"naive", "one thread per body, array of structs, 1/sqrtf, if (i != j)", P_THREADS, nullptr,
       false},
-     naive,
+     forces_naive,
      false,
-     BLOCK_THREADS},
-    {SIM_VARIANT_TILED,
-     {"tiled", "shared-memory tiles of p*q bodies, p x q threads per block, rsqrtf, scalar arrays",
-      P_TILE, Q_ROWS, false},
-     tiled,
+     BLOCK_THREADS,
+     1,
+     0,
+     nullptr},
+    {SIM_VARIANT_SOA,
+     {"soa", "scalar arrays x[], y[], z[], m[] instead of an array of structs", P_THREADS, nullptr,
+      false},
+     forces_soa,
      true,
-     BLOCK_PQ_TILES},
+     BLOCK_THREADS,
+     1,
+     0,
+     nullptr},
+    {SIM_VARIANT_RSQRT,
+     {"rsqrt", "rsqrtf (hardware reciprocal square root) instead of 1/sqrtf", P_THREADS, nullptr,
+      false},
+     forces_rsqrt,
+     true,
+     BLOCK_THREADS,
+     1,
+     0,
+     nullptr},
+    {SIM_VARIANT_TILED,
+     {"tiled", "shared-memory tiles of p*q bodies, p x q threads per block (GPU Gems 3)", P_TILE,
+      Q_ROWS, false},
+     forces_tiled,
+     true,
+     BLOCK_PQ_TILES,
+     1,
+     16,
+     forces_tiled_kernel},
+    {SIM_VARIANT_UNROLLED,
+     {"unrolled", "inner loop over the tile unrolled 8 times", P_TILE, Q_ROWS, false},
+     forces_unrolled,
+     true,
+     BLOCK_PQ_TILES,
+     1,
+     16,
+     forces_unrolled_kernel},
+    {SIM_VARIANT_NOIF,
+     {"noif", "softening makes the self-interaction zero, so if (i != j) goes", P_TILE, Q_ROWS,
+      false},
+     forces_noif,
+     true,
+     BLOCK_PQ_TILES,
+     1,
+     16,
+     forces_noif_kernel},
+    {SIM_VARIANT_FMA,
+     {"fma", "terms ordered so the compiler fuses multiply-adds", P_TILE, Q_ROWS, false},
+     forces_fma,
+     true,
+     BLOCK_PQ_TILES,
+     1,
+     16,
+     forces_fma_kernel},
+    {SIM_VARIANT_FAST,
+     {"fast", "flush-to-zero rsqrt for this kernel alone (no denormal fix-up)", P_TILE, Q_ROWS,
+      false},
+     forces_fast,
+     true,
+     BLOCK_PQ_TILES,
+     1,
+     16,
+     forces_fast_kernel},
+    {SIM_VARIANT_BEST,
+     {"best", "4 bodies per thread, float4 tiles, p x q picked from N and the SM count", P_BEST,
+      Q_ROWS, false},
+     forces_best,
+     false,
+     BLOCK_PQ_TILES,
+     BEST_B,
+     16,
+     forces_best_kernel},
+    {SIM_VARIANT_FP64,
+     {"fp64", "double precision throughout: state, forces and integrator", P_FP64, Q_ROWS, true},
+     forces_fp64,
+     false,
+     BLOCK_PQ_TILES,
+     FP64_B,
+     32,
+     forces_fp64_kernel},
 };
 
 constexpr bool table_matches_enum() {
@@ -183,12 +666,11 @@ constexpr bool table_matches_enum() {
 static_assert(table_matches_enum(), "variants[] must list every sim_variant, in order");
 
 const variant_entry *kernels_entry(sim_variant v) {
-    v = sim_variant_resolve(v);
-    return &variants[v];
+    return &variants[sim_variant_resolve(v)];
 }
 
 extern "C" sim_variant sim_variant_resolve(sim_variant v) {
-    return v == SIM_VARIANT_DEFAULT ? SIM_VARIANT_TILED : v;
+    return v == SIM_VARIANT_DEFAULT ? SIM_VARIANT_BEST : v;
 }
 
 extern "C" const sim_variant_desc *sim_variant_info(sim_variant v) {
@@ -204,15 +686,57 @@ extern "C" sim_variant sim_variant_from_name(const char *name) {
     return SIM_VARIANT_COUNT;
 }
 
-static int floor_pow2(int x) {
-    int r = 1;
-    while (r * 2 <= x) r *= 2;
-    return r;
-}
+/* ======================================================================== */
+/* Block shapes. */
 
 static void note(sim_block *b, const char *reason) {
     b->clamped = true;
     snprintf(b->reason, sizeof b->reason, "%s", reason);
+}
+
+/* Blocks of `threads` threads that fit on one SM at once (1 without a device). */
+static int blocks_per_sm(const variant_entry *e, int threads, const sim_device_limits *lim) {
+    int blocks = 0;
+    if (lim->device < 0 ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &blocks, e->kernel, threads, (size_t)e->smem_per_thread * threads) != cudaSuccess) {
+        cudaGetLastError();
+        return 1;
+    }
+    return blocks > 0 ? blocks : 1;
+}
+
+/* Auto shape for the p x q variants: among power-of-two shapes of 64..1024
+ * threads, the one whose blocks fill the GPU best. A launch of G blocks with
+ * S that fit at once runs in ceil(G/S) rounds, so its useful fraction is
+ * (G/S) / ceil(G/S); fewer blocks than SMs leave SMs idle, and fewer than 8
+ * warps on an SM cannot hide latency. Ties go to the smaller q (less
+ * reduction work). Measured against a sweep in docs/PERFORMANCE.md. */
+static sim_block auto_shape(const variant_entry *e, int n, const sim_device_limits *lim) {
+    sim_block best_shape = {64, 1, false, ""};
+    double best_score = -1.0;
+    for (int q = 1; q <= 64; q *= 2) {
+        for (int p = 16; p <= 256; p *= 2) {
+            const int threads = p * q;
+            if (threads < 64 || threads > lim->max_threads_per_block) continue;
+            if ((long)threads * e->smem_per_thread > lim->max_shared_per_block) continue;
+            const double blocks = (double)div_up(n, p * e->bodies_per_thread);
+            const double resident = (double)blocks_per_sm(e, threads, lim) * lim->sm_count;
+            const double rounds = blocks / resident;
+            double fill = rounds >= 1.0 ? rounds / ceil(rounds)
+                                        : (blocks / lim->sm_count) / ceil(blocks / lim->sm_count);
+            if (blocks < lim->sm_count) fill = blocks / lim->sm_count;
+            const double warps_per_sm = fmin(blocks, resident) / lim->sm_count * threads / 32.0;
+            const double latency = fmin(1.0, warps_per_sm / 8.0);
+            const double score = fill * latency * (1.0 - 0.002 * q);
+            if (score > best_score + 1e-9) {
+                best_score = score;
+                best_shape.p = p;
+                best_shape.q = q;
+            }
+        }
+    }
+    return best_shape;
 }
 
 extern "C" sim_block sim_kernels_clamp(sim_variant v, int p, int q, int n,
@@ -230,14 +754,12 @@ extern "C" sim_block sim_kernels_clamp(sim_variant v, int p, int q, int n,
         b.q = 1;
         return b;
     }
-    /* BLOCK_PQ_TILES: p x q threads, 16 bytes of shared memory each. */
-    if (b.q <= 0) {
-        /* Auto: enough threads to fill the GPU (2048 per SM), p x q <= max. */
-        b.q = 1;
-        const long target = 2048L * lim->sm_count;
-        while ((long)n * b.q < target && b.q * 2 * 32 <= max_threads) b.q *= 2;
+    if (b.p <= 0 || b.q <= 0) {
+        const sim_block a = auto_shape(e, n, lim);
+        if (b.p <= 0 && b.q <= 0) return a;
+        if (b.p <= 0) b.p = a.p;
+        if (b.q <= 0) b.q = a.q;
     }
-    if (b.p <= 0) b.p = floor_pow2(max_threads / b.q < 256 ? max_threads / b.q : 256);
     if (b.q > max_threads) {
         b.q = max_threads;
         note(&b, "q <= the device's threads per block");
@@ -246,9 +768,10 @@ extern "C" sim_block sim_kernels_clamp(sim_variant v, int p, int q, int n,
         b.p = max_threads / b.q;
         note(&b, "p x q <= the device's threads per block");
     }
-    if ((long)b.p * b.q * 16 > lim->max_shared_per_block) {
-        b.p = lim->max_shared_per_block / (16 * b.q);
-        note(&b, "p x q tile must fit in shared memory");
+    if ((long)b.p * b.q * e->smem_per_thread > lim->max_shared_per_block) {
+        b.p = lim->max_shared_per_block / (e->smem_per_thread * b.q);
+        note(&b, "the p x q tile must fit in shared memory");
     }
+    if (b.p < 1) b.p = 1;
     return b;
 }

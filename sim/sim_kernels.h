@@ -3,7 +3,7 @@
  * A force kernel reads body positions and masses and writes accelerations;
  * it does not integrate. Each variant in sim_kernels.cu's table has a
  * launcher with this signature, says which inputs it reads (the float4 array
- * of structs, the scalar arrays, or double precision), and states its block
+ * of structs, the scalar arrays, or the double state), and states its block
  * rules. CUDA C++ only (included by .cu files).
  */
 #ifndef NBODY_SIM_KERNELS_H
@@ -13,20 +13,34 @@
 
 #include "sim_internal.h"
 
-/* Inputs and outputs of one force evaluation. */
+/* CUDA 13 asks for an explicit alignment on 32-byte vectors. */
+#if CUDART_VERSION >= 13000
+typedef double4_32a double4a;
+#define make_double4a make_double4_32a
+#else
+typedef double4 double4a;
+#define make_double4a make_double4
+#endif
+
+/* Inputs and outputs of one force evaluation. A float32 variant reads pos
+ * (or the scalar arrays x, y, z, m when it asks for them) and writes acc; the
+ * fp64 variant reads pos64 and writes acc64. */
 struct force_args {
     int n;
     const float4 *pos;          /* x, y, z, m per body (array of structs) */
     const float *x, *y, *z, *m; /* the same as scalar arrays, when the variant asks */
     float4 *acc;                /* out: ax, ay, az, unused */
-    float eps2;                 /* softening squared */
-    int p, q;                   /* block shape, already clamped */
+    const double4a *pos64;      /* fp64 state */
+    double4a *acc64;
+    float eps2; /* softening squared */
+    double eps2_64;
+    int p, q; /* block shape, already clamped */
 };
 
 /* How a variant reads p and q. */
 enum block_rule {
     BLOCK_THREADS,  /* p = threads per block, one body each; q unused */
-    BLOCK_PQ_TILES, /* p bodies per block row, q rows share each body's loop */
+    BLOCK_PQ_TILES, /* block of p x q threads: p columns of bodies, q rows share their loops */
 };
 
 struct variant_entry {
@@ -35,9 +49,12 @@ struct variant_entry {
     void (*launch)(const force_args *a, cudaStream_t stream);
     bool reads_soa; /* needs x, y, z, m scalar arrays */
     block_rule rule;
+    int bodies_per_thread;      /* each thread of a block carries this many bodies */
+    int smem_per_thread;        /* bytes of dynamic shared memory per thread */
+    void (*kernel)(force_args); /* p x q kernels, for occupancy queries */
 };
 
-/* The entry for a resolved variant (never DEFAULT). */
+/* The entry for a variant (DEFAULT resolved). */
 const variant_entry *kernels_entry(sim_variant v);
 
 #endif /* NBODY_SIM_KERNELS_H */
