@@ -109,7 +109,8 @@ void sim_diag_finish(sim_diag *d) {
 
 static bool seed_bodies(sim *s, sim_ic ic, int n, uint64_t seed, sim_error *err) {
     if (!s->ops->reserve(s->backend_state, n, err)) return false;
-    sim_body *bodies = malloc(sizeof(sim_body) * (size_t)n);
+    const double need = (double)sizeof(sim_body) * n, have = sim_host_memory_bytes();
+    sim_body *bodies = have <= 0 || need < have ? malloc(sizeof(sim_body) * (size_t)n) : NULL;
     if (!bodies) {
         set_error(err, "try a smaller --n", "out of host memory for %d bodies", n);
         return false;

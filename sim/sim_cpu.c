@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "sim_internal.h"
 
@@ -40,6 +41,11 @@ double sim_now_seconds(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double sim_host_memory_bytes(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (double)pages * (double)size : 0.0;
 }
 
 static void compute_acc(cpu_backend *c, float softening) {
@@ -91,17 +97,21 @@ static void cpu_destroy(void *b) {
 static bool cpu_reserve(void *b, int n, sim_error *err) {
     cpu_backend *c = b;
     if (n <= c->capacity) return true;
-    double *pos = malloc(sizeof(double) * 4 * (size_t)n);
-    double *vel = malloc(sizeof(double) * 3 * (size_t)n);
-    double *acc = malloc(sizeof(double) * 3 * (size_t)n);
+    const double need = 10.0 * sizeof(double) * n, have = sim_host_memory_bytes();
+    double *pos = NULL, *vel = NULL, *acc = NULL;
+    if (have <= 0 || need < have) {
+        pos = malloc(sizeof(double) * 4 * (size_t)n);
+        vel = malloc(sizeof(double) * 3 * (size_t)n);
+        acc = malloc(sizeof(double) * 3 * (size_t)n);
+    }
     if (!pos || !vel || !acc) {
         free(pos);
         free(vel);
         free(acc);
         if (err) {
             snprintf(err->message, sizeof err->message,
-                     "%d bodies need %.1f MiB of host memory, which is not available", n,
-                     80.0 * n / 1048576.0);
+                     "%d bodies need %.1f MiB of host memory; this machine has %.1f MiB", n,
+                     need / 1048576.0, have / 1048576.0);
             snprintf(err->hint, sizeof err->hint, "try a smaller --n");
         }
         return false;

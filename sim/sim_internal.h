@@ -79,6 +79,11 @@ void sim_diag_finish(sim_diag *d);
 /* Seconds on a monotonic clock. */
 double sim_now_seconds(void);
 
+/* Physical memory of this machine in bytes (0 if unknown). Allocations are
+ * checked against it up front: with memory overcommit a malloc far beyond it
+ * can "succeed" and the process is killed later instead of reporting. */
+double sim_host_memory_bytes(void);
+
 #ifdef __cplusplus
 }
 #endif

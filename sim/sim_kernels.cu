@@ -400,9 +400,16 @@ static void forces_fast(const force_args *a, cudaStream_t stream) {
  *  - p and q on auto are picked from N and the SM count (best_auto below)
  *    to fill the GPU in whole waves. */
 
-#ifndef BEST_B /* -DBEST_B=8 for experiments; docs/PERFORMANCE.md has the measurements */
+/* Compile-time knobs for experiments (scripts/gpu-tune.sh builds with
+ * -DBEST_B=8 and the like); docs/PERFORMANCE.md has what they measured. */
+#ifndef BEST_B
 #define BEST_B 4
 #endif
+#ifndef BEST_UNROLL
+#define BEST_UNROLL 8
+#endif
+#define PRAGMA(x) _Pragma(#x)
+#define UNROLL(n) PRAGMA(unroll n)
 
 __global__ void forces_best_kernel(force_args a) {
     extern __shared__ float4 tile4[];
@@ -425,7 +432,7 @@ __global__ void forces_best_kernel(force_args a) {
         const int j = base + t;
         tile4[t] = j < a.n ? a.pos[j] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         __syncthreads();
-#pragma unroll 8
+        UNROLL(BEST_UNROLL)
         for (int k = 0; k < p; k++) {
             const float4 pj = row[k];
 #pragma unroll
@@ -706,6 +713,18 @@ static int blocks_per_sm(const variant_entry *e, int threads, const sim_device_l
     return blocks > 0 ? blocks : 1;
 }
 
+/* Threads per block this kernel can launch with: the device limit, or less
+ * when its registers per thread do not fit 1024 threads in a block. */
+static int kernel_max_threads(const variant_entry *e, const sim_device_limits *lim) {
+    cudaFuncAttributes attr;
+    if (lim->device < 0 || !e->kernel || cudaFuncGetAttributes(&attr, e->kernel) != cudaSuccess) {
+        cudaGetLastError();
+        return lim->max_threads_per_block;
+    }
+    return attr.maxThreadsPerBlock < lim->max_threads_per_block ? attr.maxThreadsPerBlock
+                                                                : lim->max_threads_per_block;
+}
+
 /* Auto shape for the p x q variants: among power-of-two shapes of 64..1024
  * threads, the one whose blocks fill the GPU best. A launch of G blocks with
  * S that fit at once runs in ceil(G/S) rounds, so its useful fraction is
@@ -718,7 +737,7 @@ static sim_block auto_shape(const variant_entry *e, int n, const sim_device_limi
     for (int q = 1; q <= 64; q *= 2) {
         for (int p = 16; p <= 256; p *= 2) {
             const int threads = p * q;
-            if (threads < 64 || threads > lim->max_threads_per_block) continue;
+            if (threads < 64 || threads > kernel_max_threads(e, lim)) continue;
             if ((long)threads * e->smem_per_thread > lim->max_shared_per_block) continue;
             const double blocks = (double)div_up(n, p * e->bodies_per_thread);
             const double resident = (double)blocks_per_sm(e, threads, lim) * lim->sm_count;
@@ -742,13 +761,13 @@ static sim_block auto_shape(const variant_entry *e, int n, const sim_device_limi
 extern "C" sim_block sim_kernels_clamp(sim_variant v, int p, int q, int n,
                                        const sim_device_limits *lim) {
     const variant_entry *e = kernels_entry(v);
-    const int max_threads = lim->max_threads_per_block;
+    const int max_threads = kernel_max_threads(e, lim);
     sim_block b = {p, q, false, ""};
     if (e->rule == BLOCK_THREADS) {
         if (b.p <= 0) b.p = 256;
         if (b.p > max_threads) {
             b.p = max_threads;
-            note(&b, "p <= the device's threads per block");
+            note(&b, "p <= the threads per block this kernel can launch");
         }
         if (q > 1) note(&b, "this variant has one thread per body: q = 1");
         b.q = 1;
@@ -762,11 +781,11 @@ extern "C" sim_block sim_kernels_clamp(sim_variant v, int p, int q, int n,
     }
     if (b.q > max_threads) {
         b.q = max_threads;
-        note(&b, "q <= the device's threads per block");
+        note(&b, "q <= the threads per block this kernel can launch");
     }
     if (b.p * b.q > max_threads) {
         b.p = max_threads / b.q;
-        note(&b, "p x q <= the device's threads per block");
+        note(&b, "p x q <= the threads per block this kernel can launch");
     }
     if ((long)b.p * b.q * e->smem_per_thread > lim->max_shared_per_block) {
         b.p = lim->max_shared_per_block / (e->smem_per_thread * b.q);

@@ -168,10 +168,13 @@ int main(int argc, char **argv) {
     CHECK(sim_get_params(s).body_count == 5000, "N after grow");
     const sim_diag d = sim_diagnostics(s);
     CHECK(fabs(d.mass - 1.0) < 1e-5, "mass after grow %.7f", d.mass);
-    /* Absurd N is refused with a message, and the old state is kept. */
-    CHECK(!sim_reset(s, SIM_IC_PLUMMER, 2000000000, 1, &err), "2e9 bodies refused");
-    printf("refusal says: %s / %s\n", err.message, err.hint);
-    CHECK(sim_get_params(s).body_count == 5000, "state kept after refusal");
+    /* Absurd N is refused with a message, and the old state is kept. (Not
+     * under --quick: the sanitizer rightly reports the failed cudaMalloc.) */
+    if (!quick) {
+        CHECK(!sim_reset(s, SIM_IC_PLUMMER, 2000000000, 1, &err), "2e9 bodies refused");
+        printf("refusal says: %s / %s\n", err.message, err.hint);
+        CHECK(sim_get_params(s).body_count == 5000, "state kept after refusal");
+    }
     sim_destroy(s);
     return test_exit("test_gpu");
 }
