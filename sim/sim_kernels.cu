@@ -701,18 +701,6 @@ static void note(sim_block *b, const char *reason) {
     snprintf(b->reason, sizeof b->reason, "%s", reason);
 }
 
-/* Blocks of `threads` threads that fit on one SM at once (1 without a device). */
-static int blocks_per_sm(const variant_entry *e, int threads, const sim_device_limits *lim) {
-    int blocks = 0;
-    if (lim->device < 0 ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &blocks, e->kernel, threads, (size_t)e->smem_per_thread * threads) != cudaSuccess) {
-        cudaGetLastError();
-        return 1;
-    }
-    return blocks > 0 ? blocks : 1;
-}
-
 /* Threads per block this kernel can launch with: the device limit, or less
  * when its registers per thread do not fit 1024 threads in a block. */
 static int kernel_max_threads(const variant_entry *e, const sim_device_limits *lim) {
@@ -725,37 +713,20 @@ static int kernel_max_threads(const variant_entry *e, const sim_device_limits *l
                                                                 : lim->max_threads_per_block;
 }
 
-/* Auto shape for the p x q variants: among power-of-two shapes of 64..1024
- * threads, the one whose blocks fill the GPU best. A launch of G blocks with
- * S that fit at once runs in ceil(G/S) rounds, so its useful fraction is
- * (G/S) / ceil(G/S); fewer blocks than SMs leave SMs idle, and fewer than 8
- * warps on an SM cannot hide latency. Ties go to the smaller q (less
- * reduction work). Measured against a sweep in docs/PERFORMANCE.md. */
+/* Auto shape for the p x q variants, from the H100 sweep in
+ * docs/PERFORMANCE.md: the largest block the kernel can launch always won
+ * (it keeps the most warps on an SM between barriers), and the best p was
+ * the power of two nearest to N / (bodies per thread x SM count), i.e. about
+ * one block per SM, clamped to 16..256; q fills the rest of the block. */
 static sim_block auto_shape(const variant_entry *e, int n, const sim_device_limits *lim) {
-    sim_block best_shape = {64, 1, false, ""};
-    double best_score = -1.0;
-    for (int q = 1; q <= 64; q *= 2) {
-        for (int p = 16; p <= 256; p *= 2) {
-            const int threads = p * q;
-            if (threads < 64 || threads > kernel_max_threads(e, lim)) continue;
-            if ((long)threads * e->smem_per_thread > lim->max_shared_per_block) continue;
-            const double blocks = (double)div_up(n, p * e->bodies_per_thread);
-            const double resident = (double)blocks_per_sm(e, threads, lim) * lim->sm_count;
-            const double rounds = blocks / resident;
-            double fill = rounds >= 1.0 ? rounds / ceil(rounds)
-                                        : (blocks / lim->sm_count) / ceil(blocks / lim->sm_count);
-            if (blocks < lim->sm_count) fill = blocks / lim->sm_count;
-            const double warps_per_sm = fmin(blocks, resident) / lim->sm_count * threads / 32.0;
-            const double latency = fmin(1.0, warps_per_sm / 8.0);
-            const double score = fill * latency * (1.0 - 0.002 * q);
-            if (score > best_score + 1e-9) {
-                best_score = score;
-                best_shape.p = p;
-                best_shape.q = q;
-            }
-        }
+    int threads = kernel_max_threads(e, lim);
+    while (threads * e->smem_per_thread > lim->max_shared_per_block) threads /= 2;
+    const double target = (double)n / ((double)e->bodies_per_thread * lim->sm_count);
+    int p = 16;
+    while (p < 256 && p * 2 <= threads && fabs(log2(p * 2.0 / target)) < fabs(log2(p / target))) {
+        p *= 2;
     }
-    return best_shape;
+    return sim_block{p, threads / p > 0 ? threads / p : 1, false, ""};
 }
 
 extern "C" sim_block sim_kernels_clamp(sim_variant v, int p, int q, int n,
