@@ -1,21 +1,37 @@
-/* app.c - what both front-ends share: scene set-up, one frame, the keys,
- * and the outputs written at exit.
+/* app.c - what both front-ends share: scene set-up, one frame, sampled
+ * diagnostics, the camera, and the outputs written at exit.
  *
  * The window (app_window.c) and the headless front-end (app_headless.c)
  * only make a GL context and pump events; everything a frame does happens
  * here, so the headless tests exercise the same code the window runs.
  */
-#include <GLFW/glfw3.h> /* key codes only; no GLFW calls here */
-#include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "app.h"
 
 #define CPU_DEFAULT_BODIES 4096
+#define MESSAGE_SECONDS 3.0 /* how long a HUD message stays */
+
+double app_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void app_message(app *a, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a->message, sizeof a->message, fmt, ap);
+    va_end(ap);
+    a->message_until = app_now() + MESSAGE_SECONDS;
+    printf("nbody: %s\n", a->message);
+}
 
 /* Camera distance that frames a scene of unit scale. */
 static float scene_distance(sim_ic ic) {
@@ -29,6 +45,9 @@ static void frame_scene(app *a) {
         .yaw = 0.6f,
         .pitch = 0.35f,
     };
+    /* Keep the cloud's total light about the same whatever N is. */
+    a->brightness = 0.3f * sqrtf(16384.0f / (float)p.body_count);
+    if (a->brightness > 1.0f) a->brightness = 1.0f;
 }
 
 static bool file_exists(const char *dir, const char *name) {
@@ -37,11 +56,12 @@ static bool file_exists(const char *dir, const char *name) {
     return access(path, R_OK) == 0;
 }
 
-/* Finds shaders/: $NBODY_SHADER_DIR, next to the binary, in the install
- * tree, else the source tree the binary was built from. */
-static void find_shader_dir(char *dir, size_t len) {
-    const char *env = getenv("NBODY_SHADER_DIR");
-    if (env && file_exists(env, "bodies.vert")) {
+/* Finds the folder holding shaders/ and assets/: $NBODY_DATA_DIR, next to
+ * the binary, the install tree, else the source tree it was built from. */
+static void find_data_dir(char *dir, size_t len) {
+    const char *probe = "shaders/bodies.vert";
+    const char *env = getenv("NBODY_DATA_DIR");
+    if (env && file_exists(env, probe)) {
         snprintf(dir, len, "%s", env);
         return;
     }
@@ -51,20 +71,21 @@ static void find_shader_dir(char *dir, size_t len) {
         exe[n] = 0;
         char *slash = strrchr(exe, '/');
         if (slash) *slash = 0;
-        const char *candidates[] = {"shaders", "../share/nbody/shaders"};
+        const char *candidates[] = {"", "/../share/nbody"};
         for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
             char d[PATH_MAX + 32];
-            snprintf(d, sizeof d, "%s/%s", exe, candidates[i]);
-            if (file_exists(d, "bodies.vert")) {
-                snprintf(dir, len, "%s", d);
+            snprintf(d, sizeof d, "%s%s", exe, candidates[i]);
+            if (file_exists(d, probe) && strlen(d) < len) {
+                memcpy(dir, d, strlen(d) + 1);
                 return;
             }
         }
     }
-    snprintf(dir, len, "%s", NBODY_SOURCE_SHADER_DIR);
+    snprintf(dir, len, "%s", NBODY_SOURCE_DIR);
 }
 
 bool app_create_sim(app *a) {
+    if (a->cfg.script && !app_script_load(a, a->cfg.script)) return false;
     sim_desc d = a->cfg.sim;
     char why[160] = "";
     const int devices = sim_cuda_device_count(why, sizeof why);
@@ -87,26 +108,34 @@ bool app_create_sim(app *a) {
             printf("nbody: running on the CPU backend (--backend cpu), %d bodies\n", p.body_count);
         }
     }
-    frame_scene(a);
+    a->damping_gap = 1.0 - (double)p.damping;
+    a->hud = !a->cfg.no_hud;
+    a->vsync = !a->cfg.no_vsync;
+    a->content_scale = 1.0f;
     a->point_size = 0.035f;
-    /* Keep the total light of the cloud about the same whatever N is. */
-    a->brightness = 0.3f * sqrtf(16384.0f / (float)p.body_count);
-    if (a->brightness > 1.0f) a->brightness = 1.0f;
+    a->speed_scale = 1.0f;
+    frame_scene(a);
     return true;
 }
 
 bool app_create_render(app *a, bool offscreen) {
-    char shader_dir[PATH_MAX + 32];
-    find_shader_dir(shader_dir, sizeof shader_dir);
+    find_data_dir(a->data_dir, sizeof a->data_dir);
+    char shaders[PATH_MAX + 16], font[PATH_MAX + 48];
+    snprintf(shaders, sizeof shaders, "%s/shaders", a->data_dir);
+    snprintf(font, sizeof font, "%s/assets/fonts/DejaVuSansMono.ttf", a->data_dir);
     render_error err = {0};
     a->render = render_create(
         &(render_desc){
-            .shader_dir = shader_dir,
+            .shader_dir = shaders,
             .offscreen_width = offscreen ? a->cfg.width : 0,
             .offscreen_height = offscreen ? a->cfg.height : 0,
         },
         &err);
-    if (!a->render) {
+    if (a->render) {
+        a->overlay = render_overlay_create(
+            &(render_overlay_desc){.shader_dir = shaders, .font_path = font}, &err);
+    }
+    if (!a->render || !a->overlay) {
         fprintf(stderr, "nbody: %s\nhint: %s\n", err.message, err.hint);
         return false;
     }
@@ -115,8 +144,98 @@ bool app_create_render(app *a, bool offscreen) {
     return true;
 }
 
+void app_reseed(app *a, sim_ic ic, int n, uint64_t seed) {
+    const sim_params before = sim_get_params(a->sim);
+    sim_error err = {0};
+    if (!sim_reset(a->sim, ic, n, seed, &err)) {
+        app_message(a, "%s (%s)", err.message, err.hint);
+        return;
+    }
+    a->energy0_valid = false;
+    a->diag_valid = false;
+    a->blown_up = false;
+    if (ic != before.ic || n != before.body_count) frame_scene(a);
+    app_message(a, "%s, %d bodies, seed %llu", sim_ic_name(ic), n, (unsigned long long)seed);
+}
+
+double app_interactions_per_s(const app *a) {
+    const float ms = sim_last_step_ms(a->sim);
+    const double n = sim_get_params(a->sim).body_count;
+    return ms > 0 ? n * n / (ms * 1e-3) : 0;
+}
+
+double app_flops_per_interaction(const app *a) {
+    const sim_params p = sim_get_params(a->sim);
+    return p.backend == SIM_BACKEND_CUDA && sim_variant_info(p.variant)->fp64 ? 30.0 : 20.0;
+}
+
+/* Energy, momenta and the virial ratio every APP_DIAG_EVERY frames (an O(N^2)
+ * pass, like a step); a non-finite energy pauses the run. */
+static void sample_diagnostics(app *a) {
+    if (a->diag_valid && a->energy0_valid && a->frame - a->diag_frame < APP_DIAG_EVERY) return;
+    a->diag = sim_diagnostics(a->sim);
+    a->diag_valid = true;
+    a->diag_frame = a->frame;
+    if (!isfinite(a->diag.total) || !isfinite(a->diag.kinetic)) {
+        if (!a->blown_up) {
+            a->blown_up = true;
+            a->paused = true;
+            app_message(a,
+                        "positions became NaN or infinite at t = %.4g: paused. R re-seeds; "
+                        "Shift+T halves the time step, S raises the softening",
+                        sim_get_params(a->sim).time);
+        }
+        return;
+    }
+    if (!a->energy0_valid) {
+        a->energy0 = a->diag.total;
+        a->energy0_valid = true;
+    }
+}
+
+static void update_fps(app *a) {
+    a->now = app_now();
+    if (a->fps_since == 0) a->fps_since = a->now;
+    a->fps_frames++;
+    if (a->now - a->fps_since >= 0.5) {
+        a->fps = a->fps_frames / (a->now - a->fps_since);
+        a->fps_since = a->now;
+        a->fps_frames = 0;
+    }
+}
+
+/* F12: the frame as drawn, HUD included, to nbody-<local time>.png. */
+static void save_screenshot(app *a, int w, int h) {
+    a->screenshot_requested = false;
+    char path[64];
+    const time_t t = time(NULL);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    strftime(path, sizeof path, "nbody-%Y%m%d-%H%M%S.png", &tm);
+    uint8_t *rgba = malloc((size_t)w * (size_t)h * 4);
+    if (!rgba) {
+        app_message(a, "out of memory for a %dx%d screenshot", w, h);
+        return;
+    }
+    render_read_pixels(a->render, w, h, rgba);
+    for (size_t i = 3; i < (size_t)w * h * 4; i += 4) rgba[i] = 255;
+    if (app_output_png(path, w, h, rgba)) app_message(a, "wrote %s", path);
+    free(rgba);
+}
+
 void app_frame(app *a, int fb_width, int fb_height) {
-    if (!a->paused) sim_step(a->sim, a->cfg.steps_per_frame);
+    update_fps(a);
+    app_script_dispatch(a);
+    if (!a->energy0_valid) sample_diagnostics(a); /* E0 before the first step */
+    if (!a->paused || a->step_once) {
+        sim_step(a->sim, a->cfg.steps_per_frame);
+        a->step_once = false;
+    }
+    sample_diagnostics(a);
+    if (a->follow_com) {
+        const sim_diag m = sim_moments(a->sim);
+        for (int k = 0; k < 3; k++) a->camera.target[k] = (float)m.center_of_mass[k];
+    }
     app_interop_upload(&a->interop, a->sim, a->render);
     const render_view view = {
         .fb_width = fb_width,
@@ -124,44 +243,75 @@ void app_frame(app *a, int fb_width, int fb_height) {
         .camera = a->camera,
         .point_size = a->point_size,
         .brightness = a->brightness,
-        .speed_scale = 1.0f,
+        .speed_scale = a->speed_scale,
+        .color = a->color,
     };
     render_frame(a->render, &view, sim_get_params(a->sim).body_count);
+    app_hud_draw(a, fb_width, fb_height);
+    if (a->screenshot_requested) save_screenshot(a, fb_width, fb_height);
+    if (a->cfg.status_every > 0 && a->frame % a->cfg.status_every == 0) app_status_append(a);
     a->frame++;
 }
 
-static void reseed(app *a, sim_ic ic, uint64_t seed) {
-    const sim_params p = sim_get_params(a->sim);
-    sim_error err = {0};
-    if (!sim_reset(a->sim, ic, p.body_count, seed, &err)) {
-        fprintf(stderr, "nbody: %s\nhint: %s\n", err.message, err.hint);
-        return;
-    }
-    if (ic != p.ic) frame_scene(a);
+void app_orbit(app *a, double dx, double dy) {
+    a->camera.yaw -= (float)(dx * 0.005);
+    a->camera.pitch += (float)(dy * 0.005);
+    const float limit = 1.55f; /* just short of the poles */
+    if (a->camera.pitch > limit) a->camera.pitch = limit;
+    if (a->camera.pitch < -limit) a->camera.pitch = -limit;
 }
 
-void app_key(app *a, int key, int mods) {
-    (void)mods;
-    const sim_params p = sim_get_params(a->sim);
-    switch (key) {
-    case GLFW_KEY_1:
-        reseed(a, SIM_IC_PLUMMER, p.seed);
-        break;
-    case GLFW_KEY_2:
-        reseed(a, SIM_IC_SHELL, p.seed);
-        break;
-    case GLFW_KEY_R:
-        reseed(a, p.ic, p.seed + 1);
-        break;
-    case GLFW_KEY_SPACE:
-        a->paused = !a->paused;
-        break;
-    case GLFW_KEY_ESCAPE:
-        a->quit = true;
-        break;
-    default:
-        break;
+void app_pan(app *a, double dx, double dy, int fb_height) {
+    /* Move the target in the view plane so the point under the cursor follows it. */
+    const float fov = a->camera.fov_y > 0 ? a->camera.fov_y : 0.785398f;
+    const float per_pixel =
+        2.0f * a->camera.distance * tanf(fov / 2) / (float)(fb_height > 0 ? fb_height : 1);
+    const float cy = cosf(a->camera.yaw), sy = sinf(a->camera.yaw);
+    const float cp = cosf(a->camera.pitch), sp = sinf(a->camera.pitch);
+    const float right[3] = {-sy, cy, 0};
+    const float up[3] = {-sp * cy, -sp * sy, cp};
+    for (int k = 0; k < 3; k++) {
+        a->camera.target[k] += per_pixel * (float)(-dx * right[k] + dy * up[k]);
     }
+    a->follow_com = false;
+}
+
+void app_zoom(app *a, double steps) {
+    a->camera.distance *= powf(0.9f, (float)steps); /* proportional to the distance */
+    if (a->camera.distance < 1e-3f) a->camera.distance = 1e-3f;
+    if (a->camera.distance > 1e4f) a->camera.distance = 1e4f;
+}
+
+static int cmp_double(const void *x, const void *y) {
+    const double p = *(const double *)x, q = *(const double *)y;
+    return (p > q) - (p < q);
+}
+
+void app_fit_view(app *a) {
+    const int n = sim_get_params(a->sim).body_count;
+    sim_body *b = malloc(sizeof(sim_body) * (size_t)n);
+    double *r = malloc(sizeof(double) * (size_t)n);
+    if (!b || !r) {
+        free(b);
+        free(r);
+        app_message(a, "out of memory fitting the view");
+        return;
+    }
+    sim_get_bodies(a->sim, b);
+    const sim_diag m = sim_moments(a->sim);
+    for (int i = 0; i < n; i++) {
+        double d2 = 0;
+        for (int k = 0; k < 3; k++) d2 += pow(b[i].pos[k] - m.center_of_mass[k], 2);
+        r[i] = sqrt(d2);
+    }
+    qsort(r, (size_t)n, sizeof r[0], cmp_double);
+    const double r90 = r[(size_t)(0.9 * (n - 1))]; /* stragglers do not set the scale */
+    const float fov = a->camera.fov_y > 0 ? a->camera.fov_y : 0.785398f;
+    for (int k = 0; k < 3; k++) a->camera.target[k] = (float)m.center_of_mass[k];
+    a->camera.distance = (float)fmax(1.2 * r90 / tan(fov / 2), 1e-3);
+    free(b);
+    free(r);
+    app_message(a, "view fitted: 90%% of the bodies within %.3g of the centre", r90);
 }
 
 bool app_finish(app *a, int fb_width, int fb_height) {
@@ -174,9 +324,10 @@ bool app_finish(app *a, int fb_width, int fb_height) {
         }
         render_read_pixels(a->render, fb_width, fb_height, rgba);
         for (size_t i = 3; i < (size_t)fb_width * fb_height * 4; i += 4) rgba[i] = 255;
-        ok = app_output_png(a->cfg.screenshot, fb_width, fb_height, rgba) && ok;
+        const bool written = app_output_png(a->cfg.screenshot, fb_width, fb_height, rgba);
         free(rgba);
-        if (ok) printf("nbody: wrote %s (%dx%d)\n", a->cfg.screenshot, fb_width, fb_height);
+        if (written) printf("nbody: wrote %s (%dx%d)\n", a->cfg.screenshot, fb_width, fb_height);
+        ok = written && ok;
     }
     if (a->cfg.dump) {
         const int n = sim_get_params(a->sim).body_count;
@@ -186,18 +337,28 @@ bool app_finish(app *a, int fb_width, int fb_height) {
             return false;
         }
         sim_get_bodies(a->sim, b);
-        bool dumped = app_output_csv(a->cfg.dump, b, n);
+        const bool dumped = app_output_csv(a->cfg.dump, b, n);
         free(b);
         if (dumped) printf("nbody: wrote %s (%d bodies)\n", a->cfg.dump, n);
         ok = dumped && ok;
+    }
+    if (a->cfg.status_json) {
+        app_status_append(a); /* the state at exit */
+        ok = app_status_write(a) && ok;
     }
     return ok;
 }
 
 void app_destroy(app *a) {
     app_interop_destroy(&a->interop);
+    render_overlay_destroy(a->overlay);
     render_destroy(a->render);
     sim_destroy(a->sim);
+    free(a->script);
+    free(a->status);
+    a->overlay = NULL;
     a->render = NULL;
     a->sim = NULL;
+    a->script = NULL;
+    a->status = NULL;
 }

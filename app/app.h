@@ -3,13 +3,19 @@
  *
  *   main.c          parses the command line, picks a front-end, exits.
  *   app_cli.c       command line -> app_config (flags, defaults, validation).
- *   app.c           state shared by both front-ends: scene set-up, one frame,
- *                   key dispatch, shutdown outputs.
- *   app_window.c    GLFW window front-end.
+ *   app.c           what both front-ends share: scene set-up, one frame,
+ *                   diagnostics sampling, the camera, outputs at exit.
+ *   app_keys.c      the one table of key bindings: dispatch, help text,
+ *                   key names for --script.
+ *   app_hud.c       the HUD and the help overlay.
+ *   app_script.c    --script: "frame key" lines fed through the key dispatch.
+ *   app_status.c    --status-json: the live state as JSON.
+ *   app_window.c    GLFW window front-end: keys, mouse, vsync, HiDPI.
  *   app_headless.c  EGL front-end: no window, no X server (GPU machines, CI).
+ *   app_bench.c     --benchmark: the kernel ladder, timed.
  *   app_interop.c   CUDA-GL interop: the only file that includes
  *                   cuda_gl_interop.h.
- *   app_output.c    PNG and CSV files, written atomically.
+ *   app_output.c    PNG, CSV and JSON files, written atomically.
  *
  * Module rules: app/ may call sim/ and render/; they never call app/ or
  * each other.
@@ -17,11 +23,16 @@
 #ifndef NBODY_APP_H
 #define NBODY_APP_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "render.h"
 #include "sim.h"
+
+/* Frames between samples of the energy (an O(N^2) pass, like one step: at
+ * one step per frame this costs about 5 %). */
+#define APP_DIAG_EVERY 20
 
 /* A comma-separated list on the command line (--n 16384,65536). For p and
  * q, 0 stands for "auto". */
@@ -41,9 +52,14 @@ typedef struct app_config {
     int frames;             /* stop after this many frames; 0 -> until closed (headless: 60) */
     const char *screenshot; /* PNG of the last frame, or NULL */
     const char *dump;       /* CSV of the bodies at exit, or NULL */
-    int width, height;      /* window or offscreen size in pixels; 0 -> 1280 x 720 */
+    int width, height;      /* window or image size in pixels; 0 -> 1280 x 720 */
     bool host_copy;         /* force the host-copy path instead of CUDA-GL interop */
     bool no_vsync;
+    bool no_hud;             /* start with the HUD hidden (Tab shows it) */
+    float hud_scale;         /* HUD size factor on top of the screen's content scale; 0 -> 1 */
+    const char *script;      /* --script FILE: scripted key presses */
+    const char *status_json; /* --status-json FILE */
+    int status_every;        /* also every N frames, as JSON lines; 0 -> at exit only */
     /* --benchmark: every (variant, N, p, q) of these lists, no window. */
     bool benchmark;
     app_list n_list, p_list, q_list;
@@ -68,21 +84,60 @@ typedef struct app_interop {
     int staging_capacity;
 } app_interop;
 
+/* A key press from --script, fed through app_key at a given frame. */
+typedef struct app_script_event {
+    int frame;
+    int key, mods; /* GLFW_KEY_*, GLFW_MOD_* */
+    int line;      /* in the script file, for messages */
+} app_script_event;
+
 /* The whole running application. One instance, passed by pointer (GLFW
  * callbacks reach it through the window user pointer). */
 typedef struct app {
     app_config cfg;
+    char data_dir[PATH_MAX]; /* holds shaders/ and assets/ */
     sim *sim;
     render *render;
+    render_overlay *overlay;
     app_interop interop;
+
+    /* view */
     render_camera camera;
-    float point_size;
-    float brightness;
-    bool paused;
-    bool quit;
-    int frame;  /* frames drawn */
-    double fps; /* frames per second, smoothed */
-    bool warned_cpu;
+    float point_size, brightness, speed_scale;
+    render_color color;
+    bool follow_com;
+    float content_scale; /* the window's DPI scale (1 headless) */
+
+    /* the loop */
+    bool paused, step_once, quit;
+    bool hud, help;
+    bool vsync, vsync_changed; /* the window front-end applies changes */
+    bool screenshot_requested; /* F12 */
+    double damping_gap;        /* 1 - damping as the D keys set it (0: none) */
+    int frame;                 /* frames drawn */
+    double now;                /* monotonic seconds at the start of this frame */
+    double fps, fps_since;     /* smoothed frames/s and its window start */
+    int fps_frames;
+
+    /* sampled diagnostics */
+    sim_diag diag;
+    bool diag_valid;
+    double energy0; /* E at the start of this run of the current physics */
+    bool energy0_valid;
+    int diag_frame; /* frame of the last sample */
+    bool blown_up;  /* non-finite energy: paused until re-seeded */
+
+    /* a message flashed on the HUD */
+    char message[192];
+    double message_until;
+
+    /* --script */
+    app_script_event *script;
+    int script_count, script_next;
+
+    /* --status-json lines, written at exit */
+    char *status;
+    size_t status_len, status_cap;
 } app;
 
 /* app_cli.c: returns 0 to run, 1 when --help was printed (exit 0), 2 on a
@@ -91,18 +146,54 @@ int app_cli_parse(int argc, char **argv, app_config *cfg);
 void app_cli_usage(void);
 
 /* app.c */
-/* Creates the simulation (prints the backend line). false: message printed. */
+/* Creates the simulation and loads --script (prints the backend line).
+ * false: message printed. */
 bool app_create_sim(app *a);
-/* Creates the renderer in the current GL context and the interop.
+/* Creates the renderer, overlay and interop in the current GL context.
  * offscreen: draw into an offscreen framebuffer of the configured size. */
 bool app_create_render(app *a, bool offscreen);
-/* Steps (unless paused), moves vertices to the GL buffer and draws. */
+/* One frame: scripted keys, steps (unless paused), diagnostics, vertices to
+ * the GL buffer, the scene, the HUD, F12 and --status-every. */
 void app_frame(app *a, int fb_width, int fb_height);
-/* Keyboard, shared by the window and scripted input. key: GLFW_KEY_*. */
-void app_key(app *a, int key, int mods);
-/* Writes --screenshot and --dump; false when either failed (message printed). */
+/* Writes --screenshot, --dump and --status-json; false when one failed. */
 bool app_finish(app *a, int fb_width, int fb_height);
 void app_destroy(app *a);
+/* Shows msg on the HUD for a few seconds and prints it. */
+void app_message(app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Camera: orbit by (dx, dy) pixels, pan by pixels, zoom by scroll steps,
+ * fit the view to the bodies. */
+void app_orbit(app *a, double dx, double dy);
+void app_pan(app *a, double dx, double dy, int fb_height);
+void app_zoom(app *a, double steps);
+void app_fit_view(app *a);
+/* Re-seeds with scene ic and n bodies; keeps the old state when n does not fit. */
+void app_reseed(app *a, sim_ic ic, int n, uint64_t seed);
+/* Frame-rate-independent numbers the HUD and the status share. */
+double app_interactions_per_s(const app *a);
+double app_flops_per_interaction(const app *a);
+
+/* app_keys.c */
+/* Handles one key press (key: GLFW_KEY_*, mods: GLFW_MOD_*), from the window
+ * or from --script. */
+void app_key(app *a, int key, int mods);
+/* Key name for --script ("K", "Shift+P", "Space", "F12"); false if unknown. */
+bool app_key_parse(const char *name, int *key, int *mods);
+/* Help lines: fills *label and *text for binding i; false past the end. */
+bool app_key_help(int i, const char **label, const char **text);
+
+/* app_hud.c */
+void app_hud_draw(app *a, int fb_width, int fb_height);
+
+/* app_script.c: loads --script; false with a message naming the line. */
+bool app_script_load(app *a, const char *path);
+/* Feeds the events due at this frame to app_key. */
+void app_script_dispatch(app *a);
+
+/* app_status.c */
+/* Appends the live state as one JSON line to the status buffer. */
+void app_status_append(app *a);
+/* Writes the buffer to --status-json; false with a message on failure. */
+bool app_status_write(app *a);
 
 /* app_interop.c */
 void app_interop_init(app_interop *io, bool cuda_backend, bool force_host_copy);
@@ -127,5 +218,8 @@ int app_bench_run(const app_config *cfg);
 typedef struct app_egl app_egl;
 app_egl *app_egl_open(int cuda_device);
 void app_egl_close(app_egl *e);
+
+/* Monotonic seconds. */
+double app_now(void);
 
 #endif /* NBODY_APP_H */

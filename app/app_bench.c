@@ -90,6 +90,9 @@ static double time_frames(bench *b, sim *s) {
     a.sim = s;
     a.point_size = 0.035f;
     a.brightness = 0.3f;
+    a.speed_scale = 1.0f;
+    a.content_scale = 1.0f;
+    a.hud = true; /* the frame a user sees */
     a.camera = (render_camera){.distance = 3.6f, .yaw = 0.6f, .pitch = 0.35f};
     if (!app_create_render(&a, true)) return 0;
     for (int i = 0; i < FRAME_WARMUP; i++) app_frame(&a, a.cfg.width, a.cfg.height);

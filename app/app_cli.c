@@ -35,6 +35,11 @@ enum flag_id {
     F_HEIGHT,
     F_HOST_COPY,
     F_NO_VSYNC,
+    F_NO_HUD,
+    F_HUD_SCALE,
+    F_SCRIPT,
+    F_STATUS_JSON,
+    F_STATUS_EVERY,
     F_BENCHMARK,
     F_STEPS,
     F_JSON,
@@ -74,6 +79,12 @@ static const flag_spec flags[] = {
     {F_HEIGHT, "height", "H", "720", "window or image height in pixels"},
     {F_HOST_COPY, "host-copy", NULL, "off", "copy positions through the host, not CUDA-GL interop"},
     {F_NO_VSYNC, "no-vsync", NULL, "vsync on", "do not wait for the display's refresh"},
+    {F_NO_HUD, "no-hud", NULL, "HUD on", "start with the HUD hidden (Tab shows it)"},
+    {F_HUD_SCALE, "hud-scale", "X", "1", "HUD text size factor on top of the screen's scale"},
+    {F_SCRIPT, "script", "FILE", "none", "key presses from FILE: lines \"FRAME KEY\" (e.g. 120 K)"},
+    {F_STATUS_JSON, "status-json", "FILE", "none", "write the live state as JSON at exit"},
+    {F_STATUS_EVERY, "status-every", "N", "at exit only",
+     "with --status-json: also every N frames"},
     {F_BENCHMARK, "benchmark", NULL, "off",
      "time every --variant x --n x --p x --q, print a table, no window"},
     {F_STEPS, "steps", "K", "auto (~25 ms a repeat)", "benchmark: steps per timed repeat"},
@@ -95,7 +106,9 @@ void app_cli_usage(void) {
         if (flags[i].def[0]) printf(" [default: %s]", flags[i].def);
         printf("\n");
     }
-    printf("\nkeys: 1 Plummer, 2 shell, Space pause, R re-seed, Esc quit\n");
+    printf("\nkeys (H or F1 shows them in the window too):\n");
+    const char *label, *text;
+    for (int i = 0; app_key_help(i, &label, &text); i++) printf("  %-20s %s\n", label, text);
 }
 
 /* Prints "nbody: <what>" and "hint: <hint>"; returns the exit status 2. */
@@ -278,6 +291,28 @@ static int apply(app_config *c, const flag_spec *f, const char *v) {
     case F_NO_VSYNC:
         c->no_vsync = true;
         return 0;
+    case F_NO_HUD:
+        c->no_hud = true;
+        return 0;
+    case F_HUD_SCALE:
+        if (!parse_double(v, &d) || !(d >= 0.25 && d <= 8)) {
+            return bad("pass a factor from 0.25 to 8", "--hud-scale %s is not a scale", v);
+        }
+        c->hud_scale = (float)d;
+        return 0;
+    case F_SCRIPT:
+        c->script = v;
+        return 0;
+    case F_STATUS_JSON:
+        c->status_json = v;
+        return 0;
+    case F_STATUS_EVERY:
+        if (!parse_long(v, 1, INT_MAX, &l)) {
+            return bad("pass a whole number of frames, 1 or more",
+                       "--status-every %s is not a frame count", v);
+        }
+        c->status_every = (int)l;
+        return 0;
     case F_BENCHMARK:
         c->benchmark = true;
         return 0;
@@ -347,5 +382,9 @@ int app_cli_parse(int argc, char **argv, app_config *c) {
     if (c->screenshot && !app_output_check_writable(c->screenshot, "--screenshot")) return 2;
     if (c->dump && !app_output_check_writable(c->dump, "--dump")) return 2;
     if (c->json && !app_output_check_writable(c->json, "--json")) return 2;
+    if (c->status_json && !app_output_check_writable(c->status_json, "--status-json")) return 2;
+    if (c->status_every && !c->status_json) {
+        return bad("add --status-json FILE", "--status-every needs --status-json");
+    }
     return 0;
 }

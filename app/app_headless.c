@@ -120,12 +120,6 @@ static bool egl_open(int cuda_device, app_egl *out) {
     return try_display(eglGetDisplay(EGL_DEFAULT_DISPLAY), out);
 }
 
-static double now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 app_egl *app_egl_open(int cuda_device) {
     app_egl *e = calloc(1, sizeof *e);
     if (e && egl_open(cuda_device, e)) return e;
@@ -165,12 +159,12 @@ int app_headless_run(app *a) {
     /* The first frame pays for allocation and registration; time the rest. */
     app_frame(a, w, h);
     glFinish();
-    const double t0 = now_seconds();
+    const double t0 = app_now();
     while (a->frame < frames && !a->quit) {
         app_frame(a, w, h);
     }
     glFinish();
-    const double seconds = now_seconds() - t0;
+    const double seconds = app_now() - t0;
     const int timed = a->frame - 1;
     const sim_params end = sim_get_params(a->sim);
     if (timed > 0) {

@@ -1,11 +1,14 @@
-/* app_window.c - the GLFW front-end: a resizable window, vsync, the keys.
+/* app_window.c - the GLFW front-end: a resizable window, keys, mouse, vsync.
  *
  * Makes an OpenGL 3.3 core context, hands the app to the GLFW callbacks
  * through the window user pointer, and pumps frames: the number of
  * simulation steps per frame (--steps-per-frame) is independent of the
- * display rate. Drawing uses the framebuffer size, not the window size, so
- * HiDPI screens are filled. A minimized window (zero-size framebuffer) waits
- * for events instead of drawing.
+ * display rate. Drawing uses the framebuffer size, not the window size, and
+ * the HUD follows the window's content scale, so HiDPI screens are filled
+ * and readable. A minimized window (zero-size framebuffer) waits for events
+ * instead of drawing.
+ *
+ * Mouse: left drag orbits, right or middle drag pans, the wheel zooms.
  */
 #include <GL/glew.h> /* before glfw3.h */
 
@@ -14,25 +17,69 @@
 
 #include "app.h"
 
+typedef struct window_input {
+    bool orbiting, panning;
+    double x, y; /* cursor at the last event, window units */
+} window_input;
+
+/* The app and this front-end's mouse state, reached from GLFW callbacks. */
+typedef struct window_state {
+    app *app;
+    window_input input;
+} window_state;
+
+static window_state *state_of(GLFWwindow *w) {
+    return (window_state *)glfwGetWindowUserPointer(w);
+}
+
 static void on_glfw_error(int code, const char *description) {
     fprintf(stderr, "nbody: GLFW error 0x%x: %s\n", code, description);
 }
 
 static void on_key(GLFWwindow *window, int key, int scancode, int action, int mods) {
     (void)scancode;
-    if (action == GLFW_PRESS || action == GLFW_REPEAT) {
-        app_key((app *)glfwGetWindowUserPointer(window), key, mods);
+    if (action == GLFW_PRESS || action == GLFW_REPEAT) app_key(state_of(window)->app, key, mods);
+}
+
+static void on_mouse_button(GLFWwindow *window, int button, int action, int mods) {
+    (void)mods;
+    window_input *in = &state_of(window)->input;
+    const bool down = action == GLFW_PRESS;
+    if (button == GLFW_MOUSE_BUTTON_LEFT) in->orbiting = down;
+    if (button == GLFW_MOUSE_BUTTON_RIGHT || button == GLFW_MOUSE_BUTTON_MIDDLE) in->panning = down;
+    glfwGetCursorPos(window, &in->x, &in->y);
+}
+
+static void on_cursor(GLFWwindow *window, double x, double y) {
+    window_state *s = state_of(window);
+    window_input *in = &s->input;
+    const double dx = x - in->x, dy = y - in->y;
+    in->x = x;
+    in->y = y;
+    if (in->orbiting) app_orbit(s->app, dx, dy);
+    if (in->panning) {
+        int ww = 0, wh = 0;
+        glfwGetWindowSize(window, &ww, &wh);
+        app_pan(s->app, dx, dy, wh);
     }
 }
 
-static void update_title(GLFWwindow *window, app *a, double fps) {
+static void on_scroll(GLFWwindow *window, double dx, double dy) {
+    (void)dx;
+    app_zoom(state_of(window)->app, dy);
+}
+
+static void on_content_scale(GLFWwindow *window, float xs, float ys) {
+    state_of(window)->app->content_scale = xs > ys ? xs : ys;
+}
+
+static void update_title(GLFWwindow *window, app *a) {
     const sim_params p = sim_get_params(a->sim);
     char title[256];
-    snprintf(title, sizeof title, "nbody - %d bodies, %s, %s%s%s, %.0f frames/s%s", p.body_count,
-             sim_ic_name(p.ic), sim_backend_name(p.backend),
-             p.backend == SIM_BACKEND_CUDA ? " " : "",
-             p.backend == SIM_BACKEND_CUDA ? sim_variant_info(p.variant)->name : "", fps,
-             a->paused ? " (paused)" : "");
+    snprintf(title, sizeof title, "nbody - %d bodies, %s, %s, %.0f frames/s%s", p.body_count,
+             sim_ic_name(p.ic),
+             p.backend == SIM_BACKEND_CUDA ? sim_variant_info(p.variant)->name : "cpu reference",
+             a->fps, a->paused ? " (paused)" : "");
     glfwSetWindowTitle(window, title);
 }
 
@@ -56,10 +103,18 @@ int app_window_run(app *a) {
         glfwTerminate();
         return 1;
     }
+    window_state state = {.app = a};
     glfwMakeContextCurrent(window);
-    glfwSwapInterval(a->cfg.no_vsync ? 0 : 1);
-    glfwSetWindowUserPointer(window, a);
+    glfwSwapInterval(a->vsync ? 1 : 0);
+    glfwSetWindowUserPointer(window, &state);
     glfwSetKeyCallback(window, on_key);
+    glfwSetMouseButtonCallback(window, on_mouse_button);
+    glfwSetCursorPosCallback(window, on_cursor);
+    glfwSetScrollCallback(window, on_scroll);
+    glfwSetWindowContentScaleCallback(window, on_content_scale);
+    float xs = 1, ys = 1;
+    glfwGetWindowContentScale(window, &xs, &ys);
+    a->content_scale = xs > ys ? xs : ys;
     if (!app_create_render(a, false)) {
         glfwDestroyWindow(window);
         glfwTerminate();
@@ -67,8 +122,7 @@ int app_window_run(app *a) {
     }
 
     bool finished = false, ok = true;
-    double t_title = glfwGetTime();
-    int frames_title = 0;
+    double t_title = 0;
     while (!finished) {
         glfwPollEvents();
         const bool closing = glfwWindowShouldClose(window) || a->quit;
@@ -78,6 +132,10 @@ int app_window_run(app *a) {
             glfwWaitEvents(); /* minimized */
             continue;
         }
+        if (a->vsync_changed) {
+            glfwSwapInterval(a->vsync ? 1 : 0);
+            a->vsync_changed = false;
+        }
         /* When the user closes the window, draw the final frame without
          * stepping so --screenshot and --dump see the same state. */
         if (closing) a->paused = true;
@@ -85,14 +143,9 @@ int app_window_run(app *a) {
         finished = closing || (a->cfg.frames > 0 && a->frame >= a->cfg.frames);
         if (finished) ok = app_finish(a, fbw, fbh);
         glfwSwapBuffers(window);
-
-        frames_title++;
-        const double now = glfwGetTime();
-        if (now - t_title >= 0.5) {
-            a->fps = frames_title / (now - t_title);
-            update_title(window, a, a->fps);
-            t_title = now;
-            frames_title = 0;
+        if (a->now - t_title >= 0.5) {
+            update_title(window, a);
+            t_title = a->now;
         }
     }
     app_destroy(a); /* GL objects go while the context is current */

@@ -17,141 +17,25 @@
 #include <string.h>
 
 #include "render.h"
+#include "render_gl.h"
 
 _Static_assert(sizeof(render_vertex) == 16, "a body vertex is 16 bytes");
 
-#ifdef NDEBUG
-#define GL_CHECK(what) ((void)0)
-#else
-#define GL_CHECK(what) gl_check(what, __FILE__, __LINE__)
-static void gl_check(const char *what, const char *file, int line) {
-    for (GLenum e = glGetError(); e != GL_NO_ERROR; e = glGetError()) {
-        fprintf(stderr, "%s:%d: GL error 0x%04x after %s\n", file, line, e, what);
-        abort();
-    }
-}
-#endif
-
 struct render {
     GLuint program;
-    GLint u_view, u_proj, u_point_px, u_speed_scale, u_brightness;
+    GLint u_view, u_proj, u_point_px, u_speed_scale, u_brightness, u_color_mode;
     GLuint vao, vbo;
     int capacity; /* bodies the vbo holds */
     GLuint fbo, color_rb;
     int off_w, off_h;
 };
 
-__attribute__((format(printf, 3, 4))) static void set_error(render_error *err, const char *hint,
-                                                            const char *fmt, ...) {
-    if (!err) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-    snprintf(err->hint, sizeof err->hint, "%s", hint);
-}
-
-/* Reads a whole text file; NULL (and *err) on failure. */
-static char *read_file(const char *path, render_error *err) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        set_error(err, "run the binary from its build folder, or reinstall the shaders/ folder",
-                  "cannot open shader %s: %s", path, strerror(errno));
-        return NULL;
-    }
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = len >= 0 ? malloc((size_t)len + 1) : NULL;
-    if (!text || fread(text, 1, (size_t)len, f) != (size_t)len) {
-        set_error(err, "check the file is readable", "cannot read shader %s", path);
-        free(text);
-        fclose(f);
-        return NULL;
-    }
-    text[len] = 0;
-    fclose(f);
-    return text;
-}
-
-static GLuint compile(GLenum type, const char *dir, const char *name, render_error *err) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    char *src = read_file(path, err);
-    if (!src) return 0;
-    GLuint sh = glCreateShader(type);
-    glShaderSource(sh, 1, (const GLchar *const *)&src, NULL);
-    glCompileShader(sh);
-    free(src);
-    GLint ok = 0;
-    glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
-    if (!ok) {
-        char log[400];
-        glGetShaderInfoLog(sh, sizeof log, NULL, log);
-        set_error(err, "fix the shader source (the GL driver's log is above)",
-                  "shader %s does not compile: %s", path, log);
-        glDeleteShader(sh);
-        return 0;
-    }
-    return sh;
-}
-
-static GLuint link_program(const char *dir, const char *vs_name, const char *fs_name,
-                           render_error *err) {
-    GLuint vs = compile(GL_VERTEX_SHADER, dir, vs_name, err);
-    if (!vs) return 0;
-    GLuint fs = compile(GL_FRAGMENT_SHADER, dir, fs_name, err);
-    if (!fs) {
-        glDeleteShader(vs);
-        return 0;
-    }
-    GLuint prog = glCreateProgram();
-    glAttachShader(prog, vs);
-    glAttachShader(prog, fs);
-    glLinkProgram(prog);
-    glDeleteShader(vs);
-    glDeleteShader(fs);
-    GLint ok = 0;
-    glGetProgramiv(prog, GL_LINK_STATUS, &ok);
-    if (!ok) {
-        char log[400];
-        glGetProgramInfoLog(prog, sizeof log, NULL, log);
-        set_error(err, "fix the shader sources", "shaders %s do not link: %s", vs_name, log);
-        glDeleteProgram(prog);
-        return 0;
-    }
-    return prog;
-}
-
-/* GLEW 2.2 built for GLX returns GLEW_ERROR_NO_GLX_DISPLAY on an EGL or
- * Wayland context after it has loaded every core entry point; that one code
- * is not a failure. This is the only place that decides so. */
-static bool load_gl(render_error *err) {
-    glewExperimental = GL_TRUE;
-    GLenum e = glewInit();
-#ifdef GLEW_ERROR_NO_GLX_DISPLAY
-    if (e == GLEW_ERROR_NO_GLX_DISPLAY) e = GLEW_OK;
-#endif
-    glGetError(); /* glewInit may leave GL_INVALID_ENUM behind on core profiles */
-    if (e != GLEW_OK) {
-        set_error(err, "check the OpenGL driver (glxinfo -B)", "cannot load OpenGL: %s",
-                  (const char *)glewGetErrorString(e));
-        return false;
-    }
-    if (!glCreateShader || !glGenVertexArrays) {
-        set_error(err, "update the graphics driver, or use --headless",
-                  "OpenGL 3.3 core is not available (%s)", render_gl_version());
-        return false;
-    }
-    return true;
-}
-
 render *render_create(const render_desc *desc, render_error *err) {
     assert(desc && desc->shader_dir);
-    if (!load_gl(err)) return NULL;
+    if (!render_gl_load(err)) return NULL;
     render *r = calloc(1, sizeof *r);
     if (!r) return NULL;
-    r->program = link_program(desc->shader_dir, "bodies.vert", "bodies.frag", err);
+    r->program = render_gl_program(desc->shader_dir, "bodies.vert", "bodies.frag", err);
     if (!r->program) {
         free(r);
         return NULL;
@@ -161,6 +45,7 @@ render *render_create(const render_desc *desc, render_error *err) {
     r->u_point_px = glGetUniformLocation(r->program, "u_point_px");
     r->u_speed_scale = glGetUniformLocation(r->program, "u_speed_scale");
     r->u_brightness = glGetUniformLocation(r->program, "u_brightness");
+    r->u_color_mode = glGetUniformLocation(r->program, "u_color_mode");
 
     glGenVertexArrays(1, &r->vao);
     glGenBuffers(1, &r->vbo);
@@ -182,8 +67,8 @@ render *render_create(const render_desc *desc, render_error *err) {
                                   r->color_rb);
         GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
         if (status != GL_FRAMEBUFFER_COMPLETE) {
-            set_error(err, "try a smaller --width/--height",
-                      "offscreen framebuffer incomplete (0x%04x)", status);
+            render_gl_error(err, "try a smaller --width/--height",
+                            "offscreen framebuffer incomplete (0x%04x)", status);
             render_destroy(r);
             return NULL;
         }
@@ -262,6 +147,7 @@ void render_frame(render *r, const render_view *view, int n) {
         glUniform1f(r->u_point_px, size * p[1][1] * 0.5f * (float)h);
         glUniform1f(r->u_speed_scale, view->speed_scale > 0 ? view->speed_scale : 1.0f);
         glUniform1f(r->u_brightness, view->brightness > 0 ? view->brightness : 0.6f);
+        glUniform1i(r->u_color_mode, (int)view->color);
         glEnable(GL_PROGRAM_POINT_SIZE);
         glDisable(GL_DEPTH_TEST);
         glEnable(GL_BLEND);

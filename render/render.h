@@ -41,6 +41,13 @@ typedef struct render_camera {
     float fov_y;    /* radians; 0 -> 45 degrees */
 } render_camera;
 
+/* How bodies are coloured. */
+typedef enum render_color {
+    RENDER_COLOR_SPEED = 0, /* cool to hot with speed */
+    RENDER_COLOR_BODY,      /* a fixed colour per body (its index), to follow individuals */
+    RENDER_COLOR_COUNT
+} render_color;
+
 /* What one frame looks like. Zero means default where noted. */
 typedef struct render_view {
     int fb_width, fb_height; /* framebuffer pixels (not window units: HiDPI) */
@@ -48,6 +55,7 @@ typedef struct render_view {
     float point_size;  /* sprite diameter in length units; 0 -> 0.02 */
     float brightness;  /* per-sprite intensity; 0 -> 0.6 */
     float speed_scale; /* speed mapped to the hot end of the palette; 0 -> 1 */
+    render_color color;
 } render_view;
 
 typedef struct render_error {
@@ -82,5 +90,35 @@ void render_read_pixels(render *r, int width, int height, uint8_t *rgba);
 /* Human-readable GL renderer and version strings ("llvmpipe ...", "4.5 ..."). */
 const char *render_gl_renderer(void);
 const char *render_gl_version(void);
+
+/* ------------------------------------------------------------------------ */
+/* Overlay: text and translucent panels drawn over the scene (HUD, help).
+ * Coordinates are framebuffer pixels, origin at the top left. */
+
+typedef struct render_overlay render_overlay;
+
+typedef struct render_overlay_desc {
+    const char *shader_dir; /* overlay.vert and overlay.frag; required */
+    const char *font_path;  /* a TrueType font; required */
+    float font_px;          /* glyph pixel height; 0 -> 18 */
+} render_overlay_desc;
+
+/* NULL on failure (missing font or shader) with *err filled. */
+render_overlay *render_overlay_create(const render_overlay_desc *desc, render_error *err);
+void render_overlay_destroy(render_overlay *o);
+/* Re-packs the font at a new pixel height (HiDPI, projector); clamped to 8..96. */
+void render_overlay_set_font_px(render_overlay *o, float px);
+float render_overlay_font_px(const render_overlay *o);
+float render_overlay_line_height(const render_overlay *o);
+float render_overlay_text_width(const render_overlay *o, const char *utf8);
+/* Collects quads for one frame of size fb_w x fb_h... */
+void render_overlay_begin(render_overlay *o, int fb_w, int fb_h);
+void render_overlay_rect(render_overlay *o, float x, float y, float w, float h,
+                         const float rgba[4]);
+/* Text whose line box starts at (x, y); returns the x where it ends. */
+float render_overlay_text(render_overlay *o, float x, float y, const float rgba[4],
+                          const char *utf8);
+/* ... and draws them into the bound framebuffer. */
+void render_overlay_end(render_overlay *o);
 
 #endif /* NBODY_RENDER_H */

@@ -204,8 +204,12 @@ void sim_get_bodies(sim *s, sim_body *out);
 bool sim_set_bodies(sim *s, const sim_body *bodies, int n, sim_error *err);
 
 /* Energies, momenta and the virial ratio at the current positions
- * (reduced on the GPU for the CUDA backend). */
+ * (reduced on the GPU for the CUDA backend). O(N^2) like one force step. */
 sim_diag sim_diagnostics(sim *s);
+
+/* The O(N) part only: mass, kinetic energy, momenta, centre of mass
+ * (potential, total and virial ratio are 0). Cheap enough for every frame. */
+sim_diag sim_moments(sim *s);
 
 /* Writes body_count vertices to dst. dst_on_device: dst is CUDA device memory
  * (only valid for the CUDA backend), else host memory. */

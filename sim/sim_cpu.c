@@ -202,14 +202,11 @@ static void cpu_vertices(void *b, sim_vertex *dst, bool dst_on_device) {
     }
 }
 
-static sim_diag cpu_diagnostics(void *b, float softening) {
-    cpu_backend *c = b;
+/* W = -sum_{i<j} m_i m_j / sqrt(r^2 + eps^2). Per-body sums first, then
+ * added in body order: the result does not depend on the thread count. */
+static double potential(const cpu_backend *c, double eps2) {
     const int n = c->n;
-    const double eps2 = (double)softening * softening;
     const double *p = c->pos;
-    sim_diag d = {0};
-    /* Per-body sums first, then added in body order: the result does not
-     * depend on the thread count. */
     double *w = malloc(sizeof(double) * (size_t)n);
     if (!w) {
         fprintf(stderr, "sim: out of host memory for diagnostics of %d bodies\n", n);
@@ -225,8 +222,19 @@ static sim_diag cpu_diagnostics(void *b, float softening) {
         }
         w[i] = p[4 * i + 3] * wi;
     }
-    for (int i = 0; i < n; i++) d.potential += w[i];
+    double total = 0;
+    for (int i = 0; i < n; i++) total += w[i];
     free(w);
+    return total;
+}
+
+static sim_diag cpu_diagnostics(void *b, float softening, bool with_potential) {
+    cpu_backend *c = b;
+    const int n = c->n;
+    const double eps2 = (double)softening * softening;
+    const double *p = c->pos;
+    sim_diag d = {0};
+    if (with_potential) d.potential = potential(c, eps2);
     for (int i = 0; i < n; i++) {
         const double m = p[4 * i + 3], *r = &p[4 * i], *v = &c->vel[3 * i];
         d.mass += m;

@@ -180,7 +180,8 @@ static __device__ void block_sum(double (*sh)[DIAG_THREADS], double *v) {
  * phi_i = -sum_{j != i} m_j / sqrt(r^2 + eps^2), is summed in T within a
  * tile of DIAG_THREADS bodies and in double across tiles. */
 template <typename T, typename V = typename vec4<T>::type>
-__global__ void diag_partial_kernel(int n, const V *pos, const V *vel, T eps2, double *partial) {
+__global__ void diag_partial_kernel(int n, const V *pos, const V *vel, T eps2, bool with_potential,
+                                    double *partial) {
     __shared__ V tile[DIAG_THREADS];
     __shared__ double sh[DIAG_COUNT][DIAG_THREADS];
     const int i = blockIdx.x * DIAG_THREADS + threadIdx.x;
@@ -189,7 +190,7 @@ __global__ void diag_partial_kernel(int n, const V *pos, const V *vel, T eps2, d
     const V xi = i < n ? pos[i] : zero;
     const V vi = i < n ? vel[i] : zero;
     double phi = 0.0;
-    for (int base = 0; base < n; base += DIAG_THREADS) {
+    for (int base = 0; with_potential && base < n; base += DIAG_THREADS) {
         const int j = base + threadIdx.x;
         tile[threadIdx.x] = j < n ? pos[j] : zero;
         __syncthreads();
@@ -557,15 +558,16 @@ static void cuda_vertices(void *b, sim_vertex *dst, bool dst_on_device) {
     CUDA_CHECK(cudaStreamSynchronize(c->stream));
 }
 
-static sim_diag cuda_diagnostics(void *b, float softening) {
+static sim_diag cuda_diagnostics(void *b, float softening, bool with_potential) {
     cuda_backend *c = (cuda_backend *)b;
     const int blocks = blocks_for(c->n, DIAG_THREADS);
     if (c->fp64) {
         diag_partial_kernel<double><<<blocks, DIAG_THREADS, 0, c->stream>>>(
-            c->n, c->pos64, c->vel64, (double)softening * softening, c->diag_partial);
+            c->n, c->pos64, c->vel64, (double)softening * softening, with_potential,
+            c->diag_partial);
     } else {
         diag_partial_kernel<float><<<blocks, DIAG_THREADS, 0, c->stream>>>(
-            c->n, c->pos, c->vel, softening * softening, c->diag_partial);
+            c->n, c->pos, c->vel, softening * softening, with_potential, c->diag_partial);
     }
     CUDA_CHECK_LAUNCH();
     diag_total_kernel<<<1, DIAG_THREADS, 0, c->stream>>>(blocks, c->diag_partial);

@@ -42,7 +42,8 @@ typedef struct sim_backend_ops {
     void (*download)(void *b, sim_body *out, const sim_step_params *sp);
     void (*step)(void *b, const sim_step_params *sp, int steps);
     void (*vertices)(void *b, sim_vertex *dst, bool dst_on_device);
-    sim_diag (*diagnostics)(void *b, float softening);
+    /* with_potential false skips the O(N^2) potential (W and E stay 0). */
+    sim_diag (*diagnostics)(void *b, float softening, bool with_potential);
     float (*last_step_ms)(void *b);
     /* Waits for the timing of the last step call to be readable. */
     void (*wait_timing)(void *b);

@@ -744,12 +744,10 @@ extern "C" sim_block sim_kernels_clamp(sim_variant v, int p, int q, int n,
         b.q = 1;
         return b;
     }
-    if (b.p <= 0 || b.q <= 0) {
-        const sim_block a = auto_shape(e, n, lim);
-        if (b.p <= 0 && b.q <= 0) return a;
-        if (b.p <= 0) b.p = a.p;
-        if (b.q <= 0) b.q = a.q;
-    }
+    if (b.p <= 0 && b.q <= 0) return auto_shape(e, n, lim);
+    /* One of them given: the other fills the largest block. */
+    if (b.q <= 0) b.q = b.p < max_threads ? max_threads / b.p : 1;
+    if (b.p <= 0) b.p = b.q < max_threads ? max_threads / b.q : 1;
     if (b.q > max_threads) {
         b.q = max_threads;
         note(&b, "q <= the threads per block this kernel can launch");

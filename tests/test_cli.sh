@@ -52,6 +52,15 @@ expect_refusal "unwritable screenshot" --headless --frames 1 --screenshot /nonex
 expect_refusal "unwritable dump" --headless --frames 1 --dump /nonexistent/dir/x.csv
 expect_refusal "screenshot is a folder" --headless --frames 1 --screenshot "$tmp/adir"
 expect_refusal "N beyond host memory" --backend cpu --n 2000000000 "${out[@]}"
+expect_refusal "status-every 0" --status-json "$tmp/s.json" --status-every 0 "${out[@]}"
+expect_refusal "status-every alone" --status-every 5 "${out[@]}"
+scripts=$(mktemp -d)
+printf '10 K\n20 Hyper+Q\n' >"$scripts/bad.txt"
+expect_refusal "unknown key in a script" --script "$scripts/bad.txt" "${out[@]}"
+printf '10 K\nK 20\n' >"$scripts/swapped.txt"
+expect_refusal "script line out of order" --script "$scripts/swapped.txt" "${out[@]}"
+expect_refusal "missing script" --script "$scripts/none.txt" "${out[@]}"
+rm -rf "$scripts"
 if "$cuda_available" >/dev/null; then
     expect_refusal "N beyond GPU memory" --backend cuda --n 2000000000 "${out[@]}"
 else
@@ -71,6 +80,14 @@ else
     echo "ok   (good run): header, 100 rows, PNG written"
 fi
 "$nbody" --help | grep -q -- '--steps-per-frame' || { echo "FAIL: --help"; failures=$((failures + 1)); }
+# The lecture tour shipped in assets/ parses and runs.
+tour=$(dirname "$0")/../assets/tours/lecture-ladder.txt
+if ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" "$nbody" --backend cpu --n 64 --headless \
+    --frames 2 --width 64 --height 48 --script "$tour" >/dev/null 2>"$tmp/.stderr"; then
+    echo "ok   (lecture tour parses)"
+else
+    echo "FAIL (lecture tour)"; cat "$tmp/.stderr"; failures=$((failures + 1))
+fi
 
 echo "test_cli: $failures failure(s)"
 [ "$failures" -eq 0 ]

@@ -1,0 +1,168 @@
+/* app_hud.c - the heads-up display and the help overlay.
+ *
+ * The HUD (Tab) shows the numbers a tuner or lecturer watches: frame rate,
+ * step time from CUDA events, interactions/s and GFLOP/s (20 flops per
+ * interaction, 30 in fp64), N, scene, kernel and block shape, the knobs, and
+ * the energy error sampled every few frames. The help overlay (H, F1) lists
+ * the key table of app_keys.c and what p and q mean for the current kernel.
+ * Sizes follow the window's content scale, so both read on a HiDPI laptop
+ * and on a projector.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+
+#define HUD_BASE_PX 17.0f
+#define MAX_LINES 48
+
+static const float WHITE[4] = {0.92f, 0.94f, 1.0f, 1.0f};
+static const float DIM[4] = {0.62f, 0.68f, 0.78f, 1.0f};
+static const float WARN[4] = {1.0f, 0.62f, 0.25f, 1.0f};
+static const float GOOD[4] = {0.45f, 0.95f, 0.55f, 1.0f};
+static const float KEY[4] = {1.0f, 0.85f, 0.4f, 1.0f};
+static const float PANEL[4] = {0.02f, 0.03f, 0.06f, 0.72f};
+
+typedef struct hud_line {
+    char text[200];
+    const float *color;
+} hud_line;
+
+typedef struct hud_lines {
+    hud_line line[MAX_LINES];
+    int count;
+} hud_lines;
+
+__attribute__((format(printf, 3, 4))) static void add(hud_lines *l, const float *color,
+                                                      const char *fmt, ...) {
+    if (l->count == MAX_LINES) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(l->line[l->count].text, sizeof l->line[0].text, fmt, ap);
+    va_end(ap);
+    l->line[l->count++].color = color;
+}
+
+/* 16384 -> "16,384" */
+static void with_commas(long v, char *out, size_t len) {
+    char digits[32];
+    snprintf(digits, sizeof digits, "%ld", v);
+    const size_t n = strlen(digits);
+    size_t o = 0;
+    for (size_t i = 0; i < n && o + 2 < len; i++) {
+        if (i > 0 && (n - i) % 3 == 0) out[o++] = ',';
+        out[o++] = digits[i];
+    }
+    out[o] = 0;
+}
+
+/* A panel with lines, top-left at (x, y); returns its height. */
+static float panel(render_overlay *o, float x, float y, const hud_lines *l) {
+    const float lh = render_overlay_line_height(o), pad = 0.5f * lh;
+    float w = 0;
+    for (int i = 0; i < l->count; i++) {
+        const float tw = render_overlay_text_width(o, l->line[i].text);
+        if (tw > w) w = tw;
+    }
+    const float h = lh * l->count + 2 * pad;
+    render_overlay_rect(o, x, y, w + 2 * pad, h, PANEL);
+    for (int i = 0; i < l->count; i++) {
+        render_overlay_text(o, x + pad, y + pad + lh * i, l->line[i].color, l->line[i].text);
+    }
+    return h;
+}
+
+static void hud_text(app *a, hud_lines *l) {
+    const sim_params p = sim_get_params(a->sim);
+    const bool cuda = p.backend == SIM_BACKEND_CUDA;
+    const sim_variant_desc *v = sim_variant_info(p.variant);
+    char n[32];
+    with_commas(p.body_count, n, sizeof n);
+    const float ms = sim_last_step_ms(a->sim);
+    const double ips = app_interactions_per_s(a), fpi = app_flops_per_interaction(a);
+
+    add(l, WHITE, "%.0f frames/s   %.3f ms/step (%s)   %d step%s/frame%s", a->fps, ms,
+        cuda ? "CUDA events" : "CPU clock", a->cfg.steps_per_frame,
+        a->cfg.steps_per_frame == 1 ? "" : "s",
+        a->cfg.headless ? ""
+        : a->vsync      ? "   vsync"
+                        : "");
+    add(l, WHITE, "%.3g interactions/s   %.1f GFLOP/s  (N²/step, %.0f flops each)", ips,
+        ips * fpi * 1e-9, fpi);
+    add(l, WHITE, "N %s   %s   t = %.3f (%lld steps)", n, sim_ic_name(p.ic), p.time,
+        (long long)p.steps);
+    if (cuda) {
+        add(l, v->fp64 ? GOOD : KEY, "%s %s  p×q %d×%d: %s", v->fp64 ? "FP64" : "FP32", v->name,
+            p.p, p.q, v->description);
+    } else {
+        add(l, GOOD, "FP64 CPU reference (plain C, double precision)");
+    }
+    char damping[48];
+    if (p.damping == 1.0f) {
+        snprintf(damping, sizeof damping, "1 (none)");
+    } else {
+        snprintf(damping, sizeof damping, "%.6g", (double)p.damping);
+    }
+    add(l, WHITE, "dt %.4g   ε %.4g   damping %s", p.dt, p.softening, damping);
+    if (a->diag_valid && a->energy0_valid && isfinite(a->diag.total)) {
+        const double de = a->energy0 != 0 ? (a->diag.total - a->energy0) / fabs(a->energy0) : 0;
+        add(l, WHITE, "E %.6f   ΔE/E₀ %+.2e   2K/|W| %.3f   (every %d frames)", a->diag.total, de,
+            a->diag.virial_ratio, APP_DIAG_EVERY);
+    }
+    add(l, DIM, "%s · %s · colour: %s · H for help", cuda ? "CUDA" : "CPU",
+        cuda ? app_interop_path_name(a->interop.path) : "host copy",
+        a->color == RENDER_COLOR_SPEED ? "speed" : "per body");
+    if (p.damping < 1.0f) add(l, WARN, "damping < 1: energy is not conserved");
+    if (a->blown_up) {
+        add(l, WARN, "NaN/Inf positions: paused. R re-seeds, Shift+T halves dt, S softens");
+    } else if (a->paused) {
+        add(l, WARN, "PAUSED   (Space runs, . steps once)");
+    }
+}
+
+static void help_text(app *a, hud_lines *l) {
+    add(l, WHITE, "nbody: keys and mouse");
+    const char *label, *text;
+    for (int i = 0; app_key_help(i, &label, &text); i++) {
+        add(l, KEY, "%-18s %s", label, text);
+    }
+    const sim_params p = sim_get_params(a->sim);
+    const sim_variant_desc *v = sim_variant_info(p.variant);
+    add(l, DIM, "for %s: p = %s", v->name, v->p_meaning ? v->p_meaning : "not used");
+    add(l, DIM, "         q = %s", v->q_meaning ? v->q_meaning : "not used (one thread per body)");
+}
+
+void app_hud_draw(app *a, int fb_width, int fb_height) {
+    const bool message = a->message[0] && app_now() < a->message_until;
+    if (!a->hud && !a->help && !message) return;
+    render_overlay *o = a->overlay;
+    const float scale = a->content_scale * (a->cfg.hud_scale > 0 ? a->cfg.hud_scale : 1.0f);
+    render_overlay_set_font_px(o, roundf(HUD_BASE_PX * scale));
+    const float margin = render_overlay_line_height(o) * 0.6f;
+    render_overlay_begin(o, fb_width, fb_height);
+    if (a->hud && !a->help) { /* the help panel takes the screen while it is open */
+        hud_lines l = {.count = 0};
+        hud_text(a, &l);
+        panel(o, margin, margin, &l);
+    }
+    if (a->help) {
+        hud_lines l = {.count = 0};
+        help_text(a, &l);
+        float w = 0;
+        for (int i = 0; i < l.count; i++) {
+            const float tw = render_overlay_text_width(o, l.line[i].text);
+            if (tw > w) w = tw;
+        }
+        const float lh = render_overlay_line_height(o);
+        const float h = lh * (l.count + 1);
+        panel(o, fmaxf(margin, (fb_width - w) / 2), fmaxf(margin, (fb_height - h) / 2), &l);
+    }
+    if (message) {
+        hud_lines l = {.count = 0};
+        add(&l, WHITE, "%s", a->message);
+        panel(o, margin, fb_height - margin - 2 * render_overlay_line_height(o), &l);
+    }
+    render_overlay_end(o);
+}

@@ -1,0 +1,124 @@
+/* render_gl.c - GL plumbing shared by render.c and render_overlay.c: loading
+ * entry points, shader programs from files with their compile logs, error
+ * checks. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render_gl.h"
+
+#ifndef NDEBUG
+void render_gl_check(const char *what, const char *file, int line) {
+    for (GLenum e = glGetError(); e != GL_NO_ERROR; e = glGetError()) {
+        fprintf(stderr, "%s:%d: GL error 0x%04x after %s\n", file, line, e, what);
+        abort();
+    }
+}
+#endif
+
+void render_gl_error(render_error *err, const char *hint, const char *fmt, ...) {
+    if (!err) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    snprintf(err->hint, sizeof err->hint, "%s", hint);
+}
+
+char *render_gl_read_file(const char *path, const char *what, long *len, render_error *err) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        render_gl_error(err, "run the binary from its build folder, or reinstall its data files",
+                        "cannot open %s %s: %s", what, path, strerror(errno));
+        return NULL;
+    }
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *data = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (!data || fread(data, 1, (size_t)n, f) != (size_t)n) {
+        render_gl_error(err, "check the file is readable", "cannot read %s %s", what, path);
+        free(data);
+        fclose(f);
+        return NULL;
+    }
+    data[n] = 0;
+    fclose(f);
+    if (len) *len = n;
+    return data;
+}
+
+static GLuint compile(GLenum type, const char *dir, const char *name, render_error *err) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *src = render_gl_read_file(path, "shader", NULL, err);
+    if (!src) return 0;
+    GLuint sh = glCreateShader(type);
+    glShaderSource(sh, 1, (const GLchar *const *)&src, NULL);
+    glCompileShader(sh);
+    free(src);
+    GLint ok = 0;
+    glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
+    if (!ok) {
+        char log[400];
+        glGetShaderInfoLog(sh, sizeof log, NULL, log);
+        render_gl_error(err, "fix the shader source (the GL driver's log is in the message)",
+                        "shader %s does not compile: %s", path, log);
+        glDeleteShader(sh);
+        return 0;
+    }
+    return sh;
+}
+
+GLuint render_gl_program(const char *dir, const char *vs_name, const char *fs_name,
+                         render_error *err) {
+    GLuint vs = compile(GL_VERTEX_SHADER, dir, vs_name, err);
+    if (!vs) return 0;
+    GLuint fs = compile(GL_FRAGMENT_SHADER, dir, fs_name, err);
+    if (!fs) {
+        glDeleteShader(vs);
+        return 0;
+    }
+    GLuint prog = glCreateProgram();
+    glAttachShader(prog, vs);
+    glAttachShader(prog, fs);
+    glLinkProgram(prog);
+    glDeleteShader(vs);
+    glDeleteShader(fs);
+    GLint ok = 0;
+    glGetProgramiv(prog, GL_LINK_STATUS, &ok);
+    if (!ok) {
+        char log[400];
+        glGetProgramInfoLog(prog, sizeof log, NULL, log);
+        render_gl_error(err, "fix the shader sources", "shaders %s + %s do not link: %s", vs_name,
+                        fs_name, log);
+        glDeleteProgram(prog);
+        return 0;
+    }
+    return prog;
+}
+
+/* GLEW 2.2 built for GLX returns GLEW_ERROR_NO_GLX_DISPLAY on an EGL or
+ * Wayland context after it has loaded every core entry point; that one code
+ * is not a failure. This is the only place that decides so. */
+bool render_gl_load(render_error *err) {
+    glewExperimental = GL_TRUE;
+    GLenum e = glewInit();
+#ifdef GLEW_ERROR_NO_GLX_DISPLAY
+    if (e == GLEW_ERROR_NO_GLX_DISPLAY) e = GLEW_OK;
+#endif
+    glGetError(); /* glewInit may leave GL_INVALID_ENUM behind on core profiles */
+    if (e != GLEW_OK) {
+        render_gl_error(err, "check the OpenGL driver (glxinfo -B)", "cannot load OpenGL: %s",
+                        (const char *)glewGetErrorString(e));
+        return false;
+    }
+    if (!glCreateShader || !glGenVertexArrays) {
+        render_gl_error(err, "update the graphics driver, or use --headless",
+                        "OpenGL 3.3 core is not available (%s)", render_gl_version());
+        return false;
+    }
+    return true;
+}

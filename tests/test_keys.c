@@ -1,0 +1,217 @@
+/* test_keys.c - the key table does what the help says, clamps included.
+ *
+ * Drives app_key() - the function behind both the window's keyboard and
+ * --script - on an app with the CPU backend (no GL needed: keys only change
+ * state), and checks the state after each press. Where a CUDA device is
+ * present it also walks K / Shift+K through every kernel variant and checks
+ * the block-shape clamps of a one-thread-per-body variant.
+ */
+#include <GLFW/glfw3.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "test_util.h"
+
+static app make_app(sim_backend backend, int p, int q) {
+    app a = {0};
+    a.cfg.sim = (sim_desc){.backend = backend, .body_count = 1000, .p = p, .q = q};
+    a.cfg.n_given = true;
+    a.cfg.steps_per_frame = 1;
+    a.cfg.headless = true;
+    if (!app_create_sim(&a)) exit(1);
+    return a;
+}
+
+static sim_params press(app *a, int key, int mods) {
+    a->message[0] = 0;
+    app_key(a, key, mods);
+    return sim_get_params(a->sim);
+}
+
+#define SHIFT GLFW_MOD_SHIFT
+
+static void check_knobs(void) {
+    app a = make_app(SIM_BACKEND_CPU, 64, 2);
+    sim_params p = sim_get_params(a.sim);
+    CHECK(p.damping == 1.0f, "damping starts at 1");
+
+    /* D doubles 1 - d from 1e-4; Shift+D halves it and snaps to 1 below 1e-4. */
+    const double expect_up[] = {0.9999, 0.9998, 0.9996, 0.9992};
+    for (int i = 0; i < 4; i++) {
+        p = press(&a, GLFW_KEY_D, 0);
+        CHECK(fabs(p.damping - expect_up[i]) < 1e-6, "D #%d: damping %.7f, want %.4f", i + 1,
+              p.damping, expect_up[i]);
+    }
+    const double expect_down[] = {0.9996, 0.9998, 0.9999, 1.0};
+    for (int i = 0; i < 4; i++) {
+        p = press(&a, GLFW_KEY_D, SHIFT);
+        CHECK(fabs(p.damping - expect_down[i]) < 1e-6, "Shift+D #%d: damping %.7f, want %.4f",
+              i + 1, p.damping, expect_down[i]);
+    }
+    CHECK(p.damping == 1.0f, "damping back to exactly 1, not %.9f", p.damping);
+    for (int i = 0; i < 20; i++) p = press(&a, GLFW_KEY_D, 0);
+    CHECK(p.damping >= 0.5f - 1e-6f, "damping is capped at 0.5: %.5f", p.damping);
+    for (int i = 0; i < 20; i++) p = press(&a, GLFW_KEY_D, SHIFT);
+    CHECK(p.damping == 1.0f, "many Shift+D: damping off");
+
+    /* S, T: x2 and /2; the time step is kept within [1e-6, 1]. */
+    p = press(&a, GLFW_KEY_S, 0);
+    CHECK(p.softening == 0.1f, "S: softening %.4f", p.softening);
+    p = press(&a, GLFW_KEY_S, SHIFT);
+    CHECK(p.softening == 0.05f, "Shift+S: softening %.4f", p.softening);
+    sim_set_softening(a.sim, 0);
+    p = press(&a, GLFW_KEY_S, 0);
+    CHECK(p.softening == 1e-3f, "S from zero softening: %.4g", p.softening);
+    p = press(&a, GLFW_KEY_T, 0);
+    CHECK(p.dt == 1.0f / 64, "T: dt %.6f", p.dt);
+    p = press(&a, GLFW_KEY_T, SHIFT);
+    CHECK(p.dt == 1.0f / 128, "Shift+T: dt %.6f", p.dt);
+    sim_set_dt(a.sim, 1.0f);
+    p = press(&a, GLFW_KEY_T, 0);
+    CHECK(p.dt == 1.0f && strstr(a.message, "stays"), "T clamps at 1: %g (%s)", p.dt, a.message);
+
+    /* + and - double and halve N in the same scene (keypad keys too). */
+    p = press(&a, GLFW_KEY_EQUAL, SHIFT);
+    CHECK(p.body_count == 2000 && p.ic == SIM_IC_PLUMMER, "+: N %d", p.body_count);
+    p = press(&a, GLFW_KEY_KP_SUBTRACT, 0);
+    CHECK(p.body_count == 1000, "keypad -: N %d", p.body_count);
+    p = press(&a, GLFW_KEY_KP_ADD, 0);
+    CHECK(p.body_count == 2000, "keypad +: N %d", p.body_count);
+    p = press(&a, GLFW_KEY_MINUS, 0);
+    CHECK(p.body_count == 1000, "-: N %d", p.body_count);
+
+    /* Scenes and seeds. */
+    p = press(&a, GLFW_KEY_2, 0);
+    CHECK(p.ic == SIM_IC_SHELL && p.body_count == 1000, "2: shell");
+    p = press(&a, GLFW_KEY_1, 0);
+    CHECK(p.ic == SIM_IC_PLUMMER, "1: Plummer");
+    const uint64_t seed = p.seed;
+    p = press(&a, GLFW_KEY_R, 0);
+    CHECK(p.seed == seed + 1 && p.time == 0, "R: next seed, time 0");
+
+    /* The CPU backend has one kernel. */
+    const sim_variant v = p.variant;
+    p = press(&a, GLFW_KEY_K, 0);
+    CHECK(p.variant == v && strstr(a.message, "CPU"), "K on the CPU backend: %s", a.message);
+
+    /* p and q double and halve; p x q over 1024 threads is clamped with a reason. */
+    p = press(&a, GLFW_KEY_P, 0);
+    CHECK(p.p == 128 && p.q == 2, "P: %dx%d", p.p, p.q);
+    p = press(&a, GLFW_KEY_Q, 0);
+    CHECK(p.p == 128 && p.q == 4, "Q: %dx%d", p.p, p.q);
+    p = press(&a, GLFW_KEY_P, 0);
+    CHECK(p.p == 256 && p.q == 4, "P: %dx%d", p.p, p.q);
+    p = press(&a, GLFW_KEY_P, 0);
+    CHECK(p.p == 256 && p.q == 4 && strstr(a.message, "p x q"), "P past 1024 threads: %dx%d (%s)",
+          p.p, p.q, a.message);
+    p = press(&a, GLFW_KEY_Q, SHIFT);
+    CHECK(p.p == 256 && p.q == 2, "Shift+Q: %dx%d", p.p, p.q);
+    p = press(&a, GLFW_KEY_P, SHIFT);
+    CHECK(p.p == 128 && p.q == 2, "Shift+P: %dx%d", p.p, p.q);
+
+    /* Loop and view toggles. */
+    CHECK(!a.paused, "running at start");
+    press(&a, GLFW_KEY_PERIOD, 0);
+    CHECK(!a.step_once, ". while running does not step");
+    press(&a, GLFW_KEY_SPACE, 0);
+    CHECK(a.paused, "Space pauses");
+    press(&a, GLFW_KEY_PERIOD, 0);
+    CHECK(a.step_once, ". while paused steps once");
+    press(&a, GLFW_KEY_SPACE, 0);
+    CHECK(!a.paused, "Space runs");
+    press(&a, GLFW_KEY_C, 0);
+    CHECK(a.color == RENDER_COLOR_BODY, "C: per body");
+    press(&a, GLFW_KEY_C, 0);
+    CHECK(a.color == RENDER_COLOR_SPEED, "C cycles back to speed");
+    const bool vs = a.vsync;
+    press(&a, GLFW_KEY_V, 0);
+    CHECK(a.vsync != vs && a.vsync_changed, "V toggles vsync");
+    press(&a, GLFW_KEY_H, 0);
+    CHECK(a.help, "H opens help");
+    press(&a, GLFW_KEY_F1, 0);
+    CHECK(!a.help, "F1 closes help");
+    const bool hud = a.hud;
+    press(&a, GLFW_KEY_TAB, 0);
+    CHECK(a.hud != hud, "Tab toggles the HUD");
+    press(&a, GLFW_KEY_F12, 0);
+    CHECK(a.screenshot_requested, "F12 asks for a screenshot");
+    press(&a, GLFW_KEY_G, 0);
+    CHECK(a.follow_com, "G follows the centre of mass");
+    a.camera.distance = 100;
+    press(&a, GLFW_KEY_F, 0);
+    CHECK(a.camera.distance > 0.5f && a.camera.distance < 10, "F fits: distance %.3f",
+          a.camera.distance);
+    press(&a, GLFW_KEY_ESCAPE, 0);
+    CHECK(a.quit, "Esc quits");
+    app_destroy(&a);
+}
+
+static void check_key_names(void) {
+    int key, mods;
+    CHECK(app_key_parse("Shift+P", &key, &mods) && key == GLFW_KEY_P && mods == GLFW_MOD_SHIFT,
+          "Shift+P");
+    CHECK(app_key_parse("k", &key, &mods) && key == GLFW_KEY_K && mods == 0, "k");
+    CHECK(app_key_parse("7", &key, &mods) && key == GLFW_KEY_7, "7");
+    CHECK(app_key_parse("Space", &key, &mods) && key == GLFW_KEY_SPACE, "Space");
+    CHECK(app_key_parse("+", &key, &mods) && key == GLFW_KEY_EQUAL, "+");
+    CHECK(app_key_parse(".", &key, &mods) && key == GLFW_KEY_PERIOD, ".");
+    CHECK(app_key_parse("F12", &key, &mods) && key == GLFW_KEY_F12, "F12");
+    CHECK(!app_key_parse("Ctrl+X", &key, &mods), "Ctrl+X is not a key here");
+    CHECK(!app_key_parse("", &key, &mods), "empty");
+    const char *label, *text;
+    int n = 0;
+    while (app_key_help(n, &label, &text)) n++;
+    CHECK(n >= 27, "help lists every binding and the mouse: %d lines", n);
+}
+
+static void check_bad_script(void) {
+    char path[] = "/tmp/nbody-test-script-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0, "temp file");
+    const char text[] = "# ok\n10 K\n\n20 Ctrl+Z\n";
+    CHECK(write(fd, text, sizeof text - 1) == (ssize_t)(sizeof text - 1), "write");
+    close(fd);
+    app a = {0};
+    a.cfg.sim = (sim_desc){.backend = SIM_BACKEND_CPU, .body_count = 10};
+    a.cfg.script = path;
+    CHECK(!app_create_sim(&a), "a script with an unknown key is refused at start-up");
+    CHECK(a.sim == NULL, "and nothing was created");
+    unlink(path);
+}
+
+static void check_cuda_variants(void) {
+    if (sim_cuda_device_count(NULL, 0) == 0) {
+        printf("no CUDA device: K on the CUDA backend not checked\n");
+        return;
+    }
+    app a = make_app(SIM_BACKEND_CUDA, 0, 0);
+    sim_params p = sim_get_params(a.sim);
+    CHECK(p.variant == SIM_VARIANT_BEST, "starts on best");
+    /* K walks the whole ladder and wraps; Shift+K walks back. */
+    sim_variant seen[SIM_VARIANT_COUNT];
+    for (int i = 0; i < SIM_VARIANT_COUNT - 1; i++) {
+        p = press(&a, GLFW_KEY_K, 0);
+        seen[i] = p.variant;
+        CHECK(strstr(a.message, sim_variant_info(p.variant)->name) != NULL, "K: %s", a.message);
+    }
+    CHECK(p.variant == SIM_VARIANT_BEST, "K wraps around to best");
+    CHECK(seen[0] == SIM_VARIANT_FP64 && seen[1] == SIM_VARIANT_NAIVE, "K order: fp64, naive");
+    p = press(&a, GLFW_KEY_K, SHIFT);
+    CHECK(p.variant == SIM_VARIANT_FAST, "Shift+K: back to fast");
+    /* A one-thread-per-body variant takes no q: Q is clamped with its reason. */
+    while (p.variant != SIM_VARIANT_RSQRT) p = press(&a, GLFW_KEY_K, SHIFT);
+    CHECK(p.q == 1, "rsqrt: q = 1");
+    p = press(&a, GLFW_KEY_Q, 0);
+    CHECK(p.q == 1 && strstr(a.message, "one thread per body"), "Q on rsqrt: %s", a.message);
+    app_destroy(&a);
+}
+
+int main(void) {
+    check_knobs();
+    check_key_names();
+    check_bad_script();
+    check_cuda_variants();
+    return test_exit("test_keys");
+}
