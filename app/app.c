@@ -15,7 +15,6 @@
 
 #include "app.h"
 
-#define CPU_DEFAULT_BODIES 4096
 #define MESSAGE_SECONDS 3.0 /* how long a HUD message stays */
 
 double app_now(void) {
@@ -31,23 +30,6 @@ void app_message(app *a, const char *fmt, ...) {
     va_end(ap);
     a->message_until = app_now() + MESSAGE_SECONDS;
     printf("nbody: %s\n", a->message);
-}
-
-/* Camera distance that frames a scene of unit scale. */
-static float scene_distance(sim_ic ic) {
-    return ic == SIM_IC_SHELL ? 3.2f : 3.6f;
-}
-
-static void frame_scene(app *a) {
-    const sim_params p = sim_get_params(a->sim);
-    a->camera = (render_camera){
-        .distance = scene_distance(p.ic),
-        .yaw = 0.6f,
-        .pitch = 0.35f,
-    };
-    /* Keep the cloud's total light about the same whatever N is. */
-    a->brightness = 0.3f * sqrtf(16384.0f / (float)p.body_count);
-    if (a->brightness > 1.0f) a->brightness = 1.0f;
 }
 
 static bool file_exists(const char *dir, const char *name) {
@@ -84,16 +66,35 @@ static void find_data_dir(char *dir, size_t len) {
     snprintf(dir, len, "%s", NBODY_SOURCE_DIR);
 }
 
+/* The preset a command line means: --preset, else the one for --ic. */
+static int startup_preset(const app_config *c) {
+    if (c->preset) return app_preset_find(c->preset);
+    switch (c->sim.ic) {
+    case SIM_IC_SHELL:
+        return app_preset_find("shell");
+    case SIM_IC_DISK:
+        return app_preset_find("disk");
+    case SIM_IC_MERGER:
+        return app_preset_find("antennae-like");
+    default:
+        return app_preset_find("plummer");
+    }
+}
+
 bool app_create_sim(app *a) {
     if (a->cfg.script && !app_script_load(a, a->cfg.script)) return false;
-    sim_desc d = a->cfg.sim;
     char why[160] = "";
     const int devices = sim_cuda_device_count(why, sizeof why);
-    if (d.backend == SIM_BACKEND_DEFAULT && devices == 0) d.backend = SIM_BACKEND_CPU;
-    if (d.backend == SIM_BACKEND_CPU && !a->cfg.n_given) d.body_count = CPU_DEFAULT_BODIES;
+    if (a->cfg.sim.backend == SIM_BACKEND_DEFAULT && devices == 0) {
+        a->cfg.sim.backend = SIM_BACKEND_CPU;
+    }
+    const bool cpu = a->cfg.sim.backend == SIM_BACKEND_CPU;
+    const int preset = startup_preset(&a->cfg);
+    app_preset_config(&a->cfg, preset);
+    app_preset_knobs(&a->cfg, preset, cpu);
 
     sim_error err = {0};
-    a->sim = sim_create(&d, &err);
+    a->sim = sim_create(&a->cfg.sim, &err);
     if (!a->sim) {
         fprintf(stderr, "nbody: %s\nhint: %s\n", err.message, err.hint);
         return false;
@@ -112,9 +113,8 @@ bool app_create_sim(app *a) {
     a->hud = !a->cfg.no_hud;
     a->vsync = !a->cfg.no_vsync;
     a->content_scale = 1.0f;
-    a->point_size = 0.035f;
     a->speed_scale = 1.0f;
-    frame_scene(a);
+    app_preset_view(a, preset);
     return true;
 }
 
@@ -154,7 +154,7 @@ void app_reseed(app *a, sim_ic ic, int n, uint64_t seed) {
     a->energy0_valid = false;
     a->diag_valid = false;
     a->blown_up = false;
-    if (ic != before.ic || n != before.body_count) frame_scene(a);
+    if (n != before.body_count) app_preset_view(a, a->preset); /* brightness follows N */
     app_message(a, "%s, %d bodies, seed %llu", sim_ic_name(ic), n, (unsigned long long)seed);
 }
 
@@ -204,14 +204,16 @@ static void update_fps(app *a) {
     }
 }
 
-/* F12: the frame as drawn, HUD included, to nbody-<local time>.png. */
+/* F12: the frame as drawn, HUD included, to nbody-<local time>-f<frame>.png. */
 static void save_screenshot(app *a, int w, int h) {
     a->screenshot_requested = false;
     char path[64];
     const time_t t = time(NULL);
     struct tm tm;
     localtime_r(&t, &tm);
-    strftime(path, sizeof path, "nbody-%Y%m%d-%H%M%S.png", &tm);
+    char stamp[32];
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    snprintf(path, sizeof path, "nbody-%s-f%06d.png", stamp, a->frame);
     uint8_t *rgba = malloc((size_t)w * (size_t)h * 4);
     if (!rgba) {
         app_message(a, "out of memory for a %dx%d screenshot", w, h);
@@ -234,9 +236,22 @@ void app_frame(app *a, int fb_width, int fb_height) {
     sample_diagnostics(a);
     if (a->follow_com) {
         const sim_diag m = sim_moments(a->sim);
-        for (int k = 0; k < 3; k++) a->camera.target[k] = (float)m.center_of_mass[k];
+        /* In a merger, the larger galaxy; else everything. */
+        const int g = m.galaxy_mass[1] > m.galaxy_mass[0] ? 1 : 0;
+        const double *c = m.galaxy_mass[g] > 0 ? m.galaxy_com[g] : m.center_of_mass;
+        for (int k = 0; k < 3; k++) a->camera.target[k] = (float)c[k];
     }
     app_interop_upload(&a->interop, a->sim, a->render);
+    const sim_params p = sim_get_params(a->sim);
+    if (p.generation != a->tags_generation) {
+        uint8_t *tags = malloc((size_t)p.body_count);
+        if (tags) {
+            sim_get_tags(a->sim, tags);
+            render_upload_tags(a->render, tags, p.body_count);
+            a->tags_generation = p.generation;
+            free(tags);
+        }
+    }
     const render_view view = {
         .fb_width = fb_width,
         .fb_height = fb_height,
@@ -245,8 +260,12 @@ void app_frame(app *a, int fb_width, int fb_height) {
         .brightness = a->brightness,
         .speed_scale = a->speed_scale,
         .color = a->color,
+        .hide_halo = a->hide_halo,
+        .exposure = a->exposure,
+        .auto_exposure = a->auto_exposure,
+        .bloom = a->bloom,
     };
-    render_frame(a->render, &view, sim_get_params(a->sim).body_count);
+    render_frame(a->render, &view, p.body_count);
     app_hud_draw(a, fb_width, fb_height);
     if (a->screenshot_requested) save_screenshot(a, fb_width, fb_height);
     if (a->cfg.status_every > 0 && a->frame % a->cfg.status_every == 0) app_status_append(a);

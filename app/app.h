@@ -60,6 +60,9 @@ typedef struct app_config {
     const char *script;      /* --script FILE: scripted key presses */
     const char *status_json; /* --status-json FILE */
     int status_every;        /* also every N frames, as JSON lines; 0 -> at exit only */
+    const char *preset;      /* --preset NAME: a scene with its knobs and view */
+    bool incl_given;         /* --incl1/--incl2 given (0 is a valid angle) */
+    bool retrograde;         /* --retrograde: both disks turned by 180 degrees */
     /* --benchmark: every (variant, N, p, q) of these lists, no window. */
     bool benchmark;
     app_list n_list, p_list, q_list;
@@ -105,8 +108,14 @@ typedef struct app {
     render_camera camera;
     float point_size, brightness, speed_scale;
     render_color color;
-    bool follow_com;
-    float content_scale; /* the window's DPI scale (1 headless) */
+    bool follow_com;          /* G: the camera tracks the (larger galaxy's) centre of mass */
+    bool hide_halo;           /* O shows it */
+    float exposure;           /* E / Shift+E */
+    bool auto_exposure;       /* A */
+    bool bloom;               /* B */
+    int preset;               /* the scene (app_presets.c) */
+    uint32_t tags_generation; /* the sim generation whose tags the renderer has */
+    float content_scale;      /* the window's DPI scale (1 headless) */
 
     /* the loop */
     bool paused, step_once, quit;
@@ -180,6 +189,22 @@ void app_key(app *a, int key, int mods);
 bool app_key_parse(const char *name, int *key, int *mods);
 /* Help lines: fills *label and *text for binding i; false past the end. */
 bool app_key_help(int i, const char **label, const char **text);
+
+/* app_presets.c: the scenes on keys 1-7 and --preset. */
+int app_preset_count(void);
+const char *app_preset_name(int i);
+const char *app_preset_title(int i);
+int app_preset_find(const char *name); /* -1 if unknown */
+/* The preset's initial condition on the command line's zeros. */
+void app_preset_config(app_config *c, int i);
+/* The preset's N, dt, softening and steps per frame on the command line's zeros. */
+void app_preset_knobs(app_config *c, int i, bool cpu);
+/* The preset's view: sprite size, colours, exposure, camera. */
+void app_preset_view(app *a, int i);
+/* Switches scene live (keys 1-7). */
+void app_preset_switch(app *a, int i);
+/* The preset on number key `key` (GLFW_KEY_1 ...), or -1. */
+int app_preset_for_key(int key);
 
 /* app_hud.c */
 void app_hud_draw(app *a, int fb_width, int fb_height);

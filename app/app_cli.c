@@ -35,6 +35,15 @@ enum flag_id {
     F_HEIGHT,
     F_HOST_COPY,
     F_NO_VSYNC,
+    F_PRESET,
+    F_MASS_RATIO,
+    F_PERICENTER,
+    F_SEPARATION,
+    F_ECCENTRICITY,
+    F_INCL1,
+    F_INCL2,
+    F_RETROGRADE,
+    F_DISK_TEMPERATURE,
     F_NO_HUD,
     F_HUD_SCALE,
     F_SCRIPT,
@@ -59,7 +68,7 @@ typedef struct flag_spec {
 static const flag_spec flags[] = {
     {F_N, "n", "N", "16384 (4096 on the CPU backend)",
      "number of bodies (a list with --benchmark)"},
-    {F_IC, "ic", "plummer|shell", "plummer", "initial condition"},
+    {F_IC, "ic", "plummer|shell|disk|merger", "plummer", "initial condition"},
     {F_SEED, "seed", "S", "0", "random seed of the initial condition"},
     {F_DT, "dt", "DT", "0.0078125 (1/128)", "time step, model time units"},
     {F_SOFTENING, "softening", "EPS", "0.05", "Plummer softening length (0 allowed)"},
@@ -79,6 +88,18 @@ static const flag_spec flags[] = {
     {F_HEIGHT, "height", "H", "720", "window or image height in pixels"},
     {F_HOST_COPY, "host-copy", NULL, "off", "copy positions through the host, not CUDA-GL interop"},
     {F_NO_VSYNC, "no-vsync", NULL, "vsync on", "do not wait for the display's refresh"},
+    {F_PRESET, "preset", "NAME", "none",
+     "scene with its N, dt, view: plummer shell disk antennae-like retrograde minor-merger "
+     "milky-way-andromeda"},
+    {F_MASS_RATIO, "mass-ratio", "Q", "1", "merger: mass of galaxy 2 / galaxy 1"},
+    {F_PERICENTER, "pericenter", "KPC", "8", "merger: pericenter of the point-mass orbit"},
+    {F_SEPARATION, "separation", "KPC", "80", "merger: separation at the start"},
+    {F_ECCENTRICITY, "eccentricity", "E", "1 (parabolic)", "merger: orbit eccentricity"},
+    {F_INCL1, "incl1", "DEG", "0", "merger: tilt of galaxy 1's spin from the orbit's (0 prograde)"},
+    {F_INCL2, "incl2", "DEG", "0", "merger: tilt of galaxy 2's spin from the orbit's"},
+    {F_RETROGRADE, "retrograde", NULL, "off", "merger: both disks spin against the orbit (+180)"},
+    {F_DISK_TEMPERATURE, "disk-temperature", "QT", "1.2",
+     "Toomre Q of the disks' random motion (higher: hotter, thicker)"},
     {F_NO_HUD, "no-hud", NULL, "HUD on", "start with the HUD hidden (Tab shows it)"},
     {F_HUD_SCALE, "hud-scale", "X", "1", "HUD text size factor on top of the screen's scale"},
     {F_SCRIPT, "script", "FILE", "none", "key presses from FILE: lines \"FRAME KEY\" (e.g. 120 K)"},
@@ -290,6 +311,58 @@ static int apply(app_config *c, const flag_spec *f, const char *v) {
         return 0;
     case F_NO_VSYNC:
         c->no_vsync = true;
+        return 0;
+    case F_PRESET:
+        if (app_preset_find(v) < 0) {
+            return bad("presets: plummer shell disk antennae-like retrograde minor-merger "
+                       "milky-way-andromeda",
+                       "unknown --preset %s", v);
+        }
+        c->preset = v;
+        return 0;
+    case F_MASS_RATIO:
+        if (!parse_double(v, &d) || !(d >= 0.01 && d <= 100)) {
+            return bad("pass a ratio from 0.01 to 100", "--mass-ratio %s is out of range", v);
+        }
+        c->sim.merger.mass_ratio = (float)d;
+        return 0;
+    case F_PERICENTER:
+    case F_SEPARATION:
+        if (!parse_double(v, &d) || !(d > 0 && d < 1e5)) {
+            return bad("pass a positive distance in kpc", "--%s %s is not a distance", f->name, v);
+        }
+        if (f->id == F_PERICENTER)
+            c->sim.merger.pericenter = (float)d;
+        else
+            c->sim.merger.separation = (float)d;
+        return 0;
+    case F_ECCENTRICITY:
+        if (!parse_double(v, &d) || !(d > 0 && d <= 10)) {
+            return bad("pass an eccentricity in (0, 10]; 1 is parabolic",
+                       "--eccentricity %s is out of range", v);
+        }
+        c->sim.merger.eccentricity = (float)d;
+        return 0;
+    case F_INCL1:
+    case F_INCL2:
+        if (!parse_double(v, &d) || !(d >= -360 && d <= 360)) {
+            return bad("pass an angle in degrees", "--%s %s is not an angle", f->name, v);
+        }
+        if (f->id == F_INCL1)
+            c->sim.merger.incl1 = (float)d;
+        else
+            c->sim.merger.incl2 = (float)d;
+        c->incl_given = true;
+        return 0;
+    case F_RETROGRADE:
+        c->retrograde = true;
+        return 0;
+    case F_DISK_TEMPERATURE:
+        if (!parse_double(v, &d) || !(d > 0 && d <= 10)) {
+            return bad("pass a Toomre Q in (0, 10], e.g. 1.2",
+                       "--disk-temperature %s is out of range", v);
+        }
+        c->sim.galaxy.disk_temperature = (float)d;
         return 0;
     case F_NO_HUD:
         c->no_hud = true;

@@ -91,7 +91,7 @@ static void hud_text(app *a, hud_lines *l) {
                         : "");
     add(l, WHITE, "%.3g interactions/s   %.1f GFLOP/s  (N²/step, %.0f flops each)", ips,
         ips * fpi * 1e-9, fpi);
-    add(l, WHITE, "N %s   %s   t = %.3f (%lld steps)", n, sim_ic_name(p.ic), p.time,
+    add(l, WHITE, "N %s   %s   t = %.3f (%lld steps)", n, app_preset_title(a->preset), p.time,
         (long long)p.steps);
     if (cuda) {
         add(l, v->fp64 ? GOOD : KEY, "%s %s  p×q %d×%d: %s", v->fp64 ? "FP64" : "FP32", v->name,
@@ -111,9 +111,14 @@ static void hud_text(app *a, hud_lines *l) {
         add(l, WHITE, "E %.6f   ΔE/E₀ %+.2e   2K/|W| %.3f   (every %d frames)", a->diag.total, de,
             a->diag.virial_ratio, APP_DIAG_EVERY);
     }
-    add(l, DIM, "%s · %s · colour: %s · H for help", cuda ? "CUDA" : "CPU",
-        cuda ? app_interop_path_name(a->interop.path) : "host copy",
-        a->color == RENDER_COLOR_SPEED ? "speed" : "per body");
+    static const char *const colors[] = {"speed", "per body", "galaxy", "component"};
+    _Static_assert(sizeof colors / sizeof colors[0] == RENDER_COLOR_COUNT, "one name per mode");
+    add(l, DIM, "%s · %s · colour: %s · exposure %.3g%s%s%s · H for help", cuda ? "CUDA" : "CPU",
+        cuda ? app_interop_path_name(a->interop.path) : "host copy", colors[a->color],
+        render_exposure(a->render), a->auto_exposure ? " (auto)" : "", a->bloom ? " · bloom" : "",
+        p.ic == SIM_IC_DISK || p.ic == SIM_IC_MERGER
+            ? (a->hide_halo ? " · halo hidden" : " · halo shown")
+            : "");
     if (p.damping < 1.0f) add(l, WARN, "damping < 1: energy is not conserved");
     if (a->blown_up) {
         add(l, WARN, "NaN/Inf positions: paused. R re-seeds, Shift+T halves dt, S softens");

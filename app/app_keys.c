@@ -175,12 +175,19 @@ static void n_down(app *a) {
 
 /* ---- scenes --------------------------------------------------------------- */
 
-static void scene_plummer(app *a) {
-    app_reseed(a, SIM_IC_PLUMMER, params(a).body_count, params(a).seed);
-}
-static void scene_shell(app *a) {
-    app_reseed(a, SIM_IC_SHELL, params(a).body_count, params(a).seed);
-}
+#define SCENE(k)                                                                                   \
+    static void scene_##k(app *a) {                                                                \
+        app_preset_switch(a, (k)-1);                                                               \
+    }
+SCENE(1)
+SCENE(2)
+SCENE(3)
+SCENE(4)
+SCENE(5)
+SCENE(6)
+SCENE(7)
+#undef SCENE
+
 static void reseed(app *a) {
     app_reseed(a, params(a).ic, params(a).body_count, params(a).seed + 1);
 }
@@ -205,10 +212,43 @@ static void step_once(app *a) {
 }
 
 static void color_next(app *a) {
-    static const char *const names[] = {"speed", "per body"};
+    static const char *const names[] = {"speed", "per body", "galaxy", "component"};
     _Static_assert(sizeof names / sizeof names[0] == RENDER_COLOR_COUNT, "one name per mode");
     a->color = (render_color)((a->color + 1) % RENDER_COLOR_COUNT);
     app_message(a, "colour by %s", names[a->color]);
+}
+
+static void set_exposure(app *a, float factor) {
+    /* From automatic to manual at the exposure it had reached. */
+    if (a->auto_exposure) a->exposure = render_exposure(a->render);
+    a->auto_exposure = false;
+    a->exposure *= factor;
+    if (a->exposure < 1e-3f) a->exposure = 1e-3f;
+    if (a->exposure > 1e3f) a->exposure = 1e3f;
+    app_message(a, "exposure %.3g (A: automatic)", a->exposure);
+}
+
+static void exposure_up(app *a) {
+    set_exposure(a, 1.25f);
+}
+static void exposure_down(app *a) {
+    set_exposure(a, 1 / 1.25f);
+}
+
+static void exposure_auto(app *a) {
+    a->auto_exposure = !a->auto_exposure;
+    if (!a->auto_exposure && a->render) a->exposure = render_exposure(a->render);
+    app_message(a, a->auto_exposure ? "automatic exposure" : "exposure fixed at %.3g", a->exposure);
+}
+
+static void bloom(app *a) {
+    a->bloom = !a->bloom;
+    app_message(a, a->bloom ? "bloom on" : "bloom off");
+}
+
+static void halo(app *a) {
+    a->hide_halo = !a->hide_halo;
+    app_message(a, a->hide_halo ? "dark halo hidden" : "dark halo shown");
 }
 
 static void vsync(app *a) {
@@ -237,7 +277,8 @@ static void fit(app *a) {
 
 static void follow(app *a) {
     a->follow_com = !a->follow_com;
-    app_message(a, a->follow_com ? "camera follows the centre of mass" : "camera stays put");
+    app_message(a, a->follow_com ? "camera follows the centre of mass (of the larger galaxy)"
+                                 : "camera stays put");
 }
 
 static const binding bindings[] = {
@@ -255,18 +296,28 @@ static const binding bindings[] = {
     {GLFW_KEY_T, 0, SHIFTED, "Shift+T", "time step /2", dt_down},
     {GLFW_KEY_EQUAL, GLFW_KEY_KP_ADD, EITHER, "+", "N x2, same scene, re-seeded", n_up},
     {GLFW_KEY_MINUS, GLFW_KEY_KP_SUBTRACT, EITHER, "-", "N /2, same scene, re-seeded", n_down},
-    {GLFW_KEY_1, 0, EITHER, "1", "Plummer sphere", scene_plummer},
-    {GLFW_KEY_2, 0, EITHER, "2", "rotating shell", scene_shell},
+    {GLFW_KEY_1, 0, EITHER, "1", "Plummer sphere", scene_1},
+    {GLFW_KEY_2, 0, EITHER, "2", "rotating shell", scene_2},
+    {GLFW_KEY_3, 0, EITHER, "3", "one disk galaxy, face-on", scene_3},
+    {GLFW_KEY_4, 0, EITHER, "4", "galaxies: prograde encounter (long tails)", scene_4},
+    {GLFW_KEY_5, 0, EITHER, "5", "galaxies: retrograde encounter (few tails)", scene_5},
+    {GLFW_KEY_6, 0, EITHER, "6", "galaxies: 1:4 minor merger, inclined", scene_6},
+    {GLFW_KEY_7, 0, EITHER, "7", "Milky Way and Andromeda", scene_7},
     {GLFW_KEY_R, 0, EITHER, "R", "re-seed the scene (next seed)", reseed},
     {GLFW_KEY_SPACE, 0, EITHER, "Space", "pause / run", toggle_pause},
     {GLFW_KEY_PERIOD, 0, EITHER, ".", "one step while paused", step_once},
-    {GLFW_KEY_C, 0, EITHER, "C", "cycle colour mode", color_next},
+    {GLFW_KEY_C, 0, EITHER, "C", "colour: speed, per body, galaxy, component", color_next},
+    {GLFW_KEY_E, 0, UNSHIFTED, "E", "exposure x1.25", exposure_up},
+    {GLFW_KEY_E, 0, SHIFTED, "Shift+E", "exposure /1.25", exposure_down},
+    {GLFW_KEY_A, 0, EITHER, "A", "automatic exposure on / off", exposure_auto},
+    {GLFW_KEY_B, 0, EITHER, "B", "bloom on / off", bloom},
+    {GLFW_KEY_O, 0, EITHER, "O", "show / hide the dark halo", halo},
     {GLFW_KEY_V, 0, EITHER, "V", "vsync on / off", vsync},
     {GLFW_KEY_F, 0, EITHER, "F", "fit the view to the bodies", fit},
-    {GLFW_KEY_G, 0, EITHER, "G", "camera follows the centre of mass", follow},
+    {GLFW_KEY_G, 0, EITHER, "G", "camera follows the centre of mass (larger galaxy)", follow},
     {GLFW_KEY_H, GLFW_KEY_F1, EITHER, "H, F1", "this help", help},
     {GLFW_KEY_TAB, 0, EITHER, "Tab", "HUD on / off", hud},
-    {GLFW_KEY_F12, 0, EITHER, "F12", "screenshot to nbody-<time>.png", screenshot},
+    {GLFW_KEY_F12, 0, EITHER, "F12", "screenshot to nbody-<time>-f<frame>.png", screenshot},
     {GLFW_KEY_ESCAPE, 0, EITHER, "Esc", "quit", quit},
 };
 #define BINDING_COUNT ((int)(sizeof bindings / sizeof bindings[0]))

@@ -1,17 +1,19 @@
 /* render.c - OpenGL 3.3 core drawing of the bodies (see render.h).
  *
- * One program (shaders/bodies.vert + bodies.frag), one VAO with the body
- * buffer as attribute 0, additive blending, no depth test: stars are light,
- * they do not occlude. GL errors are checked after each entry point in debug
- * builds; shader compile and link failures are reported with the file name
- * and the driver's log.
+ * A frame: (1) every body is a soft point sprite, additively blended into a
+ * float (RGBA16F) framebuffer - stars are light, they do not occlude, and
+ * light that piles up in a dense core is kept, not clipped; (2) optionally
+ * a bloom: the brightest light, downsampled 4x and blurred; (3) a tone map
+ * (exposure, then 1 - exp(-x)) writes the picture into the window or the
+ * offscreen target. Automatic exposure reads a small mipmap of the HDR image
+ * every few frames and aims its brightest regions just below white.
+ *
+ * GL errors are checked after each entry point in debug builds; shader
+ * compile and link failures are reported with the file name and the log.
  */
-#include <GL/glew.h>
 #include <assert.h>
 #include <cglm/cglm.h>
-#include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,39 +23,88 @@
 
 _Static_assert(sizeof(render_vertex) == 16, "a body vertex is 16 bytes");
 
+#define BLOOM_DOWN 4 /* bloom works at a quarter of the resolution */
+#define BLOOM_STRENGTH 0.6f
+#define BLOOM_THRESHOLD 0.7f /* of the exposed light, before the roll-off */
+#define AUTO_EVERY 8         /* frames between automatic-exposure readings */
+#define AUTO_TARGET 3.0f     /* exposed brightness of the brightest 0.5 %: 3 / (1 + 3) = 75 % */
+
+/* A colour texture with its framebuffer. */
+typedef struct target {
+    GLuint fbo, tex;
+    int w, h;
+} target;
+
 struct render {
-    GLuint program;
-    GLint u_view, u_proj, u_point_px, u_speed_scale, u_brightness, u_color_mode;
-    GLuint vao, vbo;
-    int capacity; /* bodies the vbo holds */
-    GLuint fbo, color_rb;
+    GLuint bodies, tonemap, bright, blur; /* programs */
+    GLint u_view, u_proj, u_point_px, u_speed_scale, u_brightness, u_color_mode, u_hide_halo;
+    GLuint vao, vbo, tag_vbo, empty_vao;
+    int capacity; /* bodies the buffers hold */
+    target hdr;   /* float, with mipmaps for the automatic exposure */
+    target bloom_a, bloom_b;
+    GLuint fbo, color_rb; /* offscreen final target (headless), or 0: the window */
     int off_w, off_h;
+    float auto_exposure; /* current automatic exposure (0: not measured yet) */
+    float last_exposure;
+    int frame;
 };
+
+static void destroy_target(target *t) {
+    if (t->fbo) glDeleteFramebuffers(1, &t->fbo);
+    if (t->tex) glDeleteTextures(1, &t->tex);
+    *t = (target){0};
+}
+
+/* (Re)creates t as a w x h RGBA16F texture target when the size changed. */
+static void ensure_target(target *t, int w, int h, bool mipmaps) {
+    if (t->fbo && t->w == w && t->h == h) return;
+    destroy_target(t);
+    glGenTextures(1, &t->tex);
+    glBindTexture(GL_TEXTURE_2D, t->tex);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA16F, w, h, 0, GL_RGBA, GL_HALF_FLOAT, NULL);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER,
+                    mipmaps ? GL_LINEAR_MIPMAP_LINEAR : GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    if (mipmaps) glGenerateMipmap(GL_TEXTURE_2D); /* allocate the chain */
+    glGenFramebuffers(1, &t->fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, t->fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, t->tex, 0);
+    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
+        fprintf(stderr, "render: float framebuffer %dx%d incomplete\n", w, h);
+        abort(); /* GL 3.3 guarantees RGBA16F render targets */
+    }
+    t->w = w;
+    t->h = h;
+    glBindTexture(GL_TEXTURE_2D, 0);
+}
 
 render *render_create(const render_desc *desc, render_error *err) {
     assert(desc && desc->shader_dir);
     if (!render_gl_load(err)) return NULL;
     render *r = calloc(1, sizeof *r);
     if (!r) return NULL;
-    r->program = render_gl_program(desc->shader_dir, "bodies.vert", "bodies.frag", err);
-    if (!r->program) {
-        free(r);
+    const char *dir = desc->shader_dir;
+    if (!(r->bodies = render_gl_program(dir, "bodies.vert", "bodies.frag", err)) ||
+        !(r->tonemap = render_gl_program(dir, "fullscreen.vert", "tonemap.frag", err)) ||
+        !(r->bright = render_gl_program(dir, "fullscreen.vert", "bright.frag", err)) ||
+        !(r->blur = render_gl_program(dir, "fullscreen.vert", "blur.frag", err))) {
+        render_destroy(r);
         return NULL;
     }
-    r->u_view = glGetUniformLocation(r->program, "u_view");
-    r->u_proj = glGetUniformLocation(r->program, "u_proj");
-    r->u_point_px = glGetUniformLocation(r->program, "u_point_px");
-    r->u_speed_scale = glGetUniformLocation(r->program, "u_speed_scale");
-    r->u_brightness = glGetUniformLocation(r->program, "u_brightness");
-    r->u_color_mode = glGetUniformLocation(r->program, "u_color_mode");
+    r->u_view = glGetUniformLocation(r->bodies, "u_view");
+    r->u_proj = glGetUniformLocation(r->bodies, "u_proj");
+    r->u_point_px = glGetUniformLocation(r->bodies, "u_point_px");
+    r->u_speed_scale = glGetUniformLocation(r->bodies, "u_speed_scale");
+    r->u_brightness = glGetUniformLocation(r->bodies, "u_brightness");
+    r->u_color_mode = glGetUniformLocation(r->bodies, "u_color_mode");
+    r->u_hide_halo = glGetUniformLocation(r->bodies, "u_hide_halo");
 
     glGenVertexArrays(1, &r->vao);
+    glGenVertexArrays(1, &r->empty_vao);
     glGenBuffers(1, &r->vbo);
-    glBindVertexArray(r->vao);
-    glBindBuffer(GL_ARRAY_BUFFER, r->vbo);
-    glEnableVertexAttribArray(0);
-    glVertexAttribPointer(0, 4, GL_FLOAT, GL_FALSE, sizeof(render_vertex), (void *)0);
-    glBindVertexArray(0);
+    glGenBuffers(1, &r->tag_vbo);
 
     if (desc->offscreen_width > 0 && desc->offscreen_height > 0) {
         r->off_w = desc->offscreen_width;
@@ -79,9 +130,17 @@ render *render_create(const render_desc *desc, render_error *err) {
 
 void render_destroy(render *r) {
     if (!r) return;
-    glDeleteProgram(r->program);
+    const GLuint programs[] = {r->bodies, r->tonemap, r->bright, r->blur};
+    for (size_t i = 0; i < sizeof programs / sizeof programs[0]; i++) {
+        if (programs[i]) glDeleteProgram(programs[i]);
+    }
     glDeleteBuffers(1, &r->vbo);
+    glDeleteBuffers(1, &r->tag_vbo);
     glDeleteVertexArrays(1, &r->vao);
+    glDeleteVertexArrays(1, &r->empty_vao);
+    destroy_target(&r->hdr);
+    destroy_target(&r->bloom_a);
+    destroy_target(&r->bloom_b);
     if (r->fbo) glDeleteFramebuffers(1, &r->fbo);
     if (r->color_rb) glDeleteRenderbuffers(1, &r->color_rb);
     free(r);
@@ -89,14 +148,23 @@ void render_destroy(render *r) {
 
 bool render_reserve_bodies(render *r, int n) {
     if (n <= r->capacity) return false;
-    /* A new buffer object (not just new storage) so a CUDA registration of the
+    /* New buffer objects (not just new storage) so a CUDA registration of the
      * old one can never alias the new storage. */
     glDeleteBuffers(1, &r->vbo);
+    glDeleteBuffers(1, &r->tag_vbo);
     glGenBuffers(1, &r->vbo);
+    glGenBuffers(1, &r->tag_vbo);
+    glBindVertexArray(r->vao);
     glBindBuffer(GL_ARRAY_BUFFER, r->vbo);
     glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)sizeof(render_vertex) * n, NULL, GL_DYNAMIC_DRAW);
-    glBindVertexArray(r->vao);
+    glEnableVertexAttribArray(0);
     glVertexAttribPointer(0, 4, GL_FLOAT, GL_FALSE, sizeof(render_vertex), (void *)0);
+    glBindBuffer(GL_ARRAY_BUFFER, r->tag_vbo);
+    uint8_t *zeros = calloc((size_t)n, 1);
+    glBufferData(GL_ARRAY_BUFFER, n, zeros, GL_STATIC_DRAW);
+    free(zeros);
+    glEnableVertexAttribArray(1);
+    glVertexAttribIPointer(1, 1, GL_UNSIGNED_BYTE, 1, (void *)0);
     glBindVertexArray(0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     r->capacity = n;
@@ -116,6 +184,14 @@ void render_upload_bodies(render *r, const render_vertex *v, int n) {
     GL_CHECK("render_upload_bodies");
 }
 
+void render_upload_tags(render *r, const uint8_t *tags, int n) {
+    assert(n <= r->capacity);
+    glBindBuffer(GL_ARRAY_BUFFER, r->tag_vbo);
+    glBufferSubData(GL_ARRAY_BUFFER, 0, n, tags);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    GL_CHECK("render_upload_tags");
+}
+
 /* View and projection matrices of the orbit camera. */
 static void camera_matrices(const render_camera *c, float aspect, mat4 view, mat4 proj) {
     const float cp = cosf(c->pitch), sp = sinf(c->pitch);
@@ -130,35 +206,151 @@ static void camera_matrices(const render_camera *c, float aspect, mat4 view, mat
     glm_perspective(fov, aspect, c->distance * 1e-3f, c->distance * 1e3f, proj);
 }
 
+static void draw_sprites(render *r, const render_view *view, int n) {
+    mat4 v, p;
+    camera_matrices(&view->camera, (float)view->fb_width / (float)view->fb_height, v, p);
+    const float size = view->point_size > 0 ? view->point_size : 0.02f;
+    glUseProgram(r->bodies);
+    glUniformMatrix4fv(r->u_view, 1, GL_FALSE, (const GLfloat *)v);
+    glUniformMatrix4fv(r->u_proj, 1, GL_FALSE, (const GLfloat *)p);
+    /* p[1][1] = cot(fov/2): a unit length at unit depth spans p[1][1] * h / 2 pixels. */
+    glUniform1f(r->u_point_px, size * p[1][1] * 0.5f * (float)view->fb_height);
+    glUniform1f(r->u_speed_scale, view->speed_scale > 0 ? view->speed_scale : 1.0f);
+    glUniform1f(r->u_brightness, view->brightness > 0 ? view->brightness : 0.6f);
+    glUniform1i(r->u_color_mode, (int)view->color);
+    glUniform1i(r->u_hide_halo, view->hide_halo ? 1 : 0);
+    glEnable(GL_PROGRAM_POINT_SIZE);
+    glDisable(GL_DEPTH_TEST);
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_ONE, GL_ONE);
+    glBindVertexArray(r->vao);
+    glDrawArrays(GL_POINTS, 0, n);
+    glBindVertexArray(0);
+    glDisable(GL_BLEND);
+}
+
+/* Reads a mipmap of the HDR image no larger than 256 x 256 and moves the
+ * automatic exposure towards putting its brightest 0.5 % at AUTO_TARGET. */
+static void measure_exposure(render *r) {
+    glBindTexture(GL_TEXTURE_2D, r->hdr.tex);
+    glGenerateMipmap(GL_TEXTURE_2D);
+    int level = 0, w = r->hdr.w, h = r->hdr.h;
+    while (w > 256 || h > 256) {
+        w = w > 1 ? w / 2 : 1;
+        h = h > 1 ? h / 2 : 1;
+        level++;
+    }
+    float *px = malloc(sizeof(float) * 4 * (size_t)w * (size_t)h);
+    float *lum = malloc(sizeof(float) * (size_t)w * (size_t)h);
+    if (px && lum) {
+        glGetTexImage(GL_TEXTURE_2D, level, GL_RGBA, GL_FLOAT, px);
+        const int count = w * h;
+        for (int i = 0; i < count; i++) {
+            lum[i] = fmaxf(px[4 * i], fmaxf(px[4 * i + 1], px[4 * i + 2]));
+        }
+        /* The 99.5th percentile by partial selection sort of the top 0.5 %. */
+        const int top = count / 200 + 1;
+        for (int k = 0; k < top; k++) {
+            int best = k;
+            for (int i = k + 1; i < count; i++) {
+                if (lum[i] > lum[best]) best = i;
+            }
+            const float t = lum[k];
+            lum[k] = lum[best];
+            lum[best] = t;
+        }
+        const float bright = lum[top - 1];
+        if (bright > 1e-6f) {
+            const float want = fminf(fmaxf(AUTO_TARGET / bright, 1e-3f), 1e3f);
+            r->auto_exposure = r->auto_exposure > 0
+                                   ? r->auto_exposure * powf(want / r->auto_exposure, 0.5f)
+                                   : want;
+        }
+    }
+    free(px);
+    free(lum);
+    glBindTexture(GL_TEXTURE_2D, 0);
+}
+
+static void fullscreen(render *r, GLuint program) {
+    glUseProgram(program);
+    glBindVertexArray(r->empty_vao);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    glBindVertexArray(0);
+}
+
+static void bloom(render *r, float exposure) {
+    const int w = r->hdr.w / BLOOM_DOWN > 0 ? r->hdr.w / BLOOM_DOWN : 1;
+    const int h = r->hdr.h / BLOOM_DOWN > 0 ? r->hdr.h / BLOOM_DOWN : 1;
+    ensure_target(&r->bloom_a, w, h, false);
+    ensure_target(&r->bloom_b, w, h, false);
+    glViewport(0, 0, w, h);
+    glActiveTexture(GL_TEXTURE0);
+    glBindFramebuffer(GL_FRAMEBUFFER, r->bloom_a.fbo);
+    glBindTexture(GL_TEXTURE_2D, r->hdr.tex);
+    glUseProgram(r->bright);
+    glUniform1i(glGetUniformLocation(r->bright, "u_hdr"), 0);
+    glUniform2f(glGetUniformLocation(r->bright, "u_texel"), 1.0f / r->hdr.w, 1.0f / r->hdr.h);
+    glUniform1f(glGetUniformLocation(r->bright, "u_exposure"), exposure);
+    glUniform1f(glGetUniformLocation(r->bright, "u_threshold"), BLOOM_THRESHOLD);
+    fullscreen(r, r->bright);
+    glUseProgram(r->blur);
+    glUniform1i(glGetUniformLocation(r->blur, "u_src"), 0);
+    const GLint step = glGetUniformLocation(r->blur, "u_step");
+    for (int pass = 0; pass < 2; pass++) {
+        glBindFramebuffer(GL_FRAMEBUFFER, r->bloom_b.fbo);
+        glBindTexture(GL_TEXTURE_2D, r->bloom_a.tex);
+        glUniform2f(step, 1.0f / w, 0.0f);
+        fullscreen(r, r->blur);
+        glBindFramebuffer(GL_FRAMEBUFFER, r->bloom_a.fbo);
+        glBindTexture(GL_TEXTURE_2D, r->bloom_b.tex);
+        glUniform2f(step, 0.0f, 1.0f / h);
+        fullscreen(r, r->blur);
+    }
+}
+
 void render_frame(render *r, const render_view *view, int n) {
     const int w = view->fb_width, h = view->fb_height;
-    glBindFramebuffer(GL_FRAMEBUFFER, r->fbo);
+    if (w <= 0 || h <= 0) return;
+    ensure_target(&r->hdr, w, h, true);
+    glBindFramebuffer(GL_FRAMEBUFFER, r->hdr.fbo);
     glViewport(0, 0, w, h);
     glClearColor(0.0f, 0.0f, 0.0f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
-    if (n > 0 && w > 0 && h > 0) {
-        mat4 v, p;
-        camera_matrices(&view->camera, (float)w / (float)h, v, p);
-        const float size = view->point_size > 0 ? view->point_size : 0.02f;
-        glUseProgram(r->program);
-        glUniformMatrix4fv(r->u_view, 1, GL_FALSE, (const GLfloat *)v);
-        glUniformMatrix4fv(r->u_proj, 1, GL_FALSE, (const GLfloat *)p);
-        /* p[1][1] = cot(fov/2): a unit length at unit depth spans p[1][1] * h / 2 pixels. */
-        glUniform1f(r->u_point_px, size * p[1][1] * 0.5f * (float)h);
-        glUniform1f(r->u_speed_scale, view->speed_scale > 0 ? view->speed_scale : 1.0f);
-        glUniform1f(r->u_brightness, view->brightness > 0 ? view->brightness : 0.6f);
-        glUniform1i(r->u_color_mode, (int)view->color);
-        glEnable(GL_PROGRAM_POINT_SIZE);
-        glDisable(GL_DEPTH_TEST);
-        glEnable(GL_BLEND);
-        glBlendFunc(GL_ONE, GL_ONE);
-        glBindVertexArray(r->vao);
-        glDrawArrays(GL_POINTS, 0, n);
-        glBindVertexArray(0);
-        glDisable(GL_BLEND);
-        glUseProgram(0);
+    if (n > 0) draw_sprites(r, view, n);
+
+    float exposure = view->exposure > 0 ? view->exposure : 1.0f;
+    if (view->auto_exposure) {
+        if (r->auto_exposure == 0 || r->frame % AUTO_EVERY == 0) measure_exposure(r);
+        if (r->auto_exposure > 0) exposure = r->auto_exposure;
     }
+    r->last_exposure = exposure;
+    r->frame++;
+    if (view->bloom) bloom(r, exposure);
+
+    glBindFramebuffer(GL_FRAMEBUFFER, r->fbo);
+    glViewport(0, 0, w, h);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, r->hdr.tex);
+    glActiveTexture(GL_TEXTURE1);
+    glBindTexture(GL_TEXTURE_2D, view->bloom ? r->bloom_a.tex : r->hdr.tex);
+    glUseProgram(r->tonemap);
+    glUniform1i(glGetUniformLocation(r->tonemap, "u_hdr"), 0);
+    glUniform1i(glGetUniformLocation(r->tonemap, "u_bloom"), 1);
+    glUniform1f(glGetUniformLocation(r->tonemap, "u_exposure"), exposure);
+    glUniform1f(glGetUniformLocation(r->tonemap, "u_bloom_strength"),
+                view->bloom ? BLOOM_STRENGTH : 0.0f);
+    fullscreen(r, r->tonemap);
+    glActiveTexture(GL_TEXTURE1);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glUseProgram(0);
     GL_CHECK("render_frame");
+}
+
+float render_exposure(const render *r) {
+    return r->last_exposure;
 }
 
 void render_read_pixels(render *r, int width, int height, uint8_t *rgba) {

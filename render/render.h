@@ -1,9 +1,11 @@
 /* render.h - public API of the render module: OpenGL 3.3 core drawing.
  *
- * What it does: draws N bodies as soft, additively blended point sprites
- * from one vertex buffer, through an orbit camera (cglm matrices), into the
- * window's framebuffer or into an offscreen one (headless); reads pixels back
- * for screenshots. Shaders are files in shaders/, found at run time.
+ * What it does: draws N bodies as soft point sprites from one vertex buffer,
+ * through an orbit camera (cglm matrices), adding their light in a float
+ * (HDR) framebuffer that a tone map with an exposure - set or automatic -
+ * and an optional bloom turn into the picture, in the window's framebuffer
+ * or an offscreen one (headless); reads pixels back for screenshots; draws
+ * text overlays. Shaders are files in shaders/, found at run time.
  *
  * What it does not do: no kernels, no CUDA, no windows or contexts (app/
  * makes the context current before render_create), no simulation. The body
@@ -45,6 +47,8 @@ typedef struct render_camera {
 typedef enum render_color {
     RENDER_COLOR_SPEED = 0, /* cool to hot with speed */
     RENDER_COLOR_BODY,      /* a fixed colour per body (its index), to follow individuals */
+    RENDER_COLOR_GALAXY,    /* galaxy of origin: amber and sky blue */
+    RENDER_COLOR_COMPONENT, /* disk blue-white, bulge gold, halo faint violet */
     RENDER_COLOR_COUNT
 } render_color;
 
@@ -56,6 +60,10 @@ typedef struct render_view {
     float brightness;  /* per-sprite intensity; 0 -> 0.6 */
     float speed_scale; /* speed mapped to the hot end of the palette; 0 -> 1 */
     render_color color;
+    bool hide_halo;     /* skip bodies tagged as dark halo */
+    float exposure;     /* multiplies the HDR light before the tone map; 0 -> 1 */
+    bool auto_exposure; /* adapt exposure to the brightest part of the picture */
+    bool bloom;         /* glow around the brightest light */
 } render_view;
 
 typedef struct render_error {
@@ -80,8 +88,16 @@ uint32_t render_body_buffer(const render *r);
 /* Host path: copies n vertices into the body buffer. */
 void render_upload_bodies(render *r, const render_vertex *v, int n);
 
-/* Clears and draws n bodies with view. */
+/* Per-body tags (galaxy and component, sim.h's SIM_TAG) for the palettes and
+ * for hiding the halo; they change only when the bodies are re-seeded. */
+void render_upload_tags(render *r, const uint8_t *tags, int n);
+
+/* Clears and draws n bodies with view: sprites add up in a float
+ * framebuffer, then bloom and the tone map write the final image. */
 void render_frame(render *r, const render_view *view, int n);
+
+/* The exposure the last frame used (the automatic one when it is on). */
+float render_exposure(const render *r);
 
 /* Reads the last frame as tightly packed RGBA8, top row first, into
  * rgba[width * height * 4]. */

@@ -1,24 +1,29 @@
 // bodies.vert - one body per vertex, drawn as a point sprite.
 // Sprite size is a world-space diameter projected to framebuffer pixels, so
 // it shrinks with distance and fills HiDPI framebuffers the same way. Sprites
-// clamped to the minimum size are dimmed so total light is conserved.
+// clamped to the minimum size are dimmed so total light is conserved. The
+// tag (galaxy in bits 0-1, component in bits 2-3) picks palettes and hides
+// the dark halo when asked.
 #version 330 core
 
 layout(location = 0) in vec4 a_body; // x, y, z, speed
+layout(location = 1) in uint a_tag;  // SIM_TAG(galaxy, component)
 
 uniform mat4 u_view;
 uniform mat4 u_proj;
 uniform float u_point_px;    // pixels covered by a sprite of diameter 1 at distance 1
 uniform float u_speed_scale; // speed at the hot end of the palette
 uniform float u_brightness;
-uniform int u_color_mode;    // 0 speed, 1 per body (render_color)
+uniform int u_color_mode;    // render_color: 0 speed, 1 per body, 2 galaxy, 3 component
+uniform bool u_hide_halo;
 
 out vec3 v_color;
 
 const float MIN_PX = 1.5;
 const float MAX_PX = 96.0;
+const uint HALO = 2u;
 
-vec3 palette(float t) {
+vec3 speed_palette(float t) {
     // cool blue -> white -> warm orange
     vec3 cold = vec3(0.25, 0.45, 1.0), mid = vec3(0.95, 0.95, 1.0), hot = vec3(1.0, 0.55, 0.2);
     return t < 0.5 ? mix(cold, mid, t * 2.0) : mix(mid, hot, t * 2.0 - 1.0);
@@ -33,14 +38,39 @@ vec3 body_color(int i) {
     return mix(vec3(1.0), k, 0.7);
 }
 
+// Galaxy 1 amber, galaxy 2 sky blue (they stay apart on a projector and
+// for common colour-vision deficiencies); bulges whiter, halos faint.
+vec3 galaxy_color(uint galaxy, uint component) {
+    vec3 c = galaxy == 0u ? vec3(1.0, 0.62, 0.28) : vec3(0.32, 0.66, 1.0);
+    if (component == 1u) c = mix(c, vec3(1.0, 0.95, 0.85), 0.55);
+    if (component == HALO) c = mix(c, vec3(0.5), 0.6) * 0.3;
+    return c;
+}
+
+vec3 component_color(uint component) {
+    if (component == 0u) return vec3(0.55, 0.72, 1.0); // disk: blue-white
+    if (component == 1u) return vec3(1.0, 0.78, 0.4);  // bulge: gold
+    return vec3(0.55, 0.4, 0.8) * 0.3;                 // halo: faint violet
+}
+
 void main() {
+    uint galaxy = a_tag & 3u, component = (a_tag >> 2) & 3u;
+    if (u_hide_halo && component == HALO) {
+        gl_Position = vec4(2.0, 2.0, 2.0, 1.0); // outside the clip volume: not drawn
+        gl_PointSize = 1.0;
+        v_color = vec3(0.0);
+        return;
+    }
     vec4 eye = u_view * vec4(a_body.xyz, 1.0);
     gl_Position = u_proj * eye;
     float depth = max(-eye.z, 1e-4);
     float px = u_point_px / depth;
     float dim = px < MIN_PX ? (px * px) / (MIN_PX * MIN_PX) : 1.0;
     gl_PointSize = clamp(px, MIN_PX, MAX_PX);
-    vec3 c = u_color_mode == 1 ? body_color(gl_VertexID)
-                               : palette(clamp(a_body.w / u_speed_scale, 0.0, 1.0));
+    vec3 c;
+    if (u_color_mode == 1) c = body_color(gl_VertexID);
+    else if (u_color_mode == 2) c = galaxy_color(galaxy, component);
+    else if (u_color_mode == 3) c = component_color(component);
+    else c = speed_palette(clamp(a_body.w / u_speed_scale, 0.0, 1.0));
     v_color = c * u_brightness * dim;
 }

@@ -22,6 +22,8 @@ struct sim {
     sim_desc desc;         /* defaults filled in; IC parameters live here */
     sim_step_params knobs; /* live dt, softening, damping, variant, p, q */
     int want_p, want_q;    /* block shape as asked (0 = auto), re-clamped on change */
+    uint8_t *tags;         /* per body, host copy (sim_get_tags) */
+    uint32_t generation;   /* bumped whenever the bodies are replaced */
     sim_device_limits limits;
     int body_count;
     sim_ic ic;
@@ -30,7 +32,7 @@ struct sim {
     int64_t steps;
 };
 
-static const char *const ic_names[] = {"plummer", "plummer", "shell"};
+static const char *const ic_names[] = {"plummer", "plummer", "shell", "disk", "merger"};
 _Static_assert(sizeof ic_names / sizeof ic_names[0] == SIM_IC_COUNT, "ic_names vs sim_ic");
 static const char *const backend_names[] = {"auto", "cuda", "cpu"};
 _Static_assert(sizeof backend_names / sizeof backend_names[0] == SIM_BACKEND_COUNT,
@@ -56,6 +58,23 @@ sim_desc sim_desc_defaults(const sim_desc *desc) {
     if (d.shell.inner_radius == 0) d.shell.inner_radius = 0.625f;
     if (d.shell.outer_radius == 0) d.shell.outer_radius = 1.0f;
     if (d.shell.spin == 0) d.shell.spin = 0.6f;
+    sim_galaxy_desc *g = &d.galaxy;
+    if (g->disk_mass == 0) g->disk_mass = 5.0f;
+    if (g->disk_scale == 0) g->disk_scale = 3.0f;
+    if (g->disk_height == 0) g->disk_height = 0.3f;
+    if (g->disk_temperature == 0) g->disk_temperature = 1.2f;
+    if (g->bulge_mass == 0) g->bulge_mass = 1.0f;
+    if (g->bulge_scale == 0) g->bulge_scale = 0.5f;
+    if (g->halo_mass == 0) g->halo_mass = 15.0f;
+    if (g->halo_scale == 0) g->halo_scale = 12.0f;
+    if (g->halo_cut == 0) g->halo_cut = 36.0f;
+    if (g->disk_fraction == 0) g->disk_fraction = 0.5f;
+    if (g->bulge_fraction == 0) g->bulge_fraction = 0.1f;
+    sim_merger_desc *m = &d.merger;
+    if (m->mass_ratio == 0) m->mass_ratio = 1.0f;
+    if (m->pericenter == 0) m->pericenter = 8.0f;
+    if (m->separation == 0) m->separation = 80.0f;
+    if (m->eccentricity == 0) m->eccentricity = 1.0f;
     return d; /* backend stays DEFAULT until sim_create picks one */
 }
 
@@ -90,6 +109,38 @@ static bool validate(const sim_desc *d, sim_error *err) {
         set_error(err, "use one of the listed kernel variants", "unknown variant %d", d->variant);
         return false;
     }
+    const sim_galaxy_desc *g = &d->galaxy;
+    if (!(g->disk_mass > 0 && g->bulge_mass > 0 && g->halo_mass > 0 && g->disk_scale > 0 &&
+          g->disk_height > 0 && g->bulge_scale > 0 && g->halo_scale > 0 &&
+          g->halo_cut > g->halo_scale && g->disk_temperature > 0)) {
+        set_error(err, "galaxy masses, scales and the disk temperature must be positive",
+                  "invalid galaxy parameters");
+        return false;
+    }
+    if (!(g->disk_fraction > 0 && g->bulge_fraction > 0 &&
+          g->disk_fraction + g->bulge_fraction < 1)) {
+        set_error(err, "disk and bulge fractions are positive and leave some bodies for the halo",
+                  "invalid body fractions %g, %g", g->disk_fraction, g->bulge_fraction);
+        return false;
+    }
+    const sim_merger_desc *m = &d->merger;
+    if (!(m->mass_ratio >= 0.01f && m->mass_ratio <= 100.0f)) {
+        set_error(err, "pass --mass-ratio between 0.01 and 100", "mass ratio %g out of range",
+                  m->mass_ratio);
+        return false;
+    }
+    if (!(m->pericenter > 0 && m->separation >= m->pericenter && m->eccentricity >= 0)) {
+        set_error(err, "the start separation must be at least the pericenter (both positive)",
+                  "separation %g, pericenter %g, eccentricity %g do not make an orbit",
+                  m->separation, m->pericenter, m->eccentricity);
+        return false;
+    }
+    if (m->eccentricity < 1 &&
+        m->separation > m->pericenter * (1 + m->eccentricity) / (1 - m->eccentricity) * 1.0001f) {
+        set_error(err, "start at or inside the apocenter r_p (1 + e) / (1 - e)",
+                  "separation %g lies beyond the apocenter of a bound orbit", m->separation);
+        return false;
+    }
     if (!(d->shell.inner_radius > 0 && d->shell.inner_radius <= d->shell.outer_radius)) {
         set_error(err, "give the shell 0 < inner <= outer radius",
                   "shell radii %g..%g are not ordered", d->shell.inner_radius,
@@ -105,6 +156,26 @@ void sim_diag_finish(sim_diag *d) {
     if (d->mass > 0) {
         for (int k = 0; k < 3; k++) d->center_of_mass[k] /= d->mass;
     }
+    for (int g = 0; g < 2; g++) {
+        if (d->galaxy_mass[g] <= 0) continue;
+        for (int k = 0; k < 3; k++) {
+            d->galaxy_com[g][k] /= d->galaxy_mass[g];
+            d->galaxy_vel[g][k] /= d->galaxy_mass[g];
+        }
+    }
+}
+
+/* Keeps the host copy of the tags and marks new bodies. */
+static bool take_tags(sim *s, const sim_body *bodies, int n, sim_error *err) {
+    uint8_t *tags = realloc(s->tags, (size_t)n);
+    if (!tags) {
+        set_error(err, "try a smaller --n", "out of host memory for %d bodies", n);
+        return false;
+    }
+    for (int i = 0; i < n; i++) tags[i] = (uint8_t)bodies[i].tag;
+    s->tags = tags;
+    s->generation++;
+    return true;
 }
 
 static bool seed_bodies(sim *s, sim_ic ic, int n, uint64_t seed, sim_error *err) {
@@ -115,9 +186,11 @@ static bool seed_bodies(sim *s, sim_ic ic, int n, uint64_t seed, sim_error *err)
         set_error(err, "try a smaller --n", "out of host memory for %d bodies", n);
         return false;
     }
-    sim_ic_generate(ic, n, seed, &s->desc, bodies);
-    s->ops->upload(s->backend_state, bodies, n);
+    sim_ic_generate(ic, n, seed, &s->desc, s->knobs.softening, bodies);
+    const bool ok = take_tags(s, bodies, n, err);
+    if (ok) s->ops->upload(s->backend_state, bodies, n);
     free(bodies);
+    if (!ok) return false;
     s->body_count = n;
     s->ic = ic;
     s->seed = seed;
@@ -179,6 +252,7 @@ sim *sim_create(const sim_desc *desc, sim_error *err) {
 void sim_destroy(sim *s) {
     if (!s) return;
     s->ops->destroy(s->backend_state);
+    free(s->tags);
     free(s);
 }
 
@@ -195,6 +269,25 @@ bool sim_reset(sim *s, sim_ic ic, int n, uint64_t seed, sim_error *err) {
     if (!seed_bodies(s, ic, n, seed, err)) return false;
     /* The automatic block shape depends on N. */
     sim_set_block(s, s->want_p, s->want_q);
+    return true;
+}
+
+bool sim_reset_scene(sim *s, const sim_desc *desc, sim_error *err) {
+    sim_desc d = sim_desc_defaults(desc);
+    /* Validate the scene with the live knobs in place of the desc's. */
+    d.dt = s->knobs.dt > 0 ? s->knobs.dt : d.dt;
+    d.damping = s->knobs.damping;
+    d.variant = s->knobs.variant;
+    d.backend = s->backend;
+    if (!validate(&d, err)) return false;
+    const sim_desc old = s->desc;
+    s->desc.shell = d.shell;
+    s->desc.galaxy = d.galaxy;
+    s->desc.merger = d.merger;
+    if (!sim_reset(s, d.ic, d.body_count, d.seed, err)) {
+        s->desc = old;
+        return false;
+    }
     return true;
 }
 
@@ -259,11 +352,17 @@ sim_params sim_get_params(const sim *s) {
         .q = s->knobs.q,
         .time = s->time,
         .steps = s->steps,
+        .generation = s->generation,
     };
 }
 
 void sim_get_bodies(sim *s, sim_body *out) {
     s->ops->download(s->backend_state, out, &s->knobs);
+    for (int i = 0; i < s->body_count; i++) out[i].tag = s->tags[i];
+}
+
+void sim_get_tags(const sim *s, uint8_t *out) {
+    memcpy(out, s->tags, (size_t)s->body_count);
 }
 
 bool sim_set_bodies(sim *s, const sim_body *bodies, int n, sim_error *err) {
@@ -271,7 +370,7 @@ bool sim_set_bodies(sim *s, const sim_body *bodies, int n, sim_error *err) {
         set_error(err, "pass at least one body", "body count %d is not positive", n);
         return false;
     }
-    if (!s->ops->reserve(s->backend_state, n, err)) return false;
+    if (!s->ops->reserve(s->backend_state, n, err) || !take_tags(s, bodies, n, err)) return false;
     s->ops->upload(s->backend_state, bodies, n);
     s->body_count = n;
     s->time = 0;

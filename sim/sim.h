@@ -46,6 +46,8 @@ typedef enum sim_ic {
     SIM_IC_DEFAULT = 0, /* Plummer */
     SIM_IC_PLUMMER,     /* Plummer sphere, Henon units, Aarseth-Henon-Wielen sampling */
     SIM_IC_SHELL,       /* cold spherical shell in solid-body rotation about +z */
+    SIM_IC_DISK,        /* one disk galaxy: exponential disk, Hernquist bulge and halo */
+    SIM_IC_MERGER,      /* two disk galaxies on a Kepler orbit */
     SIM_IC_COUNT
 } sim_ic;
 
@@ -82,6 +84,37 @@ typedef struct sim_shell_desc {
     float spin;         /* angular speed in units of sqrt(G M / outer^3); 0 -> 0.6 */
 } sim_shell_desc;
 
+/* A disk galaxy (SIM_IC_DISK, and galaxy 1 of SIM_IC_MERGER). Units: G = 1,
+ * length 1 kpc, mass 10^10 solar masses, hence time 4.71 Myr and velocity
+ * 207.4 km/s (docs/GALAXIES.md). The defaults make a Milky-Way-like galaxy
+ * with a flat rotation curve near 1 (207 km/s). Zero means default. */
+typedef struct sim_galaxy_desc {
+    float disk_mass;        /* 0 -> 5 */
+    float disk_scale;       /* exponential scale length R_d; 0 -> 3 */
+    float disk_height;      /* sech^2 scale height z0; 0 -> 0.3 */
+    float disk_temperature; /* Toomre Q of the radial velocity dispersion; 0 -> 1.2 */
+    float bulge_mass;       /* Hernquist, within 10 scale radii; 0 -> 1 */
+    float bulge_scale;      /* 0 -> 0.5 */
+    float halo_mass;        /* Hernquist, within its truncation radius; 0 -> 15 */
+    float halo_scale;       /* 0 -> 12 */
+    float halo_cut;         /* truncation radius; 0 -> 36 */
+    float disk_fraction;    /* of the bodies; 0 -> 0.5 */
+    float bulge_fraction;   /* of the bodies; 0 -> 0.1 (the halo gets the rest) */
+} sim_galaxy_desc;
+
+/* Two galaxies on a two-body (Kepler) orbit (SIM_IC_MERGER). Galaxy 2 is
+ * galaxy 1 with every mass times mass_ratio and every length times
+ * mass_ratio^(1/3) (same mean density). The orbit lies in the x-y plane with
+ * its angular momentum along +z; each disk's spin is tilted from +z by its
+ * inclination (0 prograde, 180 retrograde). Zero means default. */
+typedef struct sim_merger_desc {
+    float mass_ratio;   /* M2 / M1; 0 -> 1 */
+    float pericenter;   /* of the point-mass orbit, kpc; 0 -> 8 */
+    float separation;   /* at the start, kpc; 0 -> 80 */
+    float eccentricity; /* 1 parabolic, < 1 bound, > 1 unbound; 0 -> 1 */
+    float incl1, incl2; /* degrees; 0 -> 0 (prograde) */
+} sim_merger_desc;
+
 /* Everything sim_create needs. Zero-initialise it and set what you care
  * about; every zero field takes the default listed beside it (sokol style).
  * sim_desc_defaults() returns the filled-in copy and a test pins the values. */
@@ -99,6 +132,8 @@ typedef struct sim_desc {
     int q;               /* threads sharing one body's loop; 0 -> variant's choice */
     int device;          /* CUDA device ordinal; 0 -> the first */
     sim_shell_desc shell;
+    sim_galaxy_desc galaxy;
+    sim_merger_desc merger;
 } sim_desc;
 
 /* A failure a user can cause, in words: one line saying what went wrong and
@@ -108,12 +143,24 @@ typedef struct sim_error {
     char hint[256];
 } sim_error;
 
+/* Per-body tag: which galaxy (bits 0-1) and which component (bits 2-3) a
+ * body was born in; 0 for the Plummer sphere and the shell. */
+typedef enum sim_component {
+    SIM_COMPONENT_DISK = 0,
+    SIM_COMPONENT_BULGE = 1,
+    SIM_COMPONENT_HALO = 2,
+} sim_component;
+#define SIM_TAG(galaxy, component) ((unsigned)(galaxy) | ((unsigned)(component) << 2))
+#define SIM_TAG_GALAXY(tag) ((tag)&3u)
+#define SIM_TAG_COMPONENT(tag) (((tag) >> 2) & 3u)
+
 /* One body as the host sees it (double precision, owned by the caller). */
 typedef struct sim_body {
     double pos[3];
     double vel[3];
     double acc[3]; /* read back: acceleration at the current positions; ignored on set */
     double mass;
+    unsigned tag; /* SIM_TAG(galaxy, component) */
 } sim_body;
 
 /* What the renderer draws: position and speed, 16 bytes per body. */
@@ -133,6 +180,7 @@ typedef struct sim_params {
     int p, q;            /* resolved block shape in use */
     double time;         /* simulated time since the last reset */
     int64_t steps;       /* steps since the last reset */
+    uint32_t generation; /* counts resets and sim_set_bodies: new bodies, new tags */
 } sim_params;
 
 /* Conserved quantities and their friends (sim_diagnostics). Potential energy
@@ -146,6 +194,10 @@ typedef struct sim_diag {
     double momentum[3];         /* sum m v */
     double angular_momentum[3]; /* sum m r x v, about the origin */
     double center_of_mass[3];
+    /* per galaxy (tag bits 0-1), galaxies 0 and 1 */
+    double galaxy_mass[2];
+    double galaxy_com[2][3]; /* centre of mass */
+    double galaxy_vel[2][3]; /* bulk velocity: momentum / mass */
 } sim_diag;
 
 /* A block shape after clamping to what a variant and device accept. */
@@ -171,6 +223,12 @@ void sim_destroy(sim *s);
 /* Re-seeds with initial condition ic, n bodies and seed. Returns false and
  * keeps the old state when n cannot be allocated. */
 bool sim_reset(sim *s, sim_ic ic, int n, uint64_t seed, sim_error *err);
+
+/* Re-seeds with the scene of desc: its ic, body_count, seed and the shell,
+ * galaxy and merger parameters (zero fields take their defaults). The live
+ * knobs (dt, softening, damping, kernel) stay as they are. Returns false
+ * (invalid parameters, no memory) and keeps the old state. */
+bool sim_reset_scene(sim *s, const sim_desc *desc, sim_error *err);
 
 /* Advances by steps kick-drift-kick leapfrog steps. */
 void sim_step(sim *s, int steps);
@@ -198,6 +256,9 @@ sim_params sim_get_params(const sim *s);
 
 /* Copies every body to out[0 .. body_count-1]. */
 void sim_get_bodies(sim *s, sim_body *out);
+
+/* Copies every body's tag to out[0 .. body_count-1] (cheap: kept on the host). */
+void sim_get_tags(const sim *s, uint8_t *out);
 
 /* Replaces the bodies with n given ones (time restarts at 0). Returns false
  * when n cannot be allocated. */
@@ -241,7 +302,7 @@ bool sim_cuda_device_info(int device, sim_device_info *out);
 const sim_variant_desc *sim_variant_info(sim_variant v); /* v resolved if DEFAULT */
 sim_variant sim_variant_resolve(sim_variant v);
 sim_variant sim_variant_from_name(const char *name); /* SIM_VARIANT_COUNT if unknown */
-const char *sim_ic_name(sim_ic ic);                  /* "plummer", "shell" */
+const char *sim_ic_name(sim_ic ic);                  /* "plummer", "shell", "disk", "merger" */
 sim_ic sim_ic_from_name(const char *name);           /* SIM_IC_COUNT if unknown */
 const char *sim_backend_name(sim_backend b);         /* "cuda", "cpu" */
 sim_backend sim_backend_from_name(const char *name); /* SIM_BACKEND_COUNT if unknown */

@@ -32,6 +32,7 @@ typedef struct cpu_backend {
     double *pos; /* x, y, z, m per body */
     double *vel; /* vx, vy, vz per body */
     double *acc; /* ax, ay, az per body, valid for acc_softening when acc_valid */
+    uint8_t *tags;
     bool acc_valid;
     float acc_softening;
     float last_step_ms;
@@ -91,6 +92,7 @@ static void cpu_destroy(void *b) {
     free(c->pos);
     free(c->vel);
     free(c->acc);
+    free(c->tags);
     free(c);
 }
 
@@ -99,15 +101,18 @@ static bool cpu_reserve(void *b, int n, sim_error *err) {
     if (n <= c->capacity) return true;
     const double need = 10.0 * sizeof(double) * n, have = sim_host_memory_bytes();
     double *pos = NULL, *vel = NULL, *acc = NULL;
+    uint8_t *tags = NULL;
     if (have <= 0 || need < have) {
         pos = malloc(sizeof(double) * 4 * (size_t)n);
         vel = malloc(sizeof(double) * 3 * (size_t)n);
         acc = malloc(sizeof(double) * 3 * (size_t)n);
+        tags = malloc((size_t)n);
     }
-    if (!pos || !vel || !acc) {
+    if (!pos || !vel || !acc || !tags) {
         free(pos);
         free(vel);
         free(acc);
+        free(tags);
         if (err) {
             snprintf(err->message, sizeof err->message,
                      "%d bodies need %.1f MiB of host memory; this machine has %.1f MiB", n,
@@ -119,9 +124,11 @@ static bool cpu_reserve(void *b, int n, sim_error *err) {
     free(c->pos);
     free(c->vel);
     free(c->acc);
+    free(c->tags);
     c->pos = pos;
     c->vel = vel;
     c->acc = acc;
+    c->tags = tags;
     c->capacity = n;
     return true;
 }
@@ -134,6 +141,7 @@ static void cpu_upload(void *b, const sim_body *bodies, int n) {
             c->vel[3 * i + k] = bodies[i].vel[k];
         }
         c->pos[4 * i + 3] = bodies[i].mass;
+        c->tags[i] = (uint8_t)bodies[i].tag;
     }
     c->n = n;
     c->acc_valid = false;
@@ -246,6 +254,14 @@ static sim_diag cpu_diagnostics(void *b, float softening, bool with_potential) {
         d.angular_momentum[0] += m * (r[1] * v[2] - r[2] * v[1]);
         d.angular_momentum[1] += m * (r[2] * v[0] - r[0] * v[2]);
         d.angular_momentum[2] += m * (r[0] * v[1] - r[1] * v[0]);
+        const unsigned g = SIM_TAG_GALAXY(c->tags[i]);
+        if (g < 2) {
+            d.galaxy_mass[g] += m;
+            for (int k = 0; k < 3; k++) {
+                d.galaxy_com[g][k] += m * r[k];
+                d.galaxy_vel[g][k] += m * v[k];
+            }
+        }
     }
     sim_diag_finish(&d);
     return d;

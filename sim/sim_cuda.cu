@@ -36,21 +36,24 @@ enum {
     DIAG_KINETIC,
     DIAG_POTENTIAL,
     DIAG_MASS,
-    DIAG_P,               /* 3: momentum */
-    DIAG_L = DIAG_P + 3,  /* 3: angular momentum */
-    DIAG_MR = DIAG_L + 3, /* 3: mass-weighted position */
-    DIAG_COUNT = DIAG_MR + 3
+    DIAG_P,                    /* 3: momentum */
+    DIAG_L = DIAG_P + 3,       /* 3: angular momentum */
+    DIAG_MR = DIAG_L + 3,      /* 3: mass-weighted position */
+    DIAG_GALAXY = DIAG_MR + 3, /* per galaxy 0, 1: mass, m r (3), m v (3) */
+    DIAG_COUNT = DIAG_GALAXY + 14
 };
-#define DIAG_THREADS 256
-#define THREADS 256 /* O(N) kernels */
+#define DIAG_THREADS 128 /* DIAG_COUNT doubles per thread fit in 48 KiB of shared memory */
+#define THREADS 256      /* O(N) kernels */
 
 struct cuda_backend {
     int device;
+    int sm_count;
     int n, capacity, capacity64;
     bool fp64; /* the state lives in the double arrays */
     float4 *pos, *vel, *acc;
     double4a *pos64, *vel64, *acc64;
     float *soa;           /* x, y, z, m scalar arrays of `capacity` each */
+    uint8_t *tags;        /* galaxy and component of each body */
     sim_vertex *stage;    /* vertices for the host-copy path */
     double *diag_partial; /* DIAG_COUNT per block, then DIAG_COUNT totals */
     cudaStream_t stream;
@@ -180,8 +183,8 @@ static __device__ void block_sum(double (*sh)[DIAG_THREADS], double *v) {
  * phi_i = -sum_{j != i} m_j / sqrt(r^2 + eps^2), is summed in T within a
  * tile of DIAG_THREADS bodies and in double across tiles. */
 template <typename T, typename V = typename vec4<T>::type>
-__global__ void diag_partial_kernel(int n, const V *pos, const V *vel, T eps2, bool with_potential,
-                                    double *partial) {
+__global__ void diag_partial_kernel(int n, const V *pos, const V *vel, const uint8_t *tags, T eps2,
+                                    bool with_potential, double *partial) {
     __shared__ V tile[DIAG_THREADS];
     __shared__ double sh[DIAG_COUNT][DIAG_THREADS];
     const int i = blockIdx.x * DIAG_THREADS + threadIdx.x;
@@ -219,6 +222,17 @@ __global__ void diag_partial_kernel(int n, const V *pos, const V *vel, T eps2, b
     v[DIAG_MR + 0] = m * x;
     v[DIAG_MR + 1] = m * y;
     v[DIAG_MR + 2] = m * z;
+    const int galaxy = i < n ? (tags[i] & 3) : 3;
+    for (int g = 0; g < 2; g++) {
+        const double w = galaxy == g ? m : 0.0;
+        v[DIAG_GALAXY + 7 * g + 0] = w;
+        v[DIAG_GALAXY + 7 * g + 1] = w * x;
+        v[DIAG_GALAXY + 7 * g + 2] = w * y;
+        v[DIAG_GALAXY + 7 * g + 3] = w * z;
+        v[DIAG_GALAXY + 7 * g + 4] = w * vx;
+        v[DIAG_GALAXY + 7 * g + 5] = w * vy;
+        v[DIAG_GALAXY + 7 * g + 6] = w * vz;
+    }
     block_sum(sh, v);
     if (threadIdx.x == 0) {
         for (int k = 0; k < DIAG_COUNT; k++) partial[blockIdx.x * DIAG_COUNT + k] = v[k];
@@ -250,10 +264,12 @@ static void free_buffers(cuda_backend *c) {
     CUDA_CHECK(cudaFree(c->vel));
     CUDA_CHECK(cudaFree(c->acc));
     CUDA_CHECK(cudaFree(c->soa));
+    CUDA_CHECK(cudaFree(c->tags));
     CUDA_CHECK(cudaFree(c->stage));
     CUDA_CHECK(cudaFree(c->diag_partial));
     c->pos = c->vel = c->acc = NULL;
     c->soa = NULL;
+    c->tags = NULL;
     c->stage = NULL;
     c->diag_partial = NULL;
     c->capacity = 0;
@@ -281,6 +297,7 @@ static void *cuda_create(int device, sim_error *err) {
     cuda_backend *c = (cuda_backend *)calloc(1, sizeof *c);
     if (!c) return NULL;
     c->device = device;
+    CUDA_CHECK(cudaDeviceGetAttribute(&c->sm_count, cudaDevAttrMultiProcessorCount, device));
     /* A blocking stream: it orders with the legacy default stream, which
      * app_interop.c maps and unmaps the GL buffer on. */
     CUDA_CHECK(cudaStreamCreate(&c->stream));
@@ -344,15 +361,18 @@ static bool cuda_reserve(void *b, int n, sim_error *err) {
     const int diag_blocks = blocks_for(n, DIAG_THREADS);
     const size_t partial_bytes = sizeof(double) * DIAG_COUNT * (diag_blocks + 1);
     const size_t need =
-        (3 * sizeof(float4) + 4 * sizeof(float) + sizeof(sim_vertex)) * (size_t)n + partial_bytes;
+        (3 * sizeof(float4) + 4 * sizeof(float) + sizeof(sim_vertex) + 1) * (size_t)n +
+        partial_bytes;
     float4 *pos = NULL, *vel = NULL, *acc = NULL;
     float *soa = NULL;
+    uint8_t *tags = NULL;
     sim_vertex *stage = NULL;
     double *partial = NULL;
     bool ok = cudaMalloc(&pos, sizeof(float4) * n) == cudaSuccess &&
               cudaMalloc(&vel, sizeof(float4) * n) == cudaSuccess &&
               cudaMalloc(&acc, sizeof(float4) * n) == cudaSuccess &&
               cudaMalloc(&soa, sizeof(float) * 4 * n) == cudaSuccess &&
+              cudaMalloc(&tags, (size_t)n) == cudaSuccess &&
               cudaMalloc(&stage, sizeof(sim_vertex) * n) == cudaSuccess &&
               cudaMalloc(&partial, partial_bytes) == cudaSuccess;
     if (!ok) {
@@ -360,6 +380,7 @@ static bool cuda_reserve(void *b, int n, sim_error *err) {
         cudaFree(vel);
         cudaFree(acc);
         cudaFree(soa);
+        cudaFree(tags);
         cudaFree(stage);
         cudaFree(partial);
         out_of_memory(err, n, need);
@@ -371,6 +392,7 @@ static bool cuda_reserve(void *b, int n, sim_error *err) {
     c->vel = vel;
     c->acc = acc;
     c->soa = soa;
+    c->tags = tags;
     c->stage = stage;
     c->diag_partial = partial;
     c->capacity = n;
@@ -398,12 +420,20 @@ static void cuda_upload(void *b, const sim_body *bodies, int n) {
                 make_float4((float)s->vel[0], (float)s->vel[1], (float)s->vel[2], 0.0f);
         }
     }
+    uint8_t *tags = (uint8_t *)malloc((size_t)n);
+    if (!tags) {
+        fprintf(stderr, "sim: out of host memory uploading %d bodies\n", n);
+        abort();
+    }
+    for (int i = 0; i < n; i++) tags[i] = (uint8_t)bodies[i].tag;
+    CUDA_CHECK(cudaMemcpyAsync(c->tags, tags, (size_t)n, cudaMemcpyHostToDevice, c->stream));
     void *pos = c->fp64 ? (void *)c->pos64 : (void *)c->pos;
     void *vel = c->fp64 ? (void *)c->vel64 : (void *)c->vel;
     CUDA_CHECK(cudaMemcpyAsync(pos, host, vec * n, cudaMemcpyHostToDevice, c->stream));
     CUDA_CHECK(cudaMemcpyAsync(vel, host + vec * n, vec * n, cudaMemcpyHostToDevice, c->stream));
     CUDA_CHECK(cudaStreamSynchronize(c->stream));
     free(host);
+    free(tags);
     c->n = n;
     c->acc_valid = false;
 }
@@ -444,6 +474,7 @@ static void compute_forces(cuda_backend *c, const sim_step_params *sp) {
     a.eps2_64 = (double)sp->softening * sp->softening;
     a.p = sp->p;
     a.q = sp->q;
+    a.sm_count = c->sm_count;
     if (e->reads_soa) {
         scatter_soa_kernel<<<blocks_for(c->n, THREADS), THREADS, 0, c->stream>>>(c->n, c->capacity,
                                                                                  c->pos, c->soa);
@@ -526,7 +557,7 @@ static void download(cuda_backend *c, const V *pos, const V *vel, const V *acc, 
     CUDA_CHECK(cudaStreamSynchronize(c->stream));
     for (int i = 0; i < n; i++) {
         const V x = host[i], v = host[n + i], a = host[2 * n + i];
-        out[i] = sim_body{{x.x, x.y, x.z}, {v.x, v.y, v.z}, {a.x, a.y, a.z}, x.w};
+        out[i] = sim_body{{x.x, x.y, x.z}, {v.x, v.y, v.z}, {a.x, a.y, a.z}, x.w, 0};
     }
     free(host);
 }
@@ -563,11 +594,11 @@ static sim_diag cuda_diagnostics(void *b, float softening, bool with_potential) 
     const int blocks = blocks_for(c->n, DIAG_THREADS);
     if (c->fp64) {
         diag_partial_kernel<double><<<blocks, DIAG_THREADS, 0, c->stream>>>(
-            c->n, c->pos64, c->vel64, (double)softening * softening, with_potential,
+            c->n, c->pos64, c->vel64, c->tags, (double)softening * softening, with_potential,
             c->diag_partial);
     } else {
         diag_partial_kernel<float><<<blocks, DIAG_THREADS, 0, c->stream>>>(
-            c->n, c->pos, c->vel, softening * softening, with_potential, c->diag_partial);
+            c->n, c->pos, c->vel, c->tags, softening * softening, with_potential, c->diag_partial);
     }
     CUDA_CHECK_LAUNCH();
     diag_total_kernel<<<1, DIAG_THREADS, 0, c->stream>>>(blocks, c->diag_partial);
@@ -584,6 +615,13 @@ static sim_diag cuda_diagnostics(void *b, float softening, bool with_potential) 
         d.momentum[k] = t[DIAG_P + k];
         d.angular_momentum[k] = t[DIAG_L + k];
         d.center_of_mass[k] = t[DIAG_MR + k];
+    }
+    for (int g = 0; g < 2; g++) {
+        d.galaxy_mass[g] = t[DIAG_GALAXY + 7 * g];
+        for (int k = 0; k < 3; k++) {
+            d.galaxy_com[g][k] = t[DIAG_GALAXY + 7 * g + 1 + k];
+            d.galaxy_vel[g][k] = t[DIAG_GALAXY + 7 * g + 4 + k];
+        }
     }
     sim_diag_finish(&d);
     return d;

@@ -1,7 +1,8 @@
 /* sim_ic.c - initial conditions, in stated units, seeded and reproducible.
  *
- * Every scene has total mass 1 (G = 1), equal body masses 1/N, and its centre
- * of mass and total momentum set to zero after sampling.
+ * Plummer and the shell have total mass 1 (G = 1) and equal body masses 1/N;
+ * the galaxies (sim_galaxy.c) have their own units and unequal masses. Every
+ * scene has its centre of mass and total momentum set to zero.
  *
  * Plummer sphere (SIM_IC_PLUMMER): Aarseth, Henon & Wielen (1974, A&A 37,
  * 183) sampling of the Plummer model, scaled to Henon units (G = M = 1,
@@ -84,7 +85,8 @@ static void shell(sim_rng *rng, int n, const sim_shell_desc *d, sim_body *out) {
     }
 }
 
-void sim_ic_generate(sim_ic ic, int n, uint64_t seed, const sim_desc *desc, sim_body *out) {
+void sim_ic_generate(sim_ic ic, int n, uint64_t seed, const sim_desc *desc, float softening,
+                     sim_body *out) {
     sim_rng rng = sim_rng_seed(seed);
     for (int i = 0; i < n; i++) {
         out[i] = (sim_body){.mass = 1.0 / n};
@@ -92,6 +94,12 @@ void sim_ic_generate(sim_ic ic, int n, uint64_t seed, const sim_desc *desc, sim_
     switch (ic) {
     case SIM_IC_SHELL:
         shell(&rng, n, &desc->shell, out);
+        break;
+    case SIM_IC_DISK:
+        sim_galaxy_disk(desc, n, softening, &rng, out);
+        break;
+    case SIM_IC_MERGER:
+        sim_galaxy_merger(desc, n, softening, &rng, out);
         break;
     default: /* SIM_IC_DEFAULT, SIM_IC_PLUMMER; sim.c rejects anything else */
         plummer(&rng, n, out);

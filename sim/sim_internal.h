@@ -11,6 +11,7 @@
 #define NBODY_SIM_INTERNAL_H
 
 #include "sim.h"
+#include "sim_rng.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -33,12 +34,13 @@ typedef struct sim_backend_ops {
     /* Makes room for n bodies before any host work is spent on them; false
      * (out of memory, with the sizes in *err) keeps the old bodies. */
     bool (*reserve)(void *b, int n, sim_error *err);
-    /* Replaces the bodies; reserve(n) has succeeded. */
+    /* Replaces the bodies (and their tags); reserve(n) has succeeded. */
     void (*upload)(void *b, const sim_body *bodies, int n);
     /* Keeps the state in double (fp64 variant) or float; false (out of
      * memory) keeps the current one. */
     bool (*set_precision)(void *b, bool fp64, sim_error *err);
-    /* Copies bodies back, accelerations at the current positions included. */
+    /* Copies bodies back, accelerations at the current positions included
+     * (tags are left to sim.c, which keeps them). */
     void (*download)(void *b, sim_body *out, const sim_step_params *sp);
     void (*step)(void *b, const sim_step_params *sp, int steps);
     void (*vertices)(void *b, sim_vertex *dst, bool dst_on_device);
@@ -69,12 +71,23 @@ sim_device_limits sim_cuda_device_limits(int device);
 /* The variant's clamp rules (sim_kernels.cu). p or q <= 0 ask for auto. */
 sim_block sim_kernels_clamp(sim_variant v, int p, int q, int n, const sim_device_limits *lim);
 
-/* Initial conditions (sim_ic.c): fills out[0..n-1]; masses sum to 1, centre
- * of mass and momentum are zero. */
-void sim_ic_generate(sim_ic ic, int n, uint64_t seed, const sim_desc *desc, sim_body *out);
+/* Initial conditions (sim_ic.c): fills out[0..n-1] with zero centre of mass
+ * and momentum. Plummer and shell have total mass 1; galaxies are in their
+ * own units (sim_galaxy_desc). softening is the force softening the
+ * rotation curves of galaxy disks are measured with. */
+void sim_ic_generate(sim_ic ic, int n, uint64_t seed, const sim_desc *desc, float softening,
+                     sim_body *out);
 
-/* Shared by both backends: diagnostics from host bodies given the potential
- * energy (the O(N^2) part, computed where the bodies live). */
+/* Galaxies (sim_galaxy.c). */
+void sim_galaxy_disk(const sim_desc *desc, int n, float softening, sim_rng *rng, sim_body *out);
+void sim_galaxy_merger(const sim_desc *desc, int n, float softening, sim_rng *rng, sim_body *out);
+/* The relative position and velocity (galaxy 2 minus galaxy 1) at the start. */
+void sim_merger_orbit(const sim_desc *desc, double rel_x[3], double rel_v[3]);
+
+/* Shared by both backends: turns the sums a backend collected into the
+ * diagnostics. In: kinetic, potential, mass, momentum, angular momentum, and
+ * mass-weighted sums in center_of_mass, galaxy_com (m r) and galaxy_vel
+ * (m v). Out: totals, virial ratio, and those sums divided by the masses. */
 void sim_diag_finish(sim_diag *d);
 
 /* Seconds on a monotonic clock. */

@@ -387,79 +387,178 @@ static void forces_fast(const force_args *a, cudaStream_t stream) {
 }
 
 /* ======================================================================== */
-/* Rung 9 - best: what the measurements on Hopper kept (docs/PERFORMANCE.md).
- *  - BEST_B = 4 bodies per thread: one shared-memory load of a body j feeds
- *    four interactions, so the load's issue slot is shared four ways and the
- *    four chains give the scheduler independent work.
- *  - float4 tiles: one 16-byte load per j, straight from the array of structs
- *    (no scatter into scalar arrays).
- *  - the fma ordering and the flush-to-zero rsqrt of the rungs before.
- *  - row ty of the block takes a contiguous run of p bodies of the tile, so
- *    the unrolled loads use immediate offsets and each quarter-warp reads
- *    one address (a broadcast) whenever p >= 8.
- *  - p and q on auto are picked from N and the SM count (best_auto below)
- *    to fill the GPU in whole waves. */
+/* Rung 9 - best: each pair once (Newton's third law), for Hopper.
+ *
+ * The rungs before evaluate N^2 interactions, every pair twice. Here a warp
+ * takes 4 x 32 "i" bodies in registers (BEST_B per lane) and a chunk of 32
+ * "j" bodies, and computes each i-j pair once, adding m_j d/r^3 to a_i and
+ * -m_i d/r^3 to a_j: 17 instructions for two interactions instead of 26.
+ * The j positions sit in a warp-private slice of shared memory stored twice
+ * over (64 slots), so at step s lane L reads slot L + s with an immediate
+ * offset; the j accelerations travel with their bodies from lane to lane by
+ * shuffles (3 per step), so after 32 steps every lane has met every j and
+ * each a_j is home again. Summed over the warp's pairs, the a_j and (when
+ * the warp moves to other i bodies) the a_i go to global memory with float
+ * atomics - so the sums' order, and their last bits, vary from run to run.
+ *
+ * Work: bodies in chunks of 32, chunks in groups of BEST_B. The pairs of
+ * chunks form a triangle; for group g the tasks are its intra-group pairs
+ * (one task) and each later chunk (one task each). A persistent grid of
+ * q blocks per SM, p threads each, splits the task list into equal
+ * contiguous ranges, one per warp. Padding bodies past N have no mass. */
 
-/* Compile-time knobs for experiments (scripts/gpu-tune.sh builds with
- * -DBEST_B=8 and the like); docs/PERFORMANCE.md has what they measured. */
-#ifndef BEST_B
-#define BEST_B 4
-#endif
-#ifndef BEST_UNROLL
-#define BEST_UNROLL 8
-#endif
-#define PRAGMA(x) _Pragma(#x)
-#define UNROLL(n) PRAGMA(unroll n)
+#define BEST_B 4 /* i bodies per lane */
+#define FULL_WARP 0xffffffffu
+
+/* Tasks before group g: its predecessors each have 1 + C - (g'+1) B. */
+static __device__ long long best_prefix(long long g, long long chunks) {
+    return g * (1 + chunks) - (long long)BEST_B * g * (g + 1) / 2;
+}
+
+struct best_i {
+    float x[BEST_B], y[BEST_B], z[BEST_B], m[BEST_B];
+    float ax[BEST_B], ay[BEST_B], az[BEST_B];
+};
+
+static __device__ void best_load_i(const force_args &a, long long g, int lane, best_i &I) {
+#pragma unroll
+    for (int k = 0; k < BEST_B; k++) {
+        const long long i = (g * BEST_B + k) * 32 + lane;
+        const float4 p = i < a.n ? a.pos[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        I.x[k] = p.x;
+        I.y[k] = p.y;
+        I.z[k] = p.z;
+        I.m[k] = p.w;
+        I.ax[k] = I.ay[k] = I.az[k] = 0.0f;
+    }
+}
+
+static __device__ void best_flush_i(const force_args &a, long long g, int lane, const best_i &I) {
+#pragma unroll
+    for (int k = 0; k < BEST_B; k++) {
+        const long long i = (g * BEST_B + k) * 32 + lane;
+        if (i < a.n) {
+            atomicAdd(&a.acc[i].x, I.ax[k]);
+            atomicAdd(&a.acc[i].y, I.ay[k]);
+            atomicAdd(&a.acc[i].z, I.az[k]);
+        }
+    }
+}
+
+/* Puts chunk c's positions in the warp's 64 slots (twice over). */
+static __device__ float4 *best_load_j(const force_args &a, float4 *slots, long long c, int lane) {
+    const long long j = c * 32 + lane;
+    const float4 p = j < a.n ? a.pos[j] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    __syncwarp(); /* the previous task is done reading the slots */
+    slots[lane] = p;
+    slots[lane + 32] = p;
+    __syncwarp();
+    return slots + lane;
+}
+
+static __device__ void best_store_j(const force_args &a, long long c, int lane, float bx, float by,
+                                    float bz) {
+    const long long j = c * 32 + lane;
+    if (j < a.n) {
+        atomicAdd(&a.acc[j].x, bx);
+        atomicAdd(&a.acc[j].y, by);
+        atomicAdd(&a.acc[j].z, bz);
+    }
+}
+
+/* One i-j pair, weighted by f (1, or 0 to skip it in the intra task). */
+static __device__ __forceinline__ void best_pair(const float4 q, best_i &I, int k, float eps2,
+                                                 float f, float &bx, float &by, float &bz) {
+    const float dx = q.x - I.x[k], dy = q.y - I.y[k], dz = q.z - I.z[k];
+    const float dsq = dx * dx + (dy * dy + (dz * dz + eps2));
+    const float inv = rsqrt_ftz(dsq);
+    const float inv3 = inv * inv * inv * f;
+    const float si = q.w * inv3, sj = I.m[k] * inv3;
+    I.ax[k] += dx * si;
+    I.ay[k] += dy * si;
+    I.az[k] += dz * si;
+    bx -= dx * sj;
+    by -= dy * sj;
+    bz -= dz * sj;
+}
+
+/* The j accelerations move one lane down: slot L + s + 1 comes from lane L + 1. */
+static __device__ __forceinline__ void best_rotate(int lane, float &bx, float &by, float &bz) {
+    const int from = (lane + 1) & 31;
+    bx = __shfl_sync(FULL_WARP, bx, from);
+    by = __shfl_sync(FULL_WARP, by, from);
+    bz = __shfl_sync(FULL_WARP, bz, from);
+}
 
 __global__ void forces_best_kernel(force_args a) {
-    extern __shared__ float4 tile4[];
-    const int p = blockDim.x, tx = threadIdx.x, ty = threadIdx.y;
-    const int t = ty * p + tx, tile = p * blockDim.y;
-    const int first = blockIdx.x * p * BEST_B + tx; /* bodies first, first + p, ... */
-    float xi[BEST_B], yi[BEST_B], zi[BEST_B], ax[BEST_B], ay[BEST_B], az[BEST_B];
-#pragma unroll
-    for (int b = 0; b < BEST_B; b++) {
-        const int i = first + b * p;
-        const float4 pi = i < a.n ? a.pos[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        xi[b] = pi.x;
-        yi[b] = pi.y;
-        zi[b] = pi.z;
-        ax[b] = ay[b] = az[b] = 0.0f;
-    }
+    extern __shared__ float4 best_smem[];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    float4 *slots = best_smem + warp * 64;
+    const long long chunks = (a.n + 31) / 32, groups = (chunks + BEST_B - 1) / BEST_B;
+    const long long tasks = best_prefix(groups - 1, chunks) + 1; /* the last group: intra only */
+    const long long w = (long long)blockIdx.x * warps + warp, all = (long long)gridDim.x * warps;
+    const long long first = tasks * w / all, last = tasks * (w + 1) / all;
     const float eps2 = a.eps2;
-    const float4 *row = tile4 + ty * p;
-    for (int base = 0; base < a.n; base += tile) {
-        const int j = base + t;
-        tile4[t] = j < a.n ? a.pos[j] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        __syncthreads();
-        UNROLL(BEST_UNROLL)
-        for (int k = 0; k < p; k++) {
-            const float4 pj = row[k];
+    best_i I;
+    long long g = -1;
+    for (long long t = first; t < last; t++) {
+        if (g < 0 || (g + 1 < groups && t >= best_prefix(g + 1, chunks))) {
+            if (g >= 0) best_flush_i(a, g, lane, I);
+            long long lo = g < 0 ? 0 : g + 1, hi = groups - 1;
+            while (lo < hi) { /* the last group with best_prefix(group) <= t */
+                const long long mid = (lo + hi + 1) / 2;
+                if (best_prefix(mid, chunks) <= t)
+                    lo = mid;
+                else
+                    hi = mid - 1;
+            }
+            g = lo;
+            best_load_i(a, g, lane, I);
+        }
+        const long long o = t - best_prefix(g, chunks);
+        if (o > 0) { /* a later chunk: all 32 x 32 x BEST_B pairs */
+            const long long c = (g + 1) * BEST_B + (o - 1);
+            const float4 *q = best_load_j(a, slots, c, lane);
+            float bx = 0.0f, by = 0.0f, bz = 0.0f;
+#pragma unroll 8
+            for (int s = 0; s < 32; s++) {
+                const float4 pj = q[s];
 #pragma unroll
-            for (int b = 0; b < BEST_B; b++) {
-                float dx = pj.x - xi[b], dy = pj.y - yi[b], dz = pj.z - zi[b];
-                float dsq = dx * dx + (dy * dy + (dz * dz + eps2));
-                float dinv = rsqrt_ftz(dsq);
-                float scale = (pj.w * dinv) * (dinv * dinv);
-                ax[b] += dx * scale;
-                ay[b] += dy * scale;
-                az[b] += dz * scale;
+                for (int k = 0; k < BEST_B; k++) best_pair(pj, I, k, eps2, 1.0f, bx, by, bz);
+                best_rotate(lane, bx, by, bz);
+            }
+            best_store_j(a, c, lane, bx, by, bz);
+        } else { /* pairs within the group: chunk r against chunks k <= r */
+            for (int r = 0; r < BEST_B; r++) {
+                const long long c = g * BEST_B + r;
+                const float4 *q = best_load_j(a, slots, c, lane);
+                float bx = 0.0f, by = 0.0f, bz = 0.0f;
+#pragma unroll 1
+                for (int s = 0; s < 32; s++) {
+                    const float4 pj = q[s];
+                    /* Within one chunk each pair once: offsets 1..15 on every lane, 16 on
+                     * half of them (the other half would repeat those pairs), 0 is self. */
+                    const float half = (s >= 1 && s <= 15) || (s == 16 && lane < 16) ? 1.0f : 0.0f;
+#pragma unroll
+                    for (int k = 0; k < BEST_B; k++) {
+                        const float f = k < r ? 1.0f : k == r ? half : 0.0f;
+                        best_pair(pj, I, k, eps2, f, bx, by, bz);
+                    }
+                    best_rotate(lane, bx, by, bz);
+                }
+                best_store_j(a, c, lane, bx, by, bz);
             }
         }
-        __syncthreads();
     }
-    float *smem = (float *)tile4;
-#pragma unroll
-    for (int b = 0; b < BEST_B; b++) {
-        store_acc(a, first + b * p, reduce_rows(smem, make_float3(ax[b], ay[b], az[b])));
-    }
+    if (g >= 0) best_flush_i(a, g, lane, I);
 }
 
 static void forces_best(const force_args *a, cudaStream_t stream) {
     force_args b = *a;
     b.eps2 = fmaxf(a->eps2, NOIF_EPS2_MIN);
-    const size_t smem = sizeof(float4) * a->p * a->q;
-    forces_best_kernel<<<div_up(a->n, a->p * BEST_B), dim3(a->p, a->q), smem, stream>>>(b);
+    CUDA_CHECK(cudaMemsetAsync(a->acc, 0, sizeof(float4) * a->n, stream)); /* sums by atomics */
+    const size_t smem = sizeof(float4) * 64 * (a->p / 32);
+    forces_best_kernel<<<a->q * a->sm_count, a->p, smem, stream>>>(b);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -569,7 +668,8 @@ static void forces_fp64(const force_args *a, cudaStream_t stream) {
 
 static const char P_THREADS[] = "threads per block, one body per thread";
 static const char P_TILE[] = "bodies per block (a tile row); tile = p*q bodies";
-static const char P_BEST[] = "threads per block row, 4 bodies each; tile = p*q bodies";
+static const char P_BEST[] = "threads per block (whole warps); a warp holds 128 i bodies";
+static const char Q_BEST[] = "blocks per SM (a persistent grid walks the triangle of pairs)";
 static const char P_FP64[] = "threads per block row, 2 bodies each; tile = p*q bodies";
 static const char Q_ROWS[] = "threads sharing one body's loop (rows of the block)";
 
@@ -646,13 +746,13 @@ static constexpr variant_entry variants[] = {
      16,
      forces_fast_kernel},
     {SIM_VARIANT_BEST,
-     {"best", "4 bodies per thread, float4 tiles, p x q picked from N and the SM count", P_BEST,
-      Q_ROWS, false},
+     {"best", "each pair once (Newton's third law), j bodies rotate through the warp", P_BEST,
+      Q_BEST, false},
      forces_best,
      false,
-     BLOCK_PQ_TILES,
+     BLOCK_WARPS,
      BEST_B,
-     16,
+     32,
      forces_best_kernel},
     {SIM_VARIANT_FP64,
      {"fp64", "double precision throughout: state, forces and integrator", P_FP64, Q_ROWS, true},
@@ -729,9 +829,45 @@ static sim_block auto_shape(const variant_entry *e, int n, const sim_device_limi
     return sim_block{p, threads / p > 0 ? threads / p : 1, false, ""};
 }
 
+/* Blocks of `threads` threads of kernel e that fit on one SM at once (4
+ * without a device). */
+static int blocks_per_sm(const variant_entry *e, int threads, const sim_device_limits *lim) {
+    int blocks = 0;
+    if (lim->device < 0 ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &blocks, e->kernel, threads, (size_t)e->smem_per_thread * threads) != cudaSuccess) {
+        cudaGetLastError();
+        return 4;
+    }
+    return blocks > 0 ? blocks : 1;
+}
+
+/* A persistent grid: p threads per block in whole warps, q blocks per SM. */
+static sim_block clamp_warps(const variant_entry *e, int p, int q, const sim_device_limits *lim) {
+    const int max_threads = kernel_max_threads(e, lim) / 32 * 32;
+    sim_block b = {p > 0 ? p : 256, q, false, ""};
+    if (b.p % 32) {
+        b.p = b.p < 32 ? 32 : b.p / 32 * 32;
+        note(&b, "p is a whole number of warps (a multiple of 32)");
+    }
+    if (b.p > max_threads) {
+        b.p = max_threads;
+        note(&b, "p <= the threads per block this kernel can launch");
+    }
+    const int fit = blocks_per_sm(e, b.p, lim);
+    if (q <= 0) {
+        b.q = fit; /* auto: as many as fit, every SM full */
+    } else if (q > fit) {
+        b.q = fit;
+        note(&b, "q <= the blocks of p threads that fit on one SM");
+    }
+    return b;
+}
+
 extern "C" sim_block sim_kernels_clamp(sim_variant v, int p, int q, int n,
                                        const sim_device_limits *lim) {
     const variant_entry *e = kernels_entry(v);
+    if (e->rule == BLOCK_WARPS) return clamp_warps(e, p, q, lim);
     const int max_threads = kernel_max_threads(e, lim);
     sim_block b = {p, q, false, ""};
     if (e->rule == BLOCK_THREADS) {

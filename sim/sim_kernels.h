@@ -34,13 +34,15 @@ struct force_args {
     double4a *acc64;
     float eps2; /* softening squared */
     double eps2_64;
-    int p, q; /* block shape, already clamped */
+    int p, q;     /* block shape, already clamped */
+    int sm_count; /* multiprocessors of the device (persistent grids) */
 };
 
 /* How a variant reads p and q. */
 enum block_rule {
     BLOCK_THREADS,  /* p = threads per block, one body each; q unused */
     BLOCK_PQ_TILES, /* block of p x q threads: p columns of bodies, q rows share their loops */
+    BLOCK_WARPS,    /* p threads per block (whole warps), q blocks per SM, persistent */
 };
 
 struct variant_entry {

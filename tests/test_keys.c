@@ -14,9 +14,9 @@
 #include "app.h"
 #include "test_util.h"
 
-static app make_app(sim_backend backend, int p, int q) {
+static app make_app(sim_backend backend, sim_variant v, int p, int q) {
     app a = {0};
-    a.cfg.sim = (sim_desc){.backend = backend, .body_count = 1000, .p = p, .q = q};
+    a.cfg.sim = (sim_desc){.backend = backend, .body_count = 1000, .variant = v, .p = p, .q = q};
     a.cfg.n_given = true;
     a.cfg.steps_per_frame = 1;
     a.cfg.headless = true;
@@ -33,7 +33,8 @@ static sim_params press(app *a, int key, int mods) {
 #define SHIFT GLFW_MOD_SHIFT
 
 static void check_knobs(void) {
-    app a = make_app(SIM_BACKEND_CPU, 64, 2);
+    /* fast: a p x q tile kernel, whose clamps the CPU backend applies too */
+    app a = make_app(SIM_BACKEND_CPU, SIM_VARIANT_FAST, 64, 2);
     sim_params p = sim_get_params(a.sim);
     CHECK(p.damping == 1.0f, "damping starts at 1");
 
@@ -87,6 +88,30 @@ static void check_knobs(void) {
     CHECK(p.ic == SIM_IC_SHELL && p.body_count == 1000, "2: shell");
     p = press(&a, GLFW_KEY_1, 0);
     CHECK(p.ic == SIM_IC_PLUMMER, "1: Plummer");
+    /* Galaxies: own units, so own N, dt and softening; N kept among them. */
+    p = press(&a, GLFW_KEY_3, 0);
+    CHECK(p.ic == SIM_IC_DISK && p.body_count == 8192 && p.dt == 0.025f, "3: disk, N %d, dt %g",
+          p.body_count, p.dt);
+    CHECK(a.hide_halo && a.color == RENDER_COLOR_COMPONENT, "3: halo hidden, by component");
+    p = press(&a, GLFW_KEY_MINUS, 0);
+    p = press(&a, GLFW_KEY_4, 0);
+    CHECK(p.ic == SIM_IC_MERGER && p.body_count == 4096, "4: merger keeps N %d", p.body_count);
+    const sim_diag m = sim_moments(a.sim);
+    CHECK(m.galaxy_mass[0] > 0 && fabs(m.galaxy_mass[1] / m.galaxy_mass[0] - 1) < 1e-9,
+          "4: equal masses %.3f %.3f", m.galaxy_mass[0], m.galaxy_mass[1]);
+    p = press(&a, GLFW_KEY_6, 0);
+    const sim_diag m6 = sim_moments(a.sim);
+    CHECK(fabs(m6.galaxy_mass[1] / m6.galaxy_mass[0] - 0.25) < 1e-6, "6: 1:4, %.4f",
+          m6.galaxy_mass[1] / m6.galaxy_mass[0]);
+    p = press(&a, GLFW_KEY_7, 0);
+    const sim_diag m7 = sim_moments(a.sim);
+    CHECK(fabs(m7.galaxy_mass[1] / m7.galaxy_mass[0] - 1.6) < 1e-6, "7: 1:1.6, %.4f",
+          m7.galaxy_mass[1] / m7.galaxy_mass[0]);
+    p = press(&a, GLFW_KEY_1, 0);
+    CHECK(p.ic == SIM_IC_PLUMMER && p.body_count == 4096 && p.dt == 1.0f / 128 &&
+              p.softening == 0.05f,
+          "1 from a galaxy: Plummer at its own N %d, dt and softening", p.body_count);
+    sim_reset(a.sim, SIM_IC_PLUMMER, 1000, p.seed, NULL);
     const uint64_t seed = p.seed;
     p = press(&a, GLFW_KEY_R, 0);
     CHECK(p.seed == seed + 1 && p.time == 0, "R: next seed, time 0");
@@ -111,6 +136,18 @@ static void check_knobs(void) {
     p = press(&a, GLFW_KEY_P, SHIFT);
     CHECK(p.p == 128 && p.q == 2, "Shift+P: %dx%d", p.p, p.q);
 
+    /* best: p is whole warps; q, blocks per SM, at most what fits (4 without a device). */
+    sim_error err = {0};
+    CHECK(sim_set_variant(a.sim, SIM_VARIANT_BEST, &err), "best");
+    sim_block blk = sim_set_block(a.sim, 100, 2);
+    CHECK(blk.p == 96 && blk.q == 2 && blk.clamped && strstr(blk.reason, "warps"),
+          "best 100 x 2 -> %dx%d (%s)", blk.p, blk.q, blk.reason);
+    blk = sim_set_block(a.sim, 256, 64);
+    CHECK(blk.p == 256 && blk.q < 64 && blk.clamped, "best 256 x 64 -> %dx%d (%s)", blk.p, blk.q,
+          blk.reason);
+    CHECK(sim_set_variant(a.sim, SIM_VARIANT_FAST, &err), "fast");
+    sim_set_block(a.sim, 128, 2);
+
     /* Loop and view toggles. */
     CHECK(!a.paused, "running at start");
     press(&a, GLFW_KEY_PERIOD, 0);
@@ -121,10 +158,27 @@ static void check_knobs(void) {
     CHECK(a.step_once, ". while paused steps once");
     press(&a, GLFW_KEY_SPACE, 0);
     CHECK(!a.paused, "Space runs");
-    press(&a, GLFW_KEY_C, 0);
-    CHECK(a.color == RENDER_COLOR_BODY, "C: per body");
-    press(&a, GLFW_KEY_C, 0);
-    CHECK(a.color == RENDER_COLOR_SPEED, "C cycles back to speed");
+    const render_color order[] = {RENDER_COLOR_BODY, RENDER_COLOR_GALAXY, RENDER_COLOR_COMPONENT,
+                                  RENDER_COLOR_SPEED};
+    for (int i = 0; i < 4; i++) {
+        press(&a, GLFW_KEY_C, 0);
+        CHECK(a.color == order[i], "C #%d: colour mode %d, want %d", i + 1, a.color, order[i]);
+    }
+    /* Exposure: E, Shift+E scale by 1.25 and leave the automatic mode; A, B, O toggle. */
+    a.auto_exposure = false;
+    a.exposure = 1.0f;
+    press(&a, GLFW_KEY_E, 0);
+    CHECK(fabsf(a.exposure - 1.25f) < 1e-6f, "E: exposure %.4f", a.exposure);
+    press(&a, GLFW_KEY_E, SHIFT);
+    press(&a, GLFW_KEY_E, SHIFT);
+    CHECK(fabsf(a.exposure - 0.8f) < 1e-6f, "Shift+E twice: exposure %.4f", a.exposure);
+    press(&a, GLFW_KEY_A, 0);
+    CHECK(a.auto_exposure, "A: automatic exposure");
+    const bool bloom = a.bloom, halo = a.hide_halo;
+    press(&a, GLFW_KEY_B, 0);
+    CHECK(a.bloom != bloom, "B toggles bloom");
+    press(&a, GLFW_KEY_O, 0);
+    CHECK(a.hide_halo != halo, "O toggles the halo");
     const bool vs = a.vsync;
     press(&a, GLFW_KEY_V, 0);
     CHECK(a.vsync != vs && a.vsync_changed, "V toggles vsync");
@@ -186,7 +240,7 @@ static void check_cuda_variants(void) {
         printf("no CUDA device: K on the CUDA backend not checked\n");
         return;
     }
-    app a = make_app(SIM_BACKEND_CUDA, 0, 0);
+    app a = make_app(SIM_BACKEND_CUDA, SIM_VARIANT_DEFAULT, 0, 0);
     sim_params p = sim_get_params(a.sim);
     CHECK(p.variant == SIM_VARIANT_BEST, "starts on best");
     /* K walks the whole ladder and wraps; Shift+K walks back. */
