@@ -3,7 +3,8 @@
  * Normal path (zero copy): the body vertex buffer is registered with CUDA
  * once (and again only if render/ re-creates it for a larger N); each frame
  * it is mapped, the simulation writes position + speed straight into it on
- * the GPU, and it is unmapped before GL draws. No byte crosses the bus.
+ * the GPU, and it is unmapped before GL draws - the unmap orders the CUDA
+ * work before the GL work, so the CPU does not wait. No byte crosses the bus.
  *
  * Fallback (host copy): when registration is refused - error 304
  * (cudaErrorOperatingSystem) on hybrid-GPU laptops and remote desktops, or
@@ -46,9 +47,8 @@ static void unregister(app_interop *io) {
 /* Registers the render's buffer; on refusal, falls back to the host path
  * and says so once. */
 static void ensure_registered(app_interop *io, render *r) {
+    if (io->registered) return;
     const uint32_t vbo = render_body_buffer(r);
-    if (io->registered && io->vbo == vbo) return;
-    unregister(io);
     cudaError_t e =
         cudaGraphicsGLRegisterBuffer(&io->resource, vbo, cudaGraphicsRegisterFlagsWriteDiscard);
     if (e != cudaSuccess) {
@@ -80,6 +80,10 @@ static void upload_via_host(app_interop *io, sim *s, render *r, int n) {
 
 void app_interop_upload(app_interop *io, sim *s, render *r) {
     const int n = sim_get_params(s).body_count;
+    /* A larger N makes render/ replace its buffer. Let go of the old one
+     * first: CUDA must not hold a buffer GL deletes, and GL may hand the
+     * same name out again, so names alone cannot tell buffers apart. */
+    if (n > render_body_capacity(r)) unregister(io);
     render_reserve_bodies(r, n);
     if (io->path == APP_INTEROP_ZERO_COPY) ensure_registered(io, r);
     if (io->path == APP_INTEROP_HOST_COPY) {

@@ -176,6 +176,10 @@ uint32_t render_body_buffer(const render *r) {
     return r->vbo;
 }
 
+int render_body_capacity(const render *r) {
+    return r->capacity;
+}
+
 void render_upload_bodies(render *r, const render_vertex *v, int n) {
     assert(n <= r->capacity);
     glBindBuffer(GL_ARRAY_BUFFER, r->vbo);

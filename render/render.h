@@ -82,6 +82,9 @@ void render_destroy(render *r);
  * the old one is stale. */
 bool render_reserve_bodies(render *r, int n);
 
+/* Bodies the vertex buffer holds now. */
+int render_body_capacity(const render *r);
+
 /* The GL name of the body vertex buffer (for CUDA-GL interop). */
 uint32_t render_body_buffer(const render *r);
 

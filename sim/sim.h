@@ -273,7 +273,9 @@ sim_diag sim_diagnostics(sim *s);
 sim_diag sim_moments(sim *s);
 
 /* Writes body_count vertices to dst. dst_on_device: dst is CUDA device memory
- * (only valid for the CUDA backend), else host memory. */
+ * (only valid for the CUDA backend) and the write is asynchronous, ordered
+ * before work on the legacy default stream; else host memory, written when
+ * this returns. */
 void sim_write_vertices(sim *s, sim_vertex *dst, bool dst_on_device);
 
 /* Milliseconds per step of a recent sim_step call: CUDA events on the CUDA
