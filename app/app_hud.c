@@ -140,7 +140,9 @@ static void help_text(app *a, hud_lines *l) {
 }
 
 void app_hud_draw(app *a, int fb_width, int fb_height) {
-    const bool message = a->message[0] && app_now() < a->message_until;
+    /* Messages belong to the HUD: with it off (Tab, --no-hud) the picture is
+     * clean - screenshots too - and messages still go to stdout. */
+    const bool message = a->hud && a->message[0] && app_now() < a->message_until;
     if (!a->hud && !a->help && !message) return;
     render_overlay *o = a->overlay;
     const float scale = a->content_scale * (a->cfg.hud_scale > 0 ? a->cfg.hud_scale : 1.0f);

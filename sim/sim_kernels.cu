@@ -842,10 +842,12 @@ static int blocks_per_sm(const variant_entry *e, int threads, const sim_device_l
     return blocks > 0 ? blocks : 1;
 }
 
-/* A persistent grid: p threads per block in whole warps, q blocks per SM. */
+/* A persistent grid: p threads per block in whole warps, q blocks per SM.
+ * Auto: the largest block the kernel's registers allow, as many as fit
+ * (on the H100, 896 x 1 beat 512 x 1 and 256 x 3 by 2-8 %: docs/PERFORMANCE.md). */
 static sim_block clamp_warps(const variant_entry *e, int p, int q, const sim_device_limits *lim) {
     const int max_threads = kernel_max_threads(e, lim) / 32 * 32;
-    sim_block b = {p > 0 ? p : 256, q, false, ""};
+    sim_block b = {p > 0 ? p : max_threads, q, false, ""};
     if (b.p % 32) {
         b.p = b.p < 32 ? 32 : b.p / 32 * 32;
         note(&b, "p is a whole number of warps (a multiple of 32)");
