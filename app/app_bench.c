@@ -214,6 +214,14 @@ static void print_table(const bench *b) {
         if (b->egl) printf(" %9.1f", r->fps);
         printf("\n");
     }
+    for (int i = 0; i < b->count; i++) {
+        if (b->rows[i].variant == SIM_VARIANT_BEST) {
+            printf("(best evaluates each pair once and applies it to both bodies, so it can pass "
+                   "the ceiling of one-interaction-at-a-time kernels; interactions are N^2 per "
+                   "step all the same)\n");
+            break;
+        }
+    }
 }
 
 static bool write_json(const bench *b, const char *path) {

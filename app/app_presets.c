@@ -135,7 +135,7 @@ static const app_preset presets[] = {
                 .incl2 = 60},
      GALAXY_KNOBS,
      .color = RENDER_COLOR_GALAXY,
-     .distance = 110.0f,
+     .distance = 140.0f,
      .pitch = 0.9f},
     /* The orbit comes from milky_way_andromeda() at run time. */
     {.name = "milky-way-andromeda",
