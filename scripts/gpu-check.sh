@@ -4,6 +4,8 @@
 #
 #   source .devbundle/env.sh && scripts/gpu-check.sh test|bench|gallery
 #
+# SKIP_RACECHECK=1 and SKIP_SWEEP=1 leave out the two slowest parts.
+#
 #   test     build for sm_90, the whole test suite (test_gpu's summary in
 #            test_gpu.txt), compute-sanitizer memcheck and racecheck on the
 #            kernel test, memcheck on a headless interop run, headless frame
@@ -37,7 +39,7 @@ test)
     grep -E "Test +#|tests passed|first pericenter|FAIL" "$OUT/ctest.txt"
     stage compute-sanitizer
     cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -n 1)
-    for tool in memcheck racecheck; do
+    for tool in memcheck ${SKIP_RACECHECK:+}${SKIP_RACECHECK:-racecheck}; do
         timeout 240 "$cs" --tool $tool --error-exitcode 9 build-gpu/tests/test_gpu --quick \
             > "$OUT/$tool.txt" 2>&1
         echo "$tool test_gpu --quick: exit $?; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$tool.txt")"
@@ -57,7 +59,7 @@ bench)
     timeout 200 $nb --benchmark --variant fast,best,fp64 --n 16384,65536,262144,1048576 \
         --json "$OUT/auto.json" 2>/dev/null
     stage benchmark: best shapes
-    timeout 120 $nb --benchmark --variant best --n 16384,262144 --p 128,256,512,1024 --q 1,2,4,8 \
+    [ -n "${SKIP_SWEEP:-}" ] || timeout 120 $nb --benchmark --variant best --n 16384,262144 --p 128,256,512,1024 --q 1,2,4,8 \
         --json "$OUT/sweep.json" 2>/dev/null | sort -k5 -n -r | head -12
     stage benchmark: whole frames
     timeout 100 $nb --benchmark --variant best --n 16384,131072 --frame 2>/dev/null
