@@ -56,6 +56,7 @@ typedef struct app_preset {
     float dt, softening;
     int steps_gpu, steps_cpu; /* steps per frame */
     float point_size;
+    float exposure; /* 0: automatic (galaxies: cores would otherwise white out) */
     render_color color;
     float distance, pitch;
 } app_preset;
@@ -75,6 +76,7 @@ static const app_preset presets[] = {
      .steps_gpu = 1,
      .steps_cpu = 1,
      .point_size = 0.035f,
+     .exposure = 2.5f,
      .color = RENDER_COLOR_SPEED,
      .distance = 3.6f,
      .pitch = 0.35f},
@@ -88,6 +90,7 @@ static const app_preset presets[] = {
      .steps_gpu = 1,
      .steps_cpu = 1,
      .point_size = 0.035f,
+     .exposure = 2.5f,
      .color = RENDER_COLOR_SPEED,
      .distance = 3.2f,
      .pitch = 0.35f},
@@ -212,8 +215,8 @@ void app_preset_view(app *a, int i) {
     a->point_size = p->point_size;
     a->color = p->color;
     a->hide_halo = galactic(p->ic);
-    a->auto_exposure = galactic(p->ic);
-    a->exposure = 1.0f;
+    a->auto_exposure = p->exposure == 0;
+    a->exposure = p->exposure > 0 ? p->exposure : 1.0f;
     a->follow_com = false;
     a->camera = (render_camera){.distance = p->distance, .yaw = 0.6f, .pitch = p->pitch};
     const int n = sim_get_params(a->sim).body_count;
