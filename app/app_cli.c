@@ -66,14 +66,14 @@ typedef struct flag_spec {
 } flag_spec;
 
 static const flag_spec flags[] = {
-    {F_N, "n", "N", "16384 (4096 on the CPU backend)",
+    {F_N, "n", "N", "by scene: 16384, galaxies 65536 (CPU: 4096, 8192)",
      "number of bodies (a list with --benchmark)"},
     {F_IC, "ic", "plummer|shell|disk|merger", "plummer", "initial condition"},
     {F_SEED, "seed", "S", "0", "random seed of the initial condition"},
-    {F_DT, "dt", "DT", "0.0078125 (1/128)", "time step, model time units"},
-    {F_SOFTENING, "softening", "EPS", "0.05", "Plummer softening length (0 allowed)"},
+    {F_DT, "dt", "DT", "by scene: 1/128, galaxies 0.025", "time step, model time units"},
+    {F_SOFTENING, "softening", "EPS", "by scene: 0.05, galaxies 0.15", "Plummer softening length (0 allowed)"},
     {F_DAMPING, "damping", "D", "1 (none)", "velocity factor per step, in (0, 1]"},
-    {F_STEPS_PER_FRAME, "steps-per-frame", "K", "1", "simulation steps per drawn frame"},
+    {F_STEPS_PER_FRAME, "steps-per-frame", "K", "by scene: 1, galaxies 4 (CPU: 1)", "simulation steps per drawn frame"},
     {F_BACKEND, "backend", "cuda|cpu", "cuda if a GPU is present, else cpu", "simulation backend"},
     {F_VARIANT, "variant", "NAME", "best",
      "CUDA force kernel: naive soa rsqrt tiled unrolled noif fma fast best fp64 (a list or all "

@@ -16,7 +16,8 @@
 #include "app.h"
 
 #define HUD_BASE_PX 17.0f
-#define MAX_LINES 48
+#define MAX_LINES 64
+#define HELP_LABEL 18 /* characters of the key column in the help */
 
 static const float WHITE[4] = {0.92f, 0.94f, 1.0f, 1.0f};
 static const float DIM[4] = {0.62f, 0.68f, 0.78f, 1.0f};
@@ -56,6 +57,33 @@ static void with_commas(long v, char *out, size_t len) {
         out[o++] = digits[i];
     }
     out[o] = 0;
+}
+
+/* Appends line to out, split at spaces into pieces no wider than max_w;
+ * continuation pieces are indented by `hang` spaces (under the text column). */
+static void wrap(render_overlay *o, const hud_line *line, float max_w, int hang, hud_lines *out) {
+    static const char spaces[] = "                                ";
+    const char *rest = line->text;
+    bool first = true;
+    while (*rest && out->count < MAX_LINES) {
+        hud_line piece = {.color = line->color};
+        const char *indent = first ? "" : spaces + (sizeof spaces - 1 - (size_t)hang);
+        size_t take = strlen(rest), last_space = 0;
+        for (size_t k = 1; k <= strlen(rest); k++) {
+            char buf[sizeof piece.text];
+            snprintf(buf, sizeof buf, "%s%.*s", indent, (int)k, rest);
+            if (render_overlay_text_width(o, buf) > max_w && last_space > 0) {
+                take = last_space;
+                break;
+            }
+            if (rest[k] == ' ') last_space = k;
+        }
+        snprintf(piece.text, sizeof piece.text, "%s%.*s", indent, (int)take, rest);
+        out->line[out->count++] = piece;
+        rest += take;
+        while (*rest == ' ') rest++;
+        first = false;
+    }
 }
 
 /* A panel with lines, top-left at (x, y); returns its height. */
@@ -131,7 +159,7 @@ static void help_text(app *a, hud_lines *l) {
     add(l, WHITE, "nbody: keys and mouse");
     const char *label, *text;
     for (int i = 0; app_key_help(i, &label, &text); i++) {
-        add(l, KEY, "%-18s %s", label, text);
+        add(l, KEY, "%-*s %s", HELP_LABEL, label, text);
     }
     const sim_params p = sim_get_params(a->sim);
     const sim_variant_desc *v = sim_variant_info(p.variant);
@@ -157,14 +185,30 @@ void app_hud_draw(app *a, int fb_width, int fb_height) {
     if (a->help) {
         hud_lines l = {.count = 0};
         help_text(a, &l);
-        float w = 0;
-        for (int i = 0; i < l.count; i++) {
-            const float tw = render_overlay_text_width(o, l.line[i].text);
-            if (tw > w) w = tw;
-        }
         const float lh = render_overlay_line_height(o);
-        const float h = lh * (l.count + 1);
-        panel(o, fmaxf(margin, (fb_width - w) / 2), fmaxf(margin, (fb_height - h) / 2), &l);
+        /* One column if it fits the height, else two side by side, long lines
+         * wrapped at spaces so both fit the width. */
+        const int rows = (int)((fb_height - 2 * margin) / lh) - 1;
+        const bool two = l.count > rows;
+        const float gap = lh, max_w = two ? (fb_width - 2 * margin - 2 * gap) / 2 - lh
+                                          : fb_width - 2 * margin - lh;
+        hud_lines wrapped = {.count = 0};
+        for (int i = 0; i < l.count; i++) {
+            wrap(o, &l.line[i], max_w, l.line[i].color == KEY ? HELP_LABEL + 1 : 4, &wrapped);
+        }
+        const int per = two ? (wrapped.count + 1) / 2 : wrapped.count;
+        hud_lines col[2] = {{.count = 0}, {.count = 0}};
+        float w[2] = {0, 0};
+        for (int i = 0; i < wrapped.count; i++) {
+            const int c = i < per ? 0 : 1;
+            col[c].line[col[c].count++] = wrapped.line[i];
+            w[c] = fmaxf(w[c], render_overlay_text_width(o, wrapped.line[i].text));
+        }
+        const float total = w[0] + (col[1].count ? w[1] + 2 * gap : 0);
+        const float x = fmaxf(margin, (fb_width - total) / 2);
+        const float y = fmaxf(margin, (fb_height - lh * (per + 1)) / 2);
+        panel(o, x, y, &col[0]);
+        if (col[1].count) panel(o, x + w[0] + 2 * gap, y, &col[1]);
     }
     if (message) {
         hud_lines l = {.count = 0};
