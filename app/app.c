@@ -204,25 +204,31 @@ static void update_fps(app *a) {
     }
 }
 
-/* F12: the frame as drawn, HUD included, to nbody-<local time>-f<frame>.png. */
-static void save_screenshot(app *a, int w, int h) {
-    a->screenshot_requested = false;
-    char path[64];
-    const time_t t = time(NULL);
-    struct tm tm;
-    localtime_r(&t, &tm);
-    char stamp[32];
-    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-    snprintf(path, sizeof path, "nbody-%s-f%06d.png", stamp, a->frame);
+/* Writes the frame as drawn (HUD included) to path as PNG; false on failure
+ * (message printed). */
+static bool write_frame(app *a, const char *path, int w, int h) {
     uint8_t *rgba = malloc((size_t)w * (size_t)h * 4);
     if (!rgba) {
-        app_message(a, "out of memory for a %dx%d screenshot", w, h);
-        return;
+        fprintf(stderr, "nbody: out of memory for a %dx%d screenshot\n", w, h);
+        return false;
     }
     render_read_pixels(a->render, w, h, rgba);
     for (size_t i = 3; i < (size_t)w * h * 4; i += 4) rgba[i] = 255;
-    if (app_output_png(path, w, h, rgba)) app_message(a, "wrote %s", path);
+    const bool ok = app_output_png(path, w, h, rgba);
     free(rgba);
+    return ok;
+}
+
+/* F12: to nbody-<local time>-f<frame>.png in the current folder. */
+static void save_screenshot(app *a, int w, int h) {
+    a->screenshot_requested = false;
+    char path[64], stamp[32];
+    const time_t t = time(NULL);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    snprintf(path, sizeof path, "nbody-%s-f%06d.png", stamp, a->frame);
+    if (write_frame(a, path, w, h)) app_message(a, "wrote %s", path);
 }
 
 void app_frame(app *a, int fb_width, int fb_height) {
@@ -336,15 +342,7 @@ void app_fit_view(app *a) {
 bool app_finish(app *a, int fb_width, int fb_height) {
     bool ok = true;
     if (a->cfg.screenshot) {
-        uint8_t *rgba = malloc((size_t)fb_width * (size_t)fb_height * 4);
-        if (!rgba) {
-            fprintf(stderr, "nbody: out of memory for a %dx%d screenshot\n", fb_width, fb_height);
-            return false;
-        }
-        render_read_pixels(a->render, fb_width, fb_height, rgba);
-        for (size_t i = 3; i < (size_t)fb_width * fb_height * 4; i += 4) rgba[i] = 255;
-        const bool written = app_output_png(a->cfg.screenshot, fb_width, fb_height, rgba);
-        free(rgba);
+        const bool written = write_frame(a, a->cfg.screenshot, fb_width, fb_height);
         if (written) printf("nbody: wrote %s (%dx%d)\n", a->cfg.screenshot, fb_width, fb_height);
         ok = written && ok;
     }

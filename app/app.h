@@ -69,7 +69,7 @@ typedef struct app_config {
     app_list variant_list; /* sim_variant values */
     int bench_steps;       /* steps per timed repeat; 0 -> enough for ~25 ms */
     const char *json;      /* benchmark results as JSON, or NULL */
-    bool frame;            /* also time whole headless frames */
+    bool bench_frames;     /* --frame: also time whole headless frames */
 } app_config;
 
 /* How body positions reach the vertex buffer. */

@@ -289,7 +289,7 @@ int app_bench_run(const app_config *cfg) {
     } else {
         printf("device: CPU reference backend (double precision)\n");
     }
-    if (cfg->frame) {
+    if (cfg->bench_frames) {
         b->egl = app_egl_open(b->cuda ? cfg->sim.device : -1);
         if (!b->egl) {
             fprintf(stderr, "nbody: --frame needs an EGL context and none could be made\n"

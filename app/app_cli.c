@@ -71,9 +71,11 @@ static const flag_spec flags[] = {
     {F_IC, "ic", "plummer|shell|disk|merger", "plummer", "initial condition"},
     {F_SEED, "seed", "S", "0", "random seed of the initial condition"},
     {F_DT, "dt", "DT", "by scene: 1/128, galaxies 0.025", "time step, model time units"},
-    {F_SOFTENING, "softening", "EPS", "by scene: 0.05, galaxies 0.15", "Plummer softening length (0 allowed)"},
+    {F_SOFTENING, "softening", "EPS", "by scene: 0.05, galaxies 0.15",
+     "Plummer softening length (0 allowed)"},
     {F_DAMPING, "damping", "D", "1 (none)", "velocity factor per step, in (0, 1]"},
-    {F_STEPS_PER_FRAME, "steps-per-frame", "K", "by scene: 1, galaxies 4 (CPU: 1)", "simulation steps per drawn frame"},
+    {F_STEPS_PER_FRAME, "steps-per-frame", "K", "by scene: 1, galaxies 4 (CPU: 1)",
+     "simulation steps per drawn frame"},
     {F_BACKEND, "backend", "cuda|cpu", "cuda if a GPU is present, else cpu", "simulation backend"},
     {F_VARIANT, "variant", "NAME", "best",
      "CUDA force kernel: naive soa rsqrt tiled unrolled noif fma fast best fp64 (a list or all "
@@ -400,7 +402,7 @@ static int apply(app_config *c, const flag_spec *f, const char *v) {
         c->json = v;
         return 0;
     case F_FRAME:
-        c->frame = true;
+        c->bench_frames = true;
         return 0;
     case F_HELP:
     case F_COUNT:
@@ -448,7 +450,7 @@ int app_cli_parse(int argc, char **argv, app_config *c) {
                        "%s takes a list only with --benchmark", names[k]);
         }
     }
-    if (!c->benchmark && (c->json || c->frame || c->bench_steps)) {
+    if (!c->benchmark && (c->json || c->bench_frames || c->bench_steps)) {
         return bad("add --benchmark", "--json, --frame and --steps belong to --benchmark");
     }
     /* Files are checked now so a bad path fails before any work is done. */

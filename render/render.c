@@ -38,6 +38,9 @@ typedef struct target {
 struct render {
     GLuint bodies, tonemap, bright, blur; /* programs */
     GLint u_view, u_proj, u_point_px, u_speed_scale, u_brightness, u_color_mode, u_hide_halo;
+    GLint tm_hdr, tm_bloom, tm_exposure, tm_bloom_strength; /* tonemap */
+    GLint br_hdr, br_texel, br_exposure, br_threshold;      /* bright pass */
+    GLint bl_src, bl_step;                                  /* blur */
     GLuint vao, vbo, tag_vbo, empty_vao;
     int capacity; /* bodies the buffers hold */
     target hdr;   /* float, with mipmaps for the automatic exposure */
@@ -100,6 +103,16 @@ render *render_create(const render_desc *desc, render_error *err) {
     r->u_brightness = glGetUniformLocation(r->bodies, "u_brightness");
     r->u_color_mode = glGetUniformLocation(r->bodies, "u_color_mode");
     r->u_hide_halo = glGetUniformLocation(r->bodies, "u_hide_halo");
+    r->tm_hdr = glGetUniformLocation(r->tonemap, "u_hdr");
+    r->tm_bloom = glGetUniformLocation(r->tonemap, "u_bloom");
+    r->tm_exposure = glGetUniformLocation(r->tonemap, "u_exposure");
+    r->tm_bloom_strength = glGetUniformLocation(r->tonemap, "u_bloom_strength");
+    r->br_hdr = glGetUniformLocation(r->bright, "u_hdr");
+    r->br_texel = glGetUniformLocation(r->bright, "u_texel");
+    r->br_exposure = glGetUniformLocation(r->bright, "u_exposure");
+    r->br_threshold = glGetUniformLocation(r->bright, "u_threshold");
+    r->bl_src = glGetUniformLocation(r->blur, "u_src");
+    r->bl_step = glGetUniformLocation(r->blur, "u_step");
 
     glGenVertexArrays(1, &r->vao);
     glGenVertexArrays(1, &r->empty_vao);
@@ -293,14 +306,14 @@ static void bloom(render *r, float exposure) {
     glBindFramebuffer(GL_FRAMEBUFFER, r->bloom_a.fbo);
     glBindTexture(GL_TEXTURE_2D, r->hdr.tex);
     glUseProgram(r->bright);
-    glUniform1i(glGetUniformLocation(r->bright, "u_hdr"), 0);
-    glUniform2f(glGetUniformLocation(r->bright, "u_texel"), 1.0f / r->hdr.w, 1.0f / r->hdr.h);
-    glUniform1f(glGetUniformLocation(r->bright, "u_exposure"), exposure);
-    glUniform1f(glGetUniformLocation(r->bright, "u_threshold"), BLOOM_THRESHOLD);
+    glUniform1i(r->br_hdr, 0);
+    glUniform2f(r->br_texel, 1.0f / r->hdr.w, 1.0f / r->hdr.h);
+    glUniform1f(r->br_exposure, exposure);
+    glUniform1f(r->br_threshold, BLOOM_THRESHOLD);
     fullscreen(r, r->bright);
     glUseProgram(r->blur);
-    glUniform1i(glGetUniformLocation(r->blur, "u_src"), 0);
-    const GLint step = glGetUniformLocation(r->blur, "u_step");
+    glUniform1i(r->bl_src, 0);
+    const GLint step = r->bl_step;
     for (int pass = 0; pass < 2; pass++) {
         glBindFramebuffer(GL_FRAMEBUFFER, r->bloom_b.fbo);
         glBindTexture(GL_TEXTURE_2D, r->bloom_a.tex);
@@ -339,11 +352,10 @@ void render_frame(render *r, const render_view *view, int n) {
     glActiveTexture(GL_TEXTURE1);
     glBindTexture(GL_TEXTURE_2D, view->bloom ? r->bloom_a.tex : r->hdr.tex);
     glUseProgram(r->tonemap);
-    glUniform1i(glGetUniformLocation(r->tonemap, "u_hdr"), 0);
-    glUniform1i(glGetUniformLocation(r->tonemap, "u_bloom"), 1);
-    glUniform1f(glGetUniformLocation(r->tonemap, "u_exposure"), exposure);
-    glUniform1f(glGetUniformLocation(r->tonemap, "u_bloom_strength"),
-                view->bloom ? BLOOM_STRENGTH : 0.0f);
+    glUniform1i(r->tm_hdr, 0);
+    glUniform1i(r->tm_bloom, 1);
+    glUniform1f(r->tm_exposure, exposure);
+    glUniform1f(r->tm_bloom_strength, view->bloom ? BLOOM_STRENGTH : 0.0f);
     fullscreen(r, r->tonemap);
     glActiveTexture(GL_TEXTURE1);
     glBindTexture(GL_TEXTURE_2D, 0);

@@ -95,36 +95,25 @@ extern "C" sim_device_limits sim_cuda_device_limits(int device) {
 /* ------------------------------------------------------------------------ */
 /* Kernels of the integrator and of the host interface, for either precision. */
 
-/* v += a h; x += v dt: the opening kick and drift of a step. */
+/* The O(N) part of leapfrog between two force evaluations: close a step
+ * (kick by `close`, damp) and open the next (kick by `open`, drift by dt).
+ * The first call of a sim_step opens only (close 0, damping 1); the last
+ * closes only (dt 0). */
 template <typename T, typename V = typename vec4<T>::type>
-__global__ void kick_drift_kernel(int n, V *pos, V *vel, const V *acc, T h, T dt) {
+__global__ void kick_drift_kernel(int n, V *pos, V *vel, const V *acc, T close, T damping, T open,
+                                  T dt) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    V v = vel[i], a = acc[i], x = pos[i];
-    v.x += a.x * h;
-    v.y += a.y * h;
-    v.z += a.z * h;
-    x.x += v.x * dt;
-    x.y += v.y * dt;
-    x.z += v.z * dt;
-    vel[i] = v;
-    pos[i] = x;
-}
-
-/* Closes a step (kick h, damp) and, when dt > 0, opens the next (kick h, drift dt). */
-template <typename T, typename V = typename vec4<T>::type>
-__global__ void kick_damp_drift_kernel(int n, V *pos, V *vel, const V *acc, T h, T damping, T dt) {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    V v = vel[i], a = acc[i];
-    v.x = (v.x + a.x * h) * damping;
-    v.y = (v.y + a.y * h) * damping;
-    v.z = (v.z + a.z * h) * damping;
+    V v = vel[i];
+    const V a = acc[i];
+    v.x = (v.x + a.x * close) * damping;
+    v.y = (v.y + a.y * close) * damping;
+    v.z = (v.z + a.z * close) * damping;
     if (dt > 0) {
         V x = pos[i];
-        v.x += a.x * h;
-        v.y += a.y * h;
-        v.z += a.z * h;
+        v.x += a.x * open;
+        v.y += a.y * open;
+        v.z += a.z * open;
         x.x += v.x * dt;
         x.y += v.y * dt;
         x.z += v.z * dt;
@@ -513,13 +502,13 @@ static void leapfrog(cuda_backend *c, V *pos, V *vel, const V *acc, const sim_st
                      int steps) {
     const int n = c->n, blocks = blocks_for(n, THREADS);
     const T dt = sp->dt, h = (T)0.5 * dt, damping = sp->damping;
-    kick_drift_kernel<T><<<blocks, THREADS, 0, c->stream>>>(n, pos, vel, acc, h, dt);
+    kick_drift_kernel<T><<<blocks, THREADS, 0, c->stream>>>(n, pos, vel, acc, 0, 1, h, dt);
     CUDA_CHECK_LAUNCH();
     for (int s = 0; s < steps; s++) {
         compute_forces(c, sp);
         const T next_dt = s + 1 < steps ? dt : (T)0;
-        kick_damp_drift_kernel<T>
-            <<<blocks, THREADS, 0, c->stream>>>(n, pos, vel, acc, h, damping, next_dt);
+        kick_drift_kernel<T>
+            <<<blocks, THREADS, 0, c->stream>>>(n, pos, vel, acc, h, damping, h, next_dt);
         CUDA_CHECK_LAUNCH();
     }
 }

@@ -182,28 +182,26 @@ static void rotation_curve(const model *g, const sim_body *b, int n, double eps,
     }
 }
 
+/* Linear interpolation in the rotation-curve table for x[0] < at <= x[last]. */
+static double table_at(const double *x, const double *y, double at) {
+    int k = 1;
+    while (k < VC_RADII - 1 && at > x[k]) k++;
+    const double w = (at - x[k - 1]) / (x[k] - x[k - 1]);
+    return (1 - w) * y[k - 1] + w * y[k];
+}
+
 /* v_c^2 at R from the table: ~R^2 (solid body) inside it, Keplerian outside. */
 static double vc2_at(const double *x, const double *y, double at) {
     if (at <= x[0]) return y[0] * (at / x[0]) * (at / x[0]);
-    for (int k = 1; k < VC_RADII; k++) {
-        if (at <= x[k]) {
-            const double w = (at - x[k - 1]) / (x[k] - x[k - 1]);
-            return (1 - w) * y[k - 1] + w * y[k];
-        }
-    }
-    return y[VC_RADII - 1] * x[VC_RADII - 1] / at;
+    if (at >= x[VC_RADII - 1]) return y[VC_RADII - 1] * x[VC_RADII - 1] / at;
+    return table_at(x, y, at);
 }
 
 /* A tabulated value at R, held constant beyond the ends. */
 static double clamped_at(const double *x, const double *y, double at) {
     if (at <= x[0]) return y[0];
-    for (int k = 1; k < VC_RADII; k++) {
-        if (at <= x[k]) {
-            const double w = (at - x[k - 1]) / (x[k] - x[k - 1]);
-            return (1 - w) * y[k - 1] + w * y[k];
-        }
-    }
-    return y[VC_RADII - 1];
+    if (at >= x[VC_RADII - 1]) return y[VC_RADII - 1];
+    return table_at(x, y, at);
 }
 
 static void disk_velocities(const model *g, const sim_body *all, int n, sim_body *disk, int n_disk,
@@ -241,23 +239,6 @@ static void disk_velocities(const model *g, const sim_body *all, int n, sim_body
         v[0] = vr * c - vt * s;
         v[1] = vr * s + vt * c;
         v[2] = sz * sim_rng_normal(rng);
-    }
-}
-
-static void zero_momentum(sim_body *b, int n) {
-    double m = 0, r[3] = {0, 0, 0}, v[3] = {0, 0, 0};
-    for (int i = 0; i < n; i++) {
-        m += b[i].mass;
-        for (int k = 0; k < 3; k++) {
-            r[k] += b[i].mass * b[i].pos[k];
-            v[k] += b[i].mass * b[i].vel[k];
-        }
-    }
-    for (int i = 0; m > 0 && i < n; i++) {
-        for (int k = 0; k < 3; k++) {
-            b[i].pos[k] -= r[k] / m;
-            b[i].vel[k] -= v[k] / m;
-        }
     }
 }
 
@@ -328,7 +309,7 @@ static void make_galaxy(const sim_galaxy_desc *d, double mass_scale, double leng
         }
     }
     if (n_disk > 0 && n > 1) disk_velocities(&g, out, n, disk, n_disk, eps, rng);
-    zero_momentum(out, n);
+    sim_zero_momentum(out, n);
 }
 
 /* Tilts a galaxy's bodies by incl degrees about the x axis (its own centre is

@@ -28,8 +28,7 @@
 /* Henon-unit length scale of the Plummer model: a = 3 pi / 16. */
 #define PLUMMER_HENON_A (3.0 * 3.14159265358979323846 / 16.0)
 
-/* Subtracts the mass-weighted mean position and velocity. */
-static void zero_center_of_mass(sim_body *b, int n) {
+void sim_zero_momentum(sim_body *b, int n) {
     double m = 0, r[3] = {0, 0, 0}, v[3] = {0, 0, 0};
     for (int i = 0; i < n; i++) {
         m += b[i].mass;
@@ -105,5 +104,5 @@ void sim_ic_generate(sim_ic ic, int n, uint64_t seed, const sim_desc *desc, floa
         plummer(&rng, n, out);
         break;
     }
-    zero_center_of_mass(out, n);
+    sim_zero_momentum(out, n);
 }

@@ -78,6 +78,10 @@ sim_block sim_kernels_clamp(sim_variant v, int p, int q, int n, const sim_device
 void sim_ic_generate(sim_ic ic, int n, uint64_t seed, const sim_desc *desc, float softening,
                      sim_body *out);
 
+/* Subtracts the mass-weighted mean position and velocity of b[0..n-1]
+ * (sim_ic.c): centre of mass at the origin, zero momentum. */
+void sim_zero_momentum(sim_body *b, int n);
+
 /* Galaxies (sim_galaxy.c). */
 void sim_galaxy_disk(const sim_desc *desc, int n, float softening, sim_rng *rng, sim_body *out);
 void sim_galaxy_merger(const sim_desc *desc, int n, float softening, sim_rng *rng, sim_body *out);
