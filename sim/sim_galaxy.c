@@ -86,6 +86,18 @@ static double sample_hernquist(sim_rng *rng, double a, double cut) {
     return a * s / (1.0 - s);
 }
 
+/* count bodies of a Hernquist sphere (scale a, cut, total mass) at rest. */
+static void place_spheroid(sim_rng *rng, double a, double cut, double mass, unsigned tag, int count,
+                           sim_body *out) {
+    for (int i = 0; i < count; i++) {
+        double dir[3];
+        const double r = sample_hernquist(rng, a, cut);
+        sim_rng_direction(rng, dir);
+        out[i] = (sim_body){
+            .pos = {r * dir[0], r * dir[1], r * dir[2]}, .mass = mass / count, .tag = tag};
+    }
+}
+
 /* Cylindrical radius uniform in exponential-disk mass within DISK_CUT R_d. */
 static double sample_disk_radius(sim_rng *rng, double rd) {
     const double target = sim_rng_uniform(rng) * disk_fraction(DISK_CUT * rd, rd);
@@ -280,22 +292,8 @@ static void make_galaxy(const sim_galaxy_desc *d, double mass_scale, double leng
                              .mass = g.md / n_disk,
                              .tag = SIM_TAG(galaxy, SIM_COMPONENT_DISK)};
     }
-    for (int i = 0; i < n_bulge; i++) {
-        double dir[3];
-        const double r = sample_hernquist(rng, g.ab, g.rb_cut);
-        sim_rng_direction(rng, dir);
-        bulge[i] = (sim_body){.pos = {r * dir[0], r * dir[1], r * dir[2]},
-                              .mass = g.mb / n_bulge,
-                              .tag = SIM_TAG(galaxy, SIM_COMPONENT_BULGE)};
-    }
-    for (int i = 0; i < n_halo; i++) {
-        double dir[3];
-        const double r = sample_hernquist(rng, g.ah, g.rh_cut);
-        sim_rng_direction(rng, dir);
-        halo[i] = (sim_body){.pos = {r * dir[0], r * dir[1], r * dir[2]},
-                             .mass = g.mh / n_halo,
-                             .tag = SIM_TAG(galaxy, SIM_COMPONENT_HALO)};
-    }
+    place_spheroid(rng, g.ab, g.rb_cut, g.mb, SIM_TAG(galaxy, SIM_COMPONENT_BULGE), n_bulge, bulge);
+    place_spheroid(rng, g.ah, g.rh_cut, g.mh, SIM_TAG(galaxy, SIM_COMPONENT_HALO), n_halo, halo);
     if (n_bulge + n_halo > 0) {
         radial sigma2_b, sigma2_h, vesc2;
         jeans(&g, g.ab, g.rb_cut, &sigma2_b);
