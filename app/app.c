@@ -154,7 +154,7 @@ void app_reseed(app *a, sim_ic ic, int n, uint64_t seed) {
     a->energy0_valid = false;
     a->diag_valid = false;
     a->blown_up = false;
-    if (n != before.body_count) app_preset_view(a, a->preset); /* brightness follows N */
+    if (n != before.body_count) app_preset_brightness(a); /* the view stays as it is */
     app_message(a, "%s, %d bodies, seed %llu", sim_ic_name(ic), n, (unsigned long long)seed);
 }
 

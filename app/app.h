@@ -201,6 +201,8 @@ void app_preset_config(app_config *c, int i);
 void app_preset_knobs(app_config *c, int i, bool cpu);
 /* The preset's view: sprite size, colours, exposure, camera. */
 void app_preset_view(app *a, int i);
+/* Sprite brightness for the current N and scene (+ and - keep the rest of the view). */
+void app_preset_brightness(app *a);
 /* Switches scene live (keys 1-7). */
 void app_preset_switch(app *a, int i);
 /* The preset on number key `key` (GLFW_KEY_1 ...), or -1. */

@@ -219,9 +219,14 @@ void app_preset_view(app *a, int i) {
     a->exposure = p->exposure > 0 ? p->exposure : 1.0f;
     a->follow_com = false;
     a->camera = (render_camera){.distance = p->distance, .yaw = 0.6f, .pitch = p->pitch};
-    const int n = sim_get_params(a->sim).body_count;
-    a->brightness = 0.3f * sqrtf(16384.0f / (float)n);
-    if (galactic(p->ic)) a->brightness *= 2.0f; /* a galaxy spreads its light thinner */
+    app_preset_brightness(a);
+}
+
+void app_preset_brightness(app *a) {
+    /* The same total light whatever N is; a galaxy spreads its light thinner. */
+    const sim_params p = sim_get_params(a->sim);
+    a->brightness = 0.3f * sqrtf(16384.0f / (float)p.body_count);
+    if (galactic(p.ic)) a->brightness *= 2.0f;
     if (a->brightness > 1.0f) a->brightness = 1.0f;
 }
 

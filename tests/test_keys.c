@@ -73,9 +73,13 @@ static void check_knobs(void) {
     p = press(&a, GLFW_KEY_T, 0);
     CHECK(p.dt == 1.0f && strstr(a.message, "stays"), "T clamps at 1: %g (%s)", p.dt, a.message);
 
-    /* + and - double and halve N in the same scene (keypad keys too). */
+    /* + and - double and halve N in the same scene (keypad keys too) and keep the view. */
+    a.camera.distance = 7.5f;
+    a.color = RENDER_COLOR_BODY;
     p = press(&a, GLFW_KEY_EQUAL, SHIFT);
     CHECK(p.body_count == 2000 && p.ic == SIM_IC_PLUMMER, "+: N %d", p.body_count);
+    CHECK(a.camera.distance == 7.5f && a.color == RENDER_COLOR_BODY, "+ keeps camera and colour");
+    a.color = RENDER_COLOR_SPEED;
     p = press(&a, GLFW_KEY_KP_SUBTRACT, 0);
     CHECK(p.body_count == 1000, "keypad -: N %d", p.body_count);
     p = press(&a, GLFW_KEY_KP_ADD, 0);
