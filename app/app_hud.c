@@ -141,9 +141,10 @@ static void hud_text(app *a, hud_lines *l) {
     }
     static const char *const colors[] = {"speed", "per body", "galaxy", "component"};
     _Static_assert(sizeof colors / sizeof colors[0] == RENDER_COLOR_COUNT, "one name per mode");
-    add(l, DIM, "%s · %s · colour: %s · exposure %.3g%s%s%s · H for help", cuda ? "CUDA" : "CPU",
-        cuda ? app_interop_path_name(a->interop.path) : "host copy", colors[a->color],
-        render_exposure(a->render), a->auto_exposure ? " (auto)" : "", a->bloom ? " · bloom" : "",
+    add(l, DIM, "%s · %s · colour: %s · sprite %.3g · exposure %.3g%s%s%s · H for help",
+        cuda ? "CUDA" : "CPU", cuda ? app_interop_path_name(a->interop.path) : "host copy",
+        colors[a->color], a->point_size, render_exposure(a->render),
+        a->auto_exposure ? " (auto)" : "", a->bloom ? " · bloom" : "",
         p.ic == SIM_IC_DISK || p.ic == SIM_IC_MERGER
             ? (a->hide_halo ? " · halo hidden" : " · halo shown")
             : "");

@@ -206,6 +206,28 @@ static void check_knobs(void) {
     app_destroy(&a);
 }
 
+/* The mouse's camera moves: orbit, pan, zoom (the window's callbacks call these). */
+static void check_camera(void) {
+    app a = make_app(SIM_BACKEND_CPU, SIM_VARIANT_DEFAULT, 0, 0);
+    const render_camera c0 = a.camera;
+    app_zoom(&a, 1);
+    CHECK(fabsf(a.camera.distance - 0.9f * c0.distance) < 1e-5f, "scroll zooms by 10 %%: %.4f",
+          a.camera.distance);
+    app_zoom(&a, -1);
+    CHECK(fabsf(a.camera.distance - c0.distance) < 1e-5f, "and back");
+    app_orbit(&a, 100, 0);
+    CHECK(a.camera.yaw != c0.yaw && a.camera.pitch == c0.pitch, "horizontal drag turns the yaw");
+    app_orbit(&a, 0, 1e6);
+    CHECK(a.camera.pitch <= 1.55f && a.camera.pitch > 1.5f, "pitch stops short of the pole: %.3f",
+          a.camera.pitch);
+    a.follow_com = true;
+    app_pan(&a, 50, -20, 720);
+    const float moved =
+        fabsf(a.camera.target[0]) + fabsf(a.camera.target[1]) + fabsf(a.camera.target[2]);
+    CHECK(moved > 0 && !a.follow_com, "pan moves the target and stops following: %.4f", moved);
+    app_destroy(&a);
+}
+
 static void check_key_names(void) {
     int key, mods;
     CHECK(app_key_parse("Shift+P", &key, &mods) && key == GLFW_KEY_P && mods == GLFW_MOD_SHIFT,
@@ -268,6 +290,7 @@ static void check_cuda_variants(void) {
 
 int main(void) {
     check_knobs();
+    check_camera();
     check_key_names();
     check_bad_script();
     check_cuda_variants();
