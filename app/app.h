@@ -191,8 +191,6 @@ bool app_key_parse(const char *name, int *key, int *mods);
 bool app_key_help(int i, const char **label, const char **text);
 
 /* app_presets.c: the scenes on keys 1-7 and --preset. */
-int app_preset_count(void);
-const char *app_preset_name(int i);
 const char *app_preset_title(int i);
 int app_preset_find(const char *name); /* -1 if unknown */
 /* The preset's initial condition on the command line's zeros. */
@@ -205,8 +203,6 @@ void app_preset_view(app *a, int i);
 void app_preset_brightness(app *a);
 /* Switches scene live (keys 1-7). */
 void app_preset_switch(app *a, int i);
-/* The preset on number key `key` (GLFW_KEY_1 ...), or -1. */
-int app_preset_for_key(int key);
 
 /* app_hud.c */
 void app_hud_draw(app *a, int fb_width, int fb_height);

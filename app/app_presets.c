@@ -10,7 +10,6 @@
  * Galaxy units: 1 kpc, 10^10 solar masses, G = 1, hence 4.71 Myr and
  * 207.4 km/s (docs/GALAXIES.md).
  */
-#include <GLFW/glfw3.h> /* key codes only */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -151,14 +150,6 @@ static const app_preset presets[] = {
 };
 #define PRESET_COUNT ((int)(sizeof presets / sizeof presets[0]))
 
-int app_preset_count(void) {
-    return PRESET_COUNT;
-}
-
-const char *app_preset_name(int i) {
-    return presets[i].name;
-}
-
 const char *app_preset_title(int i) {
     return presets[i].title;
 }
@@ -254,9 +245,4 @@ void app_preset_switch(app *a, int i) {
     app_preset_view(a, i);
     app_message(a, "%d: %s, %d bodies, dt %.3g, eps %.3g, %d steps/frame", i + 1, p->title, n,
                 p->dt, p->softening, a->cfg.steps_per_frame);
-}
-
-int app_preset_for_key(int key) {
-    const int i = key - GLFW_KEY_1;
-    return i >= 0 && i < PRESET_COUNT ? i : -1;
 }

@@ -127,7 +127,6 @@ render_overlay *render_overlay_create(const render_overlay_desc *desc, render_er
 void render_overlay_destroy(render_overlay *o);
 /* Re-packs the font at a new pixel height (HiDPI, projector); clamped to 8..96. */
 void render_overlay_set_font_px(render_overlay *o, float px);
-float render_overlay_font_px(const render_overlay *o);
 float render_overlay_line_height(const render_overlay *o);
 float render_overlay_text_width(const render_overlay *o, const char *utf8);
 /* Collects quads for one frame of size fb_w x fb_h... */
