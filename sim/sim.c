@@ -54,6 +54,7 @@ sim_desc sim_desc_defaults(const sim_desc *desc) {
     if (d.dt == 0) d.dt = 1.0f / 128.0f;
     if (d.softening == 0) d.softening = 0.05f;
     if (d.damping == 0) d.damping = 1.0f;
+    if (d.theta == 0) d.theta = SIM_THETA_DEFAULT;
     if (d.variant == SIM_VARIANT_DEFAULT) d.variant = sim_variant_resolve(SIM_VARIANT_DEFAULT);
     if (d.shell.inner_radius == 0) d.shell.inner_radius = 0.625f;
     if (d.shell.outer_radius == 0) d.shell.outer_radius = 1.0f;
@@ -237,6 +238,7 @@ sim *sim_create(const sim_desc *desc, sim_error *err) {
         .dt = d.dt,
         .softening = d.softening,
         .damping = d.damping,
+        .theta = d.theta,
         .variant = d.variant,
     };
     if (!s->ops->reserve(s->backend_state, d.body_count, err) ||
@@ -314,6 +316,12 @@ void sim_set_damping(sim *s, float damping) {
     s->knobs.damping = damping;
 }
 
+void sim_set_theta(sim *s, float theta) {
+    assert(theta > 0);
+    s->knobs.theta = theta;
+    s->ops->invalidate(s->backend_state);
+}
+
 bool sim_set_variant(sim *s, sim_variant v, sim_error *err) {
     v = sim_variant_resolve(v);
     assert(v > SIM_VARIANT_DEFAULT && v < SIM_VARIANT_COUNT);
@@ -346,6 +354,7 @@ sim_params sim_get_params(const sim *s) {
         .dt = s->knobs.dt,
         .softening = s->knobs.softening,
         .damping = s->knobs.damping,
+        .theta = s->knobs.theta,
         .backend = s->backend,
         .variant = s->knobs.variant,
         .p = s->knobs.p,

@@ -115,6 +115,9 @@ typedef struct sim_merger_desc {
     float incl1, incl2; /* degrees; 0 -> 0 (prograde) */
 } sim_merger_desc;
 
+/* Default opening angle of the tree variant (cell size / distance). */
+#define SIM_THETA_DEFAULT 0.6f
+
 /* Everything sim_create needs. Zero-initialise it and set what you care
  * about; every zero field takes the default listed beside it (sokol style).
  * sim_desc_defaults() returns the filled-in copy and a test pins the values. */
@@ -126,6 +129,7 @@ typedef struct sim_desc {
     float softening;     /* Plummer softening length eps (length units); 0 -> 0.05.
                             For no softening use sim_set_softening(s, 0) after create. */
     float damping;       /* velocity factor applied once per step, in (0, 1]; 0 -> 1 (none) */
+    float theta;         /* tree opening angle (variant tree); 0 -> SIM_THETA_DEFAULT */
     sim_backend backend; /* 0 -> CUDA if a device is present, else CPU */
     sim_variant variant; /* CUDA force kernel; 0 -> the fastest */
     int p;               /* bodies per tile (threads per block in x); 0 -> variant's choice */
@@ -175,6 +179,7 @@ typedef struct sim_params {
     sim_ic ic;
     uint64_t seed;
     float dt, softening, damping;
+    float theta;         /* tree opening angle */
     sim_backend backend; /* resolved: CUDA or CPU, never DEFAULT */
     sim_variant variant; /* resolved, never DEFAULT */
     int p, q;            /* resolved block shape in use */
@@ -237,6 +242,7 @@ void sim_step(sim *s, int steps);
 void sim_set_dt(sim *s, float dt);
 void sim_set_softening(sim *s, float softening);
 void sim_set_damping(sim *s, float damping);
+void sim_set_theta(sim *s, float theta);
 
 /* Switches the force kernel mid-run (CUDA backend; the CPU backend keeps its
  * reference loop). Switching to or from fp64 converts the state between

@@ -22,6 +22,7 @@ typedef struct sim_step_params {
     float dt;
     float softening;
     float damping;
+    float theta;         /* tree opening angle (variant tree) */
     sim_variant variant; /* resolved */
     int p, q;            /* resolved, already clamped */
 } sim_step_params;
