@@ -42,6 +42,12 @@ typedef struct app_list {
     int values[APP_LIST_MAX];
 } app_list;
 
+/* A list of real numbers (--theta 0.3,0.5,0.7 with --benchmark). */
+typedef struct app_real_list {
+    int count;
+    double values[APP_LIST_MAX];
+} app_real_list;
+
 /* Everything the command line can say. Zero means default. */
 typedef struct app_config {
     sim_desc sim;           /* physics knobs (sim/ fills its own defaults) */
@@ -66,7 +72,8 @@ typedef struct app_config {
     /* --benchmark: every (variant, N, p, q) of these lists, no window. */
     bool benchmark;
     app_list n_list, p_list, q_list;
-    app_list variant_list; /* sim_variant values */
+    app_list variant_list;   /* sim_variant values */
+    app_real_list theta_list; /* tree opening angles; empty -> the sim's theta */
     int bench_steps;       /* steps per timed repeat; 0 -> enough for ~25 ms */
     const char *json;      /* benchmark results as JSON, or NULL */
     bool bench_frames;     /* --frame: also time whole headless frames */

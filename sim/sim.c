@@ -435,3 +435,25 @@ float sim_step_timed(sim *s, int steps) {
     s->ops->wait_timing(s->backend_state);
     return s->ops->last_step_ms(s->backend_state);
 }
+
+sim_tree_stats sim_get_tree_stats(sim *s) {
+    return s->ops->tree_stats ? s->ops->tree_stats(s->backend_state) : (sim_tree_stats){0};
+}
+
+int sim_tree_cells(sim *s, int max_depth, sim_tree_cell *out, int max_cells) {
+    if (!s->ops->tree_cells || max_cells <= 0) return 0;
+    return s->ops->tree_cells(s->backend_state, max_depth, out, max_cells);
+}
+
+bool sim_measure_force_error(sim *s, int samples, uint64_t seed, sim_force_error *out, sim_error *err) {
+    *out = (sim_force_error){0};
+    if (samples <= 0) {
+        set_error(err, "ask for at least one sample", "%d force-error samples", samples);
+        return false;
+    }
+    if (!s->ops->force_error) {
+        set_error(err, "use the CUDA or CPU backend", "this backend cannot measure force errors");
+        return false;
+    }
+    return s->ops->force_error(s->backend_state, &s->knobs, samples, seed, out, err);
+}

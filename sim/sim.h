@@ -293,6 +293,42 @@ float sim_last_step_ms(sim *s);
  * their milliseconds per step (CUDA events around exactly these steps). */
 float sim_step_timed(sim *s, int steps);
 
+/* The tree variant's numbers for the HUD and the benchmark (sim_tree_stats). */
+typedef struct sim_tree_stats {
+    bool valid;                   /* false: the tree variant has not run yet */
+    float build_ms, walk_ms;      /* of the last timed force evaluation */
+    int depth;                    /* deepest level (root 0) */
+    int cells, leaves;            /* cells in the octree, of which leaves */
+    double interactions_per_body; /* evaluated (cell + body) interactions, mean per body */
+} sim_tree_stats;
+
+/* One octree cell for drawing: an axis-aligned cube. */
+typedef struct sim_tree_cell {
+    float center[3];
+    float half; /* half the side */
+    int level;  /* root 0 */
+} sim_tree_cell;
+
+/* Relative force error of the running method against the exact sum, over
+ * a random sample of bodies: |a - a_exact| / |a_exact|. */
+typedef struct sim_force_error {
+    int samples;
+    double median, p99, max;
+} sim_force_error;
+
+/* Stats of the last tree evaluation (valid false unless the variant is tree). */
+sim_tree_stats sim_get_tree_stats(sim *s);
+
+/* Copies up to max_cells cells of levels <= max_depth of the last tree
+ * built into out (parents before children); returns how many. 0 when the
+ * tree variant is not running. */
+int sim_tree_cells(sim *s, int max_depth, sim_tree_cell *out, int max_cells);
+
+/* Measures the running force method's error on `samples` bodies chosen at
+ * random (seeded) against the exact all-pairs sum at the current positions.
+ * false (with *err) when it cannot run (no memory). */
+bool sim_measure_force_error(sim *s, int samples, uint64_t seed, sim_force_error *out, sim_error *err);
+
 /* What the benchmark and the HUD say about a GPU. */
 typedef struct sim_device_info {
     char name[256];

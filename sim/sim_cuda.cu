@@ -654,5 +654,5 @@ extern "C" const sim_backend_ops sim_cuda_ops = {
     "cuda",          cuda_create,        cuda_destroy,      cuda_reserve,
     cuda_upload,     cuda_set_precision, cuda_download,     cuda_step,
     cuda_vertices,   cuda_diagnostics,   cuda_last_step_ms, cuda_wait_timing,
-    cuda_invalidate,
+    cuda_invalidate, NULL,               NULL,              NULL,
 };

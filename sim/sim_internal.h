@@ -52,6 +52,13 @@ typedef struct sim_backend_ops {
     void (*wait_timing)(void *b);
     /* Forget the cached accelerations (softening or kernel changed). */
     void (*invalidate)(void *b);
+    /* The tree variant (sim_tree.cu, sim_tree_cpu.c): stats of the last
+     * evaluation, its cells down to max_depth, and the force error of the
+     * running method on a random sample (see sim.h). */
+    sim_tree_stats (*tree_stats)(void *b);
+    int (*tree_cells)(void *b, int max_depth, sim_tree_cell *out, int max_cells);
+    bool (*force_error)(void *b, const sim_step_params *sp, int samples, uint64_t seed,
+                        sim_force_error *out, sim_error *err);
 } sim_backend_ops;
 
 extern const sim_backend_ops sim_cpu_ops;
