@@ -77,6 +77,7 @@ typedef struct app_config {
     int bench_steps;       /* steps per timed repeat; 0 -> enough for ~25 ms */
     const char *json;      /* benchmark results as JSON, or NULL */
     bool bench_frames;     /* --frame: also time whole headless frames */
+    const char *plot;      /* --plot FILE.png: the benchmark table as a bar chart, or NULL */
 } app_config;
 
 /* How body positions reach the vertex buffer. */
