@@ -26,10 +26,10 @@ double app_now(void) {
 void app_message(app *a, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(a->message, sizeof a->message, fmt, ap);
+    vsnprintf(a->live.message, sizeof a->live.message, fmt, ap);
     va_end(ap);
-    a->message_until = app_now() + MESSAGE_SECONDS;
-    printf("nbody: %s\n", a->message);
+    a->live.message_until = app_now() + MESSAGE_SECONDS;
+    printf("nbody: %s\n", a->live.message);
 }
 
 static bool file_exists(const char *dir, const char *name) {
@@ -40,7 +40,7 @@ static bool file_exists(const char *dir, const char *name) {
 
 /* Finds the folder holding shaders/ and assets/: $NBODY_DATA_DIR, next to
  * the binary, the install tree, else the source tree it was built from. */
-static void find_data_dir(char *dir, size_t len) {
+void app_find_data_dir(char *dir, size_t len) {
     const char *probe = "shaders/bodies.vert";
     const char *env = getenv("NBODY_DATA_DIR");
     if (env && file_exists(env, probe)) {
@@ -66,60 +66,44 @@ static void find_data_dir(char *dir, size_t len) {
     snprintf(dir, len, "%s", NBODY_SOURCE_DIR);
 }
 
-/* The preset a command line means: --preset, else the one for --ic. */
-static int startup_preset(const app_config *c) {
-    if (c->preset) return app_preset_find(c->preset);
-    switch (c->sim.ic) {
-    case SIM_IC_SHELL:
-        return app_preset_find("shell");
-    case SIM_IC_DISK:
-        return app_preset_find("disk");
-    case SIM_IC_MERGER:
-        return app_preset_find("antennae-like");
-    default:
-        return app_preset_find("plummer");
-    }
-}
-
 bool app_create_sim(app *a) {
     if (a->cfg.script && !app_script_load(a, a->cfg.script)) return false;
+    /* Decided once, here: the backend picks the scene's N. */
     char why[160] = "";
-    const int devices = sim_cuda_device_count(why, sizeof why);
-    if (a->cfg.sim.backend == SIM_BACKEND_DEFAULT && devices == 0) {
-        a->cfg.sim.backend = SIM_BACKEND_CPU;
-    }
+    a->cfg.sim.backend = sim_backend_resolve(a->cfg.sim.backend, why, sizeof why);
     const bool cpu = a->cfg.sim.backend == SIM_BACKEND_CPU;
-    const int preset = startup_preset(&a->cfg);
-    app_preset_config(&a->cfg, preset);
-    app_preset_knobs(&a->cfg, preset, cpu);
+    a->scene = app_scene_from_config(&a->cfg);
+    const sim_desc desc = app_scene_desc(a->scene, &a->cfg, cpu, true);
+    if (a->cfg.steps_per_frame == 0) a->cfg.steps_per_frame = app_scene_steps(a->scene, cpu);
 
     sim_error err = {0};
-    a->sim = sim_create(&a->cfg.sim, &err);
+    a->sim = sim_create(&desc, &err);
     if (!a->sim) {
         fprintf(stderr, "nbody: %s\nhint: %s\n", err.message, err.hint);
         return false;
     }
-    if (a->cfg.softening_zero) sim_set_softening(a->sim, 0.0f);
+    a->scene_desc = desc;
     const sim_params p = sim_get_params(a->sim);
     if (p.backend == SIM_BACKEND_CPU) {
-        if (devices == 0) {
+        if (why[0]) {
             printf("nbody: no CUDA device (%s): running on the CPU backend, %d bodies\n", why,
                    p.body_count);
         } else {
             printf("nbody: running on the CPU backend (--backend cpu), %d bodies\n", p.body_count);
         }
     }
-    a->damping_gap = 1.0 - (double)p.damping;
-    a->hud = !a->cfg.no_hud;
-    a->vsync = !a->cfg.no_vsync;
-    a->content_scale = 1.0f;
-    a->speed_scale = 1.0f;
-    app_preset_view(a, preset);
+    a->live.damping_gap = 1.0 - (double)p.damping;
+    a->view.hud = !a->cfg.no_hud;
+    a->fe.vsync = !a->cfg.no_vsync;
+    a->fe.content_scale = 1.0f;
+    a->view.speed_scale = 1.0f;
+    a->view.tree_depth = 6;
+    app_scene_view(a, a->scene);
     return true;
 }
 
 bool app_create_render(app *a, bool offscreen) {
-    find_data_dir(a->data_dir, sizeof a->data_dir);
+    app_find_data_dir(a->data_dir, sizeof a->data_dir);
     char shaders[PATH_MAX + 16], font[PATH_MAX + 48];
     snprintf(shaders, sizeof shaders, "%s/shaders", a->data_dir);
     snprintf(font, sizeof font, "%s/assets/fonts/DejaVuSansMono.ttf", a->data_dir);
@@ -135,13 +119,26 @@ bool app_create_render(app *a, bool offscreen) {
         a->overlay = render_overlay_create(
             &(render_overlay_desc){.shader_dir = shaders, .font_path = font}, &err);
     }
-    if (!a->render || !a->overlay) {
+    if (a->overlay) a->boxes = render_boxes_create(&(render_boxes_desc){.shader_dir = shaders}, &err);
+    if (!a->render || !a->overlay || !a->boxes) {
         fprintf(stderr, "nbody: %s\nhint: %s\n", err.message, err.hint);
         return false;
     }
     const sim_params p = sim_get_params(a->sim);
     app_interop_init(&a->interop, p.backend == SIM_BACKEND_CUDA, a->cfg.host_copy);
     return true;
+}
+
+void app_physics_changed(app *a) {
+    a->live.energy0_valid = false;
+    a->live.diag_valid = false;
+    a->live.blown_up = false;
+}
+
+const char *app_method_name(const app *a) {
+    const sim_params p = sim_get_params(a->sim);
+    if (p.variant == SIM_VARIANT_TREE) return "tree";
+    return p.backend == SIM_BACKEND_CUDA ? sim_variant_info(p.variant)->name : "cpu-reference";
 }
 
 void app_reseed(app *a, sim_ic ic, int n, uint64_t seed) {
@@ -151,17 +148,49 @@ void app_reseed(app *a, sim_ic ic, int n, uint64_t seed) {
         app_message(a, "%s (%s)", err.message, err.hint);
         return;
     }
-    a->energy0_valid = false;
-    a->diag_valid = false;
-    a->blown_up = false;
-    if (n != before.body_count) app_preset_brightness(a); /* the view stays as it is */
+    app_physics_changed(a);
+    if (n != before.body_count) app_scene_brightness(a); /* the view stays as it is */
     app_message(a, "%s, %d bodies, seed %llu", sim_ic_name(ic), n, (unsigned long long)seed);
+}
+
+void app_measure_force_error(app *a) {
+    const sim_params p = sim_get_params(a->sim);
+    sim_error err = {0};
+    app_live *l = &a->live;
+    if (!sim_measure_force_error(a->sim, APP_FERR_SAMPLES, (uint64_t)l->frame, &l->ferr, &err)) {
+        app_message(a, "force error not measured: %s (%s)", err.message, err.hint);
+        l->ferr_valid = false;
+        return;
+    }
+    l->ferr_valid = true;
+    l->ferr_time = app_now();
+    l->ferr_variant = p.variant;
+    l->ferr_theta = p.theta;
+}
+
+/* The force error goes stale when the method or theta changes; the tree's
+ * is measured again every APP_FERR_EVERY seconds (it changes as the bodies
+ * move), an exact kernel's only on X. */
+static void sample_force_error(app *a) {
+    const sim_params p = sim_get_params(a->sim);
+    app_live *l = &a->live;
+    if (l->ferr_valid && (l->ferr_variant != p.variant || l->ferr_theta != p.theta)) {
+        l->ferr_valid = false;
+    }
+    if (p.variant == SIM_VARIANT_TREE && (!l->ferr_valid || l->now - l->ferr_time > APP_FERR_EVERY)) {
+        app_measure_force_error(a);
+    }
 }
 
 double app_interactions_per_s(const app *a) {
     const float ms = sim_last_step_ms(a->sim);
-    const double n = sim_get_params(a->sim).body_count;
-    return ms > 0 ? n * n / (ms * 1e-3) : 0;
+    const sim_params p = sim_get_params(a->sim);
+    if (ms <= 0) return 0;
+    if (p.variant == SIM_VARIANT_TREE) { /* what the tree evaluated, not N^2 */
+        const sim_tree_stats t = sim_get_tree_stats(a->sim);
+        return t.valid ? p.body_count * t.interactions_per_body / (ms * 1e-3) : 0;
+    }
+    return (double)p.body_count * p.body_count / (ms * 1e-3);
 }
 
 double app_flops_per_interaction(const app *a) {
@@ -172,14 +201,14 @@ double app_flops_per_interaction(const app *a) {
 /* Energy, momenta and the virial ratio every APP_DIAG_EVERY frames (an O(N^2)
  * pass, like a step); a non-finite energy pauses the run. */
 static void sample_diagnostics(app *a) {
-    if (a->diag_valid && a->energy0_valid && a->frame - a->diag_frame < APP_DIAG_EVERY) return;
-    a->diag = sim_diagnostics(a->sim);
-    a->diag_valid = true;
-    a->diag_frame = a->frame;
-    if (!isfinite(a->diag.total) || !isfinite(a->diag.kinetic)) {
-        if (!a->blown_up) {
-            a->blown_up = true;
-            a->paused = true;
+    if (a->live.diag_valid && a->live.energy0_valid && a->live.frame - a->live.diag_frame < APP_DIAG_EVERY) return;
+    a->live.diag = sim_diagnostics(a->sim);
+    a->live.diag_valid = true;
+    a->live.diag_frame = a->live.frame;
+    if (!isfinite(a->live.diag.total) || !isfinite(a->live.diag.kinetic)) {
+        if (!a->live.blown_up) {
+            a->live.blown_up = true;
+            a->live.paused = true;
             app_message(a,
                         "positions became NaN or infinite at t = %.4g: paused. R re-seeds; "
                         "Shift+T halves the time step, S raises the softening",
@@ -187,21 +216,55 @@ static void sample_diagnostics(app *a) {
         }
         return;
     }
-    if (!a->energy0_valid) {
-        a->energy0 = a->diag.total;
-        a->energy0_valid = true;
+    if (!a->live.energy0_valid) {
+        a->live.energy0 = a->live.diag.total;
+        a->live.energy0_valid = true;
     }
 }
 
+/* Frames per second over windows of half a second; until the first window
+ * is full, over the frames since the first (so a run of a few frames shows
+ * its rate, not 0). */
 static void update_fps(app *a) {
-    a->now = app_now();
-    if (a->fps_since == 0) a->fps_since = a->now;
-    a->fps_frames++;
-    if (a->now - a->fps_since >= 0.5) {
-        a->fps = a->fps_frames / (a->now - a->fps_since);
-        a->fps_since = a->now;
-        a->fps_frames = 0;
+    app_live *l = &a->live;
+    l->now = app_now();
+    if (l->fps_since == 0) {
+        l->fps_since = l->now; /* the first frame starts the clock */
+        return;
     }
+    l->fps_frames++;
+    const double elapsed = l->now - l->fps_since;
+    if (elapsed >= 0.5) {
+        l->fps = l->fps_frames / elapsed;
+        l->fps_since = l->now;
+        l->fps_frames = 0;
+        l->fps_window_done = true;
+    } else if (!l->fps_window_done && elapsed > 0) {
+        l->fps = l->fps_frames / elapsed;
+    }
+}
+
+/* W: the tree's cells down to the chosen level, as wire boxes. */
+#define APP_BOXES_MAX 262144
+
+static void draw_tree_cells(app *a, const render_view *view) {
+    if (!a->view.tree_cells || sim_get_params(a->sim).variant != SIM_VARIANT_TREE) return;
+    sim_tree_cell *cells = malloc(sizeof *cells * APP_BOXES_MAX);
+    render_box *boxes = malloc(sizeof *boxes * APP_BOXES_MAX);
+    const int n = cells && boxes ? sim_tree_cells(a->sim, a->view.tree_depth, cells, APP_BOXES_MAX)
+                                 : 0;
+    for (int i = 0; i < n; i++) {
+        boxes[i] = (render_box){.center = {cells[i].center[0], cells[i].center[1], cells[i].center[2]},
+                                .half = cells[i].half,
+                                .level = (float)cells[i].level};
+    }
+    render_error err = {0};
+    if (n > 0 && !render_boxes_draw(a->boxes, view, boxes, n, &err)) {
+        a->view.tree_cells = false;
+        app_message(a, "tree cells hidden: %s (%s)", err.message, err.hint);
+    }
+    free(cells);
+    free(boxes);
 }
 
 /* Writes the frame as drawn (HUD included) to path as PNG; false on failure
@@ -221,122 +284,57 @@ static bool write_frame(app *a, const char *path, int w, int h) {
 
 /* F12: to nbody-<local time>-f<frame>.png in the current folder. */
 static void save_screenshot(app *a, int w, int h) {
-    a->screenshot_requested = false;
+    a->out.screenshot_requested = false;
     char path[64], stamp[32];
     const time_t t = time(NULL);
     struct tm tm;
     localtime_r(&t, &tm);
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-    snprintf(path, sizeof path, "nbody-%s-f%06d.png", stamp, a->frame);
+    snprintf(path, sizeof path, "nbody-%s-f%06d.png", stamp, a->live.frame);
     if (write_frame(a, path, w, h)) app_message(a, "wrote %s", path);
 }
 
 void app_frame(app *a, int fb_width, int fb_height) {
     update_fps(a);
     app_script_dispatch(a);
-    if (!a->energy0_valid) sample_diagnostics(a); /* E0 before the first step */
-    if (!a->paused || a->step_once) {
+    if (!a->live.energy0_valid) sample_diagnostics(a); /* E0 before the first step */
+    if (!a->live.paused || a->live.step_once) {
         sim_step(a->sim, a->cfg.steps_per_frame);
-        a->step_once = false;
+        a->live.step_once = false;
     }
     sample_diagnostics(a);
-    if (a->follow_com) {
-        const sim_diag m = sim_moments(a->sim);
-        /* In a merger, the larger galaxy; else everything. */
-        const int g = m.galaxy_mass[1] > m.galaxy_mass[0] ? 1 : 0;
-        const double *c = m.galaxy_mass[g] > 0 ? m.galaxy_com[g] : m.center_of_mass;
-        for (int k = 0; k < 3; k++) a->camera.target[k] = (float)c[k];
-    }
-    app_interop_upload(&a->interop, a->sim, a->render);
+    sample_force_error(a);
+    if (a->view.follow_com) app_follow(a);
+    if (!app_interop_upload(&a->interop, a->sim, a->render)) a->fe.quit = true; /* message printed */
     const sim_params p = sim_get_params(a->sim);
-    if (p.generation != a->tags_generation) {
+    if (p.generation != a->live.tags_generation) {
         uint8_t *tags = malloc((size_t)p.body_count);
         if (tags) {
             sim_get_tags(a->sim, tags);
             render_upload_tags(a->render, tags, p.body_count);
-            a->tags_generation = p.generation;
+            a->live.tags_generation = p.generation;
             free(tags);
         }
     }
     const render_view view = {
         .fb_width = fb_width,
         .fb_height = fb_height,
-        .camera = a->camera,
-        .point_size = a->point_size,
-        .brightness = a->brightness,
-        .speed_scale = a->speed_scale,
-        .color = a->color,
-        .hide_halo = a->hide_halo,
-        .exposure = a->exposure,
-        .auto_exposure = a->auto_exposure,
-        .bloom = a->bloom,
+        .camera = a->view.camera,
+        .point_size = a->view.point_size,
+        .brightness = a->view.brightness,
+        .speed_scale = a->view.speed_scale,
+        .color = a->view.color,
+        .hide_halo = a->view.hide_halo,
+        .exposure = a->view.exposure,
+        .auto_exposure = a->view.auto_exposure,
+        .bloom = a->view.bloom,
     };
     render_frame(a->render, &view, p.body_count);
+    draw_tree_cells(a, &view);
     app_hud_draw(a, fb_width, fb_height);
-    if (a->screenshot_requested) save_screenshot(a, fb_width, fb_height);
-    if (a->cfg.status_every > 0 && a->frame % a->cfg.status_every == 0) app_status_append(a);
-    a->frame++;
-}
-
-void app_orbit(app *a, double dx, double dy) {
-    a->camera.yaw -= (float)(dx * 0.005);
-    a->camera.pitch += (float)(dy * 0.005);
-    const float limit = 1.55f; /* just short of the poles */
-    if (a->camera.pitch > limit) a->camera.pitch = limit;
-    if (a->camera.pitch < -limit) a->camera.pitch = -limit;
-}
-
-void app_pan(app *a, double dx, double dy, int fb_height) {
-    /* Move the target in the view plane so the point under the cursor follows it. */
-    const float fov = a->camera.fov_y > 0 ? a->camera.fov_y : 0.785398f;
-    const float per_pixel =
-        2.0f * a->camera.distance * tanf(fov / 2) / (float)(fb_height > 0 ? fb_height : 1);
-    const float cy = cosf(a->camera.yaw), sy = sinf(a->camera.yaw);
-    const float cp = cosf(a->camera.pitch), sp = sinf(a->camera.pitch);
-    const float right[3] = {-sy, cy, 0};
-    const float up[3] = {-sp * cy, -sp * sy, cp};
-    for (int k = 0; k < 3; k++) {
-        a->camera.target[k] += per_pixel * (float)(-dx * right[k] + dy * up[k]);
-    }
-    a->follow_com = false;
-}
-
-void app_zoom(app *a, double steps) {
-    a->camera.distance *= powf(0.9f, (float)steps); /* proportional to the distance */
-    if (a->camera.distance < 1e-3f) a->camera.distance = 1e-3f;
-    if (a->camera.distance > 1e4f) a->camera.distance = 1e4f;
-}
-
-static int cmp_double(const void *x, const void *y) {
-    const double p = *(const double *)x, q = *(const double *)y;
-    return (p > q) - (p < q);
-}
-
-void app_fit_view(app *a) {
-    const int n = sim_get_params(a->sim).body_count;
-    sim_body *b = malloc(sizeof(sim_body) * (size_t)n);
-    double *r = malloc(sizeof(double) * (size_t)n);
-    if (!b || !r) {
-        free(b);
-        free(r);
-        app_message(a, "out of memory fitting the view");
-        return;
-    }
-    sim_get_bodies(a->sim, b);
-    const sim_diag m = sim_moments(a->sim);
-    for (int i = 0; i < n; i++) {
-        double d2 = 0;
-        for (int k = 0; k < 3; k++) d2 += pow(b[i].pos[k] - m.center_of_mass[k], 2);
-        r[i] = sqrt(d2);
-    }
-    qsort(r, (size_t)n, sizeof r[0], cmp_double);
-    const double r90 = r[(size_t)(0.9 * (n - 1))]; /* stragglers do not set the scale */
-    const float fov = a->camera.fov_y > 0 ? a->camera.fov_y : 0.785398f;
-    for (int k = 0; k < 3; k++) a->camera.target[k] = (float)m.center_of_mass[k];
-    a->camera.distance = (float)fmax(1.2 * r90 / tan(fov / 2), 1e-3);
-    free(b);
-    free(r);
-    app_message(a, "view fitted: 90%% of the bodies within %.3g of the centre", r90);
+    if (a->out.screenshot_requested) save_screenshot(a, fb_width, fb_height);
+    if (a->cfg.status_every > 0 && a->live.frame % a->cfg.status_every == 0) app_status_append(a);
+    a->live.frame++;
 }
 
 bool app_finish(app *a, int fb_width, int fb_height) {
@@ -368,14 +366,16 @@ bool app_finish(app *a, int fb_width, int fb_height) {
 
 void app_destroy(app *a) {
     app_interop_destroy(&a->interop);
+    render_boxes_destroy(a->boxes);
     render_overlay_destroy(a->overlay);
     render_destroy(a->render);
     sim_destroy(a->sim);
-    free(a->script);
-    free(a->status);
+    free(a->out.script);
+    free(a->out.status);
     a->overlay = NULL;
+    a->boxes = NULL;
     a->render = NULL;
     a->sim = NULL;
-    a->script = NULL;
-    a->status = NULL;
+    a->out.script = NULL;
+    a->out.status = NULL;
 }

@@ -1,21 +1,27 @@
 /* app_bench.c - --benchmark: time the kernel ladder, print the napkin math.
  *
- * For every variant x N x p x q of the command-line lists: create the
- * simulation (a Plummer sphere), warm up, pick a step count that makes a
- * timed repeat last ~25 ms (or --steps), time 5 repeats with CUDA events
- * (3 when a repeat is long) and keep the median. A row reports ms per step,
- * 10^9 interactions per second (N^2 per step, as NVIDIA's nbody counts),
- * GFLOP/s at 20 flops per interaction (30 for fp64), the speedup over the
- * previous variant in the list (each at its fastest shape), and the fraction
- * of this GPU's issue ceiling, computed from the SM count and clock read at
- * run time (derivation in docs/PERFORMANCE.md). A step is the whole
- * leapfrog step: force kernel plus integrator, as NVIDIA's sample times it.
+ * For every variant x N x p x q (x theta for the tree) of the command-line
+ * lists: create the simulation (a Plummer sphere), warm up, pick a step count
+ * that makes a timed repeat last ~25 ms (or --steps), time 5 repeats with
+ * CUDA events (3 when a repeat is long) and keep the median. A step is the
+ * whole leapfrog step: force evaluation plus integrator, as NVIDIA's sample
+ * times it. An all-pairs row reports ms per step, 10^9 interactions per
+ * second (N^2 per step, as NVIDIA's nbody counts), GFLOP/s equivalent (20
+ * flops per interaction, 30 for fp64), the speedup over the previous variant
+ * in the list (each at its fastest shape) and the fraction of the rate the
+ * variant's own inner loop allows on this GPU (app_bench_report.c). A tree
+ * row reports bodies per second instead, its build and walk time, the
+ * interactions it evaluated per body and its force error against the exact
+ * sum over 1024 sampled bodies. The table, JSON and chart are made by
+ * app_bench_report.c.
  *
  * --frame also times whole headless frames (step + interop + draw) through
- * EGL. --json writes every row and the device as JSON, atomically.
+ * EGL. --json writes every row and the device as JSON, --plot the table as
+ * a bar chart PNG; both atomically.
  *
  *     nbody --benchmark --variant all --n 16384,262144
  *     nbody --benchmark --variant best --n 1048576 --p 64,128 --q 1,2,4
+ *     nbody --benchmark --variant best,tree --n 1048576 --theta 0.4,0.6,0.8 --plot chart.png
  */
 #include <GL/glew.h> /* glFinish for --frame */
 
@@ -26,34 +32,20 @@
 #include <time.h>
 
 #include "app.h"
+#include "app_bench_report.h"
 
 #define TARGET_REPEAT_MS 25.0
 #define MAX_ROWS 1024
 #define FRAME_WARMUP 5
 #define FRAME_COUNT 60
 
-/* Issue slots per fp32 interaction in the ceiling: 3 FADD, 6 FFMA, 3 FMUL,
- * 1 MUFU.RSQ, 1 LDS (the README of the GPU machine; docs/PERFORMANCE.md). */
-#define FP32_SLOTS 14.0
-/* FP64 pipe operations per interaction of the fp64 kernel (3 DADD, 3 DFMA
- * for r^2, 7 for 1/r^3 from the MUFU.RSQ64H seed, 3 DFMA to accumulate). */
-#define FP64_OPS 16.0
-
-typedef struct bench_row {
-    sim_variant variant; /* SIM_VARIANT_COUNT: the CPU reference */
-    int n, p, q;
-    int steps, repeats;
-    double ms;     /* median ms per step */
-    double spread; /* (max - min) / median over the repeats */
-    double fps;    /* whole frames per second (--frame), or 0 */
-} bench_row;
+#define ERROR_SAMPLES 1024 /* bodies whose tree force is checked against the exact sum */
 
 typedef struct bench {
     const app_config *cfg;
     bool cuda;
     sim_device_info dev;
-    double ceiling32, ceiling64; /* interactions/s; 0 when unknown */
-    bench_row rows[MAX_ROWS];
+    app_bench_row rows[MAX_ROWS];
     int count;
     app_egl *egl; /* --frame */
 } bench;
@@ -63,20 +55,8 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* FP64 lanes per SM by architecture (0: unknown). */
-static int fp64_lanes(int major, int minor) {
-    if ((major == 9 && minor == 0) || (major == 10 && minor == 0)) return 64; /* H100, B200 */
-    if ((major == 8 && minor == 0) || (major == 7 && minor == 0)) return 32;  /* A100, V100 */
-    if (major >= 7) return 2;                                                 /* GeForce-class */
-    return 0;
-}
-
 static const char *variant_name(sim_variant v) {
     return v == SIM_VARIANT_COUNT ? "cpu" : sim_variant_info(v)->name;
-}
-
-static double interactions_per_s(const bench_row *r) {
-    return (double)r->n * (double)r->n / (r->ms * 1e-3);
 }
 
 /* Whole frames: the app's own frame code into an offscreen target. */
@@ -88,12 +68,12 @@ static double time_frames(bench *b, sim *s) {
     a.cfg.steps_per_frame = 1;
     a.cfg.host_copy = false;
     a.sim = s;
-    a.point_size = 0.035f;
-    a.brightness = 0.3f;
-    a.speed_scale = 1.0f;
-    a.content_scale = 1.0f;
-    a.hud = true; /* the frame a user sees */
-    a.camera = (render_camera){.distance = 3.6f, .yaw = 0.6f, .pitch = 0.35f};
+    a.view.point_size = 0.035f;
+    a.view.brightness = 0.3f;
+    a.view.speed_scale = 1.0f;
+    a.fe.content_scale = 1.0f;
+    a.view.hud = true; /* the frame a user sees */
+    a.view.camera = (render_camera){.distance = 3.6f, .yaw = 0.6f, .pitch = 0.35f};
     if (!app_create_render(&a, true)) return 0;
     for (int i = 0; i < FRAME_WARMUP; i++) app_frame(&a, a.cfg.width, a.cfg.height);
     glFinish();
@@ -109,14 +89,17 @@ static double time_frames(bench *b, sim *s) {
     return FRAME_COUNT / seconds;
 }
 
-/* Times one configuration; false when the simulation cannot be made. */
-static bool run_one(bench *b, sim_variant v, int n, int p, int q) {
+/* Times one configuration (theta: the tree's opening angle, 0 for the
+ * sim's own); false when the simulation cannot be made. */
+static bool run_one(bench *b, sim_variant v, int n, int p, int q, double theta) {
     sim_desc d = b->cfg->sim;
     d.backend = b->cuda ? SIM_BACKEND_CUDA : SIM_BACKEND_CPU;
     d.body_count = n;
     d.variant = v == SIM_VARIANT_COUNT ? SIM_VARIANT_DEFAULT : v;
     d.p = p;
     d.q = q;
+    const bool tree = v == SIM_VARIANT_TREE;
+    if (tree && theta > 0) d.theta = (float)theta;
     sim_error err = {0};
     sim *s = sim_create(&d, &err);
     if (!s) {
@@ -127,8 +110,9 @@ static bool run_one(bench *b, sim_variant v, int n, int p, int q) {
     const sim_params prm = sim_get_params(s);
     /* A shape the clamp moved onto one already timed is not timed twice. */
     for (int i = 0; i < b->count; i++) {
-        const bench_row *r = &b->rows[i];
-        if (r->variant == v && r->n == n && r->p == prm.p && r->q == prm.q) {
+        const app_bench_row *r = &b->rows[i];
+        if (r->variant == v && r->n == n && r->p == prm.p && r->q == prm.q &&
+            (!tree || r->theta == prm.theta)) {
             sim_destroy(s);
             return true;
         }
@@ -145,8 +129,9 @@ static bool run_one(bench *b, sim_variant v, int n, int p, int q) {
     double t[5];
     for (int k = 0; k < repeats; k++) t[k] = sim_step_timed(s, steps);
     qsort(t, (size_t)repeats, sizeof t[0], cmp_double);
-    bench_row row = {
+    app_bench_row row = {
         .variant = v,
+        .tree = tree,
         .n = n,
         .p = prm.p,
         .q = prm.q,
@@ -155,101 +140,58 @@ static bool run_one(bench *b, sim_variant v, int n, int p, int q) {
         .ms = t[repeats / 2],
         .spread = (t[repeats - 1] - t[0]) / t[repeats / 2],
     };
+    if (tree) {
+        row.theta = prm.theta;
+        const sim_tree_stats ts = sim_get_tree_stats(s); /* of the last timed step */
+        row.tree_valid = ts.valid;
+        row.build_ms = ts.build_ms;
+        row.walk_ms = ts.walk_ms;
+        row.interactions_per_body = ts.interactions_per_body;
+        sim_force_error fe = {0};
+        const int samples = n < ERROR_SAMPLES ? n : ERROR_SAMPLES;
+        if (sim_measure_force_error(s, samples, 1, &fe, &err)) {
+            row.error_samples = fe.samples;
+            row.error_median = fe.median;
+            row.error_p99 = fe.p99;
+        } else {
+            fprintf(stderr, "nbody: force error not measured: %s\n", err.message);
+        }
+    }
     if (b->egl) row.fps = time_frames(b, s);
     sim_destroy(s);
-    if (b->count < MAX_ROWS) b->rows[b->count++] = row;
+    b->rows[b->count++] = row; /* app_bench_run keeps the configurations <= MAX_ROWS */
     fprintf(stderr, "  %-9s N=%-8d %4dx%-3d %10.4f ms/step (%d steps x %d, spread %.1f%%)\n",
             variant_name(v), n, row.p, row.q, row.ms, steps, repeats, 100 * row.spread);
     return true;
 }
 
-/* The fastest row of variant v at n, or NULL. */
-static const bench_row *fastest(const bench *b, sim_variant v, int n) {
-    const bench_row *best = NULL;
-    for (int i = 0; i < b->count; i++) {
-        const bench_row *r = &b->rows[i];
-        if (r->variant == v && r->n == n && (!best || r->ms < best->ms)) best = r;
+/* --plot: the table as a bar chart PNG, drawn on the CPU. */
+static bool write_plot(const app_bench_result *r, const char *path) {
+    char dir[4096], font[4096 + 64], why[4096 + 128] = "";
+    app_find_data_dir(dir, sizeof dir);
+    snprintf(font, sizeof font, "%s/assets/fonts/DejaVuSansMono.ttf", dir);
+    int w = 0, h = 0;
+    uint8_t *rgba = app_bench_chart(r, font, &w, &h, why, sizeof why);
+    if (!rgba) {
+        fprintf(stderr,
+                "nbody: --plot: %s\nhint: set NBODY_DATA_DIR to the folder holding "
+                "assets/\n",
+                why);
+        return false;
     }
-    return best;
+    const bool ok = app_output_png(path, w, h, rgba);
+    free(rgba);
+    return ok;
 }
 
-/* Speedup of row r over the fastest row of the variant before it in the list. */
-static double speedup(const bench *b, const bench_row *r) {
-    const app_list *vl = &b->cfg->variant_list;
-    for (int k = 1; k < vl->count; k++) {
-        if (vl->values[k] == (int)r->variant) {
-            const bench_row *prev = fastest(b, (sim_variant)vl->values[k - 1], r->n);
-            return prev ? prev->ms / r->ms : 0;
-        }
+static bool write_json(const app_bench_result *r, const char *path) {
+    char *json = app_bench_json(r);
+    if (!json) {
+        fprintf(stderr, "nbody: --json: out of memory\nhint: benchmark fewer configurations\n");
+        return false;
     }
-    return 0;
-}
-
-static double ceiling_fraction(const bench *b, const bench_row *r) {
-    if (r->variant == SIM_VARIANT_COUNT) return 0;
-    const double c = sim_variant_info(r->variant)->fp64 ? b->ceiling64 : b->ceiling32;
-    return c > 0 ? interactions_per_s(r) / c : 0;
-}
-
-static double gflops(const bench_row *r) {
-    const bool fp64 = r->variant != SIM_VARIANT_COUNT && sim_variant_info(r->variant)->fp64;
-    return interactions_per_s(r) * (fp64 ? 30.0 : 20.0) * 1e-9;
-}
-
-static void print_table(const bench *b) {
-    printf("\n%-9s %9s %8s %11s %11s %10s %8s %8s", "variant", "N", "p x q", "ms/step", "1e9 int/s",
-           "GFLOP/s", "vs prev", "ceiling");
-    if (b->egl) printf(" %9s", "frames/s");
-    printf("\n");
-    for (int i = 0; i < b->count; i++) {
-        const bench_row *r = &b->rows[i];
-        char shape[32], up[16] = "", ceil_s[16] = "";
-        snprintf(shape, sizeof shape, r->variant == SIM_VARIANT_COUNT ? "-" : "%dx%d", r->p, r->q);
-        const double s = speedup(b, r);
-        if (s > 0) snprintf(up, sizeof up, "%.2fx", s);
-        const double c = ceiling_fraction(b, r);
-        if (c > 0) snprintf(ceil_s, sizeof ceil_s, "%.0f%%", 100 * c);
-        printf("%-9s %9d %8s %11.4f %11.1f %10.0f %8s %8s", variant_name(r->variant), r->n, shape,
-               r->ms, interactions_per_s(r) * 1e-9, gflops(r), up, ceil_s);
-        if (b->egl) printf(" %9.1f", r->fps);
-        printf("\n");
-    }
-    for (int i = 0; i < b->count; i++) {
-        if (b->rows[i].variant == SIM_VARIANT_BEST) {
-            printf("(best evaluates each pair once and applies it to both bodies, so it can pass "
-                   "the ceiling of one-interaction-at-a-time kernels; interactions are N^2 per "
-                   "step all the same)\n");
-            break;
-        }
-    }
-}
-
-static bool write_json(const bench *b, const char *path) {
-    size_t cap = 4096 + (size_t)b->count * 512, len = 0;
-    char *out = malloc(cap);
-    if (!out) return false;
-#define EMIT(...) len += (size_t)snprintf(out + len, cap - len, __VA_ARGS__)
-    EMIT("{\n  \"format\": \"nbody-benchmark\",\n  \"version\": 1,\n");
-    EMIT("  \"device\": {\"name\": \"%s\", \"sm_count\": %d, \"clock_mhz\": %.0f, "
-         "\"compute_capability\": \"%d.%d\", \"driver\": %d, \"runtime\": %d},\n",
-         b->cuda ? b->dev.name : "cpu", b->dev.sm_count, b->dev.clock_khz / 1000.0, b->dev.cc_major,
-         b->dev.cc_minor, b->dev.driver_version, b->dev.runtime_version);
-    EMIT("  \"ceiling_fp32_interactions_per_s\": %.6g,\n", b->ceiling32);
-    EMIT("  \"ceiling_fp64_interactions_per_s\": %.6g,\n  \"rows\": [\n", b->ceiling64);
-    for (int i = 0; i < b->count; i++) {
-        const bench_row *r = &b->rows[i];
-        EMIT("    {\"variant\": \"%s\", \"n\": %d, \"p\": %d, \"q\": %d, \"steps\": %d, "
-             "\"repeats\": %d, \"ms_per_step\": %.6g, \"spread\": %.4f, "
-             "\"interactions_per_s\": %.6g, \"gflops\": %.6g, \"speedup_vs_previous\": %.4f, "
-             "\"ceiling_fraction\": %.4f, \"frames_per_s\": %.4g}%s\n",
-             variant_name(r->variant), r->n, r->p, r->q, r->steps, r->repeats, r->ms, r->spread,
-             interactions_per_s(r), gflops(r), speedup(b, r), ceiling_fraction(b, r), r->fps,
-             i + 1 < b->count ? "," : "");
-    }
-    EMIT("  ]\n}\n");
-#undef EMIT
-    bool ok = len < cap && app_output_text(path, "--json", out);
-    free(out);
+    const bool ok = app_output_text(path, "--json", json);
+    free(json);
     return ok;
 }
 
@@ -268,24 +210,11 @@ int app_bench_run(const app_config *cfg) {
     }
     if (b->cuda) {
         sim_cuda_device_info(cfg->sim.device, &b->dev);
-        const double clock = b->dev.clock_khz * 1e3;
-        b->ceiling32 = b->dev.sm_count * 4.0 * 32.0 * clock / FP32_SLOTS;
-        b->ceiling64 =
-            b->dev.sm_count * fp64_lanes(b->dev.cc_major, b->dev.cc_minor) * clock / FP64_OPS;
         printf("device: %s, %d SMs, %.0f MHz, compute capability %d.%d, driver %d.%d, "
                "runtime %d.%d\n",
-               b->dev.name, b->dev.sm_count, clock * 1e-6, b->dev.cc_major, b->dev.cc_minor,
-               b->dev.driver_version / 1000, b->dev.driver_version % 1000 / 10,
+               b->dev.name, b->dev.sm_count, b->dev.clock_khz * 1e-3, b->dev.cc_major,
+               b->dev.cc_minor, b->dev.driver_version / 1000, b->dev.driver_version % 1000 / 10,
                b->dev.runtime_version / 1000, b->dev.runtime_version % 1000 / 10);
-        printf("ceiling fp32: %d SMs x 128 lanes x %.3f GHz / %.0f issue slots = %.3g "
-               "interactions/s\n",
-               b->dev.sm_count, clock * 1e-9, FP32_SLOTS, b->ceiling32);
-        if (b->ceiling64 > 0) {
-            printf("ceiling fp64: %d SMs x %d FP64 lanes x %.3f GHz / %.0f FP64 ops = %.3g "
-                   "interactions/s\n",
-                   b->dev.sm_count, fp64_lanes(b->dev.cc_major, b->dev.cc_minor), clock * 1e-9,
-                   FP64_OPS, b->ceiling64);
-        }
     } else {
         printf("device: CPU reference backend (double precision)\n");
     }
@@ -299,33 +228,71 @@ int app_bench_run(const app_config *cfg) {
         }
     }
 
+    /* On the CPU backend every all-pairs variant is the one reference loop
+     * (one "cpu" row); the tree is the CPU reference tree. */
     app_list variants = cfg->variant_list;
-    if (!b->cuda) {
-        variants.count = 1;
-        variants.values[0] = SIM_VARIANT_COUNT; /* the CPU reference */
-    } else if (variants.count == 0) {
+    if (variants.count == 0) {
         variants.count = 1;
         variants.values[0] = sim_variant_resolve(SIM_VARIANT_DEFAULT);
     }
+    if (!b->cuda) {
+        bool cpu_done = false;
+        int kept = 0;
+        for (int k = 0; k < variants.count; k++) {
+            const bool tree = variants.values[k] == SIM_VARIANT_TREE;
+            if (!tree && cpu_done) continue;
+            if (!tree) cpu_done = true;
+            variants.values[kept++] = tree ? SIM_VARIANT_TREE : SIM_VARIANT_COUNT;
+        }
+        variants.count = kept;
+    }
     const app_list one_auto = {1, {0}};
     const app_list default_n = {1, {16384}};
+    const app_real_list own_theta = {1, {0}};
     const app_list *ns = cfg->n_list.count ? &cfg->n_list : &default_n;
     const app_list *ps = cfg->p_list.count ? &cfg->p_list : &one_auto;
     const app_list *qs = cfg->q_list.count ? &cfg->q_list : &one_auto;
+    const app_real_list *thetas = cfg->theta_list.count ? &cfg->theta_list : &own_theta;
+    long long configs = 0; /* refused up front rather than timed and left out of the table */
+    for (int iv = 0; iv < variants.count; iv++)
+        configs += (long long)ns->count * ps->count * qs->count *
+                   (variants.values[iv] == SIM_VARIANT_TREE ? thetas->count : 1);
+    if (configs > MAX_ROWS) {
+        fprintf(stderr,
+                "nbody: --benchmark: %lld configurations, the table holds %d\n"
+                "hint: give shorter --variant, --n, --p, --q or --theta lists\n",
+                configs, MAX_ROWS);
+        if (b->egl) app_egl_close(b->egl);
+        free(b);
+        return 1;
+    }
     bool ok = true;
     for (int iv = 0; iv < variants.count; iv++) {
+        const sim_variant v = (sim_variant)variants.values[iv];
+        const app_real_list *th = v == SIM_VARIANT_TREE ? thetas : &own_theta;
         for (int in = 0; in < ns->count; in++) {
             for (int ip = 0; ip < ps->count; ip++) {
                 for (int iq = 0; iq < qs->count; iq++) {
-                    ok = run_one(b, (sim_variant)variants.values[iv], ns->values[in],
-                                 ps->values[ip], qs->values[iq]) &&
-                         ok;
+                    for (int it = 0; it < th->count; it++) {
+                        ok = run_one(b, v, ns->values[in], ps->values[ip], qs->values[iq],
+                                     th->values[it]) &&
+                             ok;
+                    }
                 }
             }
         }
     }
-    print_table(b);
-    if (cfg->json) ok = write_json(b, cfg->json) && ok;
+    const app_bench_result result = {
+        .cuda = b->cuda,
+        .dev = b->dev,
+        .rows = b->rows,
+        .count = b->count,
+        .order = variants.values,
+        .order_count = variants.count,
+    };
+    app_bench_print(&result, stdout);
+    if (cfg->json) ok = write_json(&result, cfg->json) && ok;
+    if (cfg->plot) ok = write_plot(&result, cfg->plot) && ok;
     if (b->egl) app_egl_close(b->egl);
     free(b);
     return ok ? 0 : 1;

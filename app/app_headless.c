@@ -160,12 +160,12 @@ int app_headless_run(app *a) {
     app_frame(a, w, h);
     glFinish();
     const double t0 = app_now();
-    while (a->frame < frames && !a->quit) {
+    while (a->live.frame < frames && !a->fe.quit) {
         app_frame(a, w, h);
     }
     glFinish();
     const double seconds = app_now() - t0;
-    const int timed = a->frame - 1;
+    const int timed = a->live.frame - 1;
     const sim_params end = sim_get_params(a->sim);
     if (timed > 0) {
         printf("nbody: %d frames of %d bodies (%d steps/frame) in %.3f s: %.1f frames/s, "

@@ -111,21 +111,42 @@ static void hud_text(app *a, hud_lines *l) {
     const float ms = sim_last_step_ms(a->sim);
     const double ips = app_interactions_per_s(a), fpi = app_flops_per_interaction(a);
 
-    add(l, WHITE, "%.0f frames/s   %.3f ms/step (%s)   %d step%s/frame%s", a->fps, ms,
+    add(l, WHITE, "%.0f frames/s   %.3f ms/step (%s)   %d step%s/frame%s", a->live.fps, ms,
         cuda ? "CUDA events" : "CPU clock", a->cfg.steps_per_frame,
         a->cfg.steps_per_frame == 1 ? "" : "s",
         a->cfg.headless ? ""
-        : a->vsync      ? "   vsync"
+        : a->fe.vsync      ? "   vsync"
                         : "");
-    add(l, WHITE, "%.3g interactions/s   %.1f GFLOP/s  (N²/step, %.0f flops each)", ips,
-        ips * fpi * 1e-9, fpi);
-    add(l, WHITE, "N %s   %s   t = %.3f (%lld steps)", n, app_preset_title(a->preset), p.time,
+    const bool tree = p.variant == SIM_VARIANT_TREE;
+    if (tree) {
+        add(l, WHITE, "%.3g interactions/s evaluated (cells and bodies, not N²)", ips);
+    } else {
+        add(l, WHITE, "%.3g interactions/s   %.1f GFLOP/s  (N²/step, %.0f flops each)", ips,
+            ips * fpi * 1e-9, fpi);
+    }
+    add(l, WHITE, "N %s   %s   t = %.3f (%lld steps)", n, app_scene_title(a->scene), p.time,
         (long long)p.steps);
-    if (cuda) {
+    if (tree) {
+        add(l, KEY, "%s tree (Barnes-Hut, quadrupoles)  θ %.2f  group %d: %s",
+            cuda ? "FP32 GPU" : "FP64 CPU", p.theta, p.p, v->description);
+        const sim_tree_stats t = sim_get_tree_stats(a->sim);
+        if (t.valid) {
+            char cells[32];
+            with_commas(t.cells, cells, sizeof cells);
+            add(l, WHITE, "build %.2f ms  walk %.2f ms  depth %d  %s cells  %.0f interactions/body",
+                t.build_ms, t.walk_ms, t.depth, cells, t.interactions_per_body);
+        }
+    } else if (cuda) {
         add(l, v->fp64 ? GOOD : KEY, "%s %s  p×q %d×%d: %s", v->fp64 ? "FP64" : "FP32", v->name,
             p.p, p.q, v->description);
     } else {
-        add(l, GOOD, "FP64 CPU reference (plain C, double precision)");
+        add(l, GOOD, "FP64 CPU reference (plain C, double precision, exact sum)");
+    }
+    const app_live *lv = &a->live;
+    if (lv->ferr_valid) {
+        add(l, lv->ferr.p99 > 1e-2 ? WARN : WHITE,
+            "force error vs exact (%d bodies, %.0f s ago): median %.1e  99%% %.1e  (X)",
+            lv->ferr.samples, a->live.now - lv->ferr_time, lv->ferr.median, lv->ferr.p99);
     }
     char damping[48];
     if (p.damping == 1.0f) {
@@ -134,32 +155,32 @@ static void hud_text(app *a, hud_lines *l) {
         snprintf(damping, sizeof damping, "%.6g", (double)p.damping);
     }
     add(l, WHITE, "dt %.4g   ε %.4g   damping %s", p.dt, p.softening, damping);
-    if (a->diag_valid && a->energy0_valid && isfinite(a->diag.total)) {
-        const double de = a->energy0 != 0 ? (a->diag.total - a->energy0) / fabs(a->energy0) : 0;
-        add(l, WHITE, "E %.6f   ΔE/E₀ %+.2e   2K/|W| %.3f   (every %d frames)", a->diag.total, de,
-            a->diag.virial_ratio, APP_DIAG_EVERY);
+    if (a->live.diag_valid && a->live.energy0_valid && isfinite(a->live.diag.total)) {
+        const double de = a->live.energy0 != 0 ? (a->live.diag.total - a->live.energy0) / fabs(a->live.energy0) : 0;
+        add(l, WHITE, "E %.6f   ΔE/E₀ %+.2e   2K/|W| %.3f   (every %d frames)", a->live.diag.total, de,
+            a->live.diag.virial_ratio, APP_DIAG_EVERY);
     }
     static const char *const colors[] = {"speed", "per body", "galaxy", "component"};
     _Static_assert(sizeof colors / sizeof colors[0] == RENDER_COLOR_COUNT, "one name per mode");
     add(l, DIM, "%s · %s · colour: %s · sprite %.3g · exposure %.3g%s%s%s · H for help",
         cuda ? "CUDA" : "CPU", cuda ? app_interop_path_name(a->interop.path) : "host copy",
-        colors[a->color], a->point_size, render_exposure(a->render),
-        a->auto_exposure ? " (auto)" : "", a->bloom ? " · bloom" : "",
+        colors[a->view.color], a->view.point_size, render_exposure(a->render),
+        a->view.auto_exposure ? " (auto)" : "", a->view.bloom ? " · bloom" : "",
         p.ic == SIM_IC_DISK || p.ic == SIM_IC_MERGER
-            ? (a->hide_halo ? " · halo hidden" : " · halo shown")
+            ? (a->view.hide_halo ? " · halo hidden" : " · halo shown")
             : "");
     if (p.damping < 1.0f) add(l, WARN, "damping < 1: energy is not conserved");
-    if (a->blown_up) {
+    if (a->live.blown_up) {
         add(l, WARN, "NaN/Inf positions: paused. R re-seeds, Shift+T halves dt, S softens");
-    } else if (a->paused) {
+    } else if (a->live.paused) {
         add(l, WARN, "PAUSED   (Space runs, . steps once)");
     }
 }
 
 static void help_text(app *a, hud_lines *l) {
     add(l, WHITE, "nbody: keys and mouse");
-    const char *label, *text;
-    for (int i = 0; app_key_help(i, &label, &text); i++) {
+    char label[64], text[160];
+    for (int i = 0; app_key_help(i, label, sizeof label, text, sizeof text); i++) {
         add(l, KEY, "%-*s %s", HELP_LABEL, label, text);
     }
     const sim_params p = sim_get_params(a->sim);
@@ -171,19 +192,19 @@ static void help_text(app *a, hud_lines *l) {
 void app_hud_draw(app *a, int fb_width, int fb_height) {
     /* Messages belong to the HUD: with it off (Tab, --no-hud) the picture is
      * clean - screenshots too - and messages still go to stdout. */
-    const bool message = a->hud && a->message[0] && app_now() < a->message_until;
-    if (!a->hud && !a->help && !message) return;
+    const bool message = a->view.hud && a->live.message[0] && app_now() < a->live.message_until;
+    if (!a->view.hud && !a->view.help && !message) return;
     render_overlay *o = a->overlay;
-    const float scale = a->content_scale * (a->cfg.hud_scale > 0 ? a->cfg.hud_scale : 1.0f);
+    const float scale = a->fe.content_scale * (a->cfg.hud_scale > 0 ? a->cfg.hud_scale : 1.0f);
     render_overlay_set_font_px(o, roundf(HUD_BASE_PX * scale));
     const float margin = render_overlay_line_height(o) * 0.6f;
     render_overlay_begin(o, fb_width, fb_height);
-    if (a->hud && !a->help) { /* the help panel takes the screen while it is open */
+    if (a->view.hud && !a->view.help) { /* the help panel takes the screen while it is open */
         hud_lines l = {.count = 0};
         hud_text(a, &l);
         panel(o, margin, margin, &l);
     }
-    if (a->help) {
+    if (a->view.help) {
         hud_lines l = {.count = 0};
         help_text(a, &l);
         const float lh = render_overlay_line_height(o);
@@ -213,7 +234,7 @@ void app_hud_draw(app *a, int fb_width, int fb_height) {
     }
     if (message) {
         hud_lines l = {.count = 0};
-        add(&l, WHITE, "%s", a->message);
+        add(&l, WHITE, "%s", a->live.message);
         panel(o, margin, fb_height - margin - 2 * render_overlay_line_height(o), &l);
     }
     render_overlay_end(o);

@@ -2,15 +2,35 @@
  *
  * Normal path (zero copy): the body vertex buffer is registered with CUDA
  * once (and again only if render/ re-creates it for a larger N); each frame
- * it is mapped, the simulation writes position + speed straight into it on
- * the GPU, and it is unmapped before GL draws - the unmap orders the CUDA
- * work before the GL work, so the CPU does not wait. No byte crosses the bus.
+ * it is mapped on the legacy default stream (stream 0), the simulation
+ * writes position + speed straight into it on the GPU, and it is unmapped on
+ * stream 0 before GL draws. No byte crosses the bus, and nothing on this
+ * path waits for the simulation's kernels: the CUDA backend's stream is a
+ * blocking stream, so its vertex kernel is ordered after the map and before
+ * the unmap (sim/sim_cuda.cu, cuda_vertices), and the unmap orders the CUDA
+ * work before GL's later use of the buffer. Stream 0 means the legacy
+ * default stream only because nothing is built with --default-stream
+ * per-thread; that would break the ordering.
  *
  * Fallback (host copy): when registration is refused - error 304
  * (cudaErrorOperatingSystem) on hybrid-GPU laptops and remote desktops, or
  * the GL context is on another GPU - or when --host-copy asks for it, the
  * vertices come to host memory and go up with glBufferSubData. The CPU
- * backend always takes this path.
+ * backend always takes this path. A refusal prints one line on stderr that
+ * names the reason and says positions are copied through the host instead;
+ * a later failure of the zero-copy path (map, mapped pointer, a mapped
+ * buffer smaller than N vertices, unmap) prints the same kind of line and
+ * falls back the same way.
+ *
+ * Test hook: with NBODY_TEST_REFUSE_INTEROP=1 in the environment,
+ * registration is treated as refused - the same path and the same one-line
+ * warning as a real refusal, the reason being that variable - so the
+ * fallback can be tested on a machine where interop works.
+ *
+ * Errors: this file does not use sim/'s CUDA_CHECK (private to sim/, and it
+ * aborts). A failed CUDA call here is reported and answered with the host
+ * copy; the only failure left to the caller is host memory running out for
+ * the host copy, or GL for the vertex buffer.
  *
  * This is the only file that includes cuda_gl_interop.h.
  */
@@ -20,13 +40,21 @@
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "app.h"
-#include "sim_cuda_check.h"
 
 _Static_assert(sizeof(sim_vertex) == sizeof(render_vertex), "sim and render vertices match");
 _Static_assert(offsetof(sim_vertex, speed) == offsetof(render_vertex, speed),
                "sim and render vertices match");
+
+/* The reason for a failed CUDA call, for the one-line warning. Clears the
+ * error when it is not sticky. */
+static void describe(char *why, size_t len, const char *call, cudaError_t e) {
+    snprintf(why, len, "%s: %s, error %d: %s", call, cudaGetErrorName(e), (int)e,
+             cudaGetErrorString(e));
+    cudaGetLastError();
+}
 
 const char *app_interop_path_name(app_interop_path p) {
     return p == APP_INTEROP_ZERO_COPY ? "zero-copy interop" : "host copy";
@@ -39,67 +67,114 @@ void app_interop_init(app_interop *io, bool cuda_backend, bool force_host_copy) 
 
 static void unregister(app_interop *io) {
     if (!io->registered) return;
-    CUDA_CHECK(cudaGraphicsUnregisterResource(io->resource));
+    const cudaError_t e = cudaGraphicsUnregisterResource(io->resource);
+    if (e != cudaSuccess) {
+        char why[320];
+        describe(why, sizeof why, "cudaGraphicsUnregisterResource", e);
+        fprintf(stderr, "nbody: warning: CUDA-GL interop: %s\n", why);
+    }
     io->registered = false;
     io->resource = NULL;
 }
 
-/* Registers the render's buffer; on refusal, falls back to the host path
- * and says so once. */
+/* The zero-copy path is over: one line saying why, and the host copy from
+ * now on. what: "refused" or "failed". */
+static void fall_back(app_interop *io, const char *what, const char *why) {
+    fprintf(stderr,
+            "nbody: warning: CUDA-GL interop %s (%s); copying positions through the host "
+            "instead\n",
+            what, why);
+    unregister(io);
+    io->path = APP_INTEROP_HOST_COPY;
+}
+
+/* Registers the render's buffer; on refusal (or the test hook), falls back
+ * to the host path. */
 static void ensure_registered(app_interop *io, render *r) {
     if (io->registered) return;
+    const char *refuse = getenv("NBODY_TEST_REFUSE_INTEROP");
+    if (refuse && strcmp(refuse, "1") == 0) {
+        fall_back(io, "refused", "NBODY_TEST_REFUSE_INTEROP=1 is set");
+        return;
+    }
     const uint32_t vbo = render_body_buffer(r);
-    cudaError_t e =
+    const cudaError_t e =
         cudaGraphicsGLRegisterBuffer(&io->resource, vbo, cudaGraphicsRegisterFlagsWriteDiscard);
     if (e != cudaSuccess) {
-        cudaGetLastError();
-        fprintf(stderr,
-                "nbody: warning: CUDA-GL interop refused (%s, error %d); copying positions "
-                "through the host instead\n",
-                cudaGetErrorName(e), (int)e);
-        io->path = APP_INTEROP_HOST_COPY;
+        char why[320];
+        describe(why, sizeof why, "cudaGraphicsGLRegisterBuffer", e);
+        io->resource = NULL;
+        fall_back(io, "refused", why);
         return;
     }
     io->registered = true;
     io->vbo = vbo;
 }
 
-static void upload_via_host(app_interop *io, sim *s, render *r, int n) {
+/* Maps the buffer, has the simulation write n vertices into it, unmaps.
+ * false: a step failed, the warning is printed and the path is now the
+ * host copy (nothing was drawn from this attempt). */
+static bool write_zero_copy(app_interop *io, sim *s, int n) {
+    char why[320] = "";
+    cudaError_t e = cudaGraphicsMapResources(1, &io->resource, 0);
+    if (e != cudaSuccess) {
+        describe(why, sizeof why, "cudaGraphicsMapResources", e);
+        fall_back(io, "failed", why);
+        return false;
+    }
+    void *ptr = NULL;
+    size_t size = 0;
+    const size_t need = sizeof(sim_vertex) * (size_t)n;
+    e = cudaGraphicsResourceGetMappedPointer(&ptr, &size, io->resource);
+    if (e != cudaSuccess) {
+        describe(why, sizeof why, "cudaGraphicsResourceGetMappedPointer", e);
+    } else if (size < need) {
+        snprintf(why, sizeof why, "the mapped buffer holds %zu bytes, %d vertices need %zu", size,
+                 n, need);
+    } else {
+        sim_write_vertices(s, (sim_vertex *)ptr, true);
+    }
+    e = cudaGraphicsUnmapResources(1, &io->resource, 0);
+    if (e != cudaSuccess && !why[0]) describe(why, sizeof why, "cudaGraphicsUnmapResources", e);
+    if (why[0]) {
+        fall_back(io, "failed", why);
+        return false;
+    }
+    return true;
+}
+
+static bool upload_via_host(app_interop *io, sim *s, render *r, int n) {
     if (n > io->staging_capacity) {
         sim_vertex *p = realloc(io->staging, sizeof(sim_vertex) * (size_t)n);
         if (!p) {
-            fprintf(stderr, "nbody: out of host memory for %d vertices\n", n);
-            abort();
+            fprintf(stderr,
+                    "nbody: out of host memory for %d vertices (%.1f MiB) to copy to the GPU\n"
+                    "hint: try a smaller --n\n",
+                    n, sizeof(sim_vertex) * (double)n / 1048576.0);
+            return false;
         }
         io->staging = p;
         io->staging_capacity = n;
     }
     sim_write_vertices(s, io->staging, false);
     render_upload_bodies(r, (const render_vertex *)io->staging, n);
+    return true;
 }
 
-void app_interop_upload(app_interop *io, sim *s, render *r) {
+bool app_interop_upload(app_interop *io, sim *s, render *r) {
     const int n = sim_get_params(s).body_count;
     /* A larger N makes render/ replace its buffer. Let go of the old one
      * first: CUDA must not hold a buffer GL deletes, and GL may hand the
      * same name out again, so names alone cannot tell buffers apart. */
     if (n > render_body_capacity(r)) unregister(io);
-    render_reserve_bodies(r, n);
+    render_error err = {0};
+    if (!render_reserve_bodies(r, n, &err)) {
+        fprintf(stderr, "nbody: %s\nhint: %s\n", err.message, err.hint);
+        return false;
+    }
     if (io->path == APP_INTEROP_ZERO_COPY) ensure_registered(io, r);
-    if (io->path == APP_INTEROP_HOST_COPY) {
-        upload_via_host(io, s, r, n);
-        return;
-    }
-    void *ptr = NULL;
-    size_t size = 0;
-    CUDA_CHECK(cudaGraphicsMapResources(1, &io->resource, 0));
-    CUDA_CHECK(cudaGraphicsResourceGetMappedPointer(&ptr, &size, io->resource));
-    if (size < sizeof(sim_vertex) * (size_t)n) {
-        fprintf(stderr, "nbody: mapped buffer holds %zu bytes, %d vertices need more\n", size, n);
-        abort();
-    }
-    sim_write_vertices(s, (sim_vertex *)ptr, true);
-    CUDA_CHECK(cudaGraphicsUnmapResources(1, &io->resource, 0));
+    if (io->path == APP_INTEROP_ZERO_COPY && write_zero_copy(io, s, n)) return true;
+    return upload_via_host(io, s, r, n);
 }
 
 void app_interop_destroy(app_interop *io) {

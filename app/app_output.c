@@ -1,9 +1,12 @@
-/* app_output.c - the files the app writes: PNG screenshots and CSV dumps.
+/* app_output.c - the files the app writes: PNG (screenshots, F12), CSV
+ * (--dump: positions, velocities, masses and the running method's
+ * accelerations) and text (--status-json, the benchmark's --json).
  *
  * Every file is written to "<path>.tmp-<pid>" and renamed over <path> only
- * when complete, so a failure (full disk, killed process) never leaves a
- * half-written file under the name the user asked for. Paths are checked
- * for writability at start-up so a typo fails before minutes of simulation.
+ * when complete, so a failed write (one that stdio or stb reports) never
+ * leaves a half-written file under the name the user asked for. Paths are
+ * checked for writability at start-up so a typo fails before minutes of
+ * simulation.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -61,12 +64,14 @@ bool app_output_csv(const char *path, const sim_body *b, int n) {
     temp_path(path, tmp, sizeof tmp);
     FILE *f = fopen(tmp, "w");
     if (!f) return fail("dump", path, errno);
-    bool ok = fprintf(f, "x,y,z,vx,vy,vz,m\n") > 0;
+    bool ok = fprintf(f, "x,y,z,vx,vy,vz,m,ax,ay,az\n") > 0;
     /* %.9g round-trips a float exactly; the CPU backend's doubles are printed
-     * at the same precision the GPU holds. */
+     * at the same precision the GPU holds. The accelerations are the running
+     * force method's at the dumped positions. */
     for (int i = 0; ok && i < n; i++) {
-        ok = fprintf(f, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", b[i].pos[0], b[i].pos[1],
-                     b[i].pos[2], b[i].vel[0], b[i].vel[1], b[i].vel[2], b[i].mass) > 0;
+        ok = fprintf(f, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", b[i].pos[0],
+                     b[i].pos[1], b[i].pos[2], b[i].vel[0], b[i].vel[1], b[i].vel[2], b[i].mass,
+                     b[i].acc[0], b[i].acc[1], b[i].acc[2]) > 0;
     }
     int err = errno ? errno : EIO;
     if (fclose(f) != 0) ok = false;

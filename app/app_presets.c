@@ -1,11 +1,19 @@
-/* app_presets.c - the scenes on the number keys and --preset.
+/* app_presets.c - the one table of scenes: keys 1-7 and --preset.
  *
- * A preset is an initial condition with the knobs and the view that suit
- * it: N (more on a GPU, fewer on the CPU backend), time step, softening,
- * steps per frame, sprite size, colour mode and camera. Keys 1-7 switch
- * scenes live; --preset NAME starts on one (command-line flags still win).
- * N is kept when switching between scenes of the same kind (Plummer and
- * shell, or galaxies): the two kinds have different units.
+ * A scene is an initial condition with the knobs and the view that suit it:
+ * N (more on a GPU, fewer on the CPU backend), time step, softening, steps
+ * per frame, the merger's orbit, sprite size, colour mode and camera. The
+ * number keys, --preset and --help all read the table below.
+ *
+ * The bodies of a scene are a pure function of its desc, and one function
+ * (app_scene_desc) makes that desc whatever the path: at start-up the
+ * command line's N, seed, dt, softening and orbit flags go on top of the
+ * scene's own values; a number key builds the scene from the table with
+ * the running seed (and N, when switching between scenes of the same kind:
+ * Plummer and shell, or galaxies - the two kinds have different units).
+ * Galaxy structure from the command line (--disk-temperature) holds for
+ * every galaxy scene. So `--preset disk` and key 3 from a Plummer sphere
+ * build the same bodies.
  *
  * Galaxy units: 1 kpc, 10^10 solar masses, G = 1, hence 4.71 Myr and
  * 207.4 km/s (docs/GALAXIES.md).
@@ -16,7 +24,6 @@
 
 #include "app.h"
 
-#define KPC_KM 3.0857e16      /* km in a kpc */
 #define VELOCITY_UNIT 207.4   /* km/s: sqrt(G 1e10 Msun / 1 kpc) */
 #define GALAXY_MASS_UNIT 1e10 /* solar masses */
 
@@ -49,6 +56,7 @@ static sim_merger_desc milky_way_andromeda(void) {
 typedef struct app_preset {
     const char *name;  /* --preset NAME */
     const char *title; /* shown on the HUD */
+    const char *key_help; /* the number key's line in the help */
     sim_ic ic;
     sim_merger_desc merger;
     int n_gpu, n_cpu;
@@ -66,6 +74,7 @@ typedef struct app_preset {
 
 static const app_preset presets[] = {
     {.name = "plummer",
+     .key_help = "Plummer sphere",
      .title = "Plummer sphere (Henon units)",
      .ic = SIM_IC_PLUMMER,
      .n_gpu = 16384,
@@ -80,6 +89,7 @@ static const app_preset presets[] = {
      .distance = 3.6f,
      .pitch = 0.35f},
     {.name = "shell",
+     .key_help = "rotating shell",
      .title = "rotating shell (GPU Gems 3)",
      .ic = SIM_IC_SHELL,
      .n_gpu = 16384,
@@ -94,6 +104,7 @@ static const app_preset presets[] = {
      .distance = 3.2f,
      .pitch = 0.35f},
     {.name = "disk",
+     .key_help = "one disk galaxy, face-on",
      .title = "one disk galaxy, face-on",
      .ic = SIM_IC_DISK,
      GALAXY_KNOBS,
@@ -101,6 +112,7 @@ static const app_preset presets[] = {
      .distance = 45.0f,
      .pitch = 1.5f},
     {.name = "antennae-like",
+     .key_help = "galaxies: prograde encounter (long tails)",
      .title = "equal-mass prograde encounter: long tidal tails",
      .ic = SIM_IC_MERGER,
      .merger = {.mass_ratio = 1,
@@ -114,6 +126,7 @@ static const app_preset presets[] = {
      .distance = 120.0f,
      .pitch = 0.9f},
     {.name = "retrograde",
+     .key_help = "galaxies: retrograde encounter (few tails)",
      .title = "equal-mass retrograde encounter: few tails",
      .ic = SIM_IC_MERGER,
      .merger = {.mass_ratio = 1,
@@ -127,6 +140,7 @@ static const app_preset presets[] = {
      .distance = 120.0f,
      .pitch = 0.9f},
     {.name = "minor-merger",
+     .key_help = "galaxies: 1:4 minor merger, inclined",
      .title = "1:4 minor merger, inclined 60 degrees",
      .ic = SIM_IC_MERGER,
      .merger = {.mass_ratio = 0.25f,
@@ -141,6 +155,7 @@ static const app_preset presets[] = {
      .pitch = 0.9f},
     /* The orbit comes from milky_way_andromeda() at run time. */
     {.name = "milky-way-andromeda",
+     .key_help = "Milky Way and Andromeda",
      .title = "Milky Way and Andromeda (1 : 1.6) on their observed approach",
      .ic = SIM_IC_MERGER,
      GALAXY_KNOBS,
@@ -150,11 +165,25 @@ static const app_preset presets[] = {
 };
 #define PRESET_COUNT ((int)(sizeof presets / sizeof presets[0]))
 
-const char *app_preset_title(int i) {
-    return presets[i].title;
+_Static_assert(PRESET_COUNT <= 9, "scenes sit on the keys 1-9");
+
+int app_scene_count(void) {
+    return PRESET_COUNT;
 }
 
-int app_preset_find(const char *name) {
+const char *app_scene_name(int i) {
+    return i >= 0 && i < PRESET_COUNT ? presets[i].name : "?";
+}
+
+const char *app_scene_title(int i) {
+    return i >= 0 && i < PRESET_COUNT ? presets[i].title : "?";
+}
+
+const char *app_scene_key_help(int i) {
+    return presets[i].key_help;
+}
+
+int app_scene_find(const char *name) {
     for (int i = 0; i < PRESET_COUNT; i++) {
         if (strcmp(presets[i].name, name) == 0) return i;
     }
@@ -171,78 +200,85 @@ static bool galactic(sim_ic ic) {
     return ic == SIM_IC_DISK || ic == SIM_IC_MERGER;
 }
 
-void app_preset_config(app_config *c, int i) {
+int app_scene_from_config(const app_config *c) {
+    if (c->preset) return app_scene_find(c->preset);
+    static const char *const by_ic[] = {"plummer", "plummer", "shell", "disk", "antennae-like"};
+    _Static_assert(sizeof by_ic / sizeof by_ic[0] == SIM_IC_COUNT, "a scene per ic");
+    return app_scene_find(by_ic[c->sim.ic < SIM_IC_COUNT ? c->sim.ic : 0]);
+}
+
+sim_desc app_scene_desc(int i, const app_config *cfg, bool cpu, bool startup) {
     const app_preset *p = &presets[i];
-    c->sim.ic = c->sim.ic ? c->sim.ic : p->ic;
-    if (c->sim.ic != SIM_IC_MERGER) return; /* --ic given: the rest only for a merger */
-    const sim_merger_desc m = merger_of(i);
-    sim_merger_desc *o = &c->sim.merger;
-    if (o->mass_ratio == 0) o->mass_ratio = m.mass_ratio;
-    if (o->pericenter == 0) o->pericenter = m.pericenter;
-    if (o->separation == 0) o->separation = m.separation;
-    if (o->eccentricity == 0) o->eccentricity = m.eccentricity;
-    if (!c->incl_given) {
-        o->incl1 = m.incl1;
-        o->incl2 = m.incl2;
+    sim_desc d = cfg ? cfg->sim : (sim_desc){0}; /* backend, kernel, damping, theta, structure */
+    d.ic = p->ic;
+    d.body_count = cpu ? p->n_cpu : p->n_gpu;
+    d.dt = p->dt;
+    d.softening = p->softening;
+    d.merger = p->ic == SIM_IC_MERGER ? merger_of(i) : (sim_merger_desc){0};
+    if (!cfg || !startup) return d;
+    const bool *given = cfg->given;
+    if (given[APP_KNOB_N]) d.body_count = cfg->sim.body_count;
+    if (given[APP_KNOB_DT]) d.dt = cfg->sim.dt;
+    if (given[APP_KNOB_SOFTENING]) d.softening = cfg->sim.softening;
+    if (p->ic != SIM_IC_MERGER) return d;
+    const sim_merger_desc *o = &cfg->sim.merger;
+    if (given[APP_KNOB_MASS_RATIO]) d.merger.mass_ratio = o->mass_ratio;
+    if (given[APP_KNOB_PERICENTER]) d.merger.pericenter = o->pericenter;
+    if (given[APP_KNOB_SEPARATION]) d.merger.separation = o->separation;
+    if (given[APP_KNOB_ECCENTRICITY]) d.merger.eccentricity = o->eccentricity;
+    if (given[APP_KNOB_INCL1]) d.merger.incl1 = o->incl1;
+    if (given[APP_KNOB_INCL2]) d.merger.incl2 = o->incl2;
+    if (cfg->retrograde) {
+        d.merger.incl1 += 180;
+        d.merger.incl2 += 180;
     }
-    if (c->retrograde) {
-        o->incl1 += 180;
-        o->incl2 += 180;
-    }
+    return d;
 }
 
-/* The knobs a preset sets on the command line's zeros (flags win). */
-void app_preset_knobs(app_config *c, int i, bool cpu) {
+int app_scene_steps(int i, bool cpu) {
+    return cpu ? presets[i].steps_cpu : presets[i].steps_gpu;
+}
+
+void app_scene_view(app *a, int i) {
     const app_preset *p = &presets[i];
-    if (!c->n_given) c->sim.body_count = cpu ? p->n_cpu : p->n_gpu;
-    if (c->sim.dt == 0) c->sim.dt = p->dt;
-    if (c->sim.softening == 0 && !c->softening_zero) c->sim.softening = p->softening;
-    if (c->steps_per_frame == 0) c->steps_per_frame = cpu ? p->steps_cpu : p->steps_gpu;
+    app_view *v = &a->view;
+    v->point_size = p->point_size;
+    v->color = p->color;
+    v->hide_halo = galactic(p->ic);
+    v->auto_exposure = p->exposure == 0;
+    v->exposure = p->exposure > 0 ? p->exposure : 1.0f;
+    v->follow_com = false;
+    v->camera = (render_camera){.distance = p->distance, .yaw = 0.6f, .pitch = p->pitch};
+    app_scene_brightness(a);
 }
 
-void app_preset_view(app *a, int i) {
-    const app_preset *p = &presets[i];
-    a->preset = i;
-    a->point_size = p->point_size;
-    a->color = p->color;
-    a->hide_halo = galactic(p->ic);
-    a->auto_exposure = p->exposure == 0;
-    a->exposure = p->exposure > 0 ? p->exposure : 1.0f;
-    a->follow_com = false;
-    a->camera = (render_camera){.distance = p->distance, .yaw = 0.6f, .pitch = p->pitch};
-    app_preset_brightness(a);
-}
-
-void app_preset_brightness(app *a) {
+void app_scene_brightness(app *a) {
     /* The same total light whatever N is; a galaxy spreads its light thinner. */
     const sim_params p = sim_get_params(a->sim);
-    a->brightness = 0.3f * sqrtf(16384.0f / (float)p.body_count);
-    if (galactic(p.ic)) a->brightness *= 2.0f;
-    if (a->brightness > 1.0f) a->brightness = 1.0f;
+    float b = 0.3f * sqrtf(16384.0f / (float)p.body_count);
+    if (galactic(p.ic)) b *= 2.0f;
+    a->view.brightness = b > 1.0f ? 1.0f : b;
 }
 
-void app_preset_switch(app *a, int i) {
+void app_scene_switch(app *a, int i) {
     const app_preset *p = &presets[i];
     const sim_params now = sim_get_params(a->sim);
     const bool cpu = now.backend == SIM_BACKEND_CPU;
-    const int n = galactic(now.ic) == galactic(p->ic) ? now.body_count : cpu ? p->n_cpu : p->n_gpu;
-    sim_desc scene = a->cfg.sim; /* galaxy parameters from the command line stay */
-    scene.ic = p->ic;
-    scene.body_count = n;
+    sim_desc scene = app_scene_desc(i, &a->cfg, cpu, false);
+    if (galactic(now.ic) == galactic(p->ic)) scene.body_count = now.body_count;
     scene.seed = now.seed;
-    scene.merger = p->ic == SIM_IC_MERGER ? merger_of(i) : scene.merger;
     sim_error err = {0};
     if (!sim_reset_scene(a->sim, &scene, &err)) {
         app_message(a, "%s: %s (%s)", p->name, err.message, err.hint);
         return;
     }
-    sim_set_dt(a->sim, p->dt);
-    sim_set_softening(a->sim, p->softening);
-    a->cfg.steps_per_frame = cpu ? p->steps_cpu : p->steps_gpu;
-    a->energy0_valid = false;
-    a->diag_valid = false;
-    a->blown_up = false;
-    app_preset_view(a, i);
-    app_message(a, "%d: %s, %d bodies, dt %.3g, eps %.3g, %d steps/frame", i + 1, p->title, n,
-                p->dt, p->softening, a->cfg.steps_per_frame);
+    a->scene = i;
+    a->scene_desc = scene;
+    a->cfg.steps_per_frame = app_scene_steps(i, cpu);
+    app_physics_changed(a);
+    app_scene_view(a, i);
+    const int steps = a->cfg.steps_per_frame;
+    app_message(a, "%d: %s, %d bod%s, dt %.3g, eps %.3g, %d step%s/frame", i + 1, p->title,
+                scene.body_count, scene.body_count == 1 ? "y" : "ies", scene.dt, scene.softening,
+                steps, steps == 1 ? "" : "s");
 }

@@ -77,15 +77,15 @@ bool app_script_load(app *a, const char *path) {
         return false;
     }
     qsort(events, (size_t)count, sizeof *events, by_frame);
-    a->script = events;
-    a->script_count = count;
-    a->script_next = 0;
+    a->out.script = events;
+    a->out.script_count = count;
+    a->out.script_next = 0;
     return true;
 }
 
 void app_script_dispatch(app *a) {
-    while (a->script_next < a->script_count && a->script[a->script_next].frame <= a->frame) {
-        const app_script_event *e = &a->script[a->script_next++];
+    while (a->out.script_next < a->out.script_count && a->out.script[a->out.script_next].frame <= a->live.frame) {
+        const app_script_event *e = &a->out.script[a->out.script_next++];
         app_key(a, e->key, e->mods);
     }
 }

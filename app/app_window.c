@@ -70,7 +70,7 @@ static void on_scroll(GLFWwindow *window, double dx, double dy) {
 }
 
 static void on_content_scale(GLFWwindow *window, float xs, float ys) {
-    state_of(window)->app->content_scale = xs > ys ? xs : ys;
+    state_of(window)->app->fe.content_scale = xs > ys ? xs : ys;
 }
 
 static void update_title(GLFWwindow *window, app *a) {
@@ -79,7 +79,7 @@ static void update_title(GLFWwindow *window, app *a) {
     snprintf(title, sizeof title, "nbody - %d bodies, %s, %s, %.0f frames/s%s", p.body_count,
              sim_ic_name(p.ic),
              p.backend == SIM_BACKEND_CUDA ? sim_variant_info(p.variant)->name : "cpu reference",
-             a->fps, a->paused ? " (paused)" : "");
+             a->live.fps, a->live.paused ? " (paused)" : "");
     glfwSetWindowTitle(window, title);
 }
 
@@ -105,7 +105,7 @@ int app_window_run(app *a) {
     }
     window_state state = {.app = a};
     glfwMakeContextCurrent(window);
-    glfwSwapInterval(a->vsync ? 1 : 0);
+    glfwSwapInterval(a->fe.vsync ? 1 : 0);
     glfwSetWindowUserPointer(window, &state);
     glfwSetKeyCallback(window, on_key);
     glfwSetMouseButtonCallback(window, on_mouse_button);
@@ -114,7 +114,7 @@ int app_window_run(app *a) {
     glfwSetWindowContentScaleCallback(window, on_content_scale);
     float xs = 1, ys = 1;
     glfwGetWindowContentScale(window, &xs, &ys);
-    a->content_scale = xs > ys ? xs : ys;
+    a->fe.content_scale = xs > ys ? xs : ys;
     if (!app_create_render(a, false)) {
         glfwDestroyWindow(window);
         glfwTerminate();
@@ -125,27 +125,27 @@ int app_window_run(app *a) {
     double t_title = 0;
     while (!finished) {
         glfwPollEvents();
-        const bool closing = glfwWindowShouldClose(window) || a->quit;
+        const bool closing = glfwWindowShouldClose(window) || a->fe.quit;
         int fbw = 0, fbh = 0;
         glfwGetFramebufferSize(window, &fbw, &fbh);
         if ((fbw == 0 || fbh == 0) && !closing) {
             glfwWaitEvents(); /* minimized */
             continue;
         }
-        if (a->vsync_changed) {
-            glfwSwapInterval(a->vsync ? 1 : 0);
-            a->vsync_changed = false;
+        if (a->fe.vsync_changed) {
+            glfwSwapInterval(a->fe.vsync ? 1 : 0);
+            a->fe.vsync_changed = false;
         }
         /* When the user closes the window, draw the final frame without
          * stepping so --screenshot and --dump see the same state. */
-        if (closing) a->paused = true;
+        if (closing) a->live.paused = true;
         app_frame(a, fbw, fbh);
-        finished = closing || (a->cfg.frames > 0 && a->frame >= a->cfg.frames);
+        finished = closing || (a->cfg.frames > 0 && a->live.frame >= a->cfg.frames);
         if (finished) ok = app_finish(a, fbw, fbh);
         glfwSwapBuffers(window);
-        if (a->now - t_title >= 0.5) {
+        if (a->live.now - t_title >= 0.5) {
             update_title(window, a);
-            t_title = a->now;
+            t_title = a->live.now;
         }
     }
     app_destroy(a); /* GL objects go while the context is current */

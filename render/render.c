@@ -3,13 +3,19 @@
  * A frame: (1) every body is a soft point sprite, additively blended into a
  * float (RGBA16F) framebuffer - stars are light, they do not occlude, and
  * light that piles up in a dense core is kept, not clipped; (2) optionally
- * a bloom: the brightest light, downsampled 4x and blurred; (3) a tone map
- * (exposure, then 1 - exp(-x)) writes the picture into the window or the
- * offscreen target. Automatic exposure reads a small mipmap of the HDR image
- * every few frames and aims its brightest regions just below white.
+ * a bloom: the brightest light, downsampled 4x and blurred; (3) the tone map
+ * (shaders/tonemap.frag) writes the picture into the window or the offscreen
+ * target: the bloom is added, the light is multiplied by the exposure, each
+ * pixel is scaled by 1 / (1 + m) where m is its brightest channel (Reinhard
+ * on the brightest channel: the hue stays, the brightest channel m becomes
+ * m / (1 + m) < 1), and a power of 1/1.2 lifts the faint parts. Automatic
+ * exposure reads a small mipmap of the HDR image every few frames and aims
+ * its brightest 0.5 % at m = AUTO_TARGET.
  *
  * GL errors are checked after each entry point in debug builds; shader
- * compile and link failures are reported with the file name and the log.
+ * compile and link failures are reported with the file name and the log;
+ * GL running out of memory for a buffer or framebuffer (a large N or image)
+ * is reported as a render_error.
  */
 #include <assert.h>
 #include <cglm/cglm.h>
@@ -27,7 +33,9 @@ _Static_assert(sizeof(render_vertex) == 16, "a body vertex is 16 bytes");
 #define BLOOM_STRENGTH 0.6f
 #define BLOOM_THRESHOLD 0.7f /* of the exposed light, before the roll-off */
 #define AUTO_EVERY 8         /* frames between automatic-exposure readings */
-#define AUTO_TARGET 3.0f     /* exposed brightness of the brightest 0.5 %: 3 / (1 + 3) = 75 % */
+/* The automatic exposure puts the brightest 0.5 % of the picture at m = 3
+ * after exposure: 3 / (1 + 3) = 75 % of white, 79 % after the 1/1.2 power. */
+#define AUTO_TARGET 3.0f
 
 /* A colour texture with its framebuffer. */
 typedef struct target {
@@ -58,9 +66,11 @@ static void destroy_target(target *t) {
     *t = (target){0};
 }
 
-/* (Re)creates t as a w x h RGBA16F texture target when the size changed. */
-static void ensure_target(target *t, int w, int h, bool mipmaps) {
-    if (t->fbo && t->w == w && t->h == h) return;
+/* (Re)creates t as a w x h RGBA16F texture target when the size changed.
+ * false (with *err when non-NULL) when GL cannot make it - out of memory, or
+ * a size the driver refuses - and t is left empty. */
+static bool ensure_target(target *t, int w, int h, bool mipmaps, render_error *err) {
+    if (t->fbo && t->w == w && t->h == h) return true;
     destroy_target(t);
     glGenTextures(1, &t->tex);
     glBindTexture(GL_TEXTURE_2D, t->tex);
@@ -74,20 +84,30 @@ static void ensure_target(target *t, int w, int h, bool mipmaps) {
     glGenFramebuffers(1, &t->fbo);
     glBindFramebuffer(GL_FRAMEBUFFER, t->fbo);
     glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, t->tex, 0);
-    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
-        fprintf(stderr, "render: float framebuffer %dx%d incomplete\n", w, h);
-        abort(); /* GL 3.3 guarantees RGBA16F render targets */
+    const GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+    const bool oom = GL_OUT_OF_MEMORY_AFTER("a float framebuffer");
+    glBindTexture(GL_TEXTURE_2D, 0);
+    if (oom || status != GL_FRAMEBUFFER_COMPLETE) {
+        /* GL 3.3 has RGBA16F render targets; what fails is the size. */
+        render_gl_error(err, "try a smaller --width/--height (or window)",
+                        "cannot make a %dx%d float (RGBA16F) framebuffer: %s (status 0x%04x)", w, h,
+                        oom ? "GL is out of memory" : "incomplete", status);
+        destroy_target(t); /* also unbinds its framebuffer */
+        return false;
     }
     t->w = w;
     t->h = h;
-    glBindTexture(GL_TEXTURE_2D, 0);
+    return true;
 }
 
 render *render_create(const render_desc *desc, render_error *err) {
     assert(desc && desc->shader_dir);
     if (!render_gl_load(err)) return NULL;
     render *r = calloc(1, sizeof *r);
-    if (!r) return NULL;
+    if (!r) {
+        render_gl_error(err, "free some memory", "out of host memory for the renderer");
+        return NULL;
+    }
     const char *dir = desc->shader_dir;
     if (!(r->bodies = render_gl_program(dir, "bodies.vert", "bodies.frag", err)) ||
         !(r->tonemap = render_gl_program(dir, "fullscreen.vert", "tonemap.frag", err)) ||
@@ -130,9 +150,17 @@ render *render_create(const render_desc *desc, render_error *err) {
         glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER,
                                   r->color_rb);
         GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
-        if (status != GL_FRAMEBUFFER_COMPLETE) {
+        const bool oom = GL_OUT_OF_MEMORY_AFTER("the offscreen framebuffer");
+        if (oom || status != GL_FRAMEBUFFER_COMPLETE) {
             render_gl_error(err, "try a smaller --width/--height",
-                            "offscreen framebuffer incomplete (0x%04x)", status);
+                            "cannot make a %dx%d offscreen framebuffer: %s (status 0x%04x)",
+                            r->off_w, r->off_h, oom ? "GL is out of memory" : "incomplete", status);
+            render_destroy(r);
+            return NULL;
+        }
+        /* The float framebuffer every frame draws into, made now so that a
+         * size GL cannot hold fails here, with a message, not mid-run. */
+        if (!ensure_target(&r->hdr, r->off_w, r->off_h, true, err)) {
             render_destroy(r);
             return NULL;
         }
@@ -159,23 +187,39 @@ void render_destroy(render *r) {
     free(r);
 }
 
-bool render_reserve_bodies(render *r, int n) {
-    if (n <= r->capacity) return false;
-    /* New buffer objects (not just new storage) so a CUDA registration of the
-     * old one can never alias the new storage. */
+bool render_reserve_bodies(render *r, int n, render_error *err) {
+    if (n <= r->capacity) return true;
+    /* New buffer objects (not just new storage), made while the old ones
+     * still exist, so their names differ and a CUDA registration of the old
+     * one can never alias the new storage. */
+    GLuint vbo = 0, tag_vbo = 0;
+    glGenBuffers(1, &vbo);
+    glGenBuffers(1, &tag_vbo);
+    uint8_t *zeros = calloc((size_t)n, 1);
+    glBindBuffer(GL_ARRAY_BUFFER, vbo);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)sizeof(render_vertex) * n, NULL, GL_DYNAMIC_DRAW);
+    glBindBuffer(GL_ARRAY_BUFFER, tag_vbo);
+    glBufferData(GL_ARRAY_BUFFER, n, zeros, GL_STATIC_DRAW);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    const bool oom = GL_OUT_OF_MEMORY_AFTER("render_reserve_bodies") || !zeros;
+    free(zeros);
+    if (oom) {
+        glDeleteBuffers(1, &vbo);
+        glDeleteBuffers(1, &tag_vbo);
+        render_gl_error(err, "try a smaller --n",
+                        "out of memory for the vertex buffers of %d bodies (%.1f MiB)", n,
+                        (sizeof(render_vertex) + 1) * (double)n / 1048576.0);
+        return false;
+    }
     glDeleteBuffers(1, &r->vbo);
     glDeleteBuffers(1, &r->tag_vbo);
-    glGenBuffers(1, &r->vbo);
-    glGenBuffers(1, &r->tag_vbo);
+    r->vbo = vbo;
+    r->tag_vbo = tag_vbo;
     glBindVertexArray(r->vao);
     glBindBuffer(GL_ARRAY_BUFFER, r->vbo);
-    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)sizeof(render_vertex) * n, NULL, GL_DYNAMIC_DRAW);
     glEnableVertexAttribArray(0);
     glVertexAttribPointer(0, 4, GL_FLOAT, GL_FALSE, sizeof(render_vertex), (void *)0);
     glBindBuffer(GL_ARRAY_BUFFER, r->tag_vbo);
-    uint8_t *zeros = calloc((size_t)n, 1);
-    glBufferData(GL_ARRAY_BUFFER, n, zeros, GL_STATIC_DRAW);
-    free(zeros);
     glEnableVertexAttribArray(1);
     glVertexAttribIPointer(1, 1, GL_UNSIGNED_BYTE, 1, (void *)0);
     glBindVertexArray(0);
@@ -209,8 +253,7 @@ void render_upload_tags(render *r, const uint8_t *tags, int n) {
     GL_CHECK("render_upload_tags");
 }
 
-/* View and projection matrices of the orbit camera. */
-static void camera_matrices(const render_camera *c, float aspect, mat4 view, mat4 proj) {
+void render_gl_camera(const render_camera *c, float aspect, mat4 view, mat4 proj) {
     const float cp = cosf(c->pitch), sp = sinf(c->pitch);
     const float cy = cosf(c->yaw), sy = sinf(c->yaw);
     vec3 dir = {cp * cy, cp * sy, sp};  /* from target towards the eye */
@@ -225,7 +268,7 @@ static void camera_matrices(const render_camera *c, float aspect, mat4 view, mat
 
 static void draw_sprites(render *r, const render_view *view, int n) {
     mat4 v, p;
-    camera_matrices(&view->camera, (float)view->fb_width / (float)view->fb_height, v, p);
+    render_gl_camera(&view->camera, (float)view->fb_width / (float)view->fb_height, v, p);
     const float size = view->point_size > 0 ? view->point_size : 0.02f;
     glUseProgram(r->bodies);
     glUniformMatrix4fv(r->u_view, 1, GL_FALSE, (const GLfloat *)v);
@@ -296,11 +339,15 @@ static void fullscreen(render *r, GLuint program) {
     glBindVertexArray(0);
 }
 
-static void bloom(render *r, float exposure) {
+/* Leaves the blurred bright light in bloom_a; false (nothing done) when its
+ * framebuffers cannot be made. */
+static bool bloom(render *r, float exposure) {
     const int w = r->hdr.w / BLOOM_DOWN > 0 ? r->hdr.w / BLOOM_DOWN : 1;
     const int h = r->hdr.h / BLOOM_DOWN > 0 ? r->hdr.h / BLOOM_DOWN : 1;
-    ensure_target(&r->bloom_a, w, h, false);
-    ensure_target(&r->bloom_b, w, h, false);
+    if (!ensure_target(&r->bloom_a, w, h, false, NULL) ||
+        !ensure_target(&r->bloom_b, w, h, false, NULL)) {
+        return false;
+    }
     glViewport(0, 0, w, h);
     glActiveTexture(GL_TEXTURE0);
     glBindFramebuffer(GL_FRAMEBUFFER, r->bloom_a.fbo);
@@ -324,12 +371,13 @@ static void bloom(render *r, float exposure) {
         glUniform2f(step, 0.0f, 1.0f / h);
         fullscreen(r, r->blur);
     }
+    return true;
 }
 
-void render_frame(render *r, const render_view *view, int n) {
+bool render_frame(render *r, const render_view *view, int n) {
     const int w = view->fb_width, h = view->fb_height;
-    if (w <= 0 || h <= 0) return;
-    ensure_target(&r->hdr, w, h, true);
+    if (w <= 0 || h <= 0) return true;
+    if (!ensure_target(&r->hdr, w, h, true, NULL)) return false;
     glBindFramebuffer(GL_FRAMEBUFFER, r->hdr.fbo);
     glViewport(0, 0, w, h);
     glClearColor(0.0f, 0.0f, 0.0f, 1.0f);
@@ -343,19 +391,19 @@ void render_frame(render *r, const render_view *view, int n) {
     }
     r->last_exposure = exposure;
     r->frame++;
-    if (view->bloom) bloom(r, exposure);
+    const bool bloomed = view->bloom && bloom(r, exposure);
 
     glBindFramebuffer(GL_FRAMEBUFFER, r->fbo);
     glViewport(0, 0, w, h);
     glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_2D, r->hdr.tex);
     glActiveTexture(GL_TEXTURE1);
-    glBindTexture(GL_TEXTURE_2D, view->bloom ? r->bloom_a.tex : r->hdr.tex);
+    glBindTexture(GL_TEXTURE_2D, bloomed ? r->bloom_a.tex : r->hdr.tex);
     glUseProgram(r->tonemap);
     glUniform1i(r->tm_hdr, 0);
     glUniform1i(r->tm_bloom, 1);
     glUniform1f(r->tm_exposure, exposure);
-    glUniform1f(r->tm_bloom_strength, view->bloom ? BLOOM_STRENGTH : 0.0f);
+    glUniform1f(r->tm_bloom_strength, bloomed ? BLOOM_STRENGTH : 0.0f);
     fullscreen(r, r->tonemap);
     glActiveTexture(GL_TEXTURE1);
     glBindTexture(GL_TEXTURE_2D, 0);
@@ -363,6 +411,7 @@ void render_frame(render *r, const render_view *view, int n) {
     glBindTexture(GL_TEXTURE_2D, 0);
     glUseProgram(0);
     GL_CHECK("render_frame");
+    return true;
 }
 
 float render_exposure(const render *r) {
@@ -373,17 +422,15 @@ void render_read_pixels(render *r, int width, int height, uint8_t *rgba) {
     glBindFramebuffer(GL_FRAMEBUFFER, r->fbo);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
-    /* GL's first row is the bottom one. */
+    /* GL's first row is the bottom one: swap rows in place. */
     const size_t row = (size_t)width * 4;
-    uint8_t *tmp = malloc(row);
-    if (tmp) {
-        for (int y = 0; y < height / 2; y++) {
-            uint8_t *a = rgba + row * (size_t)y, *b = rgba + row * (size_t)(height - 1 - y);
-            memcpy(tmp, a, row);
-            memcpy(a, b, row);
-            memcpy(b, tmp, row);
+    for (int y = 0; y < height / 2; y++) {
+        uint8_t *a = rgba + row * (size_t)y, *b = rgba + row * (size_t)(height - 1 - y);
+        for (size_t k = 0; k < row; k++) {
+            const uint8_t t = a[k];
+            a[k] = b[k];
+            b[k] = t;
         }
-        free(tmp);
     }
     GL_CHECK("render_read_pixels");
 }

@@ -5,7 +5,8 @@
  * (HDR) framebuffer that a tone map with an exposure - set or automatic -
  * and an optional bloom turn into the picture, in the window's framebuffer
  * or an offscreen one (headless); reads pixels back for screenshots; draws
- * text overlays. Shaders are files in shaders/, found at run time.
+ * text overlays and wire boxes (the tree's cells). Shaders are files in
+ * shaders/, found at run time.
  *
  * What it does not do: no kernels, no CUDA, no windows or contexts (app/
  * makes the context current before render_create), no simulation. The body
@@ -71,16 +72,19 @@ typedef struct render_error {
     char hint[256];
 } render_error;
 
-/* Loads GL entry points (GLEW), compiles the shaders and makes the buffers.
- * Returns NULL on failure (missing or broken shader file, no GL 3.3) with *err
- * filled. */
+/* Loads GL entry points (GLEW), compiles the shaders and makes the buffers
+ * (offscreen: also the framebuffers of that size). Returns NULL on failure
+ * (missing or broken shader file, no GL 3.3, an offscreen size GL cannot
+ * hold) with *err filled. */
 render *render_create(const render_desc *desc, render_error *err);
 void render_destroy(render *r);
 
-/* Makes room for n bodies in the vertex buffer (contents undefined). Returns
- * true when the buffer object was re-created, so an interop registration of
- * the old one is stale. */
-bool render_reserve_bodies(render *r, int n);
+/* Makes room for n bodies in the vertex buffer (contents undefined). When n
+ * exceeds render_body_capacity the buffer object is replaced by a new one
+ * with a new name (render_body_buffer), so an interop registration of the
+ * old one is stale: let go of it first. Returns false with *err filled (GL
+ * out of memory), keeping the old buffer. */
+bool render_reserve_bodies(render *r, int n, render_error *err);
 
 /* Bodies the vertex buffer holds now. */
 int render_body_capacity(const render *r);
@@ -96,8 +100,11 @@ void render_upload_bodies(render *r, const render_vertex *v, int n);
 void render_upload_tags(render *r, const uint8_t *tags, int n);
 
 /* Clears and draws n bodies with view: sprites add up in a float
- * framebuffer, then bloom and the tone map write the final image. */
-void render_frame(render *r, const render_view *view, int n);
+ * framebuffer, then bloom and the tone map write the final image. Returns
+ * false, having drawn nothing, when GL cannot make the float framebuffer at
+ * this size (out of memory); a bloom GL cannot make is left out. For an
+ * offscreen render of the size given to render_create it cannot fail. */
+bool render_frame(render *r, const render_view *view, int n);
 
 /* The exposure the last frame used (the automatic one when it is on). */
 float render_exposure(const render *r);
@@ -138,5 +145,31 @@ float render_overlay_text(render_overlay *o, float x, float y, const float rgba[
                           const char *utf8);
 /* ... and draws them into the bound framebuffer. */
 void render_overlay_end(render_overlay *o);
+
+/* ------------------------------------------------------------------------ */
+/* Boxes: wire cubes over the scene (the tree code's cells), through the
+ * view's camera, blended into the bound framebuffer after the tone map. */
+
+typedef struct render_boxes render_boxes;
+
+typedef struct render_boxes_desc {
+    const char *shader_dir; /* boxes.vert and boxes.frag; required */
+} render_boxes_desc;
+
+/* One cube: centre, half its side, and its level (0 the root: drawn
+ * brightest; deeper levels fade). */
+typedef struct render_box {
+    float center[3];
+    float half;
+    float level;
+} render_box;
+
+/* NULL on failure (missing or broken shader) with *err filled. */
+render_boxes *render_boxes_create(const render_boxes_desc *desc, render_error *err);
+void render_boxes_destroy(render_boxes *b);
+/* Draws count boxes with view's camera and framebuffer size; false with
+ * *err (GL out of memory) having drawn nothing. */
+bool render_boxes_draw(render_boxes *b, const render_view *view, const render_box *boxes,
+                       int count, render_error *err);
 
 #endif /* NBODY_RENDER_H */

@@ -1,6 +1,7 @@
 /* render_gl.c - GL plumbing shared by render.c and render_overlay.c: loading
  * entry points, shader programs from files with their compile logs, error
  * checks. */
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,14 +10,39 @@
 
 #include "render_gl.h"
 
+/* Reads and clears up to 16 error flags (a lost context may keep returning
+ * one); prints each one but GL_OUT_OF_MEMORY when oom is given, where it
+ * counts that one instead. Returns how many were printed. */
+static int drain_errors(const char *what, const char *file, int line, bool *oom) {
+    int printed = 0;
+    for (int k = 0; k < 16; k++) {
+        const GLenum e = glGetError();
+        if (e == GL_NO_ERROR) break;
+        if (oom && e == GL_OUT_OF_MEMORY) {
+            *oom = true;
+            continue;
+        }
+        fprintf(stderr, "%s:%d: GL error 0x%04x after %s\n", file, line, e, what);
+        printed++;
+    }
+    return printed;
+}
+
 #ifndef NDEBUG
 void render_gl_check(const char *what, const char *file, int line) {
-    for (GLenum e = glGetError(); e != GL_NO_ERROR; e = glGetError()) {
-        fprintf(stderr, "%s:%d: GL error 0x%04x after %s\n", file, line, e, what);
-        abort();
-    }
+    const int errors = drain_errors(what, file, line, NULL);
+    assert(errors == 0 && "GL error (printed above)");
+    (void)errors;
 }
 #endif
+
+bool render_gl_out_of_memory(const char *what, const char *file, int line) {
+    bool oom = false;
+    const int errors = drain_errors(what, file, line, &oom);
+    assert(errors == 0 && "GL error (printed above)");
+    (void)errors;
+    return oom;
+}
 
 void render_gl_error(render_error *err, const char *hint, const char *fmt, ...) {
     if (!err) return;

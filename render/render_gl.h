@@ -5,16 +5,27 @@
 #define NBODY_RENDER_GL_H
 
 #include <GL/glew.h>
+#include <cglm/cglm.h>
 
 #include "render.h"
 
-/* glGetError after a GL call sequence, in debug builds only. */
+/* glGetError after a GL call sequence, in debug builds only: prints every
+ * error with file:line and fails an assert - the programmer-error tier.
+ * Errors a user can cause (GL out of memory for a large N or image) are
+ * read where they can happen, with GL_OUT_OF_MEMORY_AFTER, and reported
+ * as render_error before a GL_CHECK sees them. */
 #ifdef NDEBUG
 #define GL_CHECK(what) ((void)0)
 #else
 #define GL_CHECK(what) render_gl_check(what, __FILE__, __LINE__)
 void render_gl_check(const char *what, const char *file, int line);
 #endif
+
+/* Reads and clears GL's error flags after an allocation; true when one of
+ * them was GL_OUT_OF_MEMORY. Any other error is treated as GL_CHECK treats
+ * it (printed; an assert in debug builds). */
+#define GL_OUT_OF_MEMORY_AFTER(what) render_gl_out_of_memory(what, __FILE__, __LINE__)
+bool render_gl_out_of_memory(const char *what, const char *file, int line);
 
 /* Fills *err (when non-NULL) with a printf-style message and a hint. */
 __attribute__((format(printf, 3, 4))) void render_gl_error(render_error *err, const char *hint,
@@ -28,5 +39,9 @@ char *render_gl_read_file(const char *path, const char *what, long *len, render_
 
 /* Compiles and links dir/vs + dir/fs; 0 with *err (file name and driver log). */
 GLuint render_gl_program(const char *dir, const char *vs, const char *fs, render_error *err);
+
+/* View and projection matrices of the orbit camera (render.c): the bodies
+ * and the boxes are drawn through the same one. */
+void render_gl_camera(const render_camera *c, float aspect, mat4 view, mat4 proj);
 
 #endif /* NBODY_RENDER_GL_H */

@@ -117,7 +117,10 @@ static bool bake(render_overlay *o, render_error *err) {
 
 render_overlay *render_overlay_create(const render_overlay_desc *desc, render_error *err) {
     render_overlay *o = calloc(1, sizeof *o);
-    if (!o) return NULL;
+    if (!o) {
+        render_gl_error(err, "free some memory", "out of host memory for the text overlay");
+        return NULL;
+    }
     o->px = desc->font_px > 0 ? desc->font_px : 18.0f;
     o->font_data = (unsigned char *)render_gl_read_file(desc->font_path, "font", NULL, err);
     if (!o->font_data) {
@@ -132,6 +135,11 @@ render_overlay *render_overlay_create(const render_overlay_desc *desc, render_er
         return NULL;
     }
     o->verts = malloc(sizeof(overlay_vertex) * 6 * QUADS_MAX);
+    if (!o->verts) {
+        render_gl_error(err, "free some memory", "out of host memory for the text overlay");
+        render_overlay_destroy(o);
+        return NULL;
+    }
     o->program = render_gl_program(desc->shader_dir, "overlay.vert", "overlay.frag", err);
     if (!o->verts || !o->program || !bake(o, err)) {
         render_overlay_destroy(o);

@@ -8,8 +8,16 @@
 #
 #   test     build for sm_90, the whole test suite (test_gpu's summary in
 #            test_gpu.txt), compute-sanitizer memcheck and racecheck on the
-#            kernel test, memcheck on a headless interop run, headless frame
-#            rates at 16K and 128K bodies.
+#            kernel test, memcheck on a headless interop run, the window
+#            (below), headless frame rates at 16K and 128K bodies.
+#            The window: with .devbundle-x carried (scripts/make-window-
+#            bundle.sh; carry [".devbundle", ".devbundle-x"]), unpacks it,
+#            starts its Xvfb, prints whether GLX comes up and on which GL
+#            vendor/renderer (glxinfo -B, with the NVIDIA GLX vendor library
+#            and with Mesa's), then runs test_window_gpu (the window on the
+#            CUDA backend: "interop" must be "zero-copy" in the status JSON,
+#            and host copy with one warning line when NBODY_TEST_REFUSE_INTEROP=1)
+#            and test_window (CPU backend); all in window.txt.
 #   bench    the kernel ladder, best and fp64 at the target sizes, a shape
 #            sweep of best, whole-frame timing (tables and JSON).
 #   gallery  scripts/gallery.sh: every galaxy scene at three moments, the HUD
@@ -46,6 +54,56 @@ test)
     done
     timeout 120 "$cs" --tool memcheck --error-exitcode 9 $nb --headless --n 4096 --frames 5 2>&1 | tail -1
     echo "memcheck headless interop: exit ${PIPESTATUS[0]}"
+    stage window: Xvfb from .devbundle-x, GLX, test_window on the CUDA backend
+    # Everything of this stage also goes to $OUT/window.txt.
+    window_stage() {
+        if [ ! -x .devbundle-x/unpack.sh ]; then
+            echo "window: SKIPPED: no .devbundle-x (scripts/make-window-bundle.sh, then carry it)"
+            return
+        fi
+        .devbundle-x/unpack.sh || { echo "window: unpack.sh failed"; return; }
+        # shellcheck disable=SC1091
+        source .devbundle-x/env.sh
+        echo "GLX vendor library: __GLX_VENDOR_LIBRARY_NAME=${__GLX_VENDOR_LIBRARY_NAME:-unset (glvnd asks the server: Mesa)}"
+        ls /usr/local/nvidia/lib*/libGLX_nvidia.so.0 2>/dev/null; ldconfig -p | grep -E 'libGLX_nvidia|libnvidia-glcore' | head -3
+        # A probe on a display of its own: does GLX come up, and on what?
+        Xvfb :97 -screen 0 1280x800x24 -nolisten tcp $NBODY_XVFB_ARGS >/tmp/xvfb97.log 2>&1 &
+        local xp=$! ok=0
+        for _ in $(seq 50); do [ -e /tmp/.X11-unix/X97 ] && break; sleep 0.1; done
+        if kill -0 $xp 2>/dev/null; then
+            echo "Xvfb: started"
+            for vendor in "${__GLX_VENDOR_LIBRARY_NAME:-}" mesa; do
+                [ -n "$vendor" ] || continue
+                echo "--- glxinfo -B with __GLX_VENDOR_LIBRARY_NAME=$vendor"
+                DISPLAY=:97 __GLX_VENDOR_LIBRARY_NAME=$vendor timeout 30 glxinfo -B >/tmp/glxinfo.txt 2>&1
+                local rc=$?
+                grep -E "direct rendering|server glx vendor|OpenGL vendor|OpenGL renderer|core profile version|Error|error" /tmp/glxinfo.txt | head -8
+                echo "GLX with vendor $vendor: $([ $rc -eq 0 ] && echo "came up" || echo "FAILED (glxinfo exit $rc)")"
+            done
+            kill $xp; wait $xp 2>/dev/null
+        else
+            echo "Xvfb: FAILED to start"; cat /tmp/xvfb97.log
+        fi
+        echo "--- test_window on the CUDA backend (vendor ${__GLX_VENDOR_LIBRARY_NAME:-default})"
+        timeout 300 ctest --test-dir build-gpu --output-on-failure -R '^test_window_gpu$' >/tmp/window-ctest.txt 2>&1
+        ok=$?
+        grep -E "Xvfb on|interop|refused|png_check: FAIL|FAIL|test_window|Test +#|GLFW|cannot" /tmp/window-ctest.txt | head -30
+        if [ $ok -ne 0 ] && [ -n "${__GLX_VENDOR_LIBRARY_NAME:-}" ]; then
+            echo "--- again with __GLX_VENDOR_LIBRARY_NAME=mesa (GL on llvmpipe: zero-copy is expected to be refused)"
+            __GLX_VENDOR_LIBRARY_NAME=mesa timeout 300 ctest --test-dir build-gpu --output-on-failure \
+                -R '^test_window_gpu$' >/tmp/window-ctest-mesa.txt 2>&1
+            grep -E "Xvfb on|interop|refused|FAIL|test_window|Test +#|GLFW|cannot" /tmp/window-ctest-mesa.txt | head -30
+        fi
+        echo "--- test_window on the CPU backend"
+        timeout 120 ctest --test-dir build-gpu --output-on-failure -R '^test_window$' 2>&1 |
+            grep -E "interop|FAIL|test_window|Test +#"
+        if grep -qE "Not Run|Skipped" /tmp/window-ctest.txt; then
+            echo "window summary: test_window_gpu SKIPPED (no Xvfb or no CUDA device?)"
+        else
+            echo "window summary: test_window_gpu $([ $ok -eq 0 ] && echo passed || echo FAILED)"
+        fi
+    }
+    window_stage 2>&1 | tee "$OUT/window.txt"
     stage headless frame rates
     for n in 16384 131072; do
         $nb --headless --n $n --frames 600 2>&1 | grep -E "frames of|interop"

@@ -47,12 +47,61 @@ static void set_error(sim_error *err, const char *hint, const char *fmt, ...) {
     snprintf(err->hint, sizeof err->hint, "%s", hint);
 }
 
+/* One range per knob (sim.h). The ranges are wide enough for every scene
+ * and narrow enough that a float holds every value and its products in a
+ * step: dt and softening stay well inside float range, damping below 0.5
+ * stops everything within a few steps, theta above 1 lets a cell's own
+ * bodies be approximated by its multipole. */
+static const sim_knob_info knobs[] = {
+    [SIM_KNOB_BODY_COUNT] = {"n", "body count", "bodies", 1, 2147483647.0, false, true},
+    [SIM_KNOB_DT] = {"dt", "time step", "model time units", 1e-6, 10, false, false},
+    [SIM_KNOB_SOFTENING] = {"softening", "softening", "length units", 1e-6, 100, true, false},
+    [SIM_KNOB_DAMPING] = {"damping", "damping", "velocity factor per step", 0.5, 1, false, false},
+    [SIM_KNOB_THETA] = {"theta", "tree opening angle", "cell size / distance", 0.05, 1, false,
+                        false},
+    [SIM_KNOB_P] = {"p", "p", "threads or bodies", 1, 1024, false, true},
+    [SIM_KNOB_Q] = {"q", "q", "threads or blocks", 1, 1024, false, true},
+    [SIM_KNOB_MASS_RATIO] = {"mass-ratio", "mass ratio", "M2 / M1", 0.01, 100, false, false},
+    [SIM_KNOB_PERICENTER] = {"pericenter", "pericenter", "kpc", 1e-3, 1e5, false, false},
+    [SIM_KNOB_SEPARATION] = {"separation", "separation", "kpc", 1e-3, 1e5, false, false},
+    [SIM_KNOB_ECCENTRICITY] = {"eccentricity", "eccentricity", "", 1e-3, 10, false, false},
+    [SIM_KNOB_INCL1] = {"incl1", "inclination of galaxy 1", "degrees", -360, 360, false, false},
+    [SIM_KNOB_INCL2] = {"incl2", "inclination of galaxy 2", "degrees", -360, 360, false, false},
+    [SIM_KNOB_DISK_TEMPERATURE] = {"disk-temperature", "disk temperature", "Toomre Q", 0.1, 10,
+                                   false, false},
+};
+_Static_assert(sizeof knobs / sizeof knobs[0] == SIM_KNOB_COUNT, "one range per knob");
+
+const sim_knob_info *sim_knob_get(sim_knob k) {
+    assert((int)k >= 0 && k < SIM_KNOB_COUNT);
+    return &knobs[k];
+}
+
+bool sim_knob_check(sim_knob k, double v, sim_error *err) {
+    const sim_knob_info *i = sim_knob_get(k);
+    char hint[160];
+    snprintf(hint, sizeof hint, "%s takes %s%s%.9g .. %.9g%s%s", i->name,
+             i->integer ? "a whole number " : "", i->zero_ok ? "0 or " : "", i->min, i->max,
+             i->unit[0] ? " " : "", i->unit);
+    if (!isfinite(v)) {
+        set_error(err, hint, "%s %g is not a finite number", i->what, v);
+        return false;
+    }
+    if (i->integer && v != floor(v)) {
+        set_error(err, hint, "%s %.9g is not a whole number", i->what, v);
+        return false;
+    }
+    if ((v == 0 && i->zero_ok) || (v >= i->min && v <= i->max)) return true;
+    set_error(err, hint, "%s %.9g is out of range", i->what, v);
+    return false;
+}
+
 sim_desc sim_desc_defaults(const sim_desc *desc) {
     sim_desc d = desc ? *desc : (sim_desc){0};
     if (d.body_count == 0) d.body_count = 16384;
     if (d.ic == SIM_IC_DEFAULT) d.ic = SIM_IC_PLUMMER;
     if (d.dt == 0) d.dt = 1.0f / 128.0f;
-    if (d.softening == 0) d.softening = 0.05f;
+    /* softening: 0 is legal (none) and stays 0 */
     if (d.damping == 0) d.damping = 1.0f;
     if (d.theta == 0) d.theta = SIM_THETA_DEFAULT;
     if (d.variant == SIM_VARIANT_DEFAULT) d.variant = sim_variant_resolve(SIM_VARIANT_DEFAULT);
@@ -81,23 +130,28 @@ sim_desc sim_desc_defaults(const sim_desc *desc) {
 
 /* The checks a caller's values must pass; a failure names the field. */
 static bool validate(const sim_desc *d, sim_error *err) {
-    if (d->body_count <= 0) {
-        set_error(err, "pass a positive --n", "body count %d is not positive", d->body_count);
-        return false;
+    const struct {
+        sim_knob k;
+        double v;
+    } values[] = {
+        {SIM_KNOB_BODY_COUNT, d->body_count},
+        {SIM_KNOB_DT, d->dt},
+        {SIM_KNOB_SOFTENING, d->softening},
+        {SIM_KNOB_DAMPING, d->damping},
+        {SIM_KNOB_THETA, d->theta},
+        {SIM_KNOB_MASS_RATIO, d->merger.mass_ratio},
+        {SIM_KNOB_PERICENTER, d->merger.pericenter},
+        {SIM_KNOB_SEPARATION, d->merger.separation},
+        {SIM_KNOB_ECCENTRICITY, d->merger.eccentricity},
+        {SIM_KNOB_INCL1, d->merger.incl1},
+        {SIM_KNOB_INCL2, d->merger.incl2},
+        {SIM_KNOB_DISK_TEMPERATURE, d->galaxy.disk_temperature},
+    };
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+        if (!sim_knob_check(values[i].k, values[i].v, err)) return false;
     }
-    if (!(d->dt > 0) || !isfinite(d->dt)) {
-        set_error(err, "pass a positive --dt", "time step %g is not positive", d->dt);
-        return false;
-    }
-    if (!(d->softening >= 0) || !isfinite(d->softening)) {
-        set_error(err, "pass --softening 0 or more", "softening %g is negative", d->softening);
-        return false;
-    }
-    if (!(d->damping > 0 && d->damping <= 1)) {
-        set_error(err, "pass --damping in (0, 1]; 1 means no damping",
-                  "damping %g is outside (0, 1]", d->damping);
-        return false;
-    }
+    if (d->p != 0 && !sim_knob_check(SIM_KNOB_P, d->p, err)) return false;
+    if (d->q != 0 && !sim_knob_check(SIM_KNOB_Q, d->q, err)) return false;
     if ((int)d->ic < 0 || d->ic >= SIM_IC_COUNT) {
         set_error(err, "use one of the listed scenes", "unknown initial condition %d", d->ic);
         return false;
@@ -125,12 +179,7 @@ static bool validate(const sim_desc *d, sim_error *err) {
         return false;
     }
     const sim_merger_desc *m = &d->merger;
-    if (!(m->mass_ratio >= 0.01f && m->mass_ratio <= 100.0f)) {
-        set_error(err, "pass --mass-ratio between 0.01 and 100", "mass ratio %g out of range",
-                  m->mass_ratio);
-        return false;
-    }
-    if (!(m->pericenter > 0 && m->separation >= m->pericenter && m->eccentricity >= 0)) {
+    if (!(m->separation >= m->pericenter)) {
         set_error(err, "the start separation must be at least the pericenter (both positive)",
                   "separation %g, pericenter %g, eccentricity %g do not make an orbit",
                   m->separation, m->pericenter, m->eccentricity);
@@ -200,14 +249,21 @@ static bool seed_bodies(sim *s, sim_ic ic, int n, uint64_t seed, sim_error *err)
     return true;
 }
 
+sim_backend sim_backend_resolve(sim_backend want, char *why, size_t why_len) {
+    if (want != SIM_BACKEND_DEFAULT) return want;
+    char reason[160] = "";
+    const bool cuda = sim_cuda_device_count(reason, sizeof reason) > 0;
+    if (why && why_len) snprintf(why, why_len, "%s", cuda ? "" : reason);
+    return cuda ? SIM_BACKEND_CUDA : SIM_BACKEND_CPU;
+}
+
 sim *sim_create(const sim_desc *desc, sim_error *err) {
     sim_desc d = sim_desc_defaults(desc);
     if (!validate(&d, err)) return NULL;
 
-    sim_backend backend = d.backend;
     char why[160] = "";
-    int devices = sim_cuda_device_count(why, sizeof why);
-    if (backend == SIM_BACKEND_DEFAULT) backend = devices > 0 ? SIM_BACKEND_CUDA : SIM_BACKEND_CPU;
+    const int devices = sim_cuda_device_count(why, sizeof why);
+    const sim_backend backend = sim_backend_resolve(d.backend, NULL, 0);
     if (backend == SIM_BACKEND_CUDA && d.device >= devices) {
         if (devices == 0) {
             set_error(err, "run with --backend cpu, or check the NVIDIA driver (nvidia-smi)",
@@ -242,6 +298,8 @@ sim *sim_create(const sim_desc *desc, sim_error *err) {
         .variant = d.variant,
     };
     if (!s->ops->reserve(s->backend_state, d.body_count, err) ||
+        (s->ops->prepare_variant &&
+         !s->ops->prepare_variant(s->backend_state, sim_variant_resolve(d.variant), err)) ||
         !s->ops->set_precision(s->backend_state, sim_variant_info(d.variant)->fp64, err) ||
         !seed_bodies(s, d.ic, d.body_count, d.seed, err)) {
         sim_destroy(s);
@@ -276,20 +334,27 @@ bool sim_reset(sim *s, sim_ic ic, int n, uint64_t seed, sim_error *err) {
 
 bool sim_reset_scene(sim *s, const sim_desc *desc, sim_error *err) {
     sim_desc d = sim_desc_defaults(desc);
-    /* Validate the scene with the live knobs in place of the desc's. */
-    d.dt = s->knobs.dt > 0 ? s->knobs.dt : d.dt;
+    /* The live knobs that are not part of a scene stay as they are. */
     d.damping = s->knobs.damping;
+    d.theta = s->knobs.theta;
     d.variant = s->knobs.variant;
     d.backend = s->backend;
     if (!validate(&d, err)) return false;
     const sim_desc old = s->desc;
+    const sim_step_params old_knobs = s->knobs;
     s->desc.shell = d.shell;
     s->desc.galaxy = d.galaxy;
     s->desc.merger = d.merger;
+    /* Seeded with the scene's own softening (a disk's rotation curve is
+     * measured with it), which is then the live one. */
+    s->knobs.dt = d.dt;
+    s->knobs.softening = d.softening;
     if (!sim_reset(s, d.ic, d.body_count, d.seed, err)) {
         s->desc = old;
+        s->knobs = old_knobs;
         return false;
     }
+    s->ops->invalidate(s->backend_state);
     return true;
 }
 
@@ -325,6 +390,7 @@ void sim_set_theta(sim *s, float theta) {
 bool sim_set_variant(sim *s, sim_variant v, sim_error *err) {
     v = sim_variant_resolve(v);
     assert(v > SIM_VARIANT_DEFAULT && v < SIM_VARIANT_COUNT);
+    if (s->ops->prepare_variant && !s->ops->prepare_variant(s->backend_state, v, err)) return false;
     if (!s->ops->set_precision(s->backend_state, sim_variant_info(v)->fp64, err)) return false;
     s->knobs.variant = v;
     s->ops->invalidate(s->backend_state);

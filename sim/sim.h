@@ -66,6 +66,7 @@ typedef enum sim_variant {
     SIM_VARIANT_FAST,        /* flush-to-zero rsqrt, this kernel only */
     SIM_VARIANT_BEST,        /* tuned for Hopper, portable */
     SIM_VARIANT_FP64,        /* double precision throughout */
+    SIM_VARIANT_TREE,        /* Barnes-Hut octree, O(N log N) */
     SIM_VARIANT_COUNT
 } sim_variant;
 
@@ -118,6 +119,15 @@ typedef struct sim_merger_desc {
 /* Default opening angle of the tree variant (cell size / distance). */
 #define SIM_THETA_DEFAULT 0.6f
 
+/* Softening 0 (none) and bodies at the same position: a pair at zero
+ * separation, r^2 + eps^2 = 0, contributes no force and no potential, just
+ * as a body does not act on itself - on every backend and kernel variant.
+ * (The formula would give 0 * inf = NaN for the force and -inf for the
+ * potential.) The CPU reference and the diagnostics skip such a pair; the
+ * CUDA force kernels get the same zero by computing with eps^2 >= 1e-12
+ * (sim_kernels.cu), which also weakens a pair at distance r by a relative
+ * 1.5e-12 / r^2 when eps < 1e-6. */
+
 /* Everything sim_create needs. Zero-initialise it and set what you care
  * about; every zero field takes the default listed beside it (sokol style).
  * sim_desc_defaults() returns the filled-in copy and a test pins the values. */
@@ -126,8 +136,9 @@ typedef struct sim_desc {
     sim_ic ic;           /* initial condition; 0 -> Plummer */
     uint64_t seed;       /* random seed; 0 is a valid seed and the default */
     float dt;            /* time step in model time units; 0 -> 1/128 */
-    float softening;     /* Plummer softening length eps (length units); 0 -> 0.05.
-                            For no softening use sim_set_softening(s, 0) after create. */
+    float softening;     /* Plummer softening length eps (length units). 0 is legal and means
+                            none, so it is not a "use the default" value: scenes set their own
+                            (the app's scene table: 0.05 for Plummer and shell, 0.15 galaxies) */
     float damping;       /* velocity factor applied once per step, in (0, 1]; 0 -> 1 (none) */
     float theta;         /* tree opening angle (variant tree); 0 -> SIM_THETA_DEFAULT */
     sim_backend backend; /* 0 -> CUDA if a device is present, else CPU */
@@ -146,6 +157,43 @@ typedef struct sim_error {
     char message[256];
     char hint[256];
 } sim_error;
+
+/* The numeric knobs and their one range each. The command line, the keys,
+ * --script and sim_create all check values through sim_knob_check, so a
+ * value is accepted or refused the same way whatever the path to it. */
+typedef enum sim_knob {
+    SIM_KNOB_BODY_COUNT,
+    SIM_KNOB_DT,
+    SIM_KNOB_SOFTENING,
+    SIM_KNOB_DAMPING,
+    SIM_KNOB_THETA,
+    SIM_KNOB_P,
+    SIM_KNOB_Q,
+    SIM_KNOB_MASS_RATIO,
+    SIM_KNOB_PERICENTER,
+    SIM_KNOB_SEPARATION,
+    SIM_KNOB_ECCENTRICITY,
+    SIM_KNOB_INCL1,
+    SIM_KNOB_INCL2,
+    SIM_KNOB_DISK_TEMPERATURE,
+    SIM_KNOB_COUNT
+} sim_knob;
+
+typedef struct sim_knob_info {
+    const char *name; /* "dt", as the flag and the status JSON spell it */
+    const char *what; /* "time step", for messages */
+    const char *unit; /* "model time units", or "" */
+    double min, max;  /* inclusive range */
+    bool zero_ok;     /* 0 is legal too, below min (softening 0: none) */
+    bool integer;     /* whole numbers only */
+} sim_knob_info;
+
+const sim_knob_info *sim_knob_get(sim_knob k);
+
+/* true when v is a legal value of knob k; else false with *err saying
+ * "<what> <v> is outside [min, max] <unit>" and a hint. Non-finite values
+ * are refused. Callers check user text as a double before narrowing it. */
+bool sim_knob_check(sim_knob k, double v, sim_error *err);
 
 /* Per-body tag: which galaxy (bits 0-1) and which component (bits 2-3) a
  * body was born in; 0 for the Plummer sphere and the shell. */
@@ -219,6 +267,11 @@ sim_desc sim_desc_defaults(const sim_desc *desc);
  * and why is non-NULL, writes the CUDA runtime's reason into why. */
 int sim_cuda_device_count(char *why, size_t why_len);
 
+/* The backend `want` means: itself, or for SIM_BACKEND_DEFAULT, CUDA when a
+ * device is present, else CPU (then why, when non-NULL, gets the reason).
+ * sim_create decides with this, so callers who must know first agree. */
+sim_backend sim_backend_resolve(sim_backend want, char *why, size_t why_len);
+
 /* Creates a simulation and seeds it with desc->ic. Returns NULL on failure
  * (invalid desc, no CUDA device for SIM_BACKEND_CUDA, out of memory) and
  * fills *err when err is non-NULL. */
@@ -229,10 +282,13 @@ void sim_destroy(sim *s);
  * keeps the old state when n cannot be allocated. */
 bool sim_reset(sim *s, sim_ic ic, int n, uint64_t seed, sim_error *err);
 
-/* Re-seeds with the scene of desc: its ic, body_count, seed and the shell,
- * galaxy and merger parameters (zero fields take their defaults). The live
- * knobs (dt, softening, damping, kernel) stay as they are. Returns false
- * (invalid parameters, no memory) and keeps the old state. */
+/* Re-seeds with the scene of desc: its ic, body_count, seed, dt, softening
+ * and the shell, galaxy and merger parameters (zero fields take their
+ * defaults; softening 0 means none). The bodies are a pure function of these
+ * (a disk's rotation curve is measured with desc->softening), and dt and
+ * softening become the live knobs; damping, theta, kernel and block shape
+ * stay. Returns false (invalid parameters, no memory) and keeps the old
+ * state. */
 bool sim_reset_scene(sim *s, const sim_desc *desc, sim_error *err);
 
 /* Advances by steps kick-drift-kick leapfrog steps. */
@@ -271,17 +327,22 @@ void sim_get_tags(const sim *s, uint8_t *out);
 bool sim_set_bodies(sim *s, const sim_body *bodies, int n, sim_error *err);
 
 /* Energies, momenta and the virial ratio at the current positions
- * (reduced on the GPU for the CUDA backend). O(N^2) like one force step. */
+ * (reduced on the GPU for the CUDA backend). O(N^2) like one force step;
+ * waits for the GPU (it reads the sums back). */
 sim_diag sim_diagnostics(sim *s);
 
 /* The O(N) part only: mass, kinetic energy, momenta, centre of mass
- * (potential, total and virial ratio are 0). Cheap enough for every frame. */
+ * (potential, total and virial ratio are 0). Cheap enough for every frame,
+ * but like sim_diagnostics it waits for the GPU to finish the steps queued
+ * before it. */
 sim_diag sim_moments(sim *s);
 
 /* Writes body_count vertices to dst. dst_on_device: dst is CUDA device memory
- * (only valid for the CUDA backend) and the write is asynchronous, ordered
- * before work on the legacy default stream; else host memory, written when
- * this returns. */
+ * (only valid for the CUDA backend); the call returns without waiting for
+ * the GPU, and the write is ordered after work queued before it on the
+ * legacy default stream and before work queued there after it (how
+ * app/app_interop.c's map and unmap bracket it). Else dst is host memory,
+ * written when this returns (the call waits for the GPU). */
 void sim_write_vertices(sim *s, sim_vertex *dst, bool dst_on_device);
 
 /* Milliseconds per step of a recent sim_step call: CUDA events on the CUDA

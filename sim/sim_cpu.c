@@ -6,9 +6,19 @@
  * thread per body when OpenMP is there (each body's sum runs in the same
  * order whatever the thread count, so results do not depend on it).
  *
- * Forces: a_i = sum_{j != i} m_j r_ij / (r_ij^2 + eps^2)^(3/2), G = 1.
- * Integrator: kick-drift-kick leapfrog; damping multiplies velocities once at
- * the end of each step.
+ * Forces: a_i = sum_{j != i} m_j r_ij / (r_ij^2 + eps^2)^(3/2), G = 1; a pair
+ * with r_ij^2 + eps^2 = 0 (eps = 0, the same position) adds no force and no
+ * potential (sim.h). Integrator: kick-drift-kick leapfrog; damping
+ * multiplies velocities once at the end of each step.
+ *
+ * Every array, the potential's per-body scratch included, is allocated in
+ * reserve, which reports a shortage; nothing after it can run out of memory.
+ *
+ * Two force methods: the exact sum (every variant but tree) and, for the
+ * variant tree, the Barnes-Hut tree of sim_tree_cpu.c with the live theta.
+ * The tree's arrays (sized for its worst case, ~300 bytes a body) are
+ * allocated by prepare_variant when the tree is first chosen, and from then
+ * on by reserve with the others.
  */
 #include <math.h>
 #include <stdio.h>
@@ -32,9 +42,14 @@ typedef struct cpu_backend {
     double *pos; /* x, y, z, m per body */
     double *vel; /* vx, vy, vz per body */
     double *acc; /* ax, ay, az per body, valid for acc_softening when acc_valid */
+    double *phi; /* per-body potential sums (diagnostics scratch) */
     uint8_t *tags;
     bool acc_valid;
     float acc_softening;
+    bool acc_tree; /* acc came from the tree (with acc_theta), else the exact sum */
+    float acc_theta;
+    sim_tree_cpu *tree; /* the tree force method (sim_tree_cpu.c) */
+    bool tree_ready;    /* the tree's arrays hold capacity bodies */
     float last_step_ms;
 } cpu_backend;
 
@@ -49,41 +64,71 @@ double sim_host_memory_bytes(void) {
     return pages > 0 && size > 0 ? (double)pages * (double)size : 0.0;
 }
 
-static void compute_acc(cpu_backend *c, float softening) {
+/* The exact acceleration of body i: the reference's sum over all j != i. */
+static void exact_acc(const cpu_backend *c, int i, double eps2, double *a) {
     const int n = c->n;
-    const double eps2 = (double)softening * softening;
     const double *p = c->pos;
-    double *a = c->acc;
-    PARALLEL_FOR
-    for (int i = 0; i < n; i++) {
-        double ax = 0, ay = 0, az = 0;
-        const double xi = p[4 * i], yi = p[4 * i + 1], zi = p[4 * i + 2];
-        for (int j = 0; j < n; j++) {
-            if (j == i) continue;
-            double dx = p[4 * j] - xi, dy = p[4 * j + 1] - yi, dz = p[4 * j + 2] - zi;
-            double r2 = dx * dx + dy * dy + dz * dz + eps2;
-            double inv = 1.0 / sqrt(r2);
-            double s = p[4 * j + 3] * inv * inv * inv;
-            ax += s * dx;
-            ay += s * dy;
-            az += s * dz;
-        }
-        a[3 * i] = ax;
-        a[3 * i + 1] = ay;
-        a[3 * i + 2] = az;
+    double ax = 0, ay = 0, az = 0;
+    const double xi = p[4 * i], yi = p[4 * i + 1], zi = p[4 * i + 2];
+    for (int j = 0; j < n; j++) {
+        double dx = p[4 * j] - xi, dy = p[4 * j + 1] - yi, dz = p[4 * j + 2] - zi;
+        double r2 = dx * dx + dy * dy + dz * dz + eps2;
+        if (j == i || r2 == 0) continue;
+        double inv = 1.0 / sqrt(r2);
+        double s = p[4 * j + 3] * inv * inv * inv;
+        ax += s * dx;
+        ay += s * dy;
+        az += s * dz;
     }
-    c->acc_valid = true;
-    c->acc_softening = softening;
+    a[0] = ax;
+    a[1] = ay;
+    a[2] = az;
 }
 
-static void ensure_acc(cpu_backend *c, float softening) {
-    if (!c->acc_valid || c->acc_softening != softening) compute_acc(c, softening);
+/* The CPU backend has two force methods: the exact sum above, and for the
+ * variant tree the Barnes-Hut tree with sp->theta (sim_tree_cpu.c). */
+static bool uses_tree(const sim_step_params *sp) {
+    return sp->variant == SIM_VARIANT_TREE;
+}
+
+static void compute_acc(cpu_backend *c, const sim_step_params *sp) {
+    const bool tree = uses_tree(sp);
+    if (tree) {
+        sim_tree_cpu_forces(c->tree, c->pos, c->n, sp->softening, sp->theta, c->acc);
+    } else {
+        const int n = c->n;
+        const double eps2 = (double)sp->softening * sp->softening;
+        PARALLEL_FOR
+        for (int i = 0; i < n; i++) exact_acc(c, i, eps2, &c->acc[3 * i]);
+    }
+    c->acc_valid = true;
+    c->acc_softening = sp->softening;
+    c->acc_tree = tree;
+    c->acc_theta = sp->theta;
+}
+
+/* The cached accelerations are those of the method, softening and (tree)
+ * theta in sp, or they are computed again. */
+static void ensure_acc(cpu_backend *c, const sim_step_params *sp) {
+    if (!c->acc_valid || c->acc_softening != sp->softening || c->acc_tree != uses_tree(sp) ||
+        (c->acc_tree && c->acc_theta != sp->theta)) {
+        compute_acc(c, sp);
+    }
 }
 
 static void *cpu_create(int device, sim_error *err) {
     (void)device;
-    (void)err;
-    return calloc(1, sizeof(cpu_backend));
+    cpu_backend *c = calloc(1, sizeof(cpu_backend));
+    if (c) c->tree = sim_tree_cpu_create();
+    if (!c || !c->tree) {
+        free(c);
+        if (err) {
+            snprintf(err->message, sizeof err->message, "out of host memory for the CPU backend");
+            snprintf(err->hint, sizeof err->hint, "close other programs and try again");
+        }
+        return NULL;
+    }
+    return c;
 }
 
 static void cpu_destroy(void *b) {
@@ -92,26 +137,34 @@ static void cpu_destroy(void *b) {
     free(c->pos);
     free(c->vel);
     free(c->acc);
+    free(c->phi);
     free(c->tags);
+    sim_tree_cpu_destroy(c->tree);
     free(c);
 }
 
 static bool cpu_reserve(void *b, int n, sim_error *err) {
     cpu_backend *c = b;
     if (n <= c->capacity) return true;
-    const double need = 10.0 * sizeof(double) * n, have = sim_host_memory_bytes();
-    double *pos = NULL, *vel = NULL, *acc = NULL;
+    const double need =
+                     (11.0 * sizeof(double) + 1) * n + (c->tree_ready ? sim_tree_cpu_bytes(n) : 0),
+                 have = sim_host_memory_bytes();
+    double *pos = NULL, *vel = NULL, *acc = NULL, *phi = NULL;
     uint8_t *tags = NULL;
     if (have <= 0 || need < have) {
         pos = malloc(sizeof(double) * 4 * (size_t)n);
         vel = malloc(sizeof(double) * 3 * (size_t)n);
         acc = malloc(sizeof(double) * 3 * (size_t)n);
+        phi = malloc(sizeof(double) * (size_t)n);
         tags = malloc((size_t)n);
     }
-    if (!pos || !vel || !acc || !tags) {
+    /* The tree's arrays last: it keeps its old ones when it fails. */
+    if (!pos || !vel || !acc || !phi || !tags ||
+        (c->tree_ready && !sim_tree_cpu_reserve(c->tree, n, NULL))) {
         free(pos);
         free(vel);
         free(acc);
+        free(phi);
         free(tags);
         if (err) {
             snprintf(err->message, sizeof err->message,
@@ -124,10 +177,12 @@ static bool cpu_reserve(void *b, int n, sim_error *err) {
     free(c->pos);
     free(c->vel);
     free(c->acc);
+    free(c->phi);
     free(c->tags);
     c->pos = pos;
     c->vel = vel;
     c->acc = acc;
+    c->phi = phi;
     c->tags = tags;
     c->capacity = n;
     return true;
@@ -157,7 +212,7 @@ static bool cpu_set_precision(void *b, bool fp64, sim_error *err) {
 
 static void cpu_download(void *b, sim_body *out, const sim_step_params *sp) {
     cpu_backend *c = b;
-    ensure_acc(c, sp->softening);
+    ensure_acc(c, sp);
     for (int i = 0; i < c->n; i++) {
         for (int k = 0; k < 3; k++) {
             out[i].pos[k] = c->pos[4 * i + k];
@@ -179,14 +234,14 @@ static void cpu_step(void *b, const sim_step_params *sp, int steps) {
     const int n = c->n;
     const double dt = sp->dt, damping = sp->damping;
     double t0 = sim_now_seconds();
-    ensure_acc(c, sp->softening);
+    ensure_acc(c, sp);
     for (int s = 0; s < steps; s++) {
         kick(c, 0.5 * dt);
         PARALLEL_FOR
         for (int i = 0; i < n; i++) {
             for (int k = 0; k < 3; k++) c->pos[4 * i + k] += dt * c->vel[3 * i + k];
         }
-        compute_acc(c, sp->softening);
+        compute_acc(c, sp);
         kick(c, 0.5 * dt);
         if (damping != 1.0) {
             PARALLEL_FOR
@@ -210,29 +265,26 @@ static void cpu_vertices(void *b, sim_vertex *dst, bool dst_on_device) {
     }
 }
 
-/* W = -sum_{i<j} m_i m_j / sqrt(r^2 + eps^2). Per-body sums first, then
- * added in body order: the result does not depend on the thread count. */
+/* W = -sum_{i<j} m_i m_j / sqrt(r^2 + eps^2), pairs with r^2 + eps^2 = 0
+ * left out. Per-body sums first (in c->phi), then added in body order: the
+ * result does not depend on the thread count. */
 static double potential(const cpu_backend *c, double eps2) {
     const int n = c->n;
     const double *p = c->pos;
-    double *w = malloc(sizeof(double) * (size_t)n);
-    if (!w) {
-        fprintf(stderr, "sim: out of host memory for diagnostics of %d bodies\n", n);
-        abort();
-    }
+    double *w = c->phi;
     PARALLEL_FOR_DYNAMIC
     for (int i = 0; i < n; i++) {
         double wi = 0;
         for (int j = i + 1; j < n; j++) {
             double dx = p[4 * j] - p[4 * i], dy = p[4 * j + 1] - p[4 * i + 1],
                    dz = p[4 * j + 2] - p[4 * i + 2];
-            wi -= p[4 * j + 3] / sqrt(dx * dx + dy * dy + dz * dz + eps2);
+            const double r2 = dx * dx + dy * dy + dz * dz + eps2;
+            if (r2 > 0) wi -= p[4 * j + 3] / sqrt(r2);
         }
         w[i] = p[4 * i + 3] * wi;
     }
     double total = 0;
     for (int i = 0; i < n; i++) total += w[i];
-    free(w);
     return total;
 }
 
@@ -279,6 +331,95 @@ static void cpu_invalidate(void *b) {
     ((cpu_backend *)b)->acc_valid = false;
 }
 
+/* The tree's arrays for capacity bodies, before the tree first runs. */
+static bool cpu_prepare_variant(void *b, sim_variant v, sim_error *err) {
+    cpu_backend *c = b;
+    if (v != SIM_VARIANT_TREE || c->tree_ready) return true;
+    const double need = sim_tree_cpu_bytes(c->capacity), have = sim_host_memory_bytes();
+    if ((have > 0 && need >= have) || !sim_tree_cpu_reserve(c->tree, c->capacity, NULL)) {
+        if (err) {
+            snprintf(err->message, sizeof err->message,
+                     "the CPU tree of %d bodies needs %.1f MiB of host memory; this machine has "
+                     "%.1f MiB",
+                     c->capacity, need / 1048576.0, have / 1048576.0);
+            snprintf(err->hint, sizeof err->hint, "try a smaller --n or another --variant");
+        }
+        return false;
+    }
+    c->tree_ready = true;
+    return true;
+}
+
+/* The tree's stats and cells while the tree is the method in use. */
+static sim_tree_stats cpu_tree_stats(void *b) {
+    cpu_backend *c = b;
+    return c->acc_tree ? sim_tree_cpu_stats(c->tree) : (sim_tree_stats){0};
+}
+
+static int cpu_tree_cells(void *b, int max_depth, sim_tree_cell *out, int max_cells) {
+    cpu_backend *c = b;
+    return c->acc_tree ? sim_tree_cpu_cells(c->tree, max_depth, out, max_cells) : 0;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The running method's accelerations against the exact sum on min(samples,
+ * n) distinct bodies: the first ones of a Fisher-Yates shuffle seeded with
+ * seed. A body whose exact acceleration is 0 counts as error 0 when the
+ * method also gives exactly 0, else as infinity. Median (mean of the two
+ * middle values for an even count), 99th percentile (nearest rank:
+ * the ceil(0.99 m)-th smallest) and maximum. */
+static bool cpu_force_error(void *b, const sim_step_params *sp, int samples, uint64_t seed,
+                            sim_force_error *out, sim_error *err) {
+    cpu_backend *c = b;
+    const int n = c->n, m = samples < n ? samples : n;
+    int *pick = malloc(sizeof(int) * (size_t)n);
+    double *e = malloc(sizeof(double) * (size_t)m);
+    if (!pick || !e) {
+        free(pick);
+        free(e);
+        if (err) {
+            snprintf(err->message, sizeof err->message,
+                     "out of host memory for a force-error sample of %d bodies", m);
+            snprintf(err->hint, sizeof err->hint, "ask for fewer samples or a smaller --n");
+        }
+        return false;
+    }
+    ensure_acc(c, sp);
+    for (int i = 0; i < n; i++) pick[i] = i;
+    sim_rng rng = sim_rng_seed(seed);
+    for (int k = 0; k < m; k++) {
+        const int j = k + (int)(sim_rng_next(&rng) % (uint64_t)(n - k));
+        const int tmp = pick[k];
+        pick[k] = pick[j];
+        pick[j] = tmp;
+    }
+    const double eps2 = (double)sp->softening * sp->softening;
+    PARALLEL_FOR_DYNAMIC
+    for (int k = 0; k < m; k++) {
+        double exact[3];
+        exact_acc(c, pick[k], eps2, exact);
+        const double *a = &c->acc[3 * pick[k]];
+        const double dx = a[0] - exact[0], dy = a[1] - exact[1], dz = a[2] - exact[2];
+        const double diff = sqrt(dx * dx + dy * dy + dz * dz);
+        const double ref = sqrt(exact[0] * exact[0] + exact[1] * exact[1] + exact[2] * exact[2]);
+        e[k] = ref > 0 ? diff / ref : diff == 0 ? 0.0 : INFINITY;
+    }
+    qsort(e, (size_t)m, sizeof *e, compare_doubles);
+    *out = (sim_force_error){
+        .samples = m,
+        .median = m % 2 ? e[m / 2] : 0.5 * (e[m / 2 - 1] + e[m / 2]),
+        .p99 = e[(99 * (long long)m + 99) / 100 - 1],
+        .max = e[m - 1],
+    };
+    free(pick);
+    free(e);
+    return true;
+}
+
 const sim_backend_ops sim_cpu_ops = {
     .name = "cpu",
     .create = cpu_create,
@@ -293,4 +434,8 @@ const sim_backend_ops sim_cpu_ops = {
     .last_step_ms = cpu_last_step_ms,
     .wait_timing = cpu_wait_timing,
     .invalidate = cpu_invalidate,
+    .tree_stats = cpu_tree_stats,
+    .tree_cells = cpu_tree_cells,
+    .prepare_variant = cpu_prepare_variant,
+    .force_error = cpu_force_error,
 };

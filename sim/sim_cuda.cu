@@ -6,13 +6,21 @@
  * covers the integrator too. A step is kick-drift-kick leapfrog: the force
  * kernel of the chosen variant (sim_kernels.cu) plus one O(N) kernel that
  * closes one step and opens the next (kick, damp, kick, drift): two launches
- * per step. Accelerations are cached between steps and recomputed when the
- * softening or the kernel changes.
+ * per step, and one more for variants that read scalar arrays (the scatter)
+ * or sum with atomics (best: a memset). Accelerations are cached between
+ * steps and recomputed when the softening or the kernel changes.
  *
  * Diagnostics are reduced on the GPU in double precision: one kernel sums
  * per-block partials (the potential is an O(N^2) tiled pass), a second sums
- * the blocks. Step timing uses CUDA events that are read only once they have
- * completed, so the frame loop never waits on them.
+ * the blocks; reading the totals back waits for the stream. Step timing uses
+ * CUDA events that are read only once they have completed, so the frame
+ * loop never waits on them. Writing vertices into device memory (the
+ * zero-copy interop path) does not wait either: it is ordered by the stream
+ * (see cuda_vertices).
+ *
+ * Host memory: bodies go up and come back in chunks through one fixed host
+ * buffer allocated at create, so after create only the GPU allocations in
+ * reserve can fail for lack of memory, and those report it.
  */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -22,6 +30,7 @@
 
 #include "sim_cuda_check.h"
 #include "sim_kernels.h"
+#include "sim_tree.h"
 
 static_assert(sizeof(sim_vertex) == sizeof(float4), "a vertex is one float4");
 static_assert(sizeof(float4) == 16, "a body is 16 bytes");
@@ -42,8 +51,11 @@ enum {
     DIAG_GALAXY = DIAG_MR + 3, /* per galaxy 0, 1: mass, m r (3), m v (3) */
     DIAG_COUNT = DIAG_GALAXY + 14
 };
-#define DIAG_THREADS 128 /* DIAG_COUNT doubles per thread fit in 48 KiB of shared memory */
-#define THREADS 256      /* O(N) kernels */
+#define DIAG_THREADS 128   /* DIAG_COUNT doubles per thread fit in 48 KiB of shared memory */
+#define THREADS 256        /* O(N) kernels */
+#define STAGE_BODIES 16384 /* bodies per chunk of host <-> device body copies */
+static_assert((3 * sizeof(double4a) + 1) * STAGE_BODIES % alignof(double4a) == 0,
+              "aligned_alloc needs a multiple of the alignment");
 
 struct cuda_backend {
     int device;
@@ -55,6 +67,7 @@ struct cuda_backend {
     float *soa;           /* x, y, z, m scalar arrays of `capacity` each */
     uint8_t *tags;        /* galaxy and component of each body */
     sim_vertex *stage;    /* vertices for the host-copy path */
+    char *host_stage;     /* host: STAGE_BODIES x (3 double4a + 1 tag byte) */
     double *diag_partial; /* DIAG_COUNT per block, then DIAG_COUNT totals */
     cudaStream_t stream;
     cudaEvent_t start, stop;
@@ -64,6 +77,8 @@ struct cuda_backend {
     bool acc_valid;
     float acc_softening;
     sim_variant acc_variant;
+    sim_tree *tree; /* variant tree (sim_tree.cu): created on first use, kept after */
+    bool tree_on;   /* the tree variant is selected: reserve() grows the tree too */
 };
 
 extern "C" int sim_cuda_device_count(char *why, size_t why_len) {
@@ -170,7 +185,10 @@ static __device__ void block_sum(double (*sh)[DIAG_THREADS], double *v) {
 
 /* Per-block partial sums of the diagnostics. The potential of body i,
  * phi_i = -sum_{j != i} m_j / sqrt(r^2 + eps^2), is summed in T within a
- * tile of DIAG_THREADS bodies and in double across tiles. */
+ * tile of DIAG_THREADS bodies and in double across tiles. A pair with
+ * r^2 + eps^2 = 0 (eps = 0, the same position) adds nothing, as sim.h
+ * defines and sim_cpu.c does: the branch is there for the self-term anyway,
+ * and this pass runs every APP_DIAG_EVERY frames, not every step. */
 template <typename T, typename V = typename vec4<T>::type>
 __global__ void diag_partial_kernel(int n, const V *pos, const V *vel, const uint8_t *tags, T eps2,
                                     bool with_potential, double *partial) {
@@ -189,9 +207,10 @@ __global__ void diag_partial_kernel(int n, const V *pos, const V *vel, const uin
         T tile_phi = 0;
         const int count = min(DIAG_THREADS, n - base);
         for (int k = 0; k < count; k++) {
-            if (base + k == i) continue;
             T dx = tile[k].x - xi.x, dy = tile[k].y - xi.y, dz = tile[k].z - xi.z;
-            tile_phi -= tile[k].w / sqrt(dx * dx + dy * dy + dz * dz + eps2);
+            T r2 = dx * dx + dy * dy + dz * dz + eps2;
+            if (base + k == i || r2 == 0) continue;
+            tile_phi -= tile[k].w / sqrt(r2);
         }
         phi += tile_phi;
         __syncthreads();
@@ -284,11 +303,26 @@ static void *cuda_create(int device, sim_error *err) {
         return NULL;
     }
     cuda_backend *c = (cuda_backend *)calloc(1, sizeof *c);
-    if (!c) return NULL;
+    /* Aligned for double4a (32 bytes); the size is a multiple of that. */
+    char *host_stage =
+        (char *)aligned_alloc(alignof(double4a), (3 * sizeof(double4a) + 1) * STAGE_BODIES);
+    if (!c || !host_stage) {
+        free(c);
+        free(host_stage);
+        if (err) {
+            snprintf(err->message, sizeof err->message,
+                     "out of host memory for the CUDA backend's %.1f MiB copy buffer",
+                     (3 * sizeof(double4a) + 1) * STAGE_BODIES / 1048576.0);
+            snprintf(err->hint, sizeof err->hint, "free some memory");
+        }
+        return NULL;
+    }
+    c->host_stage = host_stage;
     c->device = device;
     CUDA_CHECK(cudaDeviceGetAttribute(&c->sm_count, cudaDevAttrMultiProcessorCount, device));
     /* A blocking stream: it orders with the legacy default stream, which
-     * app_interop.c maps and unmaps the GL buffer on. */
+     * app_interop.c maps and unmaps the GL buffer on (cuda_vertices relies
+     * on this instead of waiting). */
     CUDA_CHECK(cudaStreamCreate(&c->stream));
     CUDA_CHECK(cudaEventCreate(&c->start));
     CUDA_CHECK(cudaEventCreate(&c->stop));
@@ -301,9 +335,11 @@ static void cuda_destroy(void *b) {
     CUDA_CHECK(cudaStreamSynchronize(c->stream));
     free_buffers(c);
     free_buffers64(c);
+    sim_tree_destroy(c->tree);
     CUDA_CHECK(cudaEventDestroy(c->start));
     CUDA_CHECK(cudaEventDestroy(c->stop));
     CUDA_CHECK(cudaStreamDestroy(c->stream));
+    free(c->host_stage);
     free(c);
 }
 
@@ -343,8 +379,18 @@ static bool reserve64(cuda_backend *c, int n, sim_error *err) {
 
 /* Allocates room for n bodies (and their double state when fp64 is on).
  * On failure reports how much was needed and keeps the old buffers. */
+/* Room for the tree of n bodies (created on first use); false: out of GPU
+ * memory, reported in *err. */
+static bool reserve_tree(cuda_backend *c, int n, sim_error *err) {
+    if (!c->tree) c->tree = sim_tree_create(c->sm_count);
+    if (c->tree && sim_tree_reserve(c->tree, n)) return true;
+    out_of_memory(err, n, sim_tree_bytes(c->tree, n));
+    return false;
+}
+
 static bool cuda_reserve(void *b, int n, sim_error *err) {
     cuda_backend *c = (cuda_backend *)b;
+    if (c->tree_on && !reserve_tree(c, n, err)) return false;
     if (c->fp64 && !reserve64(c, n, err)) return false;
     if (n <= c->capacity) return true;
     const int diag_blocks = blocks_for(n, DIAG_THREADS);
@@ -388,41 +434,45 @@ static bool cuda_reserve(void *b, int n, sim_error *err) {
     return true;
 }
 
-/* Copies host bodies into the active state (float or double). */
+/* Copies host bodies into the active state (float or double), in chunks of
+ * STAGE_BODIES through the host buffer: converts a chunk, copies it, waits
+ * for the copy before the buffer takes the next one. */
+template <typename T, typename V = typename vec4<T>::type>
+static void upload(cuda_backend *c, V *pos, V *vel, const sim_body *bodies, int n) {
+    V *host = (V *)c->host_stage;
+    uint8_t *tags = (uint8_t *)(host + 3 * STAGE_BODIES);
+    for (int first = 0; first < n; first += STAGE_BODIES) {
+        const int count = n - first < STAGE_BODIES ? n - first : STAGE_BODIES;
+        for (int i = 0; i < count; i++) {
+            const sim_body *b = &bodies[first + i];
+            V &x = host[i], &v = host[STAGE_BODIES + i];
+            x.x = (T)b->pos[0];
+            x.y = (T)b->pos[1];
+            x.z = (T)b->pos[2];
+            x.w = (T)b->mass;
+            v.x = (T)b->vel[0];
+            v.y = (T)b->vel[1];
+            v.z = (T)b->vel[2];
+            v.w = 0;
+            tags[i] = (uint8_t)b->tag;
+        }
+        CUDA_CHECK(cudaMemcpyAsync(pos + first, host, sizeof(V) * count, cudaMemcpyHostToDevice,
+                                   c->stream));
+        CUDA_CHECK(cudaMemcpyAsync(vel + first, host + STAGE_BODIES, sizeof(V) * count,
+                                   cudaMemcpyHostToDevice, c->stream));
+        CUDA_CHECK(cudaMemcpyAsync(c->tags + first, tags, (size_t)count, cudaMemcpyHostToDevice,
+                                   c->stream));
+        CUDA_CHECK(cudaStreamSynchronize(c->stream));
+    }
+}
+
 static void cuda_upload(void *b, const sim_body *bodies, int n) {
     cuda_backend *c = (cuda_backend *)b;
-    const size_t vec = c->fp64 ? sizeof(double4a) : sizeof(float4);
-    char *host = (char *)malloc(vec * 2 * (size_t)n);
-    if (!host) {
-        fprintf(stderr, "sim: out of host memory uploading %d bodies\n", n);
-        abort();
+    if (c->fp64) {
+        upload<double>(c, c->pos64, c->vel64, bodies, n);
+    } else {
+        upload<float>(c, c->pos, c->vel, bodies, n);
     }
-    for (int i = 0; i < n; i++) {
-        const sim_body *s = &bodies[i];
-        if (c->fp64) {
-            ((double4a *)host)[i] = make_double4a(s->pos[0], s->pos[1], s->pos[2], s->mass);
-            ((double4a *)host)[n + i] = make_double4a(s->vel[0], s->vel[1], s->vel[2], 0.0);
-        } else {
-            ((float4 *)host)[i] =
-                make_float4((float)s->pos[0], (float)s->pos[1], (float)s->pos[2], (float)s->mass);
-            ((float4 *)host)[n + i] =
-                make_float4((float)s->vel[0], (float)s->vel[1], (float)s->vel[2], 0.0f);
-        }
-    }
-    uint8_t *tags = (uint8_t *)malloc((size_t)n);
-    if (!tags) {
-        fprintf(stderr, "sim: out of host memory uploading %d bodies\n", n);
-        abort();
-    }
-    for (int i = 0; i < n; i++) tags[i] = (uint8_t)bodies[i].tag;
-    CUDA_CHECK(cudaMemcpyAsync(c->tags, tags, (size_t)n, cudaMemcpyHostToDevice, c->stream));
-    void *pos = c->fp64 ? (void *)c->pos64 : (void *)c->pos;
-    void *vel = c->fp64 ? (void *)c->vel64 : (void *)c->vel;
-    CUDA_CHECK(cudaMemcpyAsync(pos, host, vec * n, cudaMemcpyHostToDevice, c->stream));
-    CUDA_CHECK(cudaMemcpyAsync(vel, host + vec * n, vec * n, cudaMemcpyHostToDevice, c->stream));
-    CUDA_CHECK(cudaStreamSynchronize(c->stream));
-    free(host);
-    free(tags);
     c->n = n;
     c->acc_valid = false;
 }
@@ -464,6 +514,11 @@ static void compute_forces(cuda_backend *c, const sim_step_params *sp) {
     a.p = sp->p;
     a.q = sp->q;
     a.sm_count = c->sm_count;
+    if (sp->variant == SIM_VARIANT_TREE) {
+        if (!c->tree) c->tree = sim_tree_create(c->sm_count); /* prepare_variant made room */
+        a.tree = c->tree;
+        a.theta = sp->theta;
+    }
     if (e->reads_soa) {
         scatter_soa_kernel<<<blocks_for(c->n, THREADS), THREADS, 0, c->stream>>>(c->n, c->capacity,
                                                                                  c->pos, c->soa);
@@ -531,24 +586,24 @@ static void cuda_step(void *b, const sim_step_params *sp, int steps) {
     }
 }
 
+/* Copies the bodies back in chunks of STAGE_BODIES through the host buffer. */
 template <typename T, typename V = typename vec4<T>::type>
 static void download(cuda_backend *c, const V *pos, const V *vel, const V *acc, sim_body *out) {
-    const int n = c->n;
-    V *host = (V *)malloc(sizeof(V) * 3 * (size_t)n);
-    if (!host) {
-        fprintf(stderr, "sim: out of host memory reading back %d bodies\n", n);
-        abort();
+    V *host = (V *)c->host_stage;
+    for (int first = 0; first < c->n; first += STAGE_BODIES) {
+        const int count = c->n - first < STAGE_BODIES ? c->n - first : STAGE_BODIES;
+        const size_t bytes = sizeof(V) * count;
+        CUDA_CHECK(cudaMemcpyAsync(host, pos + first, bytes, cudaMemcpyDeviceToHost, c->stream));
+        CUDA_CHECK(cudaMemcpyAsync(host + STAGE_BODIES, vel + first, bytes, cudaMemcpyDeviceToHost,
+                                   c->stream));
+        CUDA_CHECK(cudaMemcpyAsync(host + 2 * STAGE_BODIES, acc + first, bytes,
+                                   cudaMemcpyDeviceToHost, c->stream));
+        CUDA_CHECK(cudaStreamSynchronize(c->stream));
+        for (int i = 0; i < count; i++) {
+            const V x = host[i], v = host[STAGE_BODIES + i], a = host[2 * STAGE_BODIES + i];
+            out[first + i] = sim_body{{x.x, x.y, x.z}, {v.x, v.y, v.z}, {a.x, a.y, a.z}, x.w, 0};
+        }
     }
-    CUDA_CHECK(cudaMemcpyAsync(host, pos, sizeof(V) * n, cudaMemcpyDeviceToHost, c->stream));
-    CUDA_CHECK(cudaMemcpyAsync(host + n, vel, sizeof(V) * n, cudaMemcpyDeviceToHost, c->stream));
-    CUDA_CHECK(
-        cudaMemcpyAsync(host + 2 * n, acc, sizeof(V) * n, cudaMemcpyDeviceToHost, c->stream));
-    CUDA_CHECK(cudaStreamSynchronize(c->stream));
-    for (int i = 0; i < n; i++) {
-        const V x = host[i], v = host[n + i], a = host[2 * n + i];
-        out[i] = sim_body{{x.x, x.y, x.z}, {v.x, v.y, v.z}, {a.x, a.y, a.z}, x.w, 0};
-    }
-    free(host);
 }
 
 static void cuda_download(void *b, sim_body *out, const sim_step_params *sp) {
@@ -561,6 +616,16 @@ static void cuda_download(void *b, sim_body *out, const sim_step_params *sp) {
     }
 }
 
+/* Device dst (zero-copy interop): launches the kernel and returns without
+ * waiting. The ordering contract: c->stream is a blocking stream
+ * (cudaStreamCreate, not cudaStreamNonBlocking), so it synchronizes with the
+ * legacy default stream. app_interop.c maps the GL buffer on stream 0 before
+ * this call and unmaps it on stream 0 after it, so the kernel starts after
+ * the map and the unmap - and GL's use of the buffer after it - comes after
+ * the kernel, with no host wait. (This holds because nothing here is built
+ * with --default-stream per-thread, which would make stream 0 a different
+ * stream.) Host dst: waits until the copy has landed, since the caller
+ * reads it as soon as this returns. */
 static void cuda_vertices(void *b, sim_vertex *dst, bool dst_on_device) {
     cuda_backend *c = (cuda_backend *)b;
     float4 *out = dst_on_device ? (float4 *)dst : (float4 *)c->stage;
@@ -574,8 +639,8 @@ static void cuda_vertices(void *b, sim_vertex *dst, bool dst_on_device) {
     if (!dst_on_device) {
         CUDA_CHECK(cudaMemcpyAsync(dst, c->stage, sizeof(sim_vertex) * c->n, cudaMemcpyDeviceToHost,
                                    c->stream));
+        CUDA_CHECK(cudaStreamSynchronize(c->stream));
     }
-    CUDA_CHECK(cudaStreamSynchronize(c->stream));
 }
 
 static sim_diag cuda_diagnostics(void *b, float softening, bool with_potential) {
@@ -632,6 +697,35 @@ static void cuda_invalidate(void *b) {
     ((cuda_backend *)b)->acc_valid = false;
 }
 
+static bool cuda_prepare_variant(void *b, sim_variant v, sim_error *err) {
+    cuda_backend *c = (cuda_backend *)b;
+    const int n = c->capacity > c->n ? c->capacity : c->n;
+    if (v == SIM_VARIANT_TREE && !reserve_tree(c, n, err)) return false;
+    c->tree_on = v == SIM_VARIANT_TREE;
+    return true;
+}
+
+static sim_tree_stats cuda_tree_stats(void *b) {
+    cuda_backend *c = (cuda_backend *)b;
+    if (!c->tree || c->acc_variant != SIM_VARIANT_TREE) return sim_tree_stats{};
+    return sim_tree_get_stats(c->tree);
+}
+
+static int cuda_tree_cells(void *b, int max_depth, sim_tree_cell *out, int max_cells) {
+    cuda_backend *c = (cuda_backend *)b;
+    if (!c->tree || !c->acc_valid || c->acc_variant != SIM_VARIANT_TREE) return 0;
+    return sim_tree_get_cells(c->tree, max_depth, out, max_cells, c->stream);
+}
+
+/* The running method's accelerations against the exact sum (sim_tree.cu). */
+static bool cuda_force_error(void *b, const sim_step_params *sp, int samples, uint64_t seed,
+                             sim_force_error *out, sim_error *err) {
+    cuda_backend *c = (cuda_backend *)b;
+    ensure_forces(c, sp);
+    return sim_tree_force_error(c->n, c->pos, c->acc, c->pos64, c->acc64, c->fp64, sp->softening,
+                                samples, seed, out, err, c->stream);
+}
+
 extern "C" bool sim_cuda_device_info(int device, sim_device_info *out) {
     cudaDeviceProp prop;
     if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
@@ -654,5 +748,6 @@ extern "C" const sim_backend_ops sim_cuda_ops = {
     "cuda",          cuda_create,        cuda_destroy,      cuda_reserve,
     cuda_upload,     cuda_set_precision, cuda_download,     cuda_step,
     cuda_vertices,   cuda_diagnostics,   cuda_last_step_ms, cuda_wait_timing,
-    cuda_invalidate, NULL,               NULL,              NULL,
+    cuda_invalidate, cuda_tree_stats,    cuda_tree_cells,   cuda_force_error,
+    cuda_prepare_variant,
 };

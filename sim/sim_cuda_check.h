@@ -3,8 +3,12 @@
  * For CUDA calls that fail only through a bug or a lost device (launches,
  * copies between buffers we allocated, event queries): prints file:line, the
  * call, the error's name and text, and aborts - the assert tier of the error
- * model. Failures a user can cause (no device, out of memory, interop
- * refused) are checked by hand where they happen and reported as sim_error.
+ * model. Failures a user can cause (no device, out of GPU memory) are
+ * checked by hand where they happen and reported as sim_error.
+ *
+ * Private to sim/ (not on the public include path). app/app_interop.c has a
+ * check of its own, because there the user can cause failures (interop
+ * refused) and the answer is to fall back to copying through the host.
  *
  * Define NBODY_CUDA_SYNC_CHECK (cmake -DNBODY_CUDA_SYNC_CHECK=ON) to also
  * synchronize after every launch so an asynchronous fault names its kernel.

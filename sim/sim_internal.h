@@ -27,7 +27,11 @@ typedef struct sim_step_params {
     int p, q;            /* resolved, already clamped */
 } sim_step_params;
 
-/* A backend: opaque state plus these operations. n is the body count. */
+/* A backend: opaque state plus these operations. n is the body count.
+ * Only create, reserve, set_precision and force_error can fail for a reason
+ * a user can cause (no device, out of memory) and they say so in *err; a
+ * backend allocates everything the others need there, so the others cannot
+ * fail short of a bug or a lost device. */
 typedef struct sim_backend_ops {
     const char *name;
     void *(*create)(int device, sim_error *err);
@@ -59,6 +63,10 @@ typedef struct sim_backend_ops {
     int (*tree_cells)(void *b, int max_depth, sim_tree_cell *out, int max_cells);
     bool (*force_error)(void *b, const sim_step_params *sp, int samples, uint64_t seed,
                         sim_force_error *out, sim_error *err);
+    /* Makes room for what variant v needs beyond the bodies (the GPU tree)
+     * before it runs; false (out of memory, in *err) keeps the old variant.
+     * NULL: nothing to prepare. */
+    bool (*prepare_variant)(void *b, sim_variant v, sim_error *err);
 } sim_backend_ops;
 
 extern const sim_backend_ops sim_cpu_ops;
@@ -109,6 +117,37 @@ double sim_now_seconds(void);
  * checked against it up front: with memory overcommit a malloc far beyond it
  * can "succeed" and the process is killed later instead of reporting. */
 double sim_host_memory_bytes(void);
+
+/* The CPU reference Barnes-Hut tree (sim_tree_cpu.c), the CPU backend's
+ * `tree` force method: double precision, the same maths as the GPU tree. */
+typedef struct sim_tree_cpu sim_tree_cpu;
+sim_tree_cpu *sim_tree_cpu_create(void); /* NULL when out of memory */
+void sim_tree_cpu_destroy(sim_tree_cpu *t);
+/* Host bytes the tree of n bodies holds at most (all of it from reserve). */
+double sim_tree_cpu_bytes(int n);
+/* Allocates for n bodies, worst case; false (with *err) keeps the old arrays. */
+bool sim_tree_cpu_reserve(sim_tree_cpu *t, int n, sim_error *err);
+/* Builds the tree of pos[4*i] = x, y, z, m (i < n <= reserved) and writes
+ * acc[3*i]; theta in (0, 1]. Cannot fail. */
+void sim_tree_cpu_forces(sim_tree_cpu *t, const double *pos, int n, double softening, double theta,
+                         double *acc);
+/* Stats of the last sim_tree_cpu_forces (valid false before it). */
+sim_tree_stats sim_tree_cpu_stats(const sim_tree_cpu *t);
+/* Cells of levels <= max_depth of the last tree, parents first; how many. */
+int sim_tree_cpu_cells(const sim_tree_cpu *t, int max_depth, sim_tree_cell *out, int max_cells);
+/* Read-only view of the last tree, for white-box tests (tests/test_tree_cpu.c). */
+typedef struct sim_tree_cpu_node {
+    int level;           /* root 0 */
+    int first, count;    /* sorted bodies [first, first + count) */
+    int child, nchild;   /* children [child, child + nchild); nchild 0: a leaf */
+    double lo[3], side;  /* the cube: lowest corner, side */
+    double mass, com[3]; /* com is the geometric centre when mass is 0 */
+    double quad[6];      /* traceless quadrupole about com: xx, yy, zz, xy, xz, yz */
+    double r_open;       /* side / theta + |com - centre| */
+} sim_tree_cpu_node;
+int sim_tree_cpu_node_count(const sim_tree_cpu *t); /* 0 before the first build */
+sim_tree_cpu_node sim_tree_cpu_node_get(const sim_tree_cpu *t, int i);
+const int *sim_tree_cpu_order(const sim_tree_cpu *t); /* body index of sorted k; NULL before */
 
 #ifdef __cplusplus
 }

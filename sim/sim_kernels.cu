@@ -3,13 +3,13 @@
  *
  * Every kernel computes, for each body i,
  *     a_i = sum_{j != i} m_j (r_j - r_i) / (|r_j - r_i|^2 + eps^2)^(3/2)
- * and writes it to acc[i]; sim_cuda.cu does the integrating. Each rung keeps
- * everything of the one before and adds one idea, so reading this file top
- * to bottom is the lecture (seed 000) with the tiles and p x q threads per
- * body of GPU Gems 3 (seed 001) in the middle. Every variant is correct for
- * any N (partial tiles are padded with massless bodies) and any p, q the
- * clamp allows, and is tested against the double-precision CPU reference at
- * every block shape (tests/test_gpu.c).
+ * (eps^2 at least EPS2_MIN, below) and writes it to acc[i]; sim_cuda.cu does
+ * the integrating. Each rung keeps everything of the one before and adds one
+ * idea, so reading this file top to bottom is the lecture (seed 000) with the
+ * tiles and p x q threads per body of GPU Gems 3 (seed 001) in the middle.
+ * Every variant is correct for any N (partial tiles are padded with massless
+ * bodies) and any p, q the clamp allows, and is tested against the
+ * double-precision CPU reference at every block shape (tests/test_gpu.c).
  *
  * Timings and the instruction counts of each rung on the H100 are in
  * docs/PERFORMANCE.md.
@@ -19,12 +19,26 @@
 
 #include "sim_cuda_check.h"
 #include "sim_kernels.h"
+#include "sim_pairmap.h"
+#include "sim_tree.h"
 
-/* From "noif" on, the self-interaction is made harmless by the softening
- * instead of a branch: dx = 0 gives 0 * finite. With eps = 0 that would be
- * 0 * inf, so those rungs use eps^2 >= 1e-12 (a softening of 1e-6 length
- * units, far below any scale the scenes resolve). */
-#define NOIF_EPS2_MIN 1e-12f
+/* Every launcher computes with eps^2 >= EPS2_MIN (a softening of 1e-6 length
+ * units, far below any scale the scenes resolve). That floor is what makes a
+ * pair at zero separation contribute nothing, as sim.h defines for eps = 0:
+ * dx = dy = dz = 0 times a finite m/r^3 (at most m * 1e18, finite for any
+ * mass below 3e20) is exactly 0, where eps = 0 would give 0 * inf = NaN.
+ * The same product is how the rungs from "noif" on drop the self-interaction
+ * without a branch; the rungs before it keep their if (i != j) and need the
+ * floor only for distinct bodies that coincide. Cost: one fmaxf on the host
+ * per launch, no instruction in any kernel. Where eps^2 < EPS2_MIN (eps = 0)
+ * the floor weakens a pair at distance r by a relative 1.5e-12 / r^2
+ * (r = 1e-3: 1.5e-6). */
+#define EPS2_MIN 1e-12f
+
+/* The softening squared a kernel computes with (see EPS2_MIN). */
+static float eps2_floor(float eps2) {
+    return fmaxf(eps2, EPS2_MIN);
+}
 
 static int div_up(int a, int b) {
     return (a + b - 1) / b;
@@ -57,7 +71,8 @@ __global__ void forces_naive_kernel(int n, const float4 *pos, float4 *acc, float
 }
 
 static void forces_naive(const force_args *a, cudaStream_t stream) {
-    forces_naive_kernel<<<div_up(a->n, a->p), a->p, 0, stream>>>(a->n, a->pos, a->acc, a->eps2);
+    forces_naive_kernel<<<div_up(a->n, a->p), a->p, 0, stream>>>(a->n, a->pos, a->acc,
+                                                                 eps2_floor(a->eps2));
     CUDA_CHECK_LAUNCH();
 }
 
@@ -88,7 +103,7 @@ __global__ void forces_soa_kernel(int n, const float *x, const float *y, const f
 
 static void forces_soa(const force_args *a, cudaStream_t stream) {
     forces_soa_kernel<<<div_up(a->n, a->p), a->p, 0, stream>>>(a->n, a->x, a->y, a->z, a->m, a->acc,
-                                                               a->eps2);
+                                                               eps2_floor(a->eps2));
     CUDA_CHECK_LAUNCH();
 }
 
@@ -119,7 +134,7 @@ __global__ void forces_rsqrt_kernel(int n, const float *x, const float *y, const
 
 static void forces_rsqrt(const force_args *a, cudaStream_t stream) {
     forces_rsqrt_kernel<<<div_up(a->n, a->p), a->p, 0, stream>>>(a->n, a->x, a->y, a->z, a->m,
-                                                                 a->acc, a->eps2);
+                                                                 a->acc, eps2_floor(a->eps2));
     CUDA_CHECK_LAUNCH();
 }
 
@@ -225,7 +240,9 @@ __global__ void forces_tiled_kernel(force_args a) {
 }
 
 static void forces_tiled(const force_args *a, cudaStream_t stream) {
-    forces_tiled_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(*a);
+    force_args b = *a;
+    b.eps2 = eps2_floor(a->eps2);
+    forces_tiled_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(b);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -261,14 +278,16 @@ __global__ void forces_unrolled_kernel(force_args a) {
 }
 
 static void forces_unrolled(const force_args *a, cudaStream_t stream) {
-    forces_unrolled_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(*a);
+    force_args b = *a;
+    b.eps2 = eps2_floor(a->eps2);
+    forces_unrolled_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(b);
     CUDA_CHECK_LAUNCH();
 }
 
 /* ======================================================================== */
-/* Rung 6 - noif: the softening keeps the self-term finite (dx = 0, so it
- * adds 0) and padding bodies have no mass, so the branch goes and the
- * unrolled loop is straight-line code. */
+/* Rung 6 - noif: the softening (at least EPS2_MIN) keeps the self-term
+ * finite (dx = 0, so it adds 0) and padding bodies have no mass, so the
+ * branch goes and the unrolled loop is straight-line code. */
 
 __global__ void forces_noif_kernel(force_args a) {
     extern __shared__ float smem[];
@@ -297,7 +316,7 @@ __global__ void forces_noif_kernel(force_args a) {
 
 static void forces_noif(const force_args *a, cudaStream_t stream) {
     force_args b = *a;
-    b.eps2 = fmaxf(a->eps2, NOIF_EPS2_MIN);
+    b.eps2 = eps2_floor(a->eps2);
     forces_noif_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(b);
     CUDA_CHECK_LAUNCH();
 }
@@ -335,7 +354,7 @@ __global__ void forces_fma_kernel(force_args a) {
 
 static void forces_fma(const force_args *a, cudaStream_t stream) {
     force_args b = *a;
-    b.eps2 = fmaxf(a->eps2, NOIF_EPS2_MIN);
+    b.eps2 = eps2_floor(a->eps2);
     forces_fma_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(b);
     CUDA_CHECK_LAUNCH();
 }
@@ -346,7 +365,8 @@ static void forces_fma(const force_args *a, cudaStream_t stream) {
  * scalings around MUFU.RSQ; the PTX instruction rsqrt.approx.ftz.f32 is
  * MUFU.RSQ by itself. (The lecture got this with -use_fast_math / -ftz=true
  * for the whole file; a per-kernel intrinsic keeps the other rungs as they
- * were.) r^2 >= 1e-12 here, so no input is ever denormal anyway. */
+ * were.) The input is r^2 + eps^2 >= EPS2_MIN = 1e-12, so it is never
+ * denormal anyway. */
 
 static __device__ __forceinline__ float rsqrt_ftz(float x) {
     float y;
@@ -381,7 +401,7 @@ __global__ void forces_fast_kernel(force_args a) {
 
 static void forces_fast(const force_args *a, cudaStream_t stream) {
     force_args b = *a;
-    b.eps2 = fmaxf(a->eps2, NOIF_EPS2_MIN);
+    b.eps2 = eps2_floor(a->eps2);
     forces_fast_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(b);
     CUDA_CHECK_LAUNCH();
 }
@@ -407,13 +427,8 @@ static void forces_fast(const force_args *a, cudaStream_t stream) {
  * q blocks per SM, p threads each, splits the task list into equal
  * contiguous ranges, one per warp. Padding bodies past N have no mass. */
 
-#define BEST_B 4 /* i bodies per lane */
+#define BEST_B SIM_PAIRMAP_B /* i bodies per lane; the task arithmetic is in sim_pairmap.h */
 #define FULL_WARP 0xffffffffu
-
-/* Tasks before group g: its predecessors each have 1 + C - (g'+1) B. */
-static __device__ long long best_prefix(long long g, long long chunks) {
-    return g * (1 + chunks) - (long long)BEST_B * g * (g + 1) / 2;
-}
 
 struct best_i {
     float x[BEST_B], y[BEST_B], z[BEST_B], m[BEST_B];
@@ -494,30 +509,24 @@ __global__ void forces_best_kernel(force_args a) {
     extern __shared__ float4 best_smem[];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
     float4 *slots = best_smem + warp * 64;
-    const long long chunks = (a.n + 31) / 32, groups = (chunks + BEST_B - 1) / BEST_B;
-    const long long tasks = best_prefix(groups - 1, chunks) + 1; /* the last group: intra only */
+    const long long chunks = sim_pairmap_chunks(a.n), groups = sim_pairmap_groups(chunks);
+    const long long tasks = sim_pairmap_tasks(chunks);
     const long long w = (long long)blockIdx.x * warps + warp, all = (long long)gridDim.x * warps;
-    const long long first = tasks * w / all, last = tasks * (w + 1) / all;
+    long long first, last;
+    sim_pairmap_range(tasks, w, all, &first, &last);
     const float eps2 = a.eps2;
     best_i I;
     long long g = -1;
     for (long long t = first; t < last; t++) {
-        if (g < 0 || (g + 1 < groups && t >= best_prefix(g + 1, chunks))) {
+        const long long tg = sim_pairmap_group(t, g, groups, chunks);
+        if (tg != g) {
             if (g >= 0) best_flush_i(a, g, lane, I);
-            long long lo = g < 0 ? 0 : g + 1, hi = groups - 1;
-            while (lo < hi) { /* the last group with best_prefix(group) <= t */
-                const long long mid = (lo + hi + 1) / 2;
-                if (best_prefix(mid, chunks) <= t)
-                    lo = mid;
-                else
-                    hi = mid - 1;
-            }
-            g = lo;
+            g = tg;
             best_load_i(a, g, lane, I);
         }
-        const long long o = t - best_prefix(g, chunks);
+        const long long o = t - sim_pairmap_prefix(g, chunks);
         if (o > 0) { /* a later chunk: all 32 x 32 x BEST_B pairs */
-            const long long c = (g + 1) * BEST_B + (o - 1);
+            const long long c = sim_pairmap_later_chunk(g, o);
             const float4 *q = best_load_j(a, slots, c, lane);
             float bx = 0.0f, by = 0.0f, bz = 0.0f;
 #pragma unroll 8
@@ -536,12 +545,9 @@ __global__ void forces_best_kernel(force_args a) {
 #pragma unroll 1
                 for (int s = 0; s < 32; s++) {
                     const float4 pj = q[s];
-                    /* Within one chunk each pair once: offsets 1..15 on every lane, 16 on
-                     * half of them (the other half would repeat those pairs), 0 is self. */
-                    const float half = (s >= 1 && s <= 15) || (s == 16 && lane < 16) ? 1.0f : 0.0f;
 #pragma unroll
                     for (int k = 0; k < BEST_B; k++) {
-                        const float f = k < r ? 1.0f : k == r ? half : 0.0f;
+                        const float f = sim_pairmap_intra_weight(k, r, s, lane); /* 1 or 0 */
                         best_pair(pj, I, k, eps2, f, bx, by, bz);
                     }
                     best_rotate(lane, bx, by, bz);
@@ -555,7 +561,7 @@ __global__ void forces_best_kernel(force_args a) {
 
 static void forces_best(const force_args *a, cudaStream_t stream) {
     force_args b = *a;
-    b.eps2 = fmaxf(a->eps2, NOIF_EPS2_MIN);
+    b.eps2 = eps2_floor(a->eps2);
     CUDA_CHECK(cudaMemsetAsync(a->acc, 0, sizeof(float4) * a->n, stream)); /* sums by atomics */
     const size_t smem = sizeof(float4) * 64 * (a->p / 32);
     forces_best_kernel<<<a->q * a->sm_count, a->p, smem, stream>>>(b);
@@ -657,10 +663,18 @@ __global__ void forces_fp64_kernel(force_args a) {
 
 static void forces_fp64(const force_args *a, cudaStream_t stream) {
     force_args b = *a;
-    b.eps2_64 = fmax(a->eps2_64, (double)NOIF_EPS2_MIN);
+    b.eps2_64 = fmax(a->eps2_64, (double)EPS2_MIN);
     const size_t smem = sizeof(double4a) * a->p * a->q;
     forces_fp64_kernel<<<div_up(a->n, a->p * FP64_B), dim3(a->p, a->q), smem, stream>>>(b);
     CUDA_CHECK_LAUNCH();
+}
+
+/* ======================================================================== */
+/* Beyond the ladder - tree: Barnes-Hut octree rebuilt every evaluation and
+ * walked by groups of p bodies (sim_tree.cu). */
+
+static void forces_tree(const force_args *a, cudaStream_t stream) {
+    sim_tree_forces(a->tree, a->n, a->pos, a->acc, a->eps2, a->theta, a->p, stream);
 }
 
 /* ======================================================================== */
@@ -672,6 +686,7 @@ static const char P_BEST[] = "threads per block (whole warps); a warp holds 128 
 static const char Q_BEST[] = "blocks per SM (a persistent grid walks the triangle of pairs)";
 static const char P_FP64[] = "threads per block row, 2 bodies each; tile = p*q bodies";
 static const char Q_ROWS[] = "threads sharing one body's loop (rows of the block)";
+static const char P_GROUP[] = "bodies per walk group sharing one interaction list (32, 64, 128)";
 
 static constexpr variant_entry variants[] = {
     {SIM_VARIANT_DEFAULT, {}, nullptr, false, BLOCK_THREADS, 1, 0, nullptr},
@@ -762,6 +777,15 @@ static constexpr variant_entry variants[] = {
      FP64_B,
      32,
      forces_fp64_kernel},
+    {SIM_VARIANT_TREE,
+     {"tree", "Barnes-Hut octree rebuilt every step, quadrupoles, O(N log N)", P_GROUP, nullptr,
+      false},
+     forces_tree,
+     false,
+     BLOCK_GROUPS,
+     1,
+     0,
+     nullptr},
 };
 
 constexpr bool table_matches_enum() {
@@ -866,10 +890,22 @@ static sim_block clamp_warps(const variant_entry *e, int p, int q, const sim_dev
     return b;
 }
 
+/* The tree walk: one warp per group of 32, 64 or 128 bodies (1, 2 or 4 per
+ * lane); other p round down to one of those (up to 32). q is unused. */
+static sim_block clamp_groups(int p, int q) {
+    sim_block b = {p > 0 ? p : SIM_TREE_GROUP_AUTO, 1, false, ""};
+    const int want = b.p;
+    b.p = want >= 128 ? 128 : want >= 64 ? 64 : 32;
+    if (b.p != want) note(&b, "p (group size) is 32, 64 or 128 bodies");
+    if (q > 1) note(&b, "the tree variant has no q: q = 1");
+    return b;
+}
+
 extern "C" sim_block sim_kernels_clamp(sim_variant v, int p, int q, int n,
                                        const sim_device_limits *lim) {
     const variant_entry *e = kernels_entry(v);
     if (e->rule == BLOCK_WARPS) return clamp_warps(e, p, q, lim);
+    if (e->rule == BLOCK_GROUPS) return clamp_groups(p, q);
     const int max_threads = kernel_max_threads(e, lim);
     sim_block b = {p, q, false, ""};
     if (e->rule == BLOCK_THREADS) {

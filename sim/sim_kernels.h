@@ -32,10 +32,12 @@ struct force_args {
     float4 *acc;                /* out: ax, ay, az, unused */
     const double4a *pos64;      /* fp64 state */
     double4a *acc64;
-    float eps2; /* softening squared */
+    float eps2; /* softening squared (launchers raise it to EPS2_MIN, sim_kernels.cu) */
     double eps2_64;
     int p, q;     /* block shape, already clamped */
     int sm_count; /* multiprocessors of the device (persistent grids) */
+    struct sim_tree *tree; /* variant tree: its state (sim_tree.h); p = the walk's group size */
+    float theta;           /* variant tree: opening angle */
 };
 
 /* How a variant reads p and q. */
@@ -43,6 +45,7 @@ enum block_rule {
     BLOCK_THREADS,  /* p = threads per block, one body each; q unused */
     BLOCK_PQ_TILES, /* block of p x q threads: p columns of bodies, q rows share their loops */
     BLOCK_WARPS,    /* p threads per block (whole warps), q blocks per SM, persistent */
+    BLOCK_GROUPS,   /* p = bodies per walk group (32, 64 or 128; one warp each); q unused */
 };
 
 struct variant_entry {

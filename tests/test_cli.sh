@@ -1,93 +1,305 @@
 #!/usr/bin/env bash
-# test_cli.sh - every bad input: non-zero exit, one message plus a hint,
-# and no file left behind (not even a temporary one).
+# test_cli.sh - every flag's bad values are refused the same way, and every
+# flag --help lists has its bad values tried here.
 #
 #   test_cli.sh NBODY CUDA_AVAILABLE
+#
+# A refused value: exit status 2, a line starting "nbody: " that names the
+# flag and quotes the user's own text of the value, then a "hint: " line, and
+# no file left behind (--screenshot, --dump, --status-json, --json are all
+# pointed into a scratch folder that must stay empty). Each numeric flag is
+# tried with NaN, inf, -inf, overflow (1e39 past float, 1e400 past double),
+# underflow (1e-400 always, 1e-50 where the range excludes it), just outside
+# its range on both sides, empty (--flag= and --flag ''), trailing junk and,
+# where negatives are not allowed, -1; whole-number flags also with 1.5 and
+# a value past 64 bits. Enum flags: an unknown name and empty. Switches:
+# =1. Output files: empty, in a missing folder, a folder (non-zero exit,
+# "nbody:" and "hint:", nothing written). Both ends of each range must be
+# accepted, checked at parse time: "--flag VALUE --help" parses VALUE, then
+# prints help and exits 0 without running; this needs flags parsed in
+# order, which "--dt -1 --help" (must exit 2) checks first.
+#
+# The flag list comes from `nbody --help`: a flag there that the table below
+# does not describe fails the test, so a new flag needs its bad values here.
 set -u
 nbody=$1
 cuda_available=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
+checks=0
+# A refused run must end at once; one that was wrongly accepted runs a tiny
+# scene, and this limit stops anything that would run long instead.
+limit=20
+
+fail() {
+    echo "FAIL $*"
+    failures=$((failures + 1))
+}
+
+# leftovers: files in $tmp other than the captured output and the fixtures.
+leftovers() {
+    find "$tmp" -mindepth 1 -not -name '.stdout' -not -name '.stderr' -not -name 'adir' \
+        -not -name 'fixtures' -not -path "$tmp/fixtures/*"
+}
 
 # expect_refusal DESCRIPTION ARGS... : exits non-zero, says nbody: and hint:,
 # writes nothing into $tmp.
 expect_refusal() {
     local what=$1
     shift
-    "$nbody" "$@" >"$tmp/.stdout" 2>"$tmp/.stderr"
+    checks=$((checks + 1))
+    timeout "$limit" "$nbody" "$@" >"$tmp/.stdout" 2>"$tmp/.stderr"
     local rc=$?
     local left
-    left=$(find "$tmp" -mindepth 1 -not -name '.stdout' -not -name '.stderr' -not -name 'adir')
+    left=$(leftovers)
     if [ "$rc" -eq 0 ]; then
-        echo "FAIL ($what): exit 0 for: $*"; failures=$((failures + 1))
+        fail "($what): exit 0 for: $*"
     elif ! grep -q '^nbody: ' "$tmp/.stderr" || ! grep -q '^hint: ' "$tmp/.stderr"; then
-        echo "FAIL ($what): no 'nbody:' + 'hint:' lines for: $*"; cat "$tmp/.stderr"
-        failures=$((failures + 1))
+        fail "($what): no 'nbody:' + 'hint:' lines for: $*"; cat "$tmp/.stderr"
     elif [ -n "$left" ]; then
-        echo "FAIL ($what): left files behind: $left"; failures=$((failures + 1))
+        fail "($what): left files behind: $left"
     else
         echo "ok   ($what): exit $rc: $(head -n 1 "$tmp/.stderr")"
     fi
+    rm -rf "$tmp/out.png" "$tmp/out.csv" "$tmp/s.json" "$tmp/b.json" "$tmp/b.png"
 }
 
-out=(--headless --frames 2 --screenshot "$tmp/out.png" --dump "$tmp/out.csv")
-mkdir -p "$tmp/adir"
-expect_refusal "unknown flag" --bogus "${out[@]}"
-expect_refusal "bare word" plummer "${out[@]}"
-expect_refusal "N = 0" --n 0 "${out[@]}"
-expect_refusal "N < 0" --n -5 "${out[@]}"
-expect_refusal "N not a number" --n 12abc "${out[@]}"
-expect_refusal "N past int" --n 99999999999 "${out[@]}"
-expect_refusal "negative softening" --softening -0.1 "${out[@]}"
-expect_refusal "damping 0" --damping 0 "${out[@]}"
-expect_refusal "damping > 1" --damping 1.5 "${out[@]}"
-expect_refusal "dt 0" --dt 0 "${out[@]}"
-expect_refusal "unknown scene" --ic cube "${out[@]}"
-expect_refusal "unknown backend" --backend tpu "${out[@]}"
-expect_refusal "unknown variant" --variant warp9 "${out[@]}"
-expect_refusal "p too large" --p 4096 "${out[@]}"
-expect_refusal "missing value" "${out[@]}" --frames
-expect_refusal "unwritable screenshot" --headless --frames 1 --screenshot /nonexistent/dir/x.png
-expect_refusal "unwritable dump" --headless --frames 1 --dump /nonexistent/dir/x.csv
-expect_refusal "screenshot is a folder" --headless --frames 1 --screenshot "$tmp/adir"
-expect_refusal "N beyond host memory" --backend cpu --n 2000000000 "${out[@]}"
-expect_refusal "status-every 0" --status-json "$tmp/s.json" --status-every 0 "${out[@]}"
-expect_refusal "status-every alone" --status-every 5 "${out[@]}"
-scripts=$(mktemp -d)
-printf '10 K\n20 Hyper+Q\n' >"$scripts/bad.txt"
-expect_refusal "unknown key in a script" --script "$scripts/bad.txt" "${out[@]}"
-printf '10 K\nK 20\n' >"$scripts/swapped.txt"
-expect_refusal "script line out of order" --script "$scripts/swapped.txt" "${out[@]}"
-expect_refusal "missing script" --script "$scripts/none.txt" "${out[@]}"
-rm -rf "$scripts"
+# The arguments of a small, quick run that writes every output file into
+# $tmp, leaving out the flag under test (so that flag's value is the only
+# one given). "bench" is a --benchmark run for the benchmark's own flags.
+context() { # context run|bench FLAG
+    local kind=$1 skip=$2 args
+    if [ "$kind" = bench ]; then
+        args=(--benchmark --backend cpu --n 8 --steps 1 --json "$tmp/b.json")
+    else
+        args=(--headless --backend cpu --n 8 --frames 1 --width 16 --height 16
+              --screenshot "$tmp/out.png" --dump "$tmp/out.csv" --status-json "$tmp/s.json")
+    fi
+    local i
+    ctx=()
+    for ((i = 0; i < ${#args[@]}; i++)); do
+        if [ "${args[i]}" = "--$skip" ]; then
+            case ${args[i + 1]:-} in --*|'') ;; *) i=$((i + 1)) ;; esac
+            continue
+        fi
+        ctx+=("${args[i]}")
+    done
+}
+
+# expect_bad_value KIND FLAG VALUE [eq]: the shape of a refused value (exit 2,
+# "nbody: " line naming the flag and quoting VALUE, then "hint: ", no files).
+# With eq the value is given as --FLAG=VALUE, else as two arguments.
+expect_bad_value() {
+    local kind=$1 flag=$2 value=$3 form=${4:-}
+    context "$kind" "$flag"
+    local arg=("--$flag" "$value")
+    [ "$form" = eq ] && arg=("--$flag=$value")
+    checks=$((checks + 1))
+    timeout "$limit" "$nbody" "${ctx[@]}" "${arg[@]}" >"$tmp/.stdout" 2>"$tmp/.stderr"
+    local rc=$?
+    local left shown
+    left=$(leftovers)
+    shown=$(printf '%s ' "${arg[@]}")
+    # The first "nbody: " line that names the flag (with or without --, as a
+    # whole word) and contains the value's text, and a "hint: " line after it.
+    local line
+    line=$(awk -v flag="$flag" -v value="$value" '
+        /^nbody: / && !found && (value == "" || index($0, value)) &&
+            (index($0, "--" flag) || match($0, "(^|[^-[:alnum:]])" flag "([^-[:alnum:]]|$)")) {
+            found = NR; text = $0 }
+        /^hint: / && found && NR > found { print text; exit }' "$tmp/.stderr")
+    if [ "$rc" -ne 2 ]; then
+        fail "(${shown% }): exit $rc, expected 2"; head -n 3 "$tmp/.stderr"
+    elif [ -z "$line" ]; then
+        fail "(${shown% }): no 'nbody:' line naming --$flag with '$value', then 'hint:'"
+        cat "$tmp/.stderr"
+    elif [ -n "$left" ]; then
+        fail "(${shown% }): left files behind: $left"
+    else
+        echo "ok   (${shown% }): $line"
+    fi
+    rm -rf "$tmp/out.png" "$tmp/out.csv" "$tmp/s.json" "$tmp/b.json" "$tmp/b.png"
+}
+
+# A parse-time acceptance check: "--FLAG VALUE --help" exits 0 when VALUE is
+# accepted (help comes after it), 2 when refused. First make sure the parser
+# reads flags in order, so that a refused value before --help still fails.
+if "$nbody" --dt -1 --help >/dev/null 2>&1; then
+    fail "(--dt -1 --help): exit 0: --help is handled before the flags before it," \
+        "so the range ends cannot be checked at parse time"
+    parse_order=false
+else
+    parse_order=true
+fi
+expect_accepted() { # FLAG VALUE
+    $parse_order || return 0
+    checks=$((checks + 1))
+    if "$nbody" "--$1" "$2" --help >/dev/null 2>"$tmp/.stderr"; then
+        echo "ok   (--$1 $2 accepted)"
+    else
+        fail "(--$1 $2): refused, but it is inside the range"; cat "$tmp/.stderr"
+    fi
+}
+
+# The table: every flag with a value, and every switch.
+#   name  kind  context  lowest highest  just-below just-above
+# kind: int, real (checked as a double), enum (a good name), file (output),
+# input (a file read), switch. A range "lo hi" is inclusive.
+table='
+n                int    run   1      2147483647           0         2147483648
+p                int    run   1      1024                 0         1025
+q                int    run   1      1024                 0         1025
+steps-per-frame  int    run   1      100000               0         100001
+frames           int    run   1      2147483647           0         2147483648
+width            int    run   16     16384                15        16385
+height           int    run   16     16384                15        16385
+seed             int    run   0      18446744073709551615 -1        18446744073709551616
+status-every     int    run   1      2147483647           0         2147483648
+steps            int    bench 1      1000000              0         1000001
+dt               real   run   1e-6   10                   9.99e-7   10.01
+softening        real   run   1e-6   100                  9.99e-7   100.1
+damping          real   run   0.5    1                    0.499     1.001
+theta            real   run   0.05   1                    0.0499    1.001
+mass-ratio       real   run   0.01   100                  0.00999   100.1
+pericenter       real   run   0.001  100000               0.000999  100001
+separation       real   run   0.001  100000               0.000999  100001
+eccentricity     real   run   0.001  10                   0.000999  10.01
+incl1            real   run   -360   360                  -360.1    360.1
+incl2            real   run   -360   360                  -360.1    360.1
+disk-temperature real   run   0.1    10                   0.0999    10.01
+hud-scale        real   run   0.25   8                    0.249     8.01
+ic               enum   run   cube
+backend          enum   run   tpu
+variant          enum   run   warp9
+preset           enum   run   nowhere-galaxy
+screenshot       file   run
+dump             file   run
+status-json      file   run
+json             file   bench
+plot             file   bench
+script           input  run
+headless         switch run
+host-copy        switch run
+no-vsync         switch run
+retrograde       switch run
+no-hud           switch run
+benchmark        switch run
+frame            switch bench
+help             switch run
+'
+
+mkdir -p "$tmp/adir" "$tmp/fixtures"
+help_flags=$("$nbody" --help | sed -n 's/^  --\([a-z0-9][a-z0-9-]*\).*/\1/p')
+[ -n "$help_flags" ] || fail "(--help): lists no flags"
+for f in $help_flags; do
+    grep -q "^$f " <<<"$table" || fail "(--$f): listed by --help but has no bad-value tests here"
+done
+
+while read -r name kind ctxkind lo hi below above; do
+    [ -n "${name:-}" ] || continue
+    if ! grep -qx -- "$name" <<<"$help_flags"; then
+        echo "note (--$name): not in --help, not tried"
+        continue
+    fi
+    case $kind in
+    int | real)
+        bad=(nan NaN inf -inf 1e39 1e400 1e-400 "$below" "$above" "${hi}x" 0.5x)
+        # 1e-50 is a legal double inside [-360, 360]; only where the range
+        # excludes it is it an underflow to refuse.
+        awk -v lo="$lo" 'BEGIN { exit !(lo > 1e-50) }' && bad+=(1e-50)
+        [ "$kind" = int ] && bad+=(1.5 99999999999999999999)
+        case $lo in -*) ;; *) bad+=(-1) ;; esac
+        [ "$name" = seed ] && bad+=(" -1")     # strtoull would wrap this to 2^64-1
+        [ "$name" = softening ] && bad+=(1e-7) # between 0 and the smallest length
+        [ "$name" = p ] || [ "$name" = q ] && bad+=(autox)
+        for v in "${bad[@]}"; do expect_bad_value "$ctxkind" "$name" "$v"; done
+        expect_bad_value "$ctxkind" "$name" "" eq
+        expect_bad_value "$ctxkind" "$name" ""
+        expect_accepted "$name" "$lo"
+        expect_accepted "$name" "$hi"
+        [ "$name" = softening ] && expect_accepted softening 0
+        [ "$name" = p ] || [ "$name" = q ] && expect_accepted "$name" auto
+        ;;
+    enum)
+        expect_bad_value "$ctxkind" "$name" "$lo"
+        expect_bad_value "$ctxkind" "$name" "" eq
+        expect_bad_value "$ctxkind" "$name" ""
+        ;;
+    file)
+        context "$ctxkind" "$name"
+        expect_refusal "--$name= empty" "${ctx[@]}" "--$name="
+        expect_refusal "--$name '' empty" "${ctx[@]}" "--$name" ""
+        expect_refusal "--$name in a missing folder" "${ctx[@]}" "--$name" /nonexistent/dir/x
+        expect_refusal "--$name is a folder" "${ctx[@]}" "--$name" "$tmp/adir"
+        ;;
+    input)
+        context "$ctxkind" "$name"
+        expect_refusal "--$name= empty" "${ctx[@]}" "--$name="
+        expect_refusal "--$name missing" "${ctx[@]}" "--$name" "$tmp/fixtures/none.txt"
+        ;;
+    switch)
+        context "$ctxkind" "$name"
+        checks=$((checks + 1))
+        timeout "$limit" "$nbody" "${ctx[@]}" "--$name=1" >"$tmp/.stdout" 2>"$tmp/.stderr"
+        rc=$?
+        if [ "$rc" -ne 2 ] || ! grep -q "^nbody: .*$name" "$tmp/.stderr" ||
+           ! grep -q '^hint: ' "$tmp/.stderr" || [ -n "$(leftovers)" ]; then
+            fail "(--$name=1): exit $rc, expected 2 with 'nbody: ...$name' and 'hint:'"
+            head -n 3 "$tmp/.stderr"
+        else
+            echo "ok   (--$name=1): $(head -n 1 "$tmp/.stderr")"
+        fi
+        rm -rf "$tmp/out.png" "$tmp/out.csv" "$tmp/s.json" "$tmp/b.json" "$tmp/b.png"
+        ;;
+    *) fail "(table): unknown kind $kind for --$name" ;;
+    esac
+done <<<"$table"
+
+# Refusals that are not about one value.
+out=(--headless --n 8 --frames 1 --width 16 --height 16 --screenshot "$tmp/out.png"
+     --dump "$tmp/out.csv" --status-json "$tmp/s.json")
+expect_refusal "unknown flag" --bogus "${out[@]}" --backend cpu
+expect_refusal "bare word" plummer "${out[@]}" --backend cpu
+expect_refusal "missing value" "${out[@]}" --backend cpu --frames
+expect_refusal "N beyond host memory" "${out[@]}" --backend cpu --n 2000000000
+expect_refusal "status-every alone" --headless --backend cpu --n 8 --frames 1 --status-every 5
+expect_refusal "benchmark flag without --benchmark" "${out[@]}" --backend cpu --steps 5
+expect_refusal "list without --benchmark" "${out[@]}" --backend cpu --n 8,16
+printf '10 K\n20 Hyper+Q\n' >"$tmp/fixtures/bad.txt"
+expect_refusal "unknown key in a script" --script "$tmp/fixtures/bad.txt" "${out[@]}" --backend cpu
+printf '10 K\nK 20\n' >"$tmp/fixtures/swapped.txt"
+expect_refusal "script line out of order" --script "$tmp/fixtures/swapped.txt" "${out[@]}" \
+    --backend cpu
 if "$cuda_available" >/dev/null; then
-    expect_refusal "N beyond GPU memory" --backend cuda --n 2000000000 "${out[@]}"
+    expect_refusal "N beyond GPU memory" "${out[@]}" --backend cuda --n 2000000000
 else
     echo "skip (N beyond GPU memory): no CUDA device"
-    expect_refusal "CUDA asked, none there" --backend cuda "${out[@]}"
+    expect_refusal "CUDA asked, none there" "${out[@]}" --backend cuda
 fi
 
-# And a good run writes both files, complete. It opens a GL context: see
+# And a good run writes all three files, complete. It opens a GL context: see
 # tests/CMakeLists.txt on leak checks of GL-driving runs.
-ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" "$nbody" --backend cpu --n 100 --headless --frames 2 --width 64 --height 48 \
-    --dump "$tmp/ok.csv" --screenshot "$tmp/ok.png" >/dev/null 2>"$tmp/.stderr"
+ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" "$nbody" --backend cpu --n 100 --headless \
+    --frames 2 --width 64 --height 48 --dump "$tmp/ok.csv" --screenshot "$tmp/ok.png" \
+    --status-json "$tmp/ok.json" >/dev/null 2>"$tmp/.stderr"
 rc=$?
-if [ $rc -ne 0 ] || [ "$(head -n 1 "$tmp/ok.csv")" != "x,y,z,vx,vy,vz,m" ] ||
-   [ "$(wc -l <"$tmp/ok.csv")" -ne 101 ] || [ ! -s "$tmp/ok.png" ]; then
-    echo "FAIL (good run): rc=$rc"; cat "$tmp/.stderr"; failures=$((failures + 1))
+if [ $rc -ne 0 ] || [ "$(head -n 1 "$tmp/ok.csv")" != "x,y,z,vx,vy,vz,m,ax,ay,az" ] ||
+   [ "$(wc -l <"$tmp/ok.csv")" -ne 101 ] || [ ! -s "$tmp/ok.png" ] ||
+   ! grep -q '"frame": 2' "$tmp/ok.json"; then
+    fail "(good run): rc=$rc"; cat "$tmp/.stderr"
 else
-    echo "ok   (good run): header, 100 rows, PNG written"
+    echo "ok   (good run): header, 100 rows, PNG and status written"
 fi
-"$nbody" --help | grep -q -- '--steps-per-frame' || { echo "FAIL: --help"; failures=$((failures + 1)); }
+rm -f "$tmp/ok.csv" "$tmp/ok.png" "$tmp/ok.json"
 # The lecture tour shipped in assets/ parses and runs.
 tour=$(dirname "$0")/../assets/tours/lecture-ladder.txt
 if ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" "$nbody" --backend cpu --n 64 --headless \
     --frames 2 --width 64 --height 48 --script "$tour" >/dev/null 2>"$tmp/.stderr"; then
     echo "ok   (lecture tour parses)"
 else
-    echo "FAIL (lecture tour)"; cat "$tmp/.stderr"; failures=$((failures + 1))
+    fail "(lecture tour)"; cat "$tmp/.stderr"
 fi
 
-echo "test_cli: $failures failure(s)"
+echo "test_cli: $checks refusal/acceptance checks, $failures failure(s)"
 [ "$failures" -eq 0 ]

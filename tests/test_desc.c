@@ -14,7 +14,9 @@ int main(void) {
     CHECK(d.ic == SIM_IC_PLUMMER, "ic %d", d.ic);
     CHECK(d.seed == 0, "seed %llu", (unsigned long long)d.seed);
     CHECK(d.dt == 1.0f / 128.0f, "dt %g", d.dt);
-    CHECK(d.softening == 0.05f, "softening %g", d.softening);
+    /* Softening 0 is legal (none), so zero is not "default" here: it stays 0. */
+    CHECK(d.softening == 0.0f, "softening %g", d.softening);
+    CHECK(d.theta == SIM_THETA_DEFAULT, "theta %g", d.theta);
     CHECK(d.damping == 1.0f, "damping %g", d.damping);
     CHECK(d.backend == SIM_BACKEND_DEFAULT, "backend stays DEFAULT until create: %d", d.backend);
     CHECK(d.variant == sim_variant_resolve(SIM_VARIANT_DEFAULT), "variant %d", d.variant);
@@ -73,6 +75,9 @@ int main(void) {
     const sim_desc bad[] = {
         {.body_count = -1}, {.dt = -1},         {.softening = -0.1f},
         {.damping = 1.5f},  {.damping = -0.5f}, {.ic = SIM_IC_COUNT},
+        {.dt = 1e-9f},      {.dt = 11},         {.softening = 1e-9f},
+        {.theta = 1.5f},    {.theta = -1},      {.damping = 0.4f},
+        {.p = 2000},        {.q = -3},          {.merger = {.mass_ratio = 1000}},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         sim_desc b = bad[i];
@@ -83,5 +88,32 @@ int main(void) {
         CHECK(err.message[0] && err.hint[0], "bad desc %zu: message and hint", i);
         sim_destroy(x);
     }
+
+    /* One range per knob: sim_knob_check takes the bounds and refuses what is
+     * beyond them, not finite, or not whole where it must be, with a hint that
+     * names the range. */
+    for (int k = 0; k < SIM_KNOB_COUNT; k++) {
+        const sim_knob_info *info = sim_knob_get((sim_knob)k);
+        sim_error err = {0};
+        CHECK(info->name && info->what && info->min <= info->max, "knob %d described", k);
+        CHECK(sim_knob_check((sim_knob)k, info->min, NULL), "%s: min %g", info->name, info->min);
+        CHECK(sim_knob_check((sim_knob)k, info->max, NULL), "%s: max %g", info->name, info->max);
+        const double below = info->min - fmax(1.0, fabs(info->min)) * 1e-3;
+        const double above = info->max + fmax(1.0, fabs(info->max)) * 1e-3;
+        CHECK(!sim_knob_check((sim_knob)k, above, &err) && strstr(err.hint, info->name),
+              "%s: %g refused (%s)", info->name, above, err.hint);
+        const bool zero_in_range = info->min <= 0 && 0 <= info->max;
+        CHECK(sim_knob_check((sim_knob)k, 0, NULL) == (info->zero_ok || zero_in_range),
+              "%s: zero accepted exactly when documented", info->name);
+        if (!(below <= 0 && info->zero_ok)) {
+            CHECK(!sim_knob_check((sim_knob)k, below, NULL), "%s: %g refused", info->name, below);
+        }
+        CHECK(!sim_knob_check((sim_knob)k, NAN, NULL), "%s: NaN refused", info->name);
+        CHECK(!sim_knob_check((sim_knob)k, INFINITY, NULL), "%s: inf refused", info->name);
+    }
+    CHECK(sim_knob_check(SIM_KNOB_SOFTENING, 0, NULL), "softening 0 is legal");
+    CHECK(!sim_knob_check(SIM_KNOB_DT, 0, NULL), "dt 0 is not");
+    CHECK(!sim_knob_check(SIM_KNOB_BODY_COUNT, 2.5, NULL), "N must be whole");
+    CHECK(!sim_knob_check(SIM_KNOB_SOFTENING, 1e-46, NULL), "a softening below its range");
     return test_exit("test_desc");
 }

@@ -1,13 +1,36 @@
-/* test_gpu.c - every CUDA variant against the double-precision CPU
+/* test_gpu.c - every all-pairs CUDA variant against the double-precision CPU
  * reference. Needs a CUDA device: exits 77 (skipped) where there is none.
+ * (The tree variant approximates the forces on purpose; tests/test_tree_gpu.c
+ * tests it.)
  *
- * For each N in {1, 2, 31, 1000, 4097, 16384} (none a multiple of a block
- * size except 16384, which is one of all of them), random unequal masses in
- * a unit cube, eps = 0.05, dt = 1/128: the CPU reference runs 10 steps once;
- * then every variant at every block shape it honours (powers of two with
- * p*q <= 1024, plus odd shapes such as 96 x 3) runs the same 10 steps from
- * the same float-exact start, and every component of every body's position,
- * velocity and acceleration is compared.
+ * Cases, each with random unequal masses at positions in [-1, 1)^3
+ * (test_random_bodies), all values float-exact so a float backend starts
+ * from exactly the reference's state:
+ * - N = 1, 2, 31, 32, 33, 127, 128, 129, 257, 1000, 4097 and 16384 (one
+ *   below, at and above the multiples of 32 and 128 that warps, tiles and
+ *   the best kernel's 128-body groups use; 16384 is a multiple of every
+ *   block size), eps = 0.05, dt = 1/128: 10 steps.
+ * - N = 16411 (above 16K, not a multiple of anything): 10 steps, with the
+ *   automatic shape and the --quick shapes only, to keep the run short.
+ * - damping 0.9 (N = 1000): 10 steps; the damping sits in a different place
+ *   in the two integrators' code, so this checks they agree.
+ * - massless bodies (every third one, N = 1000): 10 steps.
+ * - softening 0 with bodies at the same position (sim.h: such a pair adds
+ *   no force and no potential): N = 2 with both bodies at one point (every
+ *   acceleration must be exactly 0), and N = 33 and 257 with two coincident
+ *   pairs each, one pair inside a 32-body chunk and one across chunks (the
+ *   best kernel treats those in different code). Accelerations at the start
+ *   only: the integration of a singular pair is not comparable between
+ *   float and double (the float pair's last bits differ, it separates by a
+ *   rounding error and feels a huge force). Every variant's accelerations
+ *   must be finite, equal for the two bodies of a pair, and equal to the
+ *   reference's; the GPU potential must be finite and match the CPU's.
+ * Each case runs the reference once, then every variant at every block
+ * shape it honours - the automatic one, powers of two with p*q <= 1024,
+ * and odd ones such as 7 x 5 and 96 x 3 - from the same start, and
+ * compares every component of every body's position, velocity and
+ * acceleration. A shape the clamp changes to another thread count is
+ * skipped (it is another shape of the same list) and counted as skipped.
  *
  * Tolerance, float32 variants: atol = rtol = 2e-4. Float sums of N terms
  * carry ~1e-6 relative error in the acceleration (rsqrtf's 2 ulp plus
@@ -16,16 +39,21 @@
  * per step. A real bug is far larger: one body of 16384 left out of a tile
  * changes its neighbours' accelerations by m/eps^2 ~ 2e-2.
  * fp64: atol = rtol = 1e-9. Its state and sums are double and its 1/r^3 is
- * good to ~1e-13 relative (one Newton step on a 2^-22 estimate); 10 steps
- * leave differences of order 1e-13, so 1e-9 has room while being 1e5 times
- * tighter than float could meet - a float slipping into the fp64 path fails.
+ * good to about double rounding (a hardware estimate to ~2^-20 corrected by
+ * a two-term series, leaving ~2^-60); 10 steps leave differences of order
+ * 1e-13, so 1e-9 has room while being 1e5 times tighter than float could
+ * meet - a float slipping into the fp64 path fails. With eps = 0 every GPU
+ * kernel computes with eps^2 = 1e-12 (sim_kernels.cu), which weakens a pair
+ * at distance r by a relative 1.5e-12 / r^2; that case's fp64 tolerance is
+ * raised to 3 times that at the closest pair when it exceeds 1e-9.
  *
- * Also: switching variants mid-run (float -> fp64 -> float) lands on the
- * same answer (physics continuous across a switch); GPU diagnostics match
- * the CPU's; vertices are positions plus speed.
+ * Also, at the main sizes: switching variants mid-run (float -> fp64 ->
+ * float) lands on the same answer (physics continuous across a switch); GPU
+ * diagnostics match the CPU's; vertices are positions plus speed.
  *
- * --quick runs N = 31 and 1000 at three shapes per variant, for
- * compute-sanitizer (memcheck and racecheck), which slows kernels 10-100x.
+ * --quick runs N = 31 and 1000 and the special cases at small N, with the
+ * automatic shape and three others per variant, for compute-sanitizer
+ * (memcheck and racecheck), which slows kernels 10-100x.
  */
 #include <string.h>
 
@@ -34,113 +62,247 @@
 #define STEPS 10
 #define TOL32 2e-4
 #define TOL64 1e-9
+#define EPS2_FLOOR 1e-12 /* sim_kernels.cu's EPS2_MIN */
+
+/* The all-pairs variants: naive .. fp64 (the tree comes after them). */
+#define LAST_EXACT SIM_VARIANT_FP64
 
 typedef struct shape {
-    int p, q;
+    int p, q; /* 0, 0: the automatic shape */
 } shape;
 
-/* Block shapes worth trying for a variant: every power-of-two p x q within
- * 1024 threads (q = 1 when the variant ignores q), plus odd ones. */
-static int shapes_for(const sim_variant_desc *info, bool quick, shape *out) {
+/* How bodies are made for a case. */
+typedef enum layout {
+    LAYOUT_RANDOM,
+    LAYOUT_MASSLESS,   /* every third body has no mass */
+    LAYOUT_COINCIDENT, /* two pairs of bodies at one position each */
+    LAYOUT_ONE_POINT,  /* every body at the same position */
+} layout;
+
+typedef struct test_case {
+    int n;
+    layout layout;
+    float softening, damping;
+    int steps;       /* 0: compare the accelerations at the start only */
+    bool few_shapes; /* the automatic shape and the --quick ones */
+    bool extras;     /* also the mid-run switch, diagnostics and vertices */
+} test_case;
+
+/* Block shapes worth trying for a variant: automatic, every power-of-two
+ * p x q within 1024 threads (q = 1 when the variant ignores q), plus odd
+ * ones. few: automatic, 32 x 4, 256 x 1 and 7 x 5 (32 x 1 and 7 x 1 where
+ * the variant ignores q). */
+static int shapes_for(const sim_variant_desc *info, bool few, shape *out) {
     int count = 0;
+    out[count++] = (shape){0, 0};
     for (int p = 1; p <= 1024; p *= 2) {
         for (int q = 1; p * q <= 1024; q *= 2) {
             if (!info->q_meaning && q > 1) break;
-            if (quick && !((p == 32 && q == 4) || (p == 256 && q == 1))) continue;
+            if (few && !((p == 32 && q == (info->q_meaning ? 4 : 1)) || (p == 256 && q == 1))) {
+                continue;
+            }
             out[count++] = (shape){p, q};
         }
     }
     out[count++] = (shape){7, info->q_meaning ? 5 : 1};
-    if (!quick) out[count++] = (shape){96, info->q_meaning ? 3 : 1};
+    if (!few) out[count++] = (shape){96, info->q_meaning ? 3 : 1};
     return count;
 }
 
-static sim *cuda_sim(int n) {
-    return test_sim((sim_desc){
-        .backend = SIM_BACKEND_CUDA, .body_count = n, .softening = 0.05f, .dt = 1.0f / 128.0f});
+static sim *make_sim(sim_backend backend, const test_case *c) {
+    sim *s = test_sim((sim_desc){.backend = backend,
+                                 .body_count = c->n,
+                                 .softening = 0.05f,
+                                 .damping = c->damping,
+                                 .dt = 1.0f / 128.0f});
+    sim_set_softening(s, c->softening); /* 0 included */
+    return s;
 }
 
-static void check_size(int n, bool quick) {
+/* The coincident pairs of LAYOUT_COINCIDENT: inside the first 32-body
+ * chunk, and across chunks (body 0 and the last). */
+static void coincident_pairs(int n, int pairs[2][2]) {
+    pairs[0][0] = 1;
+    pairs[0][1] = 2;
+    pairs[1][0] = 0;
+    pairs[1][1] = n - 1;
+}
+
+static void make_bodies(const test_case *c, sim_body *b) {
+    test_random_bodies(b, c->n, 77 + (unsigned long long)c->n + 1000ull * c->layout);
+    if (c->layout == LAYOUT_MASSLESS) {
+        for (int i = 1; i < c->n; i += 3) b[i].mass = 0;
+    } else if (c->layout == LAYOUT_COINCIDENT) {
+        int pairs[2][2];
+        coincident_pairs(c->n, pairs);
+        for (int k = 0; k < 2; k++) {
+            memcpy(b[pairs[k][1]].pos, b[pairs[k][0]].pos, sizeof b[0].pos);
+        }
+    } else if (c->layout == LAYOUT_ONE_POINT) {
+        for (int i = 1; i < c->n; i++) memcpy(b[i].pos, b[0].pos, sizeof b[0].pos);
+    }
+}
+
+/* The fp64 tolerance for a case: 1e-9, or with eps below the kernels'
+ * floor, 3 x the floor's relative effect at the closest distinct pair. */
+static double fp64_tolerance(const test_case *c, const sim_body *b) {
+    if ((double)c->softening * c->softening >= EPS2_FLOOR) return TOL64;
+    double r2min = INFINITY;
+    for (int i = 0; i < c->n; i++) {
+        for (int j = i + 1; j < c->n; j++) {
+            double r2 = 0;
+            for (int k = 0; k < 3; k++) r2 += pow(b[j].pos[k] - b[i].pos[k], 2);
+            if (r2 > 0 && r2 < r2min) r2min = r2;
+        }
+    }
+    const double floor_effect = 3 * 1.5 * EPS2_FLOOR / r2min;
+    return floor_effect > TOL64 ? floor_effect : TOL64;
+}
+
+/* The bodies' state after the case's steps, or at the start (forces). */
+static void run(sim *s, const test_case *c, const sim_body *start, sim_body *out) {
+    test_set_bodies(s, start, c->n);
+    sim_step(s, c->steps);
+    sim_get_bodies(s, out);
+}
+
+/* Coincident bodies: finite accelerations, the same for both of a pair
+ * (exactly for the reference, to tol for a variant). Returns failures. */
+static int check_pairs(const char *what, const test_case *c, const sim_body *b, double tol) {
+    int bad = 0;
+    for (int i = 0; i < c->n; i++) {
+        for (int k = 0; k < 3; k++) bad += !isfinite(b[i].acc[k]);
+    }
+    CHECK(bad == 0, "%s: %d acceleration components not finite", what, bad);
+    if (c->layout != LAYOUT_COINCIDENT || c->n < 4) return bad;
+    int pairs[2][2];
+    coincident_pairs(c->n, pairs);
+    for (int p = 0; p < 2; p++) {
+        const sim_body *u = &b[pairs[p][0]], *v = &b[pairs[p][1]];
+        for (int k = 0; k < 3; k++) {
+            const bool same = fabs(u->acc[k] - v->acc[k]) <= tol * (1 + fabs(v->acc[k]));
+            CHECK(same, "%s: bodies %d and %d at one point: a[%d] %.9g vs %.9g", what, pairs[p][0],
+                  pairs[p][1], k, u->acc[k], v->acc[k]);
+            bad += !same;
+        }
+    }
+    return bad;
+}
+
+static bool close_rel(double got, double want, double rtol) {
+    return fabs(got - want) <= rtol * fabs(want); /* NaN fails; 0 must be 0 */
+}
+
+static void check_case(const test_case *c, bool quick) {
+    const int n = c->n;
     sim_body *start = malloc(sizeof(sim_body) * (size_t)n);
     sim_body *ref = malloc(sizeof(sim_body) * (size_t)n);
     sim_body *got = malloc(sizeof(sim_body) * (size_t)n);
-    test_random_bodies(start, n, 77 + (unsigned long long)n);
+    make_bodies(c, start);
+    char name[96];
+    snprintf(name, sizeof name, "N=%d%s eps=%g damping=%g %s", n,
+             c->layout == LAYOUT_MASSLESS     ? " massless"
+             : c->layout == LAYOUT_COINCIDENT ? " coincident"
+             : c->layout == LAYOUT_ONE_POINT  ? " one-point"
+                                              : "",
+             (double)c->softening, (double)c->damping,
+             c->steps ? "10 steps" : "forces at the start");
 
-    sim *cpu = test_sim((sim_desc){
-        .backend = SIM_BACKEND_CPU, .body_count = n, .softening = 0.05f, .dt = 1.0f / 128.0f});
+    sim *cpu = make_sim(SIM_BACKEND_CPU, c);
     test_set_bodies(cpu, start, n);
     const sim_diag cpu_d0 = sim_diagnostics(cpu);
-    sim_step(cpu, STEPS);
-    sim_get_bodies(cpu, ref);
+    run(cpu, c, start, ref);
+    check_pairs(name, c, ref, 0.0);
+    if (c->layout == LAYOUT_ONE_POINT) {
+        for (int i = 0; i < n; i++) {
+            CHECK(ref[i].acc[0] == 0 && ref[i].acc[1] == 0 && ref[i].acc[2] == 0,
+                  "%s: reference a of body %d is not 0", name, i);
+        }
+    }
+    const double tol64 = fp64_tolerance(c, start);
 
-    sim *gpu = cuda_sim(n);
+    sim *gpu = make_sim(SIM_BACKEND_CUDA, c);
     shape shapes[128];
-    for (int v = 1; v < SIM_VARIANT_COUNT; v++) {
+    for (int v = 1; v <= LAST_EXACT; v++) {
         const sim_variant_desc *info = sim_variant_info((sim_variant)v);
-        const double tol = info->fp64 ? TOL64 : TOL32;
+        const double tol = info->fp64 ? tol64 : TOL32;
         sim_error err = {0};
         CHECK(sim_set_variant(gpu, (sim_variant)v, &err), "switch to %s: %s", info->name,
               err.message);
-        const int count = shapes_for(info, quick, shapes);
-        int failed_shapes = 0;
+        const int count = shapes_for(info, quick || c->few_shapes, shapes);
+        int tested = 0, failed = 0, skipped = 0;
+        char skip_why[160] = "";
         for (int k = 0; k < count; k++) {
-            test_set_bodies(gpu, start, n);
-            sim_block b = sim_set_block(gpu, shapes[k].p, shapes[k].q);
-            if (b.clamped && b.p * b.q != shapes[k].p * shapes[k].q) continue; /* not honoured */
-            sim_step(gpu, STEPS);
-            sim_get_bodies(gpu, got);
-            char what[96];
-            snprintf(what, sizeof what, "N=%d %s p=%d q=%d", n, info->name, b.p, b.q);
+            const sim_block b = sim_set_block(gpu, shapes[k].p, shapes[k].q);
+            if (shapes[k].p > 0 && b.clamped && b.p * b.q != shapes[k].p * shapes[k].q) {
+                if (!skipped++) {
+                    snprintf(skip_why, sizeof skip_why, "%d x %d: %s", shapes[k].p, shapes[k].q,
+                             b.reason);
+                }
+                continue;
+            }
+            run(gpu, c, start, got);
+            char what[192];
+            snprintf(what, sizeof what, "%s %s p=%d q=%d%s", name, info->name, b.p, b.q,
+                     shapes[k].p > 0 ? "" : " (auto)");
             int bad = compare_bodies(what, got, ref, n, tol, tol, 1);
             CHECK(bad == 0, "%s: %d components off", what, bad);
-            failed_shapes += bad != 0;
+            bad += check_pairs(what, c, got, tol);
+            tested++;
+            failed += bad != 0;
         }
-        printf("N=%d %s: %d shapes, %d failed\n", n, info->name, count, failed_shapes);
+        printf("%s %s: %d shapes tested, %d failed; %d skipped (the clamp changes their thread "
+               "count, e.g. %s)\n",
+               name, info->name, tested, failed, skipped, skipped ? skip_why : "none");
+        CHECK(tested > 0, "%s %s: no shape tested", name, info->name);
     }
-
-    /* Switch kernels mid-run, through double state and back: same answer. */
-    sim_error err = {0};
-    CHECK(sim_set_variant(gpu, SIM_VARIANT_NAIVE, &err), "naive");
-    test_set_bodies(gpu, start, n);
-    sim_step(gpu, 3);
-    CHECK(sim_set_variant(gpu, SIM_VARIANT_FP64, &err), "fp64: %s", err.message);
-    sim_step(gpu, 4);
-    CHECK(sim_set_variant(gpu, SIM_VARIANT_DEFAULT, &err), "default");
-    sim_step(gpu, STEPS - 7);
-    sim_get_bodies(gpu, got);
-    char what[64];
-    snprintf(what, sizeof what, "N=%d naive, fp64, best", n);
-    CHECK(compare_bodies(what, got, ref, n, TOL32, TOL32, 1) == 0, "%s", what);
 
     /* Diagnostics reduced on the GPU match the CPU's (float positions:
      * relative 1e-5 on energies, 1e-6 absolute on momenta of order 1e-2). */
     test_set_bodies(gpu, start, n);
     const sim_diag g = sim_diagnostics(gpu);
-    if (n > 1) {
-        CHECK(fabs(g.potential / cpu_d0.potential - 1) < 1e-5, "N=%d W gpu %.9g cpu %.9g", n,
-              g.potential, cpu_d0.potential);
-    }
-    CHECK(fabs(g.kinetic / cpu_d0.kinetic - 1) < 1e-5, "N=%d K gpu %.9g cpu %.9g", n, g.kinetic,
+    CHECK(close_rel(g.potential, cpu_d0.potential, 1e-5), "%s: W gpu %.9g cpu %.9g", name,
+          g.potential, cpu_d0.potential);
+    CHECK(close_rel(g.kinetic, cpu_d0.kinetic, 1e-5), "%s: K gpu %.9g cpu %.9g", name, g.kinetic,
           cpu_d0.kinetic);
-    CHECK(fabs(g.mass / cpu_d0.mass - 1) < 1e-6, "N=%d M", n);
+    CHECK(close_rel(g.mass, cpu_d0.mass, 1e-6), "%s: M", name);
     for (int k = 0; k < 3; k++) {
-        CHECK(fabs(g.momentum[k] - cpu_d0.momentum[k]) < 1e-6, "N=%d P[%d]", n, k);
-        CHECK(fabs(g.angular_momentum[k] - cpu_d0.angular_momentum[k]) < 1e-6, "N=%d L[%d]", n, k);
-        CHECK(fabs(g.center_of_mass[k] - cpu_d0.center_of_mass[k]) < 1e-6, "N=%d com[%d]", n, k);
+        CHECK(fabs(g.momentum[k] - cpu_d0.momentum[k]) < 1e-6, "%s: P[%d]", name, k);
+        CHECK(fabs(g.angular_momentum[k] - cpu_d0.angular_momentum[k]) < 1e-6, "%s: L[%d]", name,
+              k);
+        CHECK(fabs(g.center_of_mass[k] - cpu_d0.center_of_mass[k]) < 1e-6, "%s: com[%d]", name, k);
     }
 
-    /* Vertices: position and speed. */
-    sim_vertex *vtx = malloc(sizeof(sim_vertex) * (size_t)n);
-    sim_write_vertices(gpu, vtx, false);
-    int vbad = 0;
-    for (int i = 0; i < n; i++) {
-        const sim_body *s = &start[i];
-        double speed = sqrt(s->vel[0] * s->vel[0] + s->vel[1] * s->vel[1] + s->vel[2] * s->vel[2]);
-        vbad += vtx[i].x != (float)s->pos[0] || vtx[i].y != (float)s->pos[1] ||
-                vtx[i].z != (float)s->pos[2] || fabs(vtx[i].speed - speed) > 1e-6;
+    if (c->extras) {
+        /* Switch kernels mid-run, through double state and back: same answer. */
+        sim_error err = {0};
+        CHECK(sim_set_variant(gpu, SIM_VARIANT_NAIVE, &err), "naive");
+        test_set_bodies(gpu, start, n);
+        sim_step(gpu, 3);
+        CHECK(sim_set_variant(gpu, SIM_VARIANT_FP64, &err), "fp64: %s", err.message);
+        sim_step(gpu, 4);
+        CHECK(sim_set_variant(gpu, SIM_VARIANT_DEFAULT, &err), "default");
+        sim_step(gpu, STEPS - 7);
+        sim_get_bodies(gpu, got);
+        char what[160];
+        snprintf(what, sizeof what, "%s naive, fp64, best", name);
+        CHECK(compare_bodies(what, got, ref, n, TOL32, TOL32, 1) == 0, "%s", what);
+
+        /* Vertices: position and speed. */
+        test_set_bodies(gpu, start, n);
+        sim_vertex *vtx = malloc(sizeof(sim_vertex) * (size_t)n);
+        sim_write_vertices(gpu, vtx, false);
+        int vbad = 0;
+        for (int i = 0; i < n; i++) {
+            const sim_body *s = &start[i];
+            double speed =
+                sqrt(s->vel[0] * s->vel[0] + s->vel[1] * s->vel[1] + s->vel[2] * s->vel[2]);
+            vbad += vtx[i].x != (float)s->pos[0] || vtx[i].y != (float)s->pos[1] ||
+                    vtx[i].z != (float)s->pos[2] || fabs(vtx[i].speed - speed) > 1e-6;
+        }
+        CHECK(vbad == 0, "%s: %d vertices wrong", name, vbad);
+        free(vtx);
     }
-    CHECK(vbad == 0, "N=%d: %d vertices wrong", n, vbad);
-    free(vtx);
 
     sim_destroy(gpu);
     sim_destroy(cpu);
@@ -155,14 +317,35 @@ int main(int argc, char **argv) {
         return TEST_SKIP;
     }
     const bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
-    const int sizes[] = {1, 2, 31, 1000, 4097, 16384};
+    const int sizes[] = {1, 2, 31, 32, 33, 127, 128, 129, 257, 1000, 4097, 16384};
     const int quick_sizes[] = {31, 1000};
     const int *n = quick ? quick_sizes : sizes;
-    const int count = quick ? 2 : 6;
-    for (int i = 0; i < count; i++) check_size(n[i], quick);
+    const int count = quick ? 2 : (int)(sizeof sizes / sizeof sizes[0]);
+    for (int i = 0; i < count; i++) {
+        check_case(&(test_case){n[i], LAYOUT_RANDOM, 0.05f, 1.0f, STEPS, false, true}, quick);
+    }
+    const test_case special[] = {
+        {16411, LAYOUT_RANDOM, 0.05f, 1.0f, STEPS, true, false},
+        {1000, LAYOUT_RANDOM, 0.05f, 0.9f, STEPS, false, false},
+        {1000, LAYOUT_MASSLESS, 0.05f, 1.0f, STEPS, false, false},
+        {2, LAYOUT_ONE_POINT, 0.0f, 1.0f, 0, false, false},
+        {33, LAYOUT_COINCIDENT, 0.0f, 1.0f, 0, false, false},
+        {257, LAYOUT_COINCIDENT, 0.0f, 1.0f, 0, false, false},
+    };
+    const test_case quick_special[] = {
+        {129, LAYOUT_RANDOM, 0.05f, 0.9f, STEPS, true, false},
+        {129, LAYOUT_MASSLESS, 0.05f, 1.0f, STEPS, true, false},
+        {2, LAYOUT_ONE_POINT, 0.0f, 1.0f, 0, true, false},
+        {33, LAYOUT_COINCIDENT, 0.0f, 1.0f, 0, true, false},
+    };
+    const test_case *cases = quick ? quick_special : special;
+    const int case_count = quick ? (int)(sizeof quick_special / sizeof quick_special[0])
+                                 : (int)(sizeof special / sizeof special[0]);
+    for (int i = 0; i < case_count; i++) check_case(&cases[i], quick);
 
     /* Growing N reallocates; the new bodies must all be there. */
-    sim *s = cuda_sim(10);
+    sim *s =
+        test_sim((sim_desc){.backend = SIM_BACKEND_CUDA, .body_count = 10, .softening = 0.05f});
     sim_error err = {0};
     CHECK(sim_reset(s, SIM_IC_PLUMMER, 5000, 1, &err), "grow to 5000");
     CHECK(sim_get_params(s).body_count == 5000, "N after grow");

@@ -1,31 +1,122 @@
 #!/usr/bin/env bash
-# test_headless.sh - the headless front-end renders a real picture.
+# test_headless.sh - the headless front-end draws the bodies where they are,
+# and says from its status JSON which path the positions took to GL.
 #
 #   test_headless.sh NBODY PNG_CHECK CUDA_AVAILABLE cpu|cuda
 #
 # cpu:  CPU backend through whatever EGL gives (Mesa llvmpipe on CI).
-# cuda: CUDA backend on the GPU's EGL device, through zero-copy interop and
-#       again through the forced host-copy path; exits 77 without a GPU.
+# cuda: CUDA backend on the GPU's EGL device; exits 77 without a GPU.
+#
+# The pictures are checked with the HUD off (--no-hud), so only bodies can
+# light pixels:
+#   - one body (N = 1): centre-of-mass zeroing puts it at the origin, and the
+#     Plummer view looks at the origin, so every lit pixel must lie within
+#     2 % of the image height of the image centre. The sprite itself is about
+#     1 % of the height across (4 px at 360, 8 px at 720, measured), so a body
+#     drawn anywhere else, or not at all, fails;
+#   - a Plummer sphere and a shell of 4096 bodies: symmetric about the origin,
+#     so the lit pixels' centroid must lie within 10 % of the height of the
+#     centre (measured: 4 px of 360), and the lit fraction must be between
+#     2 % and 50 % (measured: 13 % for the sphere) - a blank frame or one
+#     washed out by a broken blend fails.
+# A run with the HUD on must light at least 1 % of the image, which the one
+# body alone (~0.005 %) cannot: the HUD draws. Two negative controls show the
+# checks can fail: the one-body image with nothing counted as lit (threshold
+# 255), and the HUD image against the one-body radius.
+#
+# The status JSON's "interop" field must be "host-copy" on the CPU backend;
+# on CUDA "zero-copy" by default, "host-copy" with --host-copy, and
+# "host-copy" with NBODY_TEST_REFUSE_INTEROP=1, which must also print exactly
+# one line "nbody: warning: CUDA-GL interop refused (...)".
 set -u
 nbody=$1 png_check=$2 cuda_available=$3 backend=$4
+if [ "$backend" = cuda ] && ! "$cuda_available" >/dev/null; then exit 77; fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-if [ "$backend" = cuda ] && ! "$cuda_available"; then exit 77; fi
 fail=0
-run() { # run NAME EXPECTED_PATH_TEXT ARGS...
-    local name=$1 expect=$2
-    shift 2
-    "$nbody" --headless --backend "$backend" --screenshot "$tmp/$name.png" "$@" | tee "$tmp/$name.log"
-    local rc=${PIPESTATUS[0]}
-    [ "$rc" -eq 0 ] || { echo "FAIL $name: exit $rc"; fail=1; return; }
-    grep -q "$expect" "$tmp/$name.log" || { echo "FAIL $name: expected '$expect'"; fail=1; }
-    "$png_check" "$tmp/$name.png" 0.002 640 360 || fail=1
+failed() {
+    echo "FAIL $*"
+    fail=1
 }
+
+# field FILE NAME: the value of a string field in the last JSON line.
+field() {
+    tail -n 1 "$1" | sed -n "s/.*\"$2\": *\"\\([^\"]*\\)\".*/\\1/p"
+}
+
+# run NAME ARGS...: a headless run writing $tmp/NAME.png and NAME.json.
+# Returns non-zero (and records a failure) when nbody fails.
+run() {
+    local name=$1
+    shift
+    "$nbody" --headless --backend "$backend" --screenshot "$tmp/$name.png" \
+        --status-json "$tmp/$name.json" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+    local rc=$?
+    cat "$tmp/$name.out" "$tmp/$name.err"
+    [ "$rc" -eq 0 ] || { failed "$name: exit $rc"; return 1; }
+    return 0
+}
+
+# expect_interop NAME PATH: the status JSON of run NAME reports that path.
+expect_interop() {
+    local got
+    got=$(field "$tmp/$1.json" interop)
+    if [ "$got" = "$2" ]; then
+        echo "ok   $1: interop \"$got\""
+    else
+        failed "$1: interop \"$got\", expected \"$2\""
+    fi
+}
+
+# check NAME ARGS...: png_check on NAME.png with ARGS; must pass.
+check() {
+    local name=$1
+    shift
+    "$png_check" "$tmp/$name.png" "$@" || failed "$name: png_check $*"
+}
+
+# bodies PREFIX: the one-body, sphere, shell and HUD pictures.
+bodies() {
+    local p=$1
+    shift
+    if run "${p}one" --n 1 --frames 2 --no-hud --width 640 --height 360 "$@"; then
+        # 2 % of 360 = 7.2 px; at least one pixel of 230400 lit.
+        check "${p}one" --size 640x360 --min-lit 0.000004 --max-lit 0.001 --within 7.2
+        if "$png_check" "$tmp/${p}one.png" --threshold 255 --within 7.2 >/dev/null 2>&1; then
+            failed "${p}one: negative control: png_check passed an image with nothing lit"
+        fi
+    fi
+    for ic in plummer shell; do
+        if run "$p$ic" --ic "$ic" --n 4096 --frames 10 --no-hud --width 640 --height 360 "$@"; then
+            check "$p$ic" --size 640x360 --min-lit 0.02 --max-lit 0.5 --centroid-within 36
+        fi
+    done
+    if run "${p}hud" --n 1 --frames 2 --width 640 --height 360 "$@"; then
+        check "${p}hud" --size 640x360 --min-lit 0.01
+        if "$png_check" "$tmp/${p}hud.png" --within 7.2 >/dev/null 2>&1; then
+            failed "${p}hud: negative control: the HUD's pixels passed the one-body radius"
+        fi
+    fi
+}
+
 if [ "$backend" = cpu ]; then
-    run plummer "host copy" --n 4096 --frames 10 --width 640 --height 360
-    run shell "host copy" --ic shell --n 4096 --frames 10 --width 640 --height 360
+    bodies ""
+    for name in one plummer shell hud; do expect_interop "$name" host-copy; done
 else
-    run zero_copy "zero-copy interop" --n 16384 --frames 30 --width 640 --height 360
-    run host_copy "host copy" --n 16384 --frames 30 --width 640 --height 360 --host-copy
+    bodies ""
+    for name in one plummer shell hud; do expect_interop "$name" zero-copy; done
+    bodies host_ --host-copy
+    for name in one plummer shell hud; do expect_interop "host_$name" host-copy; done
+    export NBODY_TEST_REFUSE_INTEROP=1
+    if run refused --n 4096 --frames 10 --no-hud --width 640 --height 360; then
+        check refused --size 640x360 --min-lit 0.02 --max-lit 0.5 --centroid-within 36
+        expect_interop refused host-copy
+        warnings=$(grep -c '^nbody: warning: CUDA-GL interop refused (' "$tmp/refused.err")
+        [ "$warnings" -eq 1 ] && echo "ok   refused: one warning line" ||
+            failed "refused: $warnings lines 'nbody: warning: CUDA-GL interop refused (...'," \
+                "expected 1"
+    fi
+    unset NBODY_TEST_REFUSE_INTEROP
 fi
+echo "test_headless ($backend): $([ $fail -eq 0 ] && echo passed || echo FAILED)"
 exit $fail

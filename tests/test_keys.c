@@ -7,7 +7,9 @@
  * the block-shape clamps of a one-thread-per-body variant.
  */
 #include <GLFW/glfw3.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -17,7 +19,7 @@
 static app make_app(sim_backend backend, sim_variant v, int p, int q) {
     app a = {0};
     a.cfg.sim = (sim_desc){.backend = backend, .body_count = 1000, .variant = v, .p = p, .q = q};
-    a.cfg.n_given = true;
+    a.cfg.given[APP_KNOB_N] = true;
     a.cfg.steps_per_frame = 1;
     a.cfg.headless = true;
     if (!app_create_sim(&a)) exit(1);
@@ -25,12 +27,38 @@ static app make_app(sim_backend backend, sim_variant v, int p, int q) {
 }
 
 static sim_params press(app *a, int key, int mods) {
-    a->message[0] = 0;
+    a->live.message[0] = 0;
     app_key(a, key, mods);
     return sim_get_params(a->sim);
 }
 
 #define SHIFT GLFW_MOD_SHIFT
+
+/* z component of the spin of galaxy g's disk about its own centre of mass. */
+static double disk_spin_z(sim *s, unsigned g) {
+    const int n = sim_get_params(s).body_count;
+    sim_body *b = malloc(sizeof *b * (size_t)n);
+    CHECK(b != NULL, "memory");
+    sim_get_bodies(s, b);
+    double m = 0, c[3] = {0}, v[3] = {0}, lz = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < n; i++) {
+            if (SIM_TAG_GALAXY(b[i].tag) != g || SIM_TAG_COMPONENT(b[i].tag) != SIM_COMPONENT_DISK)
+                continue;
+            if (pass == 0) {
+                m += b[i].mass;
+                for (int k = 0; k < 3; k++) c[k] += b[i].mass * b[i].pos[k];
+                for (int k = 0; k < 3; k++) v[k] += b[i].mass * b[i].vel[k];
+            } else {
+                const double x = b[i].pos[0] - c[0] / m, y = b[i].pos[1] - c[1] / m;
+                const double vx = b[i].vel[0] - v[0] / m, vy = b[i].vel[1] - v[1] / m;
+                lz += b[i].mass * (x * vy - y * vx);
+            }
+        }
+    }
+    free(b);
+    return lz;
+}
 
 static void check_knobs(void) {
     /* fast: a p x q tile kernel, whose clamps the CPU backend applies too */
@@ -62,24 +90,32 @@ static void check_knobs(void) {
     CHECK(p.softening == 0.1f, "S: softening %.4f", p.softening);
     p = press(&a, GLFW_KEY_S, SHIFT);
     CHECK(p.softening == 0.05f, "Shift+S: softening %.4f", p.softening);
-    sim_set_softening(a.sim, 0);
+    int presses = 0;
+    while (p.softening > 0 && presses < 20) {
+        p = press(&a, GLFW_KEY_S, SHIFT);
+        presses++;
+    }
+    CHECK(p.softening == 0 && presses <= 6, "Shift+S reaches 0 in %d presses", presses);
     p = press(&a, GLFW_KEY_S, 0);
     CHECK(p.softening == 1e-3f, "S from zero softening: %.4g", p.softening);
+    sim_set_softening(a.sim, 0.05f);
     p = press(&a, GLFW_KEY_T, 0);
     CHECK(p.dt == 1.0f / 64, "T: dt %.6f", p.dt);
     p = press(&a, GLFW_KEY_T, SHIFT);
     CHECK(p.dt == 1.0f / 128, "Shift+T: dt %.6f", p.dt);
-    sim_set_dt(a.sim, 1.0f);
+    sim_set_dt(a.sim, 8.0f);
     p = press(&a, GLFW_KEY_T, 0);
-    CHECK(p.dt == 1.0f && strstr(a.message, "stays"), "T clamps at 1: %g (%s)", p.dt, a.message);
+    CHECK(p.dt == 8.0f && strstr(a.live.message, "stays"), "T stops within the dt range: %g (%s)",
+          p.dt, a.live.message);
+    sim_set_dt(a.sim, 1.0f / 128);
 
     /* + and - double and halve N in the same scene (keypad keys too) and keep the view. */
-    a.camera.distance = 7.5f;
-    a.color = RENDER_COLOR_BODY;
+    a.view.camera.distance = 7.5f;
+    a.view.color = RENDER_COLOR_BODY;
     p = press(&a, GLFW_KEY_EQUAL, SHIFT);
     CHECK(p.body_count == 2000 && p.ic == SIM_IC_PLUMMER, "+: N %d", p.body_count);
-    CHECK(a.camera.distance == 7.5f && a.color == RENDER_COLOR_BODY, "+ keeps camera and colour");
-    a.color = RENDER_COLOR_SPEED;
+    CHECK(a.view.camera.distance == 7.5f && a.view.color == RENDER_COLOR_BODY, "+ keeps camera and colour");
+    a.view.color = RENDER_COLOR_SPEED;
     p = press(&a, GLFW_KEY_KP_SUBTRACT, 0);
     CHECK(p.body_count == 1000, "keypad -: N %d", p.body_count);
     p = press(&a, GLFW_KEY_KP_ADD, 0);
@@ -96,10 +132,16 @@ static void check_knobs(void) {
     p = press(&a, GLFW_KEY_3, 0);
     CHECK(p.ic == SIM_IC_DISK && p.body_count == 8192 && p.dt == 0.025f, "3: disk, N %d, dt %g",
           p.body_count, p.dt);
-    CHECK(a.hide_halo && a.color == RENDER_COLOR_COMPONENT, "3: halo hidden, by component");
+    CHECK(a.view.hide_halo && a.view.color == RENDER_COLOR_COMPONENT, "3: halo hidden, by component");
     p = press(&a, GLFW_KEY_MINUS, 0);
     p = press(&a, GLFW_KEY_4, 0);
     CHECK(p.ic == SIM_IC_MERGER && p.body_count == 4096, "4: merger keeps N %d", p.body_count);
+    const double spin4 = disk_spin_z(a.sim, 0);
+    CHECK(spin4 > 0, "4: galaxy 1's disk spins with the orbit (L_z %.3g)", spin4);
+    p = press(&a, GLFW_KEY_5, 0);
+    const double spin5 = disk_spin_z(a.sim, 0);
+    CHECK(p.ic == SIM_IC_MERGER && a.scene == app_scene_find("retrograde") && spin5 < 0,
+          "5: the retrograde encounter, galaxy 1's disk against the orbit (L_z %.3g)", spin5);
     const sim_diag m = sim_moments(a.sim);
     CHECK(m.galaxy_mass[0] > 0 && fabs(m.galaxy_mass[1] / m.galaxy_mass[0] - 1) < 1e-9,
           "4: equal masses %.3f %.3f", m.galaxy_mass[0], m.galaxy_mass[1]);
@@ -120,10 +162,26 @@ static void check_knobs(void) {
     p = press(&a, GLFW_KEY_R, 0);
     CHECK(p.seed == seed + 1 && p.time == 0, "R: next seed, time 0");
 
-    /* The CPU backend has one kernel. */
+    /* The CPU backend has two force methods: K goes to the tree and back. */
     const sim_variant v = p.variant;
     p = press(&a, GLFW_KEY_K, 0);
-    CHECK(p.variant == v && strstr(a.message, "CPU"), "K on the CPU backend: %s", a.message);
+    CHECK(p.variant == SIM_VARIANT_TREE && strcmp(app_method_name(&a), "tree") == 0,
+          "K on the CPU backend: the tree (%s)", a.live.message);
+    p = press(&a, GLFW_KEY_K, SHIFT);
+    CHECK(p.variant != SIM_VARIANT_TREE && strcmp(app_method_name(&a), "cpu-reference") == 0,
+          "Shift+K: back to the reference (%s)", a.live.message);
+    sim_set_variant(a.sim, v, NULL);
+
+    /* J and Shift+J step the opening angle by 0.1 within its range. */
+    const float theta0 = p.theta;
+    p = press(&a, GLFW_KEY_J, 0);
+    CHECK(fabsf(p.theta - (theta0 + 0.1f)) < 1e-6f, "J: theta %.3f", p.theta);
+    p = press(&a, GLFW_KEY_J, SHIFT);
+    CHECK(fabsf(p.theta - theta0) < 1e-6f, "Shift+J: theta %.3f", p.theta);
+    for (int i = 0; i < 20; i++) p = press(&a, GLFW_KEY_J, 0);
+    CHECK(p.theta == 1.0f && strstr(a.live.message, "stays"), "J stops at 1: %.3f (%s)", p.theta,
+          a.live.message);
+    sim_set_theta(a.sim, theta0);
 
     /* p and q double and halve; p x q over 1024 threads is clamped with a reason. */
     p = press(&a, GLFW_KEY_P, 0);
@@ -133,8 +191,8 @@ static void check_knobs(void) {
     p = press(&a, GLFW_KEY_P, 0);
     CHECK(p.p == 256 && p.q == 4, "P: %dx%d", p.p, p.q);
     p = press(&a, GLFW_KEY_P, 0);
-    CHECK(p.p == 256 && p.q == 4 && strstr(a.message, "p x q"), "P past 1024 threads: %dx%d (%s)",
-          p.p, p.q, a.message);
+    CHECK(p.p == 256 && p.q == 4 && strstr(a.live.message, "p x q"), "P past 1024 threads: %dx%d (%s)",
+          p.p, p.q, a.live.message);
     p = press(&a, GLFW_KEY_Q, SHIFT);
     CHECK(p.p == 256 && p.q == 2, "Shift+Q: %dx%d", p.p, p.q);
     p = press(&a, GLFW_KEY_P, SHIFT);
@@ -153,78 +211,78 @@ static void check_knobs(void) {
     sim_set_block(a.sim, 128, 2);
 
     /* Loop and view toggles. */
-    CHECK(!a.paused, "running at start");
+    CHECK(!a.live.paused, "running at start");
     press(&a, GLFW_KEY_PERIOD, 0);
-    CHECK(!a.step_once, ". while running does not step");
+    CHECK(!a.live.step_once, ". while running does not step");
     press(&a, GLFW_KEY_SPACE, 0);
-    CHECK(a.paused, "Space pauses");
+    CHECK(a.live.paused, "Space pauses");
     press(&a, GLFW_KEY_PERIOD, 0);
-    CHECK(a.step_once, ". while paused steps once");
+    CHECK(a.live.step_once, ". while paused steps once");
     press(&a, GLFW_KEY_SPACE, 0);
-    CHECK(!a.paused, "Space runs");
+    CHECK(!a.live.paused, "Space runs");
     const render_color order[] = {RENDER_COLOR_BODY, RENDER_COLOR_GALAXY, RENDER_COLOR_COMPONENT,
                                   RENDER_COLOR_SPEED};
     for (int i = 0; i < 4; i++) {
         press(&a, GLFW_KEY_C, 0);
-        CHECK(a.color == order[i], "C #%d: colour mode %d, want %d", i + 1, a.color, order[i]);
+        CHECK(a.view.color == order[i], "C #%d: colour mode %d, want %d", i + 1, a.view.color, order[i]);
     }
     /* Exposure: E, Shift+E scale by 1.25 and leave the automatic mode; A, B, O toggle. */
-    a.auto_exposure = false;
-    a.exposure = 1.0f;
+    a.view.auto_exposure = false;
+    a.view.exposure = 1.0f;
     press(&a, GLFW_KEY_E, 0);
-    CHECK(fabsf(a.exposure - 1.25f) < 1e-6f, "E: exposure %.4f", a.exposure);
+    CHECK(fabsf(a.view.exposure - 1.25f) < 1e-6f, "E: exposure %.4f", a.view.exposure);
     press(&a, GLFW_KEY_E, SHIFT);
     press(&a, GLFW_KEY_E, SHIFT);
-    CHECK(fabsf(a.exposure - 0.8f) < 1e-6f, "Shift+E twice: exposure %.4f", a.exposure);
+    CHECK(fabsf(a.view.exposure - 0.8f) < 1e-6f, "Shift+E twice: exposure %.4f", a.view.exposure);
     press(&a, GLFW_KEY_A, 0);
-    CHECK(a.auto_exposure, "A: automatic exposure");
-    const bool bloom = a.bloom, halo = a.hide_halo;
+    CHECK(a.view.auto_exposure, "A: automatic exposure");
+    const bool bloom = a.view.bloom, halo = a.view.hide_halo;
     press(&a, GLFW_KEY_B, 0);
-    CHECK(a.bloom != bloom, "B toggles bloom");
+    CHECK(a.view.bloom != bloom, "B toggles bloom");
     press(&a, GLFW_KEY_O, 0);
-    CHECK(a.hide_halo != halo, "O toggles the halo");
-    const bool vs = a.vsync;
+    CHECK(a.view.hide_halo != halo, "O toggles the halo");
+    const bool vs = a.fe.vsync;
     press(&a, GLFW_KEY_V, 0);
-    CHECK(a.vsync != vs && a.vsync_changed, "V toggles vsync");
+    CHECK(a.fe.vsync != vs && a.fe.vsync_changed, "V toggles vsync");
     press(&a, GLFW_KEY_H, 0);
-    CHECK(a.help, "H opens help");
+    CHECK(a.view.help, "H opens help");
     press(&a, GLFW_KEY_F1, 0);
-    CHECK(!a.help, "F1 closes help");
-    const bool hud = a.hud;
+    CHECK(!a.view.help, "F1 closes help");
+    const bool hud = a.view.hud;
     press(&a, GLFW_KEY_TAB, 0);
-    CHECK(a.hud != hud, "Tab toggles the HUD");
+    CHECK(a.view.hud != hud, "Tab toggles the HUD");
     press(&a, GLFW_KEY_F12, 0);
-    CHECK(a.screenshot_requested, "F12 asks for a screenshot");
+    CHECK(a.out.screenshot_requested, "F12 asks for a screenshot");
     press(&a, GLFW_KEY_G, 0);
-    CHECK(a.follow_com, "G follows the centre of mass");
-    a.camera.distance = 100;
+    CHECK(a.view.follow_com, "G follows the centre of mass");
+    a.view.camera.distance = 100;
     press(&a, GLFW_KEY_F, 0);
-    CHECK(a.camera.distance > 0.5f && a.camera.distance < 10, "F fits: distance %.3f",
-          a.camera.distance);
+    CHECK(a.view.camera.distance > 0.5f && a.view.camera.distance < 10, "F fits: distance %.3f",
+          a.view.camera.distance);
     press(&a, GLFW_KEY_ESCAPE, 0);
-    CHECK(a.quit, "Esc quits");
+    CHECK(a.fe.quit, "Esc quits");
     app_destroy(&a);
 }
 
 /* The mouse's camera moves: orbit, pan, zoom (the window's callbacks call these). */
 static void check_camera(void) {
     app a = make_app(SIM_BACKEND_CPU, SIM_VARIANT_DEFAULT, 0, 0);
-    const render_camera c0 = a.camera;
+    const render_camera c0 = a.view.camera;
     app_zoom(&a, 1);
-    CHECK(fabsf(a.camera.distance - 0.9f * c0.distance) < 1e-5f, "scroll zooms by 10 %%: %.4f",
-          a.camera.distance);
+    CHECK(fabsf(a.view.camera.distance - 0.9f * c0.distance) < 1e-5f, "scroll zooms by 10 %%: %.4f",
+          a.view.camera.distance);
     app_zoom(&a, -1);
-    CHECK(fabsf(a.camera.distance - c0.distance) < 1e-5f, "and back");
+    CHECK(fabsf(a.view.camera.distance - c0.distance) < 1e-5f, "and back");
     app_orbit(&a, 100, 0);
-    CHECK(a.camera.yaw != c0.yaw && a.camera.pitch == c0.pitch, "horizontal drag turns the yaw");
+    CHECK(a.view.camera.yaw != c0.yaw && a.view.camera.pitch == c0.pitch, "horizontal drag turns the yaw");
     app_orbit(&a, 0, 1e6);
-    CHECK(a.camera.pitch <= 1.55f && a.camera.pitch > 1.5f, "pitch stops short of the pole: %.3f",
-          a.camera.pitch);
-    a.follow_com = true;
+    CHECK(a.view.camera.pitch <= 1.55f && a.view.camera.pitch > 1.5f, "pitch stops short of the pole: %.3f",
+          a.view.camera.pitch);
+    a.view.follow_com = true;
     app_pan(&a, 50, -20, 720);
     const float moved =
-        fabsf(a.camera.target[0]) + fabsf(a.camera.target[1]) + fabsf(a.camera.target[2]);
-    CHECK(moved > 0 && !a.follow_com, "pan moves the target and stops following: %.4f", moved);
+        fabsf(a.view.camera.target[0]) + fabsf(a.view.camera.target[1]) + fabsf(a.view.camera.target[2]);
+    CHECK(moved > 0 && !a.view.follow_com, "pan moves the target and stops following: %.4f", moved);
     app_destroy(&a);
 }
 
@@ -240,10 +298,116 @@ static void check_key_names(void) {
     CHECK(app_key_parse("F12", &key, &mods) && key == GLFW_KEY_F12, "F12");
     CHECK(!app_key_parse("Ctrl+X", &key, &mods), "Ctrl+X is not a key here");
     CHECK(!app_key_parse("", &key, &mods), "empty");
-    const char *label, *text;
+    /* The help lists exactly the bindings app_key serves: the knobs' keys, a
+     * line per scene, the view and loop keys, the mouse. */
+    static const char *const want[] = {
+        "+ / -", "R / Shift+R", "T / Shift+T", "S / Shift+S", "D / Shift+D", "J / Shift+J",
+        "K / Shift+K", "P / Shift+P", "Q / Shift+Q", "1", "2", "3", "4", "5", "6", "7", "Space",
+        ".", "C", "E", "A", "B", "O", "V", "X", "W", "L", "F", "G", "H, F1", "Tab", "F12", "Esc", "left drag",
+        "right/middle drag", "scroll"};
+    const int count = (int)(sizeof want / sizeof want[0]);
+    bool found[sizeof want / sizeof want[0]] = {false};
+    char label[64], text[160];
     int n = 0;
-    while (app_key_help(n, &label, &text)) n++;
-    CHECK(n >= 27, "help lists every binding and the mouse: %d lines", n);
+    for (; app_key_help(n, label, sizeof label, text, sizeof text); n++) {
+        int hit = -1;
+        for (int i = 0; i < count; i++) {
+            if (strcmp(label, want[i]) == 0) hit = i;
+        }
+        CHECK(hit >= 0 && !found[hit], "help line %d '%s: %s' is expected once", n, label, text);
+        CHECK(text[0] != 0, "help line '%s' says what it does", label);
+        if (hit >= 0) found[hit] = true;
+    }
+    for (int i = 0; i < count; i++) CHECK(found[i], "the help lists '%s'", want[i]);
+    CHECK(n == count, "help: %d lines, want %d", n, count);
+}
+
+/* The bodies of a scene do not depend on how it was reached: --preset disk
+ * and key 3 from a Plummer sphere build the same disk, whose rotation curve
+ * is measured with the softening it then runs with. */
+static app app_with(const char *preset, sim_ic ic, float softening, bool softening_given) {
+    app a = {0};
+    a.cfg.scene = -1;
+    a.cfg.sim = (sim_desc){.backend = SIM_BACKEND_CPU, .ic = ic, .softening = softening};
+    a.cfg.preset = preset;
+    a.cfg.given[APP_KNOB_IC] = ic != SIM_IC_DEFAULT;
+    a.cfg.given[APP_KNOB_SOFTENING] = softening_given;
+    a.cfg.headless = true;
+    if (!app_create_sim(&a)) exit(1);
+    return a;
+}
+
+static int differing_bodies(sim *x, sim *y) {
+    const int n = sim_get_params(x).body_count;
+    if (sim_get_params(y).body_count != n) return -1;
+    sim_body *bx = malloc(sizeof *bx * (size_t)n), *by = malloc(sizeof *by * (size_t)n);
+    CHECK(bx && by, "memory");
+    sim_get_bodies(x, bx);
+    sim_get_bodies(y, by);
+    int differ = 0;
+    for (int i = 0; i < n; i++) {
+        bool same = bx[i].mass == by[i].mass && bx[i].tag == by[i].tag;
+        for (int k = 0; k < 3; k++) same = same && bx[i].pos[k] == by[i].pos[k];
+        for (int k = 0; k < 3; k++) same = same && bx[i].vel[k] == by[i].vel[k];
+        differ += !same;
+    }
+    free(bx);
+    free(by);
+    return differ;
+}
+
+static void check_scene_paths(void) {
+    app flag = app_with("disk", SIM_IC_DEFAULT, 0, false);
+    app key = app_with("plummer", SIM_IC_DEFAULT, 0, false);
+    press(&key, GLFW_KEY_3, 0);
+    const sim_params pf = sim_get_params(flag.sim), pk = sim_get_params(key.sim);
+    CHECK(pf.softening == 0.15f && pk.softening == pf.softening && pk.dt == pf.dt,
+          "disk by flag and by key: eps %g and %g, dt %g and %g", pf.softening, pk.softening,
+          pf.dt, pk.dt);
+    const int differ = differing_bodies(flag.sim, key.sim);
+    CHECK(differ == 0, "--preset disk and key 3 from Plummer: %d of %d bodies differ", differ,
+          pf.body_count);
+    /* --softening 0 --ic disk builds with no softening and runs with none. */
+    app zero = app_with(NULL, SIM_IC_DISK, 0, true);
+    const sim_params pz = sim_get_params(zero.sim);
+    CHECK(pz.softening == 0 && zero.scene == app_scene_find("disk"), "--softening 0 --ic disk: %g",
+          pz.softening);
+    sim_desc d = app_scene_desc(zero.scene, NULL, true, false);
+    d.backend = SIM_BACKEND_CPU;
+    d.softening = 0;
+    sim *direct = test_sim(d);
+    CHECK(differing_bodies(zero.sim, direct) == 0, "the same disk as a desc with softening 0");
+    CHECK(differing_bodies(zero.sim, flag.sim) > 0,
+          "and not the disk of softening 0.15 (the rotation curve depends on it)");
+    sim_destroy(direct);
+    app_destroy(&flag);
+    app_destroy(&key);
+    app_destroy(&zero);
+}
+
+/* The status line holds every knob, whatever its length (no fixed buffer). */
+static void check_status_line(void) {
+    app a = make_app(SIM_BACKEND_CPU, SIM_VARIANT_DEFAULT, 0, 0);
+    sim_reset(a.sim, SIM_IC_PLUMMER, 1000, UINT64_MAX, NULL); /* the longest seed */
+    a.live.frame = 2147483647;
+    for (int i = 0; i < 3; i++) app_status_append(&a);
+    const char *s = a.out.status;
+    CHECK(s && a.out.status_len == strlen(s), "status buffer");
+    int lines = 0;
+    for (const char *c = s; *c; c++) lines += *c == '\n';
+    CHECK(lines == 3, "three lines: %d", lines);
+    const char *last = s;
+    for (int i = 0; i < 2; i++) last = strchr(last, '\n') + 1;
+    CHECK(strncmp(last, "{\"format\"", 9) == 0 && strstr(last, "\"vsync\": ") &&
+              strcmp(s + a.out.status_len - 2, "}\n") == 0,
+          "the third line is whole (%zu bytes in all)", a.out.status_len);
+    CHECK(strstr(s, "18446744073709551615") != NULL, "the longest seed is written in full");
+    for (int k = 0; k < APP_KNOB_COUNT; k++) {
+        char key[64];
+        snprintf(key, sizeof key, "\"%s\": ", app_knob_get((app_knob)k)->name);
+        CHECK(strstr(last, key) != NULL, "status has the knob %s", key);
+    }
+    app_destroy(&a);
 }
 
 static void check_bad_script(void) {
@@ -255,6 +419,7 @@ static void check_bad_script(void) {
     close(fd);
     app a = {0};
     a.cfg.sim = (sim_desc){.backend = SIM_BACKEND_CPU, .body_count = 10};
+    a.cfg.given[APP_KNOB_N] = true;
     a.cfg.script = path;
     CHECK(!app_create_sim(&a), "a script with an unknown key is refused at start-up");
     CHECK(a.sim == NULL, "and nothing was created");
@@ -269,22 +434,24 @@ static void check_cuda_variants(void) {
     app a = make_app(SIM_BACKEND_CUDA, SIM_VARIANT_DEFAULT, 0, 0);
     sim_params p = sim_get_params(a.sim);
     CHECK(p.variant == SIM_VARIANT_BEST, "starts on best");
-    /* K walks the whole ladder and wraps; Shift+K walks back. */
+    /* K walks the whole ladder (the tree included) and wraps; Shift+K walks back. */
     sim_variant seen[SIM_VARIANT_COUNT];
     for (int i = 0; i < SIM_VARIANT_COUNT - 1; i++) {
         p = press(&a, GLFW_KEY_K, 0);
         seen[i] = p.variant;
-        CHECK(strstr(a.message, sim_variant_info(p.variant)->name) != NULL, "K: %s", a.message);
+        CHECK(strstr(a.live.message, sim_variant_info(p.variant)->name) != NULL, "K: %s", a.live.message);
     }
     CHECK(p.variant == SIM_VARIANT_BEST, "K wraps around to best");
-    CHECK(seen[0] == SIM_VARIANT_FP64 && seen[1] == SIM_VARIANT_NAIVE, "K order: fp64, naive");
+    CHECK(seen[0] == SIM_VARIANT_FP64 && seen[1] == SIM_VARIANT_TREE &&
+              seen[2] == SIM_VARIANT_NAIVE,
+          "K order: fp64, tree, naive");
     p = press(&a, GLFW_KEY_K, SHIFT);
     CHECK(p.variant == SIM_VARIANT_FAST, "Shift+K: back to fast");
     /* A one-thread-per-body variant takes no q: Q is clamped with its reason. */
     while (p.variant != SIM_VARIANT_RSQRT) p = press(&a, GLFW_KEY_K, SHIFT);
     CHECK(p.q == 1, "rsqrt: q = 1");
     p = press(&a, GLFW_KEY_Q, 0);
-    CHECK(p.q == 1 && strstr(a.message, "one thread per body"), "Q on rsqrt: %s", a.message);
+    CHECK(p.q == 1 && strstr(a.live.message, "one thread per body"), "Q on rsqrt: %s", a.live.message);
     app_destroy(&a);
 }
 
@@ -292,6 +459,8 @@ int main(void) {
     check_knobs();
     check_camera();
     check_key_names();
+    check_scene_paths();
+    check_status_line();
     check_bad_script();
     check_cuda_variants();
     return test_exit("test_keys");

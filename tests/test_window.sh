@@ -1,27 +1,122 @@
 #!/usr/bin/env bash
-# test_window.sh - the windowed front-end under Xvfb (Mesa, llvmpipe): the
-# window opens, runs 60 frames on the CPU backend, the screenshot is not
-# blank, and the exit status is 0.
+# test_window.sh - the windowed front-end (GLFW, GLX) on an X server of its
+# own (Xvfb): keys through the same dispatch as the keyboard, the bodies drawn
+# where they are, and the interop path from the status JSON.
 #
-#   test_window.sh NBODY PNG_CHECK
+#   test_window.sh NBODY PNG_CHECK [cpu|cuda [CUDA_AVAILABLE]]
+#
+# cpu (default): on CI, Xvfb's GLX is Mesa (llvmpipe); positions go through
+#   the host ("interop": "host-copy").
+# cuda: the CUDA backend in the window: "interop" must be "zero-copy", and
+#   with NBODY_TEST_REFUSE_INTEROP=1 "host-copy" with exactly one line
+#   "nbody: warning: CUDA-GL interop refused (...)". Exits 77 without a GPU.
+#
+# Xvfb is taken from PATH and started with -displayfd (it picks a free
+# display); NBODY_XVFB_ARGS adds arguments (the GPU machine's carried Xvfb
+# needs -xkbdir, see scripts/make-window-bundle.sh). Where there is no Xvfb
+# the test is skipped, except on CI (CI=true), where it must run.
+#
+# Checks (the reasons for the numbers are in tests/test_headless.sh, which
+# makes the same pictures headless):
+#   - 60 frames with scripted keys (help on and off, a colour change, a
+#     pause and a single step): the status JSON says frame 60 and 51 steps;
+#   - one body, HUD off: every lit pixel within 2 % of the height of the
+#     centre; a Plummer sphere of 4096, HUD off: lit fraction 2-50 %, lit
+#     centroid within 10 % of the height of the centre;
+#   - one body, HUD on: at least 1 % lit (the HUD draws).
 set -u
-nbody=$1 png_check=$2
-if ! command -v xvfb-run >/dev/null; then
-    echo "xvfb-run is not installed (apt-get install xvfb)"
-    # On CI the window test must run, not skip.
-    [ "${CI:-}" = true ] && exit 1
+nbody=$1 png_check=$2 backend=${3:-cpu} cuda_available=${4:-}
+if [ "$backend" = cuda ] && ! "$cuda_available" >/dev/null; then exit 77; fi
+if ! command -v Xvfb >/dev/null; then
+    echo "Xvfb is not installed (apt-get install xvfb)"
+    [ "${CI:-}" = true ] && exit 1 # on CI the window test must run, not skip
     exit 77
 fi
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-# Keys go through the same dispatch as the keyboard: help on and off, a
-# colour change, a pause and a single step, the HUD stays on.
+xvfb_pid=
+cleanup() {
+    [ -n "$xvfb_pid" ] && kill "$xvfb_pid" 2>/dev/null && wait "$xvfb_pid" 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# shellcheck disable=SC2086 # NBODY_XVFB_ARGS is a list of arguments
+Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp ${NBODY_XVFB_ARGS:-} \
+    3>"$tmp/display" >"$tmp/xvfb.log" 2>&1 &
+xvfb_pid=$!
+for _ in $(seq 100); do
+    [ -s "$tmp/display" ] && break
+    kill -0 "$xvfb_pid" 2>/dev/null || break
+    sleep 0.1
+done
+if [ ! -s "$tmp/display" ]; then
+    echo "FAIL: Xvfb did not start"; cat "$tmp/xvfb.log"; exit 1
+fi
+DISPLAY=":$(head -n 1 "$tmp/display")"
+export DISPLAY
+echo "Xvfb on $DISPLAY"
+
+fail=0
+failed() {
+    echo "FAIL $*"
+    fail=1
+}
+field() { # field FILE NAME: a string field of the last JSON line
+    tail -n 1 "$1" | sed -n "s/.*\"$2\": *\"\\([^\"]*\\)\".*/\\1/p"
+}
+run() { # run NAME ARGS...: a window run writing $tmp/NAME.png and NAME.json
+    local name=$1
+    shift
+    "$nbody" --backend "$backend" --screenshot "$tmp/$name.png" --status-json "$tmp/$name.json" \
+        "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+    local rc=$?
+    cat "$tmp/$name.out" "$tmp/$name.err"
+    [ "$rc" -eq 0 ] || { failed "$name: nbody exited $rc"; return 1; }
+    return 0
+}
+check() { # check NAME ARGS...: png_check on NAME.png must pass
+    local name=$1
+    shift
+    "$png_check" "$tmp/$name.png" "$@" || failed "$name: png_check $*"
+}
+expect_interop() { # expect_interop NAME PATH
+    local got
+    got=$(field "$tmp/$1.json" interop)
+    [ "$got" = "$2" ] && echo "ok   $1: interop \"$got\"" ||
+        failed "$1: interop \"$got\", expected \"$2\""
+}
+expected_path=host-copy
+[ "$backend" = cuda ] && expected_path=zero-copy
+
 printf '10 H\n25 H\n30 C\n40 Space\n45 .\n50 Space\n' >"$tmp/keys.txt"
-xvfb-run -a -s "-screen 0 1280x800x24" \
-    "$nbody" --backend cpu --n 2048 --frames 60 --width 800 --height 500 \
-    --script "$tmp/keys.txt" --status-json "$tmp/status.json" --screenshot "$tmp/window.png"
-rc=$?
-[ "$rc" -eq 0 ] || { echo "FAIL: nbody exited $rc"; exit 1; }
-grep -q '"frame": 60' "$tmp/status.json" || { echo "FAIL: status"; cat "$tmp/status.json"; exit 1; }
-grep -q '"steps": 51,' "$tmp/status.json" || { echo "FAIL: 60 frames, 10 of them paused, one single step: 51 steps expected"; cat "$tmp/status.json"; exit 1; }
-"$png_check" "$tmp/window.png" 0.002 800 500
+if run keys --n 2048 --frames 60 --width 800 --height 500 --script "$tmp/keys.txt" \
+    --status-every 10; then
+    grep -q '"frame": 60' "$tmp/keys.json" || failed "keys: no status line for frame 60"
+    tail -n 1 "$tmp/keys.json" | grep -q '"steps": 51,' ||
+        failed "keys: 60 frames, 10 of them paused, one single step: 51 steps expected"
+    check keys --size 800x500 --min-lit 0.002
+    expect_interop keys "$expected_path"
+fi
+if run one --n 1 --frames 5 --no-hud --width 640 --height 360; then
+    check one --size 640x360 --min-lit 0.000004 --max-lit 0.001 --within 7.2
+    expect_interop one "$expected_path"
+fi
+if run plummer --n 4096 --frames 10 --no-hud --width 640 --height 360; then
+    check plummer --size 640x360 --min-lit 0.02 --max-lit 0.5 --centroid-within 36
+fi
+if run hud --n 1 --frames 5 --width 640 --height 360; then
+    check hud --size 640x360 --min-lit 0.01
+fi
+if [ "$backend" = cuda ]; then
+    if NBODY_TEST_REFUSE_INTEROP=1 run refused --n 4096 --frames 10 --no-hud --width 640 \
+        --height 360; then
+        check refused --size 640x360 --min-lit 0.02 --max-lit 0.5 --centroid-within 36
+        expect_interop refused host-copy
+        warnings=$(grep -c '^nbody: warning: CUDA-GL interop refused (' "$tmp/refused.err")
+        [ "$warnings" -eq 1 ] && echo "ok   refused: one warning line" ||
+            failed "refused: $warnings lines 'nbody: warning: CUDA-GL interop refused (...'," \
+                "expected 1"
+    fi
+fi
+echo "test_window ($backend): $([ $fail -eq 0 ] && echo passed || echo FAILED)"
+exit $fail

@@ -1,0 +1,464 @@
+/* app_bench_report.c - the benchmark's table, JSON and bar chart (see
+ * app_bench_report.h), and the one table of what each force kernel executes.
+ *
+ * Honest figures: each variant's "ceiling" is the rate its own inner loop
+ * allows, issue slots per interaction counted in its SASS (below), so no row
+ * can pass 100 %. GFLOP/s is an equivalent figure, interactions/s x 20 flops
+ * (30 for fp64) as NVIDIA's sample counts them, whatever a kernel executes
+ * (best evaluates each pair once for two bodies: fewer flops). Tree rows get
+ * no N^2 figures at all: bodies/s, build and walk time, and their force
+ * error against the exact sum instead.
+ */
+#include "app_bench_report.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <stb/stb_truetype.h>
+
+/* Issue slots of each kernel's inner loop, counted in `cuobjdump -sass` of
+ * the sm_90 Release build by scripts/sass-loops.py (command and date in
+ * docs/PERFORMANCE.md, "The issue ceiling"): the innermost loop holding the
+ * most MUFU.RSQ, its instructions over its MUFU.RSQ count = slots per
+ * evaluation. An evaluation is one interaction, except for best, where it is
+ * one pair applied to two bodies. fp64 also counts its FP64-pipe
+ * instructions (DADD, DFMA, DMUL) per evaluation, the tighter limit there.
+ * Re-count after changing a kernel. */
+typedef struct kernel_cost {
+    sim_variant variant;
+    int loop_instructions, loop_rsqrts; /* as counted */
+    int interactions;                   /* per evaluation: 2 for best, else 1 */
+    int fp64_ops;                       /* FP64-pipe instructions in the loop, fp64 only */
+} kernel_cost;
+
+static const kernel_cost costs[] = {
+    {SIM_VARIANT_NAIVE, 47, 1, 1, 0},     {SIM_VARIANT_SOA, 56, 1, 1, 0},
+    {SIM_VARIANT_RSQRT, 36, 1, 1, 0},     {SIM_VARIANT_TILED, 35, 1, 1, 0},
+    {SIM_VARIANT_UNROLLED, 225, 8, 1, 0}, {SIM_VARIANT_NOIF, 175, 8, 1, 0},
+    {SIM_VARIANT_FMA, 167, 8, 1, 0},      {SIM_VARIANT_FAST, 143, 8, 1, 0},
+    {SIM_VARIANT_BEST, 587, 32, 2, 0},    {SIM_VARIANT_FP64, 160, 8, 1, 128},
+};
+
+#define LANES_PER_SM 128.0 /* 4 schedulers x 32 lanes, one warp instruction each per clock */
+
+static const kernel_cost *cost_of(sim_variant v) {
+    for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++)
+        if (costs[i].variant == v) return &costs[i];
+    return NULL;
+}
+
+/* FP64 lanes per SM by architecture (0: unknown). */
+static int fp64_lanes(int major, int minor) {
+    if ((major == 9 && minor == 0) || (major == 10 && minor == 0)) return 64; /* H100, B200 */
+    if ((major == 8 && minor == 0) || (major == 7 && minor == 0)) return 32;  /* A100, V100 */
+    if (major >= 7) return 2;                                                 /* GeForce-class */
+    return 0;
+}
+
+static const char *variant_name(const app_bench_row *r) {
+    return r->variant == SIM_VARIANT_COUNT ? "cpu" : sim_variant_info(r->variant)->name;
+}
+
+static bool is_fp64(const app_bench_row *r) {
+    return r->variant != SIM_VARIANT_COUNT && sim_variant_info(r->variant)->fp64;
+}
+
+double app_bench_interactions_per_s(const app_bench_row *r) {
+    if (r->tree || r->ms <= 0) return 0;
+    return (double)r->n * (double)r->n / (r->ms * 1e-3);
+}
+
+static double bodies_per_s(const app_bench_row *r) {
+    return r->ms > 0 ? r->n / (r->ms * 1e-3) : 0;
+}
+
+double app_bench_ceiling(const app_bench_result *b, sim_variant v) {
+    const kernel_cost *c = cost_of(v);
+    if (!b->cuda || !c) return 0;
+    const double clock = b->dev.clock_khz * 1e3;
+    const double per_eval = (double)c->loop_instructions / c->loop_rsqrts;
+    double ceiling = b->dev.sm_count * LANES_PER_SM * clock / per_eval * c->interactions;
+    if (c->fp64_ops > 0) {
+        const int lanes = fp64_lanes(b->dev.cc_major, b->dev.cc_minor);
+        if (lanes == 0) return 0;
+        const double fp64 = b->dev.sm_count * (double)lanes * clock /
+                            ((double)c->fp64_ops / c->loop_rsqrts) * c->interactions;
+        ceiling = fmin(ceiling, fp64);
+    }
+    return ceiling;
+}
+
+static double flops_per_interaction(const app_bench_row *r) {
+    return is_fp64(r) ? 30.0 : 20.0;
+}
+
+static double gflops_equivalent(const app_bench_row *r) {
+    return app_bench_interactions_per_s(r) * flops_per_interaction(r) * 1e-9;
+}
+
+static double ceiling_fraction(const app_bench_result *b, const app_bench_row *r) {
+    const double c = r->tree ? 0 : app_bench_ceiling(b, r->variant);
+    return c > 0 ? app_bench_interactions_per_s(r) / c : 0;
+}
+
+/* The fastest row of variant v (tree or not, as `tree`) at n, or NULL. */
+static const app_bench_row *fastest(const app_bench_result *b, sim_variant v, bool tree, int n) {
+    const app_bench_row *best = NULL;
+    for (int i = 0; i < b->count; i++) {
+        const app_bench_row *r = &b->rows[i];
+        if (r->variant == v && r->tree == tree && r->n == n && (!best || r->ms < best->ms))
+            best = r;
+    }
+    return best;
+}
+
+/* Speedup of row r over the fastest row of the variant before it in the
+ * command-line order, at the same N; 0 when there is none. */
+static double speedup(const app_bench_result *b, const app_bench_row *r) {
+    for (int k = 1; k < b->order_count; k++) {
+        if (b->order[k] != (int)r->variant) continue;
+        const sim_variant prev = (sim_variant)b->order[k - 1];
+        const app_bench_row *p = NULL;
+        for (int i = 0; i < b->count && !p; i++) /* the previous variant's kind */
+            if (b->rows[i].variant == prev) p = fastest(b, prev, b->rows[i].tree, r->n);
+        return p && r->ms > 0 ? p->ms / r->ms : 0;
+    }
+    return 0;
+}
+
+static bool any_tree(const app_bench_result *b) {
+    for (int i = 0; i < b->count; i++)
+        if (b->rows[i].tree) return true;
+    return false;
+}
+
+/* One line per variant in the rows: its ceiling and where it comes from. */
+static void print_ceilings(const app_bench_result *b, FILE *f) {
+    for (int i = 0; i < b->count; i++) {
+        const sim_variant v = b->rows[i].variant;
+        bool seen = false;
+        for (int k = 0; k < i && !seen; k++) seen = b->rows[k].variant == v;
+        const kernel_cost *c = cost_of(v);
+        const double ceiling = app_bench_ceiling(b, v);
+        if (seen || !c || b->rows[i].tree || ceiling <= 0) continue;
+        fprintf(f,
+                "ceiling %-8s %.3g interactions/s: %d SMs x 128 lanes x %.3f GHz / %.2f issue "
+                "slots per %s (SASS)",
+                sim_variant_info(v)->name, ceiling, b->dev.sm_count, b->dev.clock_khz * 1e-6,
+                (double)c->loop_instructions / c->loop_rsqrts,
+                c->interactions == 2 ? "pair of 2 interactions" : "interaction");
+        if (c->fp64_ops)
+            fprintf(f, ", FP64 pipe: %d lanes / %.0f FP64 ops",
+                    fp64_lanes(b->dev.cc_major, b->dev.cc_minor),
+                    (double)c->fp64_ops / c->loop_rsqrts);
+        fprintf(f, "\n");
+    }
+}
+
+void app_bench_print(const app_bench_result *b, FILE *f) {
+    bool frames = false;
+    for (int i = 0; i < b->count; i++) frames = frames || b->rows[i].fps > 0;
+    const bool tree = any_tree(b);
+    print_ceilings(b, f);
+    fprintf(f, "\n%-9s %9s %8s %11s %11s %11s %8s %8s", "variant", "N", "p x q", "ms/step",
+            "1e9 int/s", "GFLOP/s eq", "vs prev", "ceiling");
+    if (frames) fprintf(f, " %9s", "frames/s");
+    if (tree)
+        fprintf(f, " %6s %9s %9s %9s %10s %9s %9s", "theta", "build ms", "walk ms", "int/body",
+                "1e6 body/s", "err med", "err p99");
+    fprintf(f, "\n");
+    for (int i = 0; i < b->count; i++) {
+        const app_bench_row *r = &b->rows[i];
+        char shape[32] = "-", up[400] = "", ceil_s[400] = "", ips[400] = "n/a", gf[400] = "n/a";
+        if (r->variant != SIM_VARIANT_COUNT && !r->tree)
+            snprintf(shape, sizeof shape, "%dx%d", r->p, r->q);
+        const double s = speedup(b, r);
+        if (s > 0) snprintf(up, sizeof up, "%.2fx", s);
+        const double c = ceiling_fraction(b, r);
+        if (c > 0) snprintf(ceil_s, sizeof ceil_s, "%.0f%%", 100 * c);
+        if (!r->tree) {
+            snprintf(ips, sizeof ips, "%.1f", app_bench_interactions_per_s(r) * 1e-9);
+            snprintf(gf, sizeof gf, "%.0f", gflops_equivalent(r));
+        }
+        fprintf(f, "%-9s %9d %8s %11.4f %11s %11s %8s %8s", variant_name(r), r->n, shape, r->ms,
+                ips, gf, up, ceil_s);
+        if (frames) fprintf(f, " %9.1f", r->fps);
+        if (tree && r->tree && r->tree_valid) {
+            fprintf(f, " %6.2f %9.3f %9.3f %9.0f %10.2f", r->theta, r->build_ms, r->walk_ms,
+                    r->interactions_per_body, bodies_per_s(r) * 1e-6);
+            if (r->error_samples > 0)
+                fprintf(f, " %9.2e %9.2e", r->error_median, r->error_p99);
+            else
+                fprintf(f, " %9s %9s", "-", "-");
+        } else if (tree && r->tree) {
+            fprintf(f, " %6.2f %9s", r->theta, "(no tree stats)");
+        }
+        fprintf(f, "\n");
+    }
+    fprintf(f, "GFLOP/s eq: interactions/s x 20 flops (30 for fp64), the count NVIDIA's sample "
+               "uses; best evaluates each pair once for both bodies and executes fewer.\n");
+    if (b->cuda)
+        fprintf(f, "ceiling: of the rate this variant's own inner loop allows (issue slots counted "
+                   "in its sm_90 SASS; FP64 pipe for fp64; docs/PERFORMANCE.md).\n");
+    if (tree)
+        fprintf(f, "tree: interactions/s do not apply (it evaluates ~int/body cell and body "
+                   "interactions per body, not N); err: relative force error against the exact "
+                   "sum over sampled bodies.\n");
+}
+
+/* ---- JSON into a buffer that grows to fit -------------------------------- */
+
+typedef struct text {
+    char *s;
+    size_t len, cap;
+    bool failed; /* out of memory: the text is incomplete */
+} text;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void
+emit(text *t, const char *fmt, ...) {
+    if (t->failed) return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        const int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            t->failed = true;
+            return;
+        }
+        if (t->s && t->len + (size_t)n < t->cap) {
+            t->len += (size_t)n;
+            return;
+        }
+        size_t cap = t->cap ? t->cap : 4096;
+        while (cap <= t->len + (size_t)n) cap *= 2;
+        char *s = realloc(t->s, cap);
+        if (!s) {
+            t->failed = true;
+            return;
+        }
+        t->s = s;
+        t->cap = cap;
+    }
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped. */
+static void emit_string(text *t, const char *s) {
+    emit(t, "\"");
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            emit(t, "\\%c", *c);
+        else if (*c < 0x20)
+            emit(t, "\\u%04x", *c);
+        else
+            emit(t, "%c", *c);
+    }
+    emit(t, "\"");
+}
+
+/* A JSON number, or null for what JSON cannot hold (inf, NaN) or does not apply. */
+static void emit_number(text *t, const char *key, double v, bool applies) {
+    if (applies && isfinite(v))
+        emit(t, ", \"%s\": %.6g", key, v);
+    else
+        emit(t, ", \"%s\": null", key);
+}
+
+char *app_bench_json(const app_bench_result *b) {
+    text t = {0};
+    emit(&t, "{\n  \"format\": \"nbody-benchmark\",\n  \"version\": 2,\n  \"device\": {\"name\": ");
+    /* The name is the driver's text: bounded by its array, escaped here. */
+    char name[sizeof b->dev.name + 1];
+    memcpy(name, b->dev.name, sizeof b->dev.name);
+    name[sizeof b->dev.name] = 0;
+    emit_string(&t, b->cuda ? name : "cpu");
+    emit(&t,
+         ", \"sm_count\": %d, \"clock_mhz\": %.0f, \"compute_capability\": \"%d.%d\", "
+         "\"driver\": %d, \"runtime\": %d},\n",
+         b->dev.sm_count, b->dev.clock_khz / 1000.0, b->dev.cc_major, b->dev.cc_minor,
+         b->dev.driver_version, b->dev.runtime_version);
+    emit(&t, "  \"gflops_equivalent_flops_per_interaction\": {\"fp32\": 20, \"fp64\": 30},\n");
+    emit(&t, "  \"rows\": [\n");
+    for (int i = 0; i < b->count; i++) {
+        const app_bench_row *r = &b->rows[i];
+        const double ceiling = r->tree ? 0 : app_bench_ceiling(b, r->variant);
+        emit(&t, "    {\"variant\": ");
+        emit_string(&t, variant_name(r));
+        emit(&t,
+             ", \"method\": \"%s\", \"n\": %d, \"p\": %d, \"q\": %d, \"steps\": %d, "
+             "\"repeats\": %d",
+             r->tree ? "tree" : "all-pairs", r->n, r->p, r->q, r->steps, r->repeats);
+        emit_number(&t, "ms_per_step", r->ms, true);
+        emit_number(&t, "spread", r->spread, true);
+        emit_number(&t, "bodies_per_s", bodies_per_s(r), true);
+        emit_number(&t, "interactions_per_s", app_bench_interactions_per_s(r), !r->tree);
+        emit_number(&t, "gflops_equivalent", gflops_equivalent(r), !r->tree);
+        emit_number(&t, "speedup_vs_previous", speedup(b, r), speedup(b, r) > 0);
+        emit_number(&t, "ceiling_interactions_per_s", ceiling, ceiling > 0);
+        emit_number(&t, "ceiling_fraction", ceiling_fraction(b, r), ceiling > 0);
+        emit_number(&t, "frames_per_s", r->fps, r->fps > 0);
+        if (r->tree) {
+            emit_number(&t, "theta", r->theta, true);
+            emit_number(&t, "build_ms", r->build_ms, r->tree_valid);
+            emit_number(&t, "walk_ms", r->walk_ms, r->tree_valid);
+            emit_number(&t, "interactions_per_body", r->interactions_per_body, r->tree_valid);
+            emit(&t, ", \"force_error_samples\": %d", r->error_samples);
+            emit_number(&t, "force_error_median", r->error_median, r->error_samples > 0);
+            emit_number(&t, "force_error_p99", r->error_p99, r->error_samples > 0);
+        }
+        emit(&t, "}%s\n", i + 1 < b->count ? "," : "");
+    }
+    emit(&t, "  ]\n}\n");
+    if (t.failed) {
+        free(t.s);
+        return NULL;
+    }
+    return t.s;
+}
+
+/* ---- the chart ------------------------------------------------------------ */
+
+#define CHART_W 1200
+#define CHART_ROW 30    /* px per bar */
+#define CHART_TOP 70    /* title and legend */
+#define CHART_LABEL 330 /* px of labels left of the bars */
+#define CHART_VALUE 250 /* px of value text right of the bars */
+#define CHART_PX 17.0f  /* label size */
+
+typedef struct canvas {
+    uint8_t *rgba;
+    int w, h;
+    stbtt_fontinfo font;
+    float scale;
+    int ascent;
+} canvas;
+
+static void fill(canvas *c, int x0, int y0, int x1, int y1, const uint8_t rgb[3]) {
+    for (int y = y0 < 0 ? 0 : y0; y < y1 && y < c->h; y++) {
+        for (int x = x0 < 0 ? 0 : x0; x < x1 && x < c->w; x++) {
+            uint8_t *p = c->rgba + ((size_t)y * c->w + x) * 4;
+            p[0] = rgb[0], p[1] = rgb[1], p[2] = rgb[2], p[3] = 255;
+        }
+    }
+}
+
+/* Draws ASCII text with its top-left at (x, y); returns the pen's end x. */
+static int draw_text(canvas *c, int x, int y, const char *s, const uint8_t rgb[3]) {
+    int pen = x;
+    const int base = y + (int)lroundf(c->ascent * c->scale);
+    for (; *s; s++) {
+        int adv, lsb, x0, y0, x1, y1;
+        stbtt_GetCodepointHMetrics(&c->font, (unsigned char)*s, &adv, &lsb);
+        stbtt_GetCodepointBitmapBox(&c->font, (unsigned char)*s, c->scale, c->scale, &x0, &y0, &x1,
+                                    &y1);
+        const int gw = x1 - x0, gh = y1 - y0;
+        if (gw > 0 && gh > 0 && gw <= 64 && gh <= 64) {
+            uint8_t glyph[64 * 64];
+            stbtt_MakeCodepointBitmap(&c->font, glyph, gw, gh, gw, c->scale, c->scale,
+                                      (unsigned char)*s);
+            for (int gy = 0; gy < gh; gy++) {
+                for (int gx = 0; gx < gw; gx++) {
+                    const int px = pen + x0 + gx, py = base + y0 + gy;
+                    if (px < 0 || py < 0 || px >= c->w || py >= c->h) continue;
+                    uint8_t *p = c->rgba + ((size_t)py * c->w + px) * 4;
+                    const int a = glyph[gy * gw + gx];
+                    for (int k = 0; k < 3; k++)
+                        p[k] = (uint8_t)((rgb[k] * a + p[k] * (255 - a)) / 255);
+                }
+            }
+        }
+        pen += (int)lroundf(adv * c->scale);
+    }
+    return pen;
+}
+
+static unsigned char *read_file(const char *path, char *why, size_t why_len) {
+    FILE *f = fopen(path, "rb");
+    unsigned char *data = NULL;
+    long size = -1;
+    if (f && fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (data = malloc((size_t)size))) {
+        if (fread(data, 1, (size_t)size, f) != (size_t)size) {
+            free(data);
+            data = NULL;
+        }
+    }
+    if (f) fclose(f);
+    if (!data) snprintf(why, why_len, "cannot read the font %s", path);
+    return data;
+}
+
+uint8_t *app_bench_chart(const app_bench_result *b, const char *font_path, int *width, int *height,
+                         char *why, size_t why_len) {
+    unsigned char *ttf = read_file(font_path, why, why_len);
+    if (!ttf) return NULL;
+    canvas c = {.w = CHART_W, .h = CHART_TOP + CHART_ROW * (b->count > 0 ? b->count : 1) + 40};
+    if (!stbtt_InitFont(&c.font, ttf, stbtt_GetFontOffsetForIndex(ttf, 0))) {
+        snprintf(why, why_len, "%s is not a TrueType font", font_path);
+        free(ttf);
+        return NULL;
+    }
+    c.rgba = malloc((size_t)c.w * c.h * 4);
+    if (!c.rgba) {
+        snprintf(why, why_len, "out of memory for a %d x %d chart", c.w, c.h);
+        free(ttf);
+        return NULL;
+    }
+    c.scale = stbtt_ScaleForPixelHeight(&c.font, CHART_PX);
+    stbtt_GetFontVMetrics(&c.font, &c.ascent, NULL, NULL);
+    static const uint8_t bg[3] = {250, 250, 250}, ink[3] = {20, 20, 20}, grey[3] = {110, 110, 110},
+                         pairs[3] = {52, 101, 164}, tree[3] = {204, 102, 0};
+    fill(&c, 0, 0, c.w, c.h, bg);
+
+    /* Scales: all-pairs bars by interactions/s, tree bars by bodies/s; each
+     * kind against its own largest value, and said so in the legend. */
+    double max_ips = 0, max_bps = 0;
+    for (int i = 0; i < b->count; i++) {
+        const app_bench_row *r = &b->rows[i];
+        const double v = r->tree ? bodies_per_s(r) : app_bench_interactions_per_s(r);
+        if (!isfinite(v)) continue; /* drawn as an empty bar */
+        if (r->tree)
+            max_bps = fmax(max_bps, v);
+        else
+            max_ips = fmax(max_ips, v);
+    }
+    char line[sizeof b->dev.name + 64];
+    snprintf(line, sizeof line, "nbody --benchmark on %s",
+             b->cuda ? b->dev.name : "the CPU backend");
+    draw_text(&c, 12, 10, line, ink);
+    int x = 12;
+    fill(&c, x, 40, x + 14, 54, pairs);
+    x = draw_text(&c, x + 20, 38, "all-pairs: 1e9 interactions/s (N^2 per step)", grey);
+    if (max_bps > 0) {
+        fill(&c, x + 24, 40, x + 38, 54, tree);
+        draw_text(&c, x + 44, 38, "tree: 1e6 bodies/s (own scale)", grey);
+    }
+    const int bar0 = CHART_LABEL, bar_w = CHART_W - CHART_LABEL - CHART_VALUE;
+    for (int i = 0; i < b->count; i++) {
+        const app_bench_row *r = &b->rows[i];
+        const int y = CHART_TOP + i * CHART_ROW;
+        if (r->tree)
+            snprintf(line, sizeof line, "%s N=%d theta=%.2f", variant_name(r), r->n, r->theta);
+        else if (r->variant == SIM_VARIANT_COUNT)
+            snprintf(line, sizeof line, "%s N=%d", variant_name(r), r->n);
+        else
+            snprintf(line, sizeof line, "%s N=%d %dx%d", variant_name(r), r->n, r->p, r->q);
+        draw_text(&c, 12, y + 4, line, ink);
+        const double v = r->tree ? bodies_per_s(r) : app_bench_interactions_per_s(r);
+        const double max = r->tree ? max_bps : max_ips;
+        const int len = max > 0 && isfinite(v) ? (int)lround(bar_w * fmin(v / max, 1.0)) : 0;
+        fill(&c, bar0, y + 4, bar0 + (len > 1 ? len : 1), y + CHART_ROW - 4,
+             r->tree ? tree : pairs);
+        snprintf(line, sizeof line, "%.3g (%.3g ms/step)", v * (r->tree ? 1e-6 : 1e-9), r->ms);
+        draw_text(&c, bar0 + len + 8, y + 4, line, ink);
+    }
+    free(ttf);
+    *width = c.w;
+    *height = c.h;
+    return c.rgba;
+}

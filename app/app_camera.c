@@ -1,0 +1,79 @@
+/* app_camera.c - the camera seam of the app: orbit, pan and zoom (the
+ * mouse in the window), fitting the view to the bodies (F), and following
+ * the centre of mass (G). Only app_view changes here; the simulation is
+ * read, never changed.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "app.h"
+
+void app_orbit(app *a, double dx, double dy) {
+    a->view.camera.yaw -= (float)(dx * 0.005);
+    a->view.camera.pitch += (float)(dy * 0.005);
+    const float limit = 1.55f; /* just short of the poles */
+    if (a->view.camera.pitch > limit) a->view.camera.pitch = limit;
+    if (a->view.camera.pitch < -limit) a->view.camera.pitch = -limit;
+}
+
+void app_pan(app *a, double dx, double dy, int fb_height) {
+    /* Move the target in the view plane so the point under the cursor follows it. */
+    const float fov = a->view.camera.fov_y > 0 ? a->view.camera.fov_y : 0.785398f;
+    const float per_pixel =
+        2.0f * a->view.camera.distance * tanf(fov / 2) / (float)(fb_height > 0 ? fb_height : 1);
+    const float cy = cosf(a->view.camera.yaw), sy = sinf(a->view.camera.yaw);
+    const float cp = cosf(a->view.camera.pitch), sp = sinf(a->view.camera.pitch);
+    const float right[3] = {-sy, cy, 0};
+    const float up[3] = {-sp * cy, -sp * sy, cp};
+    for (int k = 0; k < 3; k++) {
+        a->view.camera.target[k] += per_pixel * (float)(-dx * right[k] + dy * up[k]);
+    }
+    a->view.follow_com = false;
+}
+
+void app_zoom(app *a, double steps) {
+    a->view.camera.distance *= powf(0.9f, (float)steps); /* proportional to the distance */
+    if (a->view.camera.distance < 1e-3f) a->view.camera.distance = 1e-3f;
+    if (a->view.camera.distance > 1e4f) a->view.camera.distance = 1e4f;
+}
+
+static int cmp_double(const void *x, const void *y) {
+    const double p = *(const double *)x, q = *(const double *)y;
+    return (p > q) - (p < q);
+}
+
+void app_fit_view(app *a) {
+    const int n = sim_get_params(a->sim).body_count;
+    sim_body *b = malloc(sizeof(sim_body) * (size_t)n);
+    double *r = malloc(sizeof(double) * (size_t)n);
+    if (!b || !r) {
+        free(b);
+        free(r);
+        app_message(a, "out of memory fitting the view");
+        return;
+    }
+    sim_get_bodies(a->sim, b);
+    const sim_diag m = sim_moments(a->sim);
+    for (int i = 0; i < n; i++) {
+        double d2 = 0;
+        for (int k = 0; k < 3; k++) d2 += pow(b[i].pos[k] - m.center_of_mass[k], 2);
+        r[i] = sqrt(d2);
+    }
+    qsort(r, (size_t)n, sizeof r[0], cmp_double);
+    const double r90 = r[(size_t)(0.9 * (n - 1))]; /* stragglers do not set the scale */
+    const float fov = a->view.camera.fov_y > 0 ? a->view.camera.fov_y : 0.785398f;
+    for (int k = 0; k < 3; k++) a->view.camera.target[k] = (float)m.center_of_mass[k];
+    a->view.camera.distance = (float)fmax(1.2 * r90 / tan(fov / 2), 1e-3);
+    free(b);
+    free(r);
+    app_message(a, "view fitted: 90%% of the bodies within %.3g of the centre", r90);
+}
+
+
+void app_follow(app *a) {
+    const sim_diag m = sim_moments(a->sim);
+    /* In a merger, the larger galaxy; else everything. */
+    const int g = m.galaxy_mass[1] > m.galaxy_mass[0] ? 1 : 0;
+    const double *c = m.galaxy_mass[g] > 0 ? m.galaxy_com[g] : m.center_of_mass;
+    for (int k = 0; k < 3; k++) a->view.camera.target[k] = (float)c[k];
+}

@@ -1,0 +1,952 @@
+/* sim_tree.cu - the GPU Barnes-Hut octree: build and walk, every evaluation.
+ *
+ * The maths is tree-spec.md's, shared with the CPU reference tree. Per force
+ * evaluation, all on the device, one stream, no host round trip:
+ *   1. bounding box: a grid-stride min/max reduction, atomics on
+ *      order-preserving integer images of the floats;
+ *   2. 63-bit Morton keys (21 bits per axis, z y x), box arithmetic in double;
+ *   3. cub::DeviceRadixSort::SortPairs of (key, body index), 63 bits; the
+ *      positions are gathered into Morton order (kept for locality);
+ *   4. the octree level by level (Bonsai-style, chosen over a Karras radix
+ *      tree because tree-spec.md's cells ARE the key prefixes of each level:
+ *      a level pass finds each split cell's children by 7 binary searches in
+ *      its sorted range, so the structure equals the spec's by construction
+ *      and no collapse step is needed). Children of one cell are contiguous
+ *      and in digit order; a level's cells get their slots by one atomicAdd
+ *      per cell, so slot positions vary run to run but every walk visits
+ *      children in digit order, and forces are deterministic;
+ *   5. multipoles bottom-up, level by level (leaf: from its bodies; else
+ *      from its children by the parallel-axis shift), with r_open^2 =
+ *      (side / theta + delta)^2 stored beside the centre of mass; a massless
+ *      cell's child entry becomes (0, 0), which the walk skips;
+ *   6. the walk: one warp per group of at most p (32, 64, 128) bodies: a cell
+ *      of <= p bodies whose parent has more, or a run of such siblings when
+ *      all of the parent's children are that small (split_kernel), so a
+ *      group is consecutive in Morton order AND inside one small cell. (Plain runs of p consecutive bodies
+ *      were tried first: a run in the sparse halo spans a box that overlaps
+ *      the core and opens it down to its leaves; at 1M bodies the walk took
+ *      85 ms whatever theta, docs/bench/h100-tree-run1.txt.) The warp pops up to 32 cells at a time from its stack
+ *      (global memory), tests each against the group's bounding box, and
+ *      compacts accepted cells and opened leaves into shared lists that are
+ *      evaluated 32 at a time by every lane for its 1 to 4 bodies.
+ *      Accelerations go back to the caller's body order.
+ * Launches per evaluation: about 50 (21 split and 22 multipole levels, each
+ * returning at once past the tree's depth).
+ *
+ * Capacity: every cell is a leaf (disjoint, non-empty: <= n) or split (> 16
+ * bodies, disjoint within a level, 21 levels: <= 21 n / 17), so n + 21 n / 17
+ * + 1 cells always fit. Should a split ever find no room, the cell stays a
+ * leaf (summed directly: exact, slower). The walk stack holds STACK_CAP
+ * entries per warp; a push that would overflow it accepts the cells'
+ * multipoles instead (finite, less accurate), counted in `overflow`.
+ *
+ * Counts per body (1M Plummer bodies, see docs/bench/h100-tree-*.txt for the
+ * measured ones): build reads/writes about 16 (bbox) + 16 + 16 (keys, index)
+ * + ~64 (radix sort, 4 passes of 8-bit digits over 12 bytes, in and out) +
+ * 32 (gather) + ~100 (cells, ~0.3 per body x 2 passes) bytes; the walk
+ * spends ~35 flops per cell interaction and ~20 per body interaction.
+ */
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <algorithm>
+#include <cub/device/device_radix_sort.cuh>
+
+#include "sim_cuda_check.h"
+#include "sim_kernels.h"
+#include "sim_tree.h"
+
+#define LEAF 16         /* a cell splits while it holds more bodies than this */
+#define LEVELS 22       /* levels 0 (root) .. 21 */
+#define KEY_BITS 21     /* per axis */
+#define STACK_CAP 8192  /* cell indices per warp */
+#define WALK_THREADS 128
+#define BUILD_THREADS 256
+
+/* Device-side counters of one build, reset at its start. */
+struct tree_counters {
+    unsigned box_min[3], box_max[3]; /* order-preserving images of floats */
+    double origin[3], side;          /* root cube: lower corner and side */
+    int level_count[LEVELS];         /* cells per level */
+    int leaves;
+    int groups;     /* walk groups (cells of <= p bodies whose parent has more) */
+    int group_next; /* the walk's work counter */
+    int overflow;   /* stack pushes turned into accepts, splits refused */
+    int n;
+    unsigned long long interactions;
+};
+
+struct sim_tree {
+    int sm_count;
+    int capacity, cell_capacity, walk_warps;
+    unsigned long long *keys[2];
+    int *idx[2];
+    void *sort_temp;
+    size_t sort_temp_bytes;
+    float4 *spos;             /* positions in Morton order */
+    int *sidx;                /* caller's index of each sorted body (points into idx[]) */
+    int2 *cell_range;         /* sorted bodies [begin, end) */
+    int2 *cell_child;         /* split: (first child, count); leaf: (begin, -count) */
+    float4 *cell_geo;         /* geometric centre, half side */
+    float4 *cell_com;         /* centre of mass, r_open^2 */
+    float4 *cell_q0, *cell_q1; /* (M, qxx, qyy, qzz), (qxy, qxz, qyz, 0) */
+    int2 *group;              /* walk groups: sorted bodies [begin, end) */
+    int *stack;
+    tree_counters *ctr;       /* device */
+    tree_counters *host_ctr;  /* pinned, filled asynchronously */
+    cudaEvent_t ev[4];        /* start, built, walked, stats copied */
+    bool pending, built;
+    sim_tree_stats stats;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Build kernels. */
+
+static __device__ unsigned float_order(float f) {
+    const unsigned u = __float_as_uint(f);
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+static __device__ float order_float(unsigned u) {
+    return __uint_as_float((u & 0x80000000u) ? (u & 0x7fffffffu) : ~u);
+}
+
+__global__ void box_kernel(int n, const float4 *pos, tree_counters *ctr) {
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        const float4 p = pos[i];
+        lo[0] = fminf(lo[0], p.x), hi[0] = fmaxf(hi[0], p.x);
+        lo[1] = fminf(lo[1], p.y), hi[1] = fmaxf(hi[1], p.y);
+        lo[2] = fminf(lo[2], p.z), hi[2] = fmaxf(hi[2], p.z);
+    }
+    for (int k = 0; k < 3; k++) {
+        for (int o = 16; o > 0; o >>= 1) {
+            lo[k] = fminf(lo[k], __shfl_xor_sync(0xffffffffu, lo[k], o));
+            hi[k] = fmaxf(hi[k], __shfl_xor_sync(0xffffffffu, hi[k], o));
+        }
+    }
+    if ((threadIdx.x & 31) == 0) {
+        for (int k = 0; k < 3; k++) {
+            atomicMin(&ctr->box_min[k], float_order(lo[k]));
+            atomicMax(&ctr->box_max[k], float_order(hi[k]));
+        }
+    }
+}
+
+/* Spreads the low 21 bits of v to every third bit. */
+static __device__ unsigned long long spread3(unsigned long long v) {
+    v &= 0x1fffffull;
+    v = (v | v << 32) & 0x1f00000000ffffull;
+    v = (v | v << 16) & 0x1f0000ff0000ffull;
+    v = (v | v << 8) & 0x100f00f00f00f00full;
+    v = (v | v << 4) & 0x10c30c30c30c30c3ull;
+    v = (v | v << 2) & 0x1249249249249249ull;
+    return v;
+}
+
+static __device__ unsigned compact3(unsigned long long v) {
+    v &= 0x1249249249249249ull;
+    v = (v ^ (v >> 2)) & 0x10c30c30c30c30c3ull;
+    v = (v ^ (v >> 4)) & 0x100f00f00f00f00full;
+    v = (v ^ (v >> 8)) & 0x1f0000ff0000ffull;
+    v = (v ^ (v >> 16)) & 0x1f00000000ffffull;
+    v = (v ^ (v >> 32)) & 0x1fffffull;
+    return (unsigned)v;
+}
+
+/* The root cube of tree-spec.md from the box (every thread, in double). */
+static __device__ void root_cube(const tree_counters *ctr, double origin[3], double *side) {
+    double lo[3], hi[3], l = 0;
+    for (int k = 0; k < 3; k++) {
+        lo[k] = order_float(ctr->box_min[k]);
+        hi[k] = order_float(ctr->box_max[k]);
+        l = fmax(l, hi[k] - lo[k]);
+    }
+    l *= 1.0 + 0x1p-20;
+    if (!(l > 0) || !isfinite(l)) l = 1.0;
+    for (int k = 0; k < 3; k++) origin[k] = 0.5 * (lo[k] + hi[k]) - 0.5 * l;
+    *side = l;
+}
+
+__global__ void keys_kernel(int n, const float4 *pos, tree_counters *ctr,
+                            unsigned long long *keys, int *idx) {
+    double origin[3], side;
+    root_cube(ctr, origin, &side);
+    const double scale = 2097152.0 / side; /* 2^21 */
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i == 0) {
+        for (int k = 0; k < 3; k++) ctr->origin[k] = origin[k];
+        ctr->side = side;
+        ctr->n = n;
+    }
+    if (i >= n) return;
+    const float4 p = pos[i];
+    const double x[3] = {p.x, p.y, p.z};
+    unsigned long long key = 0;
+    for (int k = 0; k < 3; k++) {
+        double u = floor((x[k] - origin[k]) * scale);
+        u = fmin(fmax(u, 0.0), 2097151.0); /* fmax drops a NaN: 0 */
+        key |= spread3((unsigned long long)u) << k;
+    }
+    keys[i] = key;
+    idx[i] = i;
+}
+
+__global__ void gather_kernel(int n, const float4 *pos, const int *sidx, float4 *spos,
+                              int2 *cell_range, tree_counters *ctr) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i == 0) {
+        cell_range[0] = make_int2(0, n);
+        ctr->level_count[0] = 1;
+    }
+    if (i < n) spos[i] = pos[sidx[i]];
+}
+
+/* First index in [b, e) whose level-(l+1) digit is >= d. */
+static __device__ int digit_bound(const unsigned long long *keys, int b, int e, int shift,
+                                  unsigned d) {
+    while (b < e) {
+        const int m = (b + e) >> 1;
+        if (((keys[m] >> shift) & 7u) < d) b = m + 1;
+        else e = m;
+    }
+    return b;
+}
+
+/* Splits the cells of level l into children (level l + 1) and writes their
+ * geometry. Cells of level l start at `start`; level l + 1 at start + count. */
+static __device__ int level_first(const tree_counters *ctr, int l) {
+    int s = 0;
+    for (int k = 0; k < l; k++) s += ctr->level_count[k];
+    return s;
+}
+
+static __device__ void add_group(tree_counters *ctr, int2 *group, int b, int e) {
+    group[atomicAdd(&ctr->groups, 1)] = make_int2(b, e);
+}
+
+/* Splits the cells of level l into children (level l + 1) and writes their
+ * geometry and the walk groups: the root when it holds <= gsize bodies;
+ * children of <= gsize bodies of a cell with more, consecutive siblings
+ * packed together while the run holds <= gsize when every child of the
+ * parent is that small (so lanes are not left idle; the group's box stays
+ * inside a parent of <= 8 gsize bodies: packing siblings beside a dense
+ * child made boxes that overlap it, docs/bench/h100-tree-run3.txt); and a
+ * leaf of more (level 21) cut into runs of gsize. Every body is in exactly
+ * one group. */
+__global__ void split_kernel(int l, const unsigned long long *keys, int2 *cell_range,
+                             int2 *cell_child, float4 *cell_geo, int cell_capacity, int gsize,
+                             int2 *group, tree_counters *ctr) {
+    const int count = ctr->level_count[l];
+    if (count == 0) return;
+    const int start = level_first(ctr, l), next = start + count;
+    const double half = ctr->side / (double)(2 << l);
+    for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < count; c += gridDim.x * blockDim.x) {
+        const int cell = start + c;
+        const int2 r = cell_range[cell];
+        const unsigned long long key = keys[r.x];
+        const int drop = KEY_BITS - l;
+        float g[3];
+        for (int k = 0; k < 3; k++) {
+            const unsigned u = l == 0 ? 0u : compact3(key >> k) >> drop;
+            g[k] = (float)(ctr->origin[k] + (2.0 * u + 1.0) * half);
+        }
+        cell_geo[cell] = make_float4(g[0], g[1], g[2], (float)half);
+        bool leaf = r.y - r.x <= LEAF || l >= KEY_BITS;
+        if (l == 0 && r.y - r.x <= gsize) add_group(ctr, group, r.x, r.y);
+        if (!leaf) {
+            const int shift = 3 * (KEY_BITS - 1 - l);
+            int bound[9];
+            bound[0] = r.x;
+            bound[8] = r.y;
+            int nch = 0;
+            for (unsigned d = 1; d < 8; d++) bound[d] = digit_bound(keys, r.x, r.y, shift, d);
+            for (int d = 0; d < 8; d++) nch += bound[d + 1] > bound[d];
+            const int off = atomicAdd(&ctr->level_count[l + 1], nch);
+            const int first = next + off;
+            if (first + nch > cell_capacity) {
+                atomicAdd(&ctr->overflow, 1);
+                leaf = true; /* no room: summed directly */
+            } else {
+                int k = first, pb = -1, pe = -1; /* a run of small siblings */
+                bool all_small = true;
+                for (int d = 0; d < 8; d++) all_small = all_small && bound[d + 1] - bound[d] <= gsize;
+                for (int d = 0; d < 8; d++) {
+                    const int cb = bound[d], ce = bound[d + 1];
+                    if (ce == cb) continue;
+                    cell_range[k++] = make_int2(cb, ce);
+                    if (r.y - r.x <= gsize) continue; /* already inside a group */
+                    if (ce - cb > gsize) { /* split further: its own groups */
+                        if (pb >= 0) add_group(ctr, group, pb, pe);
+                        pb = -1;
+                    } else if (pb >= 0 && all_small && ce - pb <= gsize) {
+                        pe = ce; /* adjacent in Morton order: packed together */
+                    } else {
+                        if (pb >= 0) add_group(ctr, group, pb, pe);
+                        pb = cb, pe = ce;
+                    }
+                }
+                if (pb >= 0) add_group(ctr, group, pb, pe);
+                cell_child[cell] = make_int2(first, nch);
+            }
+        }
+        if (leaf) {
+            cell_child[cell] = make_int2(r.x, -(r.y - r.x));
+            atomicAdd(&ctr->leaves, 1);
+            for (int b = r.x; r.y - r.x > gsize && b < r.y; b += gsize) {
+                add_group(ctr, group, b, min(b + gsize, r.y));
+            }
+        }
+    }
+}
+
+/* Multipoles of the cells of level l (children done). theta: opening angle. */
+__global__ void multipole_kernel(int l, float theta, const float4 *spos,
+                                 int2 *cell_child, const float4 *cell_geo, float4 *cell_com,
+                                 float4 *cell_q0, float4 *cell_q1, const tree_counters *ctr) {
+    const int count = ctr->level_count[l];
+    if (count == 0) return;
+    const int start = level_first(ctr, l);
+    for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < count; c += gridDim.x * blockDim.x) {
+        const int cell = start + c;
+        const int2 ch = cell_child[cell];
+        const float4 g = cell_geo[cell];
+        float m = 0, sx = 0, sy = 0, sz = 0; /* sums of m (x - g) */
+        float q[6] = {0, 0, 0, 0, 0, 0};     /* xx yy zz xy xz yz */
+        float cx, cy, cz;
+        if (ch.y < 0) {
+            const int b = ch.x, e = ch.x - ch.y;
+            for (int j = b; j < e; j++) {
+                const float4 p = spos[j];
+                m += p.w;
+                sx += p.w * (p.x - g.x), sy += p.w * (p.y - g.y), sz += p.w * (p.z - g.z);
+            }
+            const float inv = m > 0 ? 1.0f / m : 0.0f;
+            cx = g.x + sx * inv, cy = g.y + sy * inv, cz = g.z + sz * inv;
+            for (int j = b; j < e && m > 0; j++) {
+                const float4 p = spos[j];
+                const float dx = p.x - cx, dy = p.y - cy, dz = p.z - cz;
+                const float r2 = dx * dx + dy * dy + dz * dz;
+                q[0] += p.w * (3 * dx * dx - r2), q[1] += p.w * (3 * dy * dy - r2);
+                q[2] += p.w * (3 * dz * dz - r2), q[3] += p.w * 3 * dx * dy;
+                q[4] += p.w * 3 * dx * dz, q[5] += p.w * 3 * dy * dz;
+            }
+        } else {
+            for (int k = ch.x; k < ch.x + ch.y; k++) {
+                const float4 cc = cell_com[k];
+                const float mk = cell_q0[k].x;
+                m += mk;
+                sx += mk * (cc.x - g.x), sy += mk * (cc.y - g.y), sz += mk * (cc.z - g.z);
+            }
+            const float inv = m > 0 ? 1.0f / m : 0.0f;
+            cx = g.x + sx * inv, cy = g.y + sy * inv, cz = g.z + sz * inv;
+            for (int k = ch.x; k < ch.x + ch.y && m > 0; k++) {
+                const float4 cc = cell_com[k], a = cell_q0[k], b = cell_q1[k];
+                const float dx = cc.x - cx, dy = cc.y - cy, dz = cc.z - cz;
+                const float r2 = dx * dx + dy * dy + dz * dz, mk = a.x;
+                q[0] += a.y + mk * (3 * dx * dx - r2), q[1] += a.z + mk * (3 * dy * dy - r2);
+                q[2] += a.w + mk * (3 * dz * dz - r2), q[3] += b.x + mk * 3 * dx * dy;
+                q[4] += b.y + mk * 3 * dx * dz, q[5] += b.z + mk * 3 * dy * dz;
+            }
+        }
+        const float ddx = cx - g.x, ddy = cy - g.y, ddz = cz - g.z;
+        const float delta = sqrtf(ddx * ddx + ddy * ddy + ddz * ddz);
+        const float ropen = 2.0f * g.w / theta + delta;
+        cell_com[cell] = make_float4(cx, cy, cz, ropen * ropen);
+        cell_q0[cell] = make_float4(m, q[0], q[1], q[2]);
+        cell_q1[cell] = make_float4(q[3], q[4], q[5], 0.0f);
+        if (!(m > 0)) cell_child[cell] = make_int2(0, 0); /* the walk skips it */
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* The walk. */
+
+struct walk_shared {
+    int clist[64]; /* accepted cells waiting */
+    int llist[64]; /* opened leaves waiting */
+    float4 a[32], b[32], c[32];
+    int j[32];
+    int lstart[32], lbegin[32];
+};
+
+template <int BPL> struct walk_bodies {
+    float x[BPL], y[BPL], z[BPL];
+    float ax[BPL], ay[BPL], az[BPL];
+    int i[BPL];
+};
+
+/* Accepted cells s.clist[0 .. m), m <= 32. */
+template <int BPL>
+static __device__ void eval_cells(walk_shared &s, int m, walk_bodies<BPL> &w, float eps2,
+                                  int lane, const float4 *cell_com, const float4 *cell_q0,
+                                  const float4 *cell_q1) {
+    if (lane < m) {
+        const int k = s.clist[lane];
+        s.a[lane] = cell_com[k];
+        s.b[lane] = cell_q0[k];
+        s.c[lane] = cell_q1[k];
+    }
+    __syncwarp();
+    for (int k = 0; k < m; k++) {
+        const float4 cc = s.a[k], q0 = s.b[k], q1 = s.c[k];
+#pragma unroll
+        for (int t = 0; t < BPL; t++) {
+            const float dx = w.x[t] - cc.x, dy = w.y[t] - cc.y, dz = w.z[t] - cc.z;
+            const float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
+            const float rinv = rsqrtf(r2), rinv2 = rinv * rinv;
+            const float r3 = rinv * rinv2, r5 = r3 * rinv2, r7 = r5 * rinv2;
+            const float qdx = q0.y * dx + q1.x * dy + q1.y * dz;
+            const float qdy = q1.x * dx + q0.z * dy + q1.z * dz;
+            const float qdz = q1.y * dx + q1.z * dy + q0.w * dz;
+            const float dqd = dx * qdx + dy * qdy + dz * qdz;
+            const float f = -q0.x * r3 - 2.5f * dqd * r7;
+            w.ax[t] += f * dx + r5 * qdx;
+            w.ay[t] += f * dy + r5 * qdy;
+            w.az[t] += f * dz + r5 * qdz;
+        }
+    }
+    __syncwarp();
+}
+
+/* Opened leaves list[0 .. m), m <= 32: their bodies, packed 32 at a time.
+ * Returns the number of bodies summed. */
+template <int BPL>
+static __device__ int eval_leaves(walk_shared &s, const int *list, int m, walk_bodies<BPL> &w,
+                                  float eps2, int lane, const int2 *cell_child,
+                                  const float4 *spos) {
+    int cnt = 0, begin = 0;
+    if (lane < m) {
+        const int2 ch = cell_child[list[lane]];
+        begin = ch.x;
+        cnt = -ch.y;
+    }
+    int incl = cnt;
+    for (int o = 1; o < 32; o <<= 1) {
+        const int v = __shfl_up_sync(0xffffffffu, incl, o);
+        if (lane >= o) incl += v;
+    }
+    const int total = __shfl_sync(0xffffffffu, incl, 31);
+    s.lstart[lane] = incl - cnt;
+    s.lbegin[lane] = begin;
+    __syncwarp();
+    for (int t0 = 0; t0 < total; t0 += 32) {
+        const int t = t0 + lane;
+        if (t < total) {
+            int lo = 0, hi = m - 1; /* last leaf whose start <= t */
+            while (lo < hi) {
+                const int mid = (lo + hi + 1) >> 1;
+                if (s.lstart[mid] <= t) lo = mid;
+                else hi = mid - 1;
+            }
+            const int j = s.lbegin[lo] + (t - s.lstart[lo]);
+            s.a[lane] = spos[j];
+            s.j[lane] = j;
+        }
+        __syncwarp();
+        const int chunk = min(32, total - t0);
+        for (int k = 0; k < chunk; k++) {
+            const float4 p = s.a[k];
+            const int j = s.j[k];
+#pragma unroll
+            for (int t2 = 0; t2 < BPL; t2++) {
+                const float dx = p.x - w.x[t2], dy = p.y - w.y[t2], dz = p.z - w.z[t2];
+                const float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
+                float rinv = rsqrtf(r2);
+                rinv = (j == w.i[t2] || r2 == 0.0f) ? 0.0f : rinv;
+                const float f = p.w * rinv * rinv * rinv;
+                w.ax[t2] += f * dx;
+                w.ay[t2] += f * dy;
+                w.az[t2] += f * dz;
+            }
+        }
+        __syncwarp();
+    }
+    return total;
+}
+
+template <int BPL>
+__global__ void __launch_bounds__(WALK_THREADS)
+    walk_kernel(const int2 *group, const float4 *spos, const int *sidx, float4 *acc, float eps2,
+                const int2 *cell_child, const float4 *cell_com, const float4 *cell_q0,
+                const float4 *cell_q1, int *stacks, tree_counters *ctr) {
+    __shared__ walk_shared shared[WALK_THREADS / 32];
+    const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
+    walk_shared &s = shared[wib];
+    int *stack = stacks + (size_t)(blockIdx.x * (WALK_THREADS / 32) + wib) * STACK_CAP;
+    const int groups = ctr->groups;
+    const unsigned lt = (1u << lane) - 1u;
+    unsigned long long evaluated = 0;
+    int overflow = 0;
+    const int2 root = cell_child[0];
+    for (;;) {
+        int g = 0;
+        if (lane == 0) g = atomicAdd(&ctr->group_next, 1);
+        g = __shfl_sync(0xffffffffu, g, 0);
+        if (g >= groups) break;
+        walk_bodies<BPL> w;
+        float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        const int base = group[g].x, end = group[g].y;
+        const int valid = end - base;
+#pragma unroll
+        for (int t = 0; t < BPL; t++) {
+            const int i = base + t * 32 + lane;
+            const float4 p = spos[i < end ? i : base];
+            w.x[t] = p.x, w.y[t] = p.y, w.z[t] = p.z;
+            w.ax[t] = w.ay[t] = w.az[t] = 0.0f;
+            w.i[t] = i;
+            lo[0] = fminf(lo[0], p.x), hi[0] = fmaxf(hi[0], p.x);
+            lo[1] = fminf(lo[1], p.y), hi[1] = fmaxf(hi[1], p.y);
+            lo[2] = fminf(lo[2], p.z), hi[2] = fmaxf(hi[2], p.z);
+        }
+        for (int k = 0; k < 3; k++) {
+            for (int o = 16; o > 0; o >>= 1) {
+                lo[k] = fminf(lo[k], __shfl_xor_sync(0xffffffffu, lo[k], o));
+                hi[k] = fmaxf(hi[k], __shfl_xor_sync(0xffffffffu, hi[k], o));
+            }
+        }
+        int sp = 0, ncl = 0, nll = 0, entries = 0;
+        if (root.y < 0) { /* the root is a leaf: everything directly */
+            if (lane == 0) s.llist[0] = 0;
+            nll = 1;
+        } else {
+            if (lane < root.y) stack[lane] = root.x + lane;
+            sp = root.y;
+        }
+        __syncwarp();
+        while (sp > 0) {
+            const int take = min(32, sp);
+            sp -= take;
+            const int cell = lane < take ? stack[sp + lane] : -1;
+            bool accept = false, open_leaf = false, open_cell = false;
+            int2 ch = make_int2(0, 0);
+            if (cell >= 0) {
+                const float4 cc = cell_com[cell];
+                ch = cell_child[cell]; /* (0, 0): massless, nothing to do */
+                const float dx = fmaxf(0.0f, fmaxf(lo[0] - cc.x, cc.x - hi[0]));
+                const float dy = fmaxf(0.0f, fmaxf(lo[1] - cc.y, cc.y - hi[1]));
+                const float dz = fmaxf(0.0f, fmaxf(lo[2] - cc.z, cc.z - hi[2]));
+                accept = ch.y != 0 && dx * dx + dy * dy + dz * dz > cc.w;
+                open_leaf = !accept && ch.y < 0;
+                open_cell = !accept && ch.y > 0;
+            }
+            int nch = open_cell ? ch.y : 0, incl = nch;
+            for (int o = 1; o < 32; o <<= 1) {
+                const int v = __shfl_up_sync(0xffffffffu, incl, o);
+                if (lane >= o) incl += v;
+            }
+            const int pushed = __shfl_sync(0xffffffffu, incl, 31);
+            __syncwarp(); /* every lane has read its stack entry */
+            if (sp + pushed > STACK_CAP) { /* no room: use their multipoles */
+                accept = accept || open_cell;
+                open_cell = false;
+                overflow += lane == 0;
+            } else {
+                for (int k = 0; k < nch; k++) stack[sp + incl - nch + k] = ch.x + k;
+                sp += pushed;
+            }
+            const unsigned ba = __ballot_sync(0xffffffffu, accept);
+            if (accept) s.clist[ncl + __popc(ba & lt)] = cell;
+            ncl += __popc(ba);
+            const unsigned bl = __ballot_sync(0xffffffffu, open_leaf);
+            if (open_leaf) s.llist[nll + __popc(bl & lt)] = cell;
+            nll += __popc(bl);
+            __syncwarp();
+            if (ncl >= 32) {
+                eval_cells<BPL>(s, 32, w, eps2, lane, cell_com, cell_q0, cell_q1);
+                entries += 32;
+                if (lane < ncl - 32) s.clist[lane] = s.clist[32 + lane];
+                ncl -= 32;
+                __syncwarp();
+            }
+            if (nll >= 32) {
+                entries += eval_leaves<BPL>(s, s.llist, 32, w, eps2, lane, cell_child, spos);
+                if (lane < nll - 32) s.llist[lane] = s.llist[32 + lane];
+                nll -= 32;
+                __syncwarp();
+            }
+        }
+        if (ncl > 0) eval_cells<BPL>(s, ncl, w, eps2, lane, cell_com, cell_q0, cell_q1);
+        entries += ncl;
+        if (nll > 0) entries += eval_leaves<BPL>(s, s.llist, nll, w, eps2, lane, cell_child, spos);
+        evaluated += (unsigned long long)entries * valid;
+#pragma unroll
+        for (int t = 0; t < BPL; t++) {
+            if (w.i[t] < end) acc[sidx[w.i[t]]] = make_float4(w.ax[t], w.ay[t], w.az[t], 0.0f);
+        }
+    }
+    if (lane == 0) {
+        atomicAdd(&ctr->interactions, evaluated);
+        if (overflow) atomicAdd(&ctr->overflow, overflow);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Host side. */
+
+static int div_up(int a, int b) {
+    return (a + b - 1) / b;
+}
+
+static int cells_for(int n) {
+    return n + (int)(21LL * n / 17) + 1;
+}
+
+static int walk_blocks(int sm_count) {
+    int per_sm = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, walk_kernel<2>, WALK_THREADS,
+                                                             0));
+    int per_sm1 = 0, per_sm4 = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm1, walk_kernel<1>,
+                                                             WALK_THREADS, 0));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm4, walk_kernel<4>,
+                                                             WALK_THREADS, 0));
+    per_sm = std::max(per_sm, std::max(per_sm1, per_sm4));
+    return sm_count * (per_sm > 0 ? per_sm : 1);
+}
+
+extern "C" sim_tree *sim_tree_create(int sm_count) {
+    sim_tree *t = (sim_tree *)calloc(1, sizeof *t);
+    if (!t) return NULL;
+    t->sm_count = sm_count;
+    t->walk_warps = walk_blocks(sm_count) * (WALK_THREADS / 32);
+    if (cudaMalloc(&t->ctr, sizeof(tree_counters)) != cudaSuccess ||
+        cudaMallocHost(&t->host_ctr, sizeof(tree_counters)) != cudaSuccess ||
+        cudaMalloc(&t->stack, sizeof(int) * STACK_CAP * (size_t)t->walk_warps) != cudaSuccess) {
+        cudaGetLastError();
+        cudaFree(t->ctr);
+        cudaFreeHost(t->host_ctr);
+        cudaFree(t->stack);
+        free(t);
+        return NULL;
+    }
+    for (int k = 0; k < 4; k++) CUDA_CHECK(cudaEventCreate(&t->ev[k]));
+    return t;
+}
+
+static void free_arrays(sim_tree *t) {
+    for (int k = 0; k < 2; k++) {
+        CUDA_CHECK(cudaFree(t->keys[k]));
+        CUDA_CHECK(cudaFree(t->idx[k]));
+        t->keys[k] = NULL;
+        t->idx[k] = NULL;
+    }
+    void **p[] = {&t->sort_temp, (void **)&t->spos, (void **)&t->group, (void **)&t->cell_range,
+                  (void **)&t->cell_child, (void **)&t->cell_geo, (void **)&t->cell_com,
+                  (void **)&t->cell_q0, (void **)&t->cell_q1};
+    for (void **q : p) {
+        CUDA_CHECK(cudaFree(*q));
+        *q = NULL;
+    }
+    t->capacity = t->cell_capacity = 0;
+    t->built = false;
+}
+
+extern "C" void sim_tree_destroy(sim_tree *t) {
+    if (!t) return;
+    CUDA_CHECK(cudaDeviceSynchronize());
+    free_arrays(t);
+    CUDA_CHECK(cudaFree(t->ctr));
+    CUDA_CHECK(cudaFreeHost(t->host_ctr));
+    CUDA_CHECK(cudaFree(t->stack));
+    for (int k = 0; k < 4; k++) CUDA_CHECK(cudaEventDestroy(t->ev[k]));
+    free(t);
+}
+
+static size_t sort_temp_bytes(int n) {
+    size_t bytes = 0;
+    cub::DoubleBuffer<unsigned long long> k(NULL, NULL);
+    cub::DoubleBuffer<int> v(NULL, NULL);
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(NULL, bytes, k, v, n, 0, 3 * KEY_BITS));
+    return bytes;
+}
+
+extern "C" size_t sim_tree_bytes(const sim_tree *t, int n) {
+    const size_t cells = (size_t)cells_for(n);
+    return (2 * sizeof(unsigned long long) + 2 * sizeof(int) + sizeof(float4) + sizeof(int2)) *
+               (size_t)n +
+           (2 * sizeof(int2) + 4 * sizeof(float4)) * cells + sort_temp_bytes(n) +
+           (t ? sizeof(int) * STACK_CAP * (size_t)t->walk_warps : 0);
+}
+
+extern "C" bool sim_tree_reserve(sim_tree *t, int n) {
+    if (n <= t->capacity) return true;
+    sim_tree f = *t; /* the new arrays, built beside the old ones */
+    for (int k = 0; k < 2; k++) f.keys[k] = NULL, f.idx[k] = NULL;
+    f.sort_temp = NULL;
+    f.spos = NULL;
+    f.group = NULL;
+    f.cell_range = f.cell_child = NULL;
+    f.cell_geo = f.cell_com = f.cell_q0 = f.cell_q1 = NULL;
+    const size_t cells = (size_t)cells_for(n);
+    f.sort_temp_bytes = sort_temp_bytes(n);
+    bool ok = true;
+    for (int k = 0; k < 2; k++) {
+        ok = ok && cudaMalloc(&f.keys[k], sizeof(unsigned long long) * n) == cudaSuccess;
+        ok = ok && cudaMalloc(&f.idx[k], sizeof(int) * n) == cudaSuccess;
+    }
+    ok = ok && cudaMalloc(&f.sort_temp, f.sort_temp_bytes) == cudaSuccess &&
+         cudaMalloc(&f.spos, sizeof(float4) * n) == cudaSuccess &&
+         cudaMalloc(&f.group, sizeof(int2) * n) == cudaSuccess &&
+         cudaMalloc(&f.cell_range, sizeof(int2) * cells) == cudaSuccess &&
+         cudaMalloc(&f.cell_child, sizeof(int2) * cells) == cudaSuccess &&
+         cudaMalloc(&f.cell_geo, sizeof(float4) * cells) == cudaSuccess &&
+         cudaMalloc(&f.cell_com, sizeof(float4) * cells) == cudaSuccess &&
+         cudaMalloc(&f.cell_q0, sizeof(float4) * cells) == cudaSuccess &&
+         cudaMalloc(&f.cell_q1, sizeof(float4) * cells) == cudaSuccess;
+    if (!ok) {
+        cudaGetLastError(); /* out of memory is not sticky */
+        free_arrays(&f);    /* the old buffers stay */
+        return false;
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+    free_arrays(t);
+    *t = f;
+    t->capacity = n;
+    t->cell_capacity = (int)cells;
+    t->built = false;
+    return true;
+}
+
+static int level_blocks(int l, int n, int sm_count) {
+    const long long most = l < 10 ? std::min<long long>(1LL << (3 * l), n) : n;
+    return (int)std::max<long long>(1, std::min<long long>(div_up((int)most, BUILD_THREADS),
+                                                          4LL * sm_count));
+}
+
+extern "C" void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *acc, float eps2,
+                                float theta, int group, cudaStream_t stream) {
+    if (n <= 0) return;
+    if (!sim_tree_reserve(t, n)) {
+        fprintf(stderr, "sim: no GPU memory for the tree of %d bodies (%.1f MiB)\n", n,
+                sim_tree_bytes(t, n) / 1048576.0);
+        abort(); /* reserve() checked this up front; only a bug gets here */
+    }
+    const bool timed = !t->pending;
+    if (timed) CUDA_CHECK(cudaEventRecord(t->ev[0], stream));
+    CUDA_CHECK(cudaMemsetAsync(t->ctr, 0, sizeof(tree_counters), stream));
+    CUDA_CHECK(cudaMemsetAsync((char *)t->ctr + offsetof(tree_counters, box_min), 0xff,
+                               sizeof(unsigned) * 3, stream));
+    box_kernel<<<std::min(div_up(n, BUILD_THREADS), 4 * t->sm_count), BUILD_THREADS, 0, stream>>>(
+        n, pos, t->ctr);
+    CUDA_CHECK_LAUNCH();
+    keys_kernel<<<div_up(n, BUILD_THREADS), BUILD_THREADS, 0, stream>>>(n, pos, t->ctr, t->keys[0],
+                                                                         t->idx[0]);
+    CUDA_CHECK_LAUNCH();
+    cub::DoubleBuffer<unsigned long long> keys(t->keys[0], t->keys[1]);
+    cub::DoubleBuffer<int> idx(t->idx[0], t->idx[1]);
+    size_t temp = t->sort_temp_bytes;
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(t->sort_temp, temp, keys, idx, n, 0, 3 * KEY_BITS,
+                                               stream));
+    t->sidx = idx.Current();
+    const unsigned long long *skeys = keys.Current();
+    gather_kernel<<<div_up(n, BUILD_THREADS), BUILD_THREADS, 0, stream>>>(n, pos, t->sidx, t->spos,
+                                                                           t->cell_range, t->ctr);
+    CUDA_CHECK_LAUNCH();
+    /* Each level's first slot is the sum of the counts above it, which only
+     * the device knows: the kernels add them up (level_first). */
+    const int gsize = group >= 128 ? 128 : group >= 64 ? 64 : 32;
+    for (int l = 0; l < LEVELS; l++) {
+        split_kernel<<<level_blocks(l, n, t->sm_count), BUILD_THREADS, 0, stream>>>(
+            l, skeys, t->cell_range, t->cell_child, t->cell_geo, t->cell_capacity, gsize,
+            t->group, t->ctr);
+        CUDA_CHECK_LAUNCH();
+    }
+    for (int l = LEVELS - 1; l >= 0; l--) {
+        multipole_kernel<<<level_blocks(l, n, t->sm_count), BUILD_THREADS, 0, stream>>>(
+            l, theta, t->spos, t->cell_child, t->cell_geo, t->cell_com, t->cell_q0, t->cell_q1,
+            t->ctr);
+        CUDA_CHECK_LAUNCH();
+    }
+    if (timed) CUDA_CHECK(cudaEventRecord(t->ev[1], stream));
+    const int bpl = gsize / 32;
+    const int blocks = t->walk_warps / (WALK_THREADS / 32);
+    if (bpl == 4) {
+        walk_kernel<4><<<blocks, WALK_THREADS, 0, stream>>>(t->group, t->spos, t->sidx, acc, eps2,
+                                                             t->cell_child, t->cell_com,
+                                                             t->cell_q0, t->cell_q1, t->stack,
+                                                             t->ctr);
+    } else if (bpl == 2) {
+        walk_kernel<2><<<blocks, WALK_THREADS, 0, stream>>>(t->group, t->spos, t->sidx, acc, eps2,
+                                                             t->cell_child, t->cell_com,
+                                                             t->cell_q0, t->cell_q1, t->stack,
+                                                             t->ctr);
+    } else {
+        walk_kernel<1><<<blocks, WALK_THREADS, 0, stream>>>(t->group, t->spos, t->sidx, acc, eps2,
+                                                             t->cell_child, t->cell_com,
+                                                             t->cell_q0, t->cell_q1, t->stack,
+                                                             t->ctr);
+    }
+    CUDA_CHECK_LAUNCH();
+    t->built = true;
+    if (timed) {
+        CUDA_CHECK(cudaEventRecord(t->ev[2], stream));
+        CUDA_CHECK(cudaMemcpyAsync(t->host_ctr, t->ctr, sizeof(tree_counters),
+                                   cudaMemcpyDeviceToHost, stream));
+        CUDA_CHECK(cudaEventRecord(t->ev[3], stream));
+        t->pending = true;
+    }
+}
+
+/* Reads the last timed evaluation once its events have completed. */
+static void harvest(sim_tree *t) {
+    if (!t->pending) return;
+    const cudaError_t e = cudaEventQuery(t->ev[3]);
+    if (e == cudaErrorNotReady) return;
+    CUDA_CHECK(e);
+    sim_tree_stats st = {};
+    st.valid = true;
+    CUDA_CHECK(cudaEventElapsedTime(&st.build_ms, t->ev[0], t->ev[1]));
+    CUDA_CHECK(cudaEventElapsedTime(&st.walk_ms, t->ev[1], t->ev[2]));
+    const tree_counters *h = t->host_ctr;
+    for (int l = 0; l < LEVELS; l++) {
+        st.cells += h->level_count[l];
+        if (h->level_count[l] > 0) st.depth = l;
+    }
+    st.leaves = h->leaves;
+    st.interactions_per_body = h->n > 0 ? (double)h->interactions / h->n : 0.0;
+    t->stats = st;
+    t->pending = false;
+}
+
+extern "C" sim_tree_stats sim_tree_get_stats(sim_tree *t) {
+    harvest(t);
+    return t->stats;
+}
+
+extern "C" int sim_tree_get_cells(sim_tree *t, int max_depth, sim_tree_cell *out, int max_cells,
+                                  cudaStream_t stream) {
+    if (!t->built || max_cells <= 0 || max_depth < 0) return 0;
+    tree_counters h;
+    CUDA_CHECK(cudaMemcpyAsync(&h, t->ctr, sizeof h, cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    int last = std::min(max_depth, LEVELS - 1), count = 0;
+    for (int l = 0; l <= last; l++) count += h.level_count[l];
+    count = std::min(count, max_cells);
+    float4 *geo = (float4 *)malloc(sizeof(float4) * (size_t)std::max(count, 1));
+    if (!geo) return 0;
+    CUDA_CHECK(cudaMemcpyAsync(geo, t->cell_geo, sizeof(float4) * count, cudaMemcpyDeviceToHost,
+                               stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    int l = 0, end = h.level_count[0];
+    for (int k = 0; k < count; k++) {
+        while (k >= end && l < LEVELS - 1) end += h.level_count[++l];
+        out[k].center[0] = geo[k].x;
+        out[k].center[1] = geo[k].y;
+        out[k].center[2] = geo[k].z;
+        out[k].half = geo[k].w;
+        out[k].level = l;
+    }
+    free(geo);
+    return count;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Exact accelerations of sampled bodies, for sim_measure_force_error. */
+
+#define EXACT_THREADS 256
+
+/* One block per sample: the all-pairs sum in double, the same coincident
+ * rule as everywhere (a pair with r^2 + eps^2 == 0 contributes nothing). */
+template <typename V>
+__global__ void exact_kernel(int n, const V *pos, const V *acc, const int *sample, double eps2,
+                             double *out) {
+    __shared__ double sh[3][EXACT_THREADS / 32];
+    const int i = sample[blockIdx.x];
+    const V pi = pos[i];
+    const double xi = pi.x, yi = pi.y, zi = pi.z;
+    double a[3] = {0, 0, 0};
+    for (int j = threadIdx.x; j < n; j += EXACT_THREADS) {
+        const V pj = pos[j];
+        const double dx = (double)pj.x - xi, dy = (double)pj.y - yi, dz = (double)pj.z - zi;
+        const double r2 = dx * dx + dy * dy + dz * dz + eps2;
+        if (j == i || r2 == 0.0) continue;
+        const double rinv = 1.0 / sqrt(r2), f = (double)pj.w * rinv * rinv * rinv;
+        a[0] += f * dx, a[1] += f * dy, a[2] += f * dz;
+    }
+    for (int k = 0; k < 3; k++) {
+        for (int o = 16; o > 0; o >>= 1) a[k] += __shfl_xor_sync(0xffffffffu, a[k], o);
+        if ((threadIdx.x & 31) == 0) sh[k][threadIdx.x >> 5] = a[k];
+    }
+    __syncthreads();
+    if (threadIdx.x < 3) {
+        double sum = 0;
+        for (int w = 0; w < EXACT_THREADS / 32; w++) sum += sh[threadIdx.x][w];
+        out[6 * blockIdx.x + threadIdx.x] = sum;
+        const V ai = acc[i];
+        const double m[3] = {(double)ai.x, (double)ai.y, (double)ai.z};
+        out[6 * blockIdx.x + 3 + threadIdx.x] = m[threadIdx.x];
+    }
+}
+
+static int cmp_double(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+extern "C" bool sim_tree_force_error(int n, const float4 *pos, const float4 *acc,
+                                     const void *pos64, const void *acc64, bool fp64,
+                                     float softening, int samples, uint64_t seed,
+                                     sim_force_error *out, sim_error *err, cudaStream_t stream) {
+    memset(out, 0, sizeof *out);
+    const bool all = samples >= n;
+    const int m = all ? n : samples;
+    int *host_idx = (int *)malloc(sizeof(int) * (size_t)m);
+    double *host_out = (double *)malloc(sizeof(double) * 6 * (size_t)m);
+    double *rel = (double *)malloc(sizeof(double) * (size_t)m);
+    int *dev_idx = NULL;
+    double *dev_out = NULL;
+    if (!host_idx || !host_out || !rel || cudaMalloc(&dev_idx, sizeof(int) * m) != cudaSuccess ||
+        cudaMalloc(&dev_out, sizeof(double) * 6 * m) != cudaSuccess) {
+        cudaGetLastError();
+        free(host_idx);
+        free(host_out);
+        free(rel);
+        cudaFree(dev_idx);
+        if (err) {
+            snprintf(err->message, sizeof err->message,
+                     "no memory for %d force-error samples", m);
+            snprintf(err->hint, sizeof err->hint, "ask for fewer samples");
+        }
+        return false;
+    }
+    sim_rng rng = sim_rng_seed(seed);
+    for (int k = 0; k < m; k++) host_idx[k] = all ? k : (int)(sim_rng_next(&rng) % (uint64_t)n);
+    CUDA_CHECK(cudaMemcpyAsync(dev_idx, host_idx, sizeof(int) * m, cudaMemcpyHostToDevice, stream));
+    const double eps2 = (double)softening * softening;
+    if (fp64) {
+        exact_kernel<double4a><<<m, EXACT_THREADS, 0, stream>>>(
+            n, (const double4a *)pos64, (const double4a *)acc64, dev_idx, eps2, dev_out);
+    } else {
+        exact_kernel<float4><<<m, EXACT_THREADS, 0, stream>>>(n, pos, acc, dev_idx, eps2, dev_out);
+    }
+    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(cudaMemcpyAsync(host_out, dev_out, sizeof(double) * 6 * m, cudaMemcpyDeviceToHost,
+                               stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    int used = 0;
+    for (int k = 0; k < m; k++) {
+        const double *e = host_out + 6 * k, *a = e + 3;
+        const double ne = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+        if (!(ne > 0)) continue; /* no force at all: no relative error */
+        const double dx = a[0] - e[0], dy = a[1] - e[1], dz = a[2] - e[2];
+        rel[used++] = sqrt(dx * dx + dy * dy + dz * dz) / ne;
+    }
+    if (used > 0) {
+        qsort(rel, (size_t)used, sizeof *rel, cmp_double);
+        out->samples = used;
+        out->median = rel[(used - 1) / 2];
+        out->p99 = rel[(int)floor(0.99 * (used - 1))];
+        out->max = rel[used - 1];
+    }
+    free(host_idx);
+    free(host_out);
+    free(rel);
+    CUDA_CHECK(cudaFree(dev_idx));
+    CUDA_CHECK(cudaFree(dev_out));
+    return true;
+}

@@ -1,0 +1,66 @@
+/* sim_tree.h - the GPU Barnes-Hut octree (variant "tree"), private to sim/.
+ *
+ * What it is: a tree rebuilt on the device at every force evaluation and a
+ * walk by groups of spatially adjacent bodies, the maths of
+ * /work/briefs/tree-spec.md (63-bit Morton keys, octree of key prefixes with
+ * LEAF = 16, monopole + traceless quadrupole, Barnes' opening criterion with
+ * the centre-of-mass offset). sim_cuda.cu owns one sim_tree per backend and
+ * calls it through the variant table (sim_kernels.cu). Also here: the exact
+ * all-pairs sample behind sim_measure_force_error, for any variant.
+ *
+ * C-compatible (extern "C"); the device pointers are plain CUDA types.
+ */
+#ifndef NBODY_SIM_TREE_H
+#define NBODY_SIM_TREE_H
+
+#include <cuda_runtime_api.h>
+
+#include "sim_internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sim_tree sim_tree;
+
+/* Largest group size (p) the walk takes, and the accepted ones: 32, 64, 128. */
+#define SIM_TREE_GROUP_MIN 32
+#define SIM_TREE_GROUP_MAX 128
+#define SIM_TREE_GROUP_AUTO 64
+
+sim_tree *sim_tree_create(int sm_count);
+void sim_tree_destroy(sim_tree *t); /* NULL is fine */
+
+/* Device bytes the tree needs for n bodies (for messages and accounting). */
+size_t sim_tree_bytes(const sim_tree *t, int n);
+
+/* Room for n bodies; false (out of GPU memory) keeps the old buffers. */
+bool sim_tree_reserve(sim_tree *t, int n);
+
+/* acc[i] = the tree's acceleration of body i (caller's order) at pos.
+ * group: bodies per walk group (clamped to 32, 64 or 128). Asynchronous. */
+void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *acc, float eps2, float theta,
+                     int group, cudaStream_t stream);
+
+/* Stats of the last timed evaluation whose events have completed (never
+ * waits); valid false before the first. */
+sim_tree_stats sim_tree_get_stats(sim_tree *t);
+
+/* Cells of levels <= max_depth of the last tree built, parents first (waits
+ * for the stream). Returns how many were written. */
+int sim_tree_get_cells(sim_tree *t, int max_depth, sim_tree_cell *out, int max_cells,
+                       cudaStream_t stream);
+
+/* Force error of acc (or acc64 when fp64) against the exact all-pairs sum in
+ * double at the same positions, over `samples` bodies drawn with replacement
+ * with the seed (all bodies, in order, when samples >= n). Waits. */
+bool sim_tree_force_error(int n, const float4 *pos, const float4 *acc, const void *pos64,
+                          const void *acc64, bool fp64, float softening, int samples,
+                          uint64_t seed, sim_force_error *out, sim_error *err,
+                          cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NBODY_SIM_TREE_H */
