@@ -74,7 +74,9 @@ bool app_create_sim(app *a) {
     const bool cpu = a->cfg.sim.backend == SIM_BACKEND_CPU;
     a->scene = app_scene_from_config(&a->cfg);
     const sim_desc desc = app_scene_desc(a->scene, &a->cfg, cpu, true);
-    if (a->cfg.steps_per_frame == 0) a->cfg.steps_per_frame = app_scene_steps(a->scene, cpu);
+    if (a->cfg.steps_per_frame == 0) {
+        a->cfg.steps_per_frame = app_scene_steps(a->scene, cpu, desc.variant);
+    }
 
     sim_error err = {0};
     a->sim = sim_create(&desc, &err);
@@ -119,7 +121,8 @@ bool app_create_render(app *a, bool offscreen) {
         a->overlay = render_overlay_create(
             &(render_overlay_desc){.shader_dir = shaders, .font_path = font}, &err);
     }
-    if (a->overlay) a->boxes = render_boxes_create(&(render_boxes_desc){.shader_dir = shaders}, &err);
+    if (a->overlay)
+        a->boxes = render_boxes_create(&(render_boxes_desc){.shader_dir = shaders}, &err);
     if (!a->render || !a->overlay || !a->boxes) {
         fprintf(stderr, "nbody: %s\nhint: %s\n", err.message, err.hint);
         return false;
@@ -177,7 +180,8 @@ static void sample_force_error(app *a) {
     if (l->ferr_valid && (l->ferr_variant != p.variant || l->ferr_theta != p.theta)) {
         l->ferr_valid = false;
     }
-    if (p.variant == SIM_VARIANT_TREE && (!l->ferr_valid || l->now - l->ferr_time > APP_FERR_EVERY)) {
+    if (p.variant == SIM_VARIANT_TREE &&
+        (!l->ferr_valid || l->now - l->ferr_time > APP_FERR_EVERY)) {
         app_measure_force_error(a);
     }
 }
@@ -201,7 +205,9 @@ double app_flops_per_interaction(const app *a) {
 /* Energy, momenta and the virial ratio every APP_DIAG_EVERY frames (an O(N^2)
  * pass, like a step); a non-finite energy pauses the run. */
 static void sample_diagnostics(app *a) {
-    if (a->live.diag_valid && a->live.energy0_valid && a->live.frame - a->live.diag_frame < APP_DIAG_EVERY) return;
+    if (a->live.diag_valid && a->live.energy0_valid &&
+        a->live.frame - a->live.diag_frame < APP_DIAG_EVERY)
+        return;
     a->live.diag = sim_diagnostics(a->sim);
     a->live.diag_valid = true;
     a->live.diag_frame = a->live.frame;
@@ -251,12 +257,13 @@ static void draw_tree_cells(app *a, const render_view *view) {
     if (!a->view.tree_cells || sim_get_params(a->sim).variant != SIM_VARIANT_TREE) return;
     sim_tree_cell *cells = malloc(sizeof *cells * APP_BOXES_MAX);
     render_box *boxes = malloc(sizeof *boxes * APP_BOXES_MAX);
-    const int n = cells && boxes ? sim_tree_cells(a->sim, a->view.tree_depth, cells, APP_BOXES_MAX)
-                                 : 0;
+    const int n =
+        cells && boxes ? sim_tree_cells(a->sim, a->view.tree_depth, cells, APP_BOXES_MAX) : 0;
     for (int i = 0; i < n; i++) {
-        boxes[i] = (render_box){.center = {cells[i].center[0], cells[i].center[1], cells[i].center[2]},
-                                .half = cells[i].half,
-                                .level = (float)cells[i].level};
+        boxes[i] =
+            (render_box){.center = {cells[i].center[0], cells[i].center[1], cells[i].center[2]},
+                         .half = cells[i].half,
+                         .level = (float)cells[i].level};
     }
     render_error err = {0};
     if (n > 0 && !render_boxes_draw(a->boxes, view, boxes, n, &err)) {
@@ -305,7 +312,8 @@ void app_frame(app *a, int fb_width, int fb_height) {
     sample_diagnostics(a);
     sample_force_error(a);
     if (a->view.follow_com) app_follow(a);
-    if (!app_interop_upload(&a->interop, a->sim, a->render)) a->fe.quit = true; /* message printed */
+    if (!app_interop_upload(&a->interop, a->sim, a->render))
+        a->fe.quit = true; /* message printed */
     const sim_params p = sim_get_params(a->sim);
     if (p.generation != a->live.tags_generation) {
         uint8_t *tags = malloc((size_t)p.body_count);

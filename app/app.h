@@ -89,30 +89,30 @@ typedef enum app_knob {
 } app_knob;
 
 typedef struct app_knob_info {
-    const char *name;    /* the flag without "--", and the status JSON key */
-    const char *metavar; /* NULL: a switch */
-    const char *def;     /* the default as --help shows it */
-    const char *help;    /* one line */
-    int key;             /* GLFW key that steps it up (Shift: down); 0: none */
+    const char *name;              /* the flag without "--", and the status JSON key */
+    const char *metavar;           /* NULL: a switch */
+    const char *def;               /* the default as --help shows it */
+    const char *help;              /* one line */
+    int key;                       /* GLFW key that steps it up (Shift: down); 0: none */
     const char *key_up, *key_down; /* what the key and Shift+key do, for the help */
-    bool list;           /* takes a list with --benchmark */
+    bool list;                     /* takes a list with --benchmark */
 } app_knob_info;
 
 /* Everything the command line can say. given[k] records which knobs the
  * user set, so a value of zero is never mistaken for "not given". */
 typedef struct app_config {
-    sim_desc sim;                 /* physics knobs */
-    bool given[APP_KNOB_COUNT];   /* the knob's flag was on the command line */
-    int steps_per_frame;          /* 0 -> the scene's */
-    int scene;                    /* scene table index; -1 until resolved */
-    const char *preset;           /* --preset NAME, or NULL */
-    bool retrograde;              /* --retrograde: both disks turned by 180 degrees */
-    bool headless;                /* EGL offscreen front-end instead of a window */
-    int frames;                   /* stop after this many frames; 0 -> until closed (headless: 60) */
-    const char *screenshot;       /* PNG of the last frame, or NULL */
-    const char *dump;             /* CSV of the bodies at exit, or NULL */
-    int width, height;            /* window or image size in pixels; 0 -> 1280 x 720 */
-    bool host_copy;               /* force the host-copy path instead of CUDA-GL interop */
+    sim_desc sim;               /* physics knobs */
+    bool given[APP_KNOB_COUNT]; /* the knob's flag was on the command line */
+    int steps_per_frame;        /* 0 -> the scene's */
+    int scene;                  /* scene table index; -1 until resolved */
+    const char *preset;         /* --preset NAME, or NULL */
+    bool retrograde;            /* --retrograde: both disks turned by 180 degrees */
+    bool headless;              /* EGL offscreen front-end instead of a window */
+    int frames;                 /* stop after this many frames; 0 -> until closed (headless: 60) */
+    const char *screenshot;     /* PNG of the last frame, or NULL */
+    const char *dump;           /* CSV of the bodies at exit, or NULL */
+    int width, height;          /* window or image size in pixels; 0 -> 1280 x 720 */
+    bool host_copy;             /* force the host-copy path instead of CUDA-GL interop */
     bool no_vsync;
     bool no_hud;             /* start with the HUD hidden (Tab shows it) */
     float hud_scale;         /* HUD size factor on top of the screen's content scale; 0 -> 1 */
@@ -157,14 +157,14 @@ typedef struct app_view {
     render_camera camera;
     float point_size, brightness, speed_scale;
     render_color color;
-    bool follow_com;  /* G: the camera tracks the (larger galaxy's) centre of mass */
-    bool hide_halo;   /* O shows it */
-    float exposure;   /* E / Shift+E */
+    bool follow_com;    /* G: the camera tracks the (larger galaxy's) centre of mass */
+    bool hide_halo;     /* O shows it */
+    float exposure;     /* E / Shift+E */
     bool auto_exposure; /* A */
-    bool bloom;       /* B */
-    bool hud, help;   /* Tab, H */
-    bool tree_cells;  /* W: the tree's cells as wire boxes */
-    int tree_depth;   /* L / Shift+L: the deepest level drawn */
+    bool bloom;         /* B */
+    bool hud, help;     /* Tab, H */
+    bool tree_cells;    /* W: the tree's cells as wire boxes */
+    int tree_depth;     /* L / Shift+L: the deepest level drawn */
 } app_view;
 
 /* What the front-end (window or headless loop) owns and reads back. */
@@ -177,26 +177,26 @@ typedef struct app_frontend {
 /* The running loop and what it samples. */
 typedef struct app_live {
     bool paused, step_once;
-    double damping_gap;        /* 1 - damping as the D keys set it (0: none) */
-    int frame;                 /* frames drawn */
-    double now;                /* monotonic seconds at the start of this frame */
-    double fps;                /* frames/s: over the last half second, or since the first frame */
-    double fps_since;          /* start of the current averaging window */
-    int fps_frames;            /* frames in it */
-    bool fps_window_done;      /* a whole window has been measured */
-    uint32_t tags_generation;  /* the sim generation whose tags the renderer has */
-    sim_diag diag;             /* sampled diagnostics */
+    double damping_gap;       /* 1 - damping as the D keys set it (0: none) */
+    int frame;                /* frames drawn */
+    double now;               /* monotonic seconds at the start of this frame */
+    double fps;               /* frames/s: over the last half second, or since the first frame */
+    double fps_since;         /* start of the current averaging window */
+    int fps_frames;           /* frames in it */
+    bool fps_window_done;     /* a whole window has been measured */
+    uint32_t tags_generation; /* the sim generation whose tags the renderer has */
+    sim_diag diag;            /* sampled diagnostics */
     bool diag_valid;
     double energy0; /* E at the start of this run of the current physics */
     bool energy0_valid;
-    int diag_frame; /* frame of the last sample */
-    bool blown_up;  /* non-finite energy: paused until re-seeded */
+    int diag_frame;    /* frame of the last sample */
+    bool blown_up;     /* non-finite energy: paused until re-seeded */
     char message[192]; /* flashed on the HUD */
     double message_until;
-    sim_force_error ferr;      /* the running method against the exact sum (X) */
-    bool ferr_valid;           /* ferr belongs to the current method and theta */
-    double ferr_time;          /* when it was measured */
-    sim_variant ferr_variant;  /* for which method */
+    sim_force_error ferr;     /* the running method against the exact sum (X) */
+    bool ferr_valid;          /* ferr belongs to the current method and theta */
+    double ferr_time;         /* when it was measured */
+    sim_variant ferr_variant; /* for which method */
     float ferr_theta;
 } app_live;
 
@@ -219,7 +219,7 @@ typedef struct app {
     render_overlay *overlay;
     render_boxes *boxes; /* the tree's cells (W) */
     app_interop interop;
-    int scene;          /* the scene on screen (app_presets.c) */
+    int scene;           /* the scene on screen (app_presets.c) */
     sim_desc scene_desc; /* the desc that built it (its orbit and galaxy parameters) */
     app_view view;
     app_frontend fe;
@@ -297,17 +297,18 @@ int app_scene_count(void);
 const char *app_scene_name(int i);
 const char *app_scene_title(int i);
 const char *app_scene_key_help(int i); /* its number key's line in the help */
-int app_scene_find(const char *name); /* -1 if unknown */
+int app_scene_find(const char *name);  /* -1 if unknown */
 /* The scene a command line means: --preset, else the one for --ic; -1 and a
  * message printed when the two disagree. */
 int app_scene_from_config(const app_config *c);
 /* The desc that builds scene i on the CPU or GPU backend: the scene's own
- * N, dt, softening and orbit, with cfg's backend, kernel, damping, theta,
- * seed and galaxy structure (cfg may be NULL: defaults). At start-up the
- * command line's N, dt, softening and orbit flags go on top. */
+ * N, dt, softening, orbit and (on a GPU) force method, with cfg's backend,
+ * damping, theta, seed and galaxy structure (cfg may be NULL: defaults). At
+ * start-up the command line's N, dt, softening, orbit and variant flags go
+ * on top. */
 sim_desc app_scene_desc(int i, const app_config *cfg, bool cpu, bool startup);
-/* Steps per frame of scene i on this backend. */
-int app_scene_steps(int i, bool cpu);
+/* Steps per frame of scene i on this backend with force method v. */
+int app_scene_steps(int i, bool cpu, sim_variant v);
 /* The scene's view: sprite size, colours, exposure, camera. */
 void app_scene_view(app *a, int i);
 /* Sprite brightness for the current N and scene (+ and - keep the rest of the view). */

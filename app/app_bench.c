@@ -92,7 +92,9 @@ static double time_frames(bench *b, sim *s) {
 /* Times one configuration (theta: the tree's opening angle, 0 for the
  * sim's own); false when the simulation cannot be made. */
 static bool run_one(bench *b, sim_variant v, int n, int p, int q, double theta) {
-    sim_desc d = b->cfg->sim;
+    /* The scene the command line means (Plummer unless told otherwise), with
+     * its softening and dt and the flags given on top. */
+    sim_desc d = app_scene_desc(app_scene_from_config(b->cfg), b->cfg, !b->cuda, true);
     d.backend = b->cuda ? SIM_BACKEND_CUDA : SIM_BACKEND_CPU;
     d.body_count = n;
     d.variant = v == SIM_VARIANT_COUNT ? SIM_VARIANT_DEFAULT : v;
@@ -201,8 +203,7 @@ int app_bench_run(const app_config *cfg) {
     b->cfg = cfg;
     char why[160] = "";
     const bool have_cuda = sim_cuda_device_count(why, sizeof why) > 0;
-    b->cuda = cfg->sim.backend == SIM_BACKEND_CUDA ||
-              (cfg->sim.backend == SIM_BACKEND_DEFAULT && have_cuda);
+    b->cuda = sim_backend_resolve(cfg->sim.backend, NULL, 0) == SIM_BACKEND_CUDA;
     if (b->cuda && !have_cuda) {
         fprintf(stderr, "nbody: no CUDA device: %s\nhint: run with --backend cpu\n", why);
         free(b);

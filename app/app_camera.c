@@ -69,7 +69,6 @@ void app_fit_view(app *a) {
     app_message(a, "view fitted: 90%% of the bodies within %.3g of the centre", r90);
 }
 
-
 void app_follow(app *a) {
     const sim_diag m = sim_moments(a->sim);
     /* In a merger, the larger galaxy; else everything. */

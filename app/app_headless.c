@@ -151,13 +151,14 @@ int app_headless_run(app *a) {
         app_egl_close(egl);
         return 1;
     }
-    printf("nbody: headless on %s (OpenGL %s), %s\n", render_gl_renderer(), render_gl_version(),
-           app_interop_path_name(a->interop.path));
 
     const int frames = a->cfg.frames > 0 ? a->cfg.frames : HEADLESS_DEFAULT_FRAMES;
     const int w = a->cfg.width, h = a->cfg.height;
-    /* The first frame pays for allocation and registration; time the rest. */
+    /* The first frame pays for allocation and registration; time the rest.
+     * The interop path is known once registration has been tried. */
     app_frame(a, w, h);
+    printf("nbody: headless on %s (OpenGL %s), %s\n", render_gl_renderer(), render_gl_version(),
+           app_interop_path_name(a->interop.path));
     glFinish();
     const double t0 = app_now();
     while (a->live.frame < frames && !a->fe.quit) {

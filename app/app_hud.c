@@ -71,7 +71,11 @@ static void wrap(render_overlay *o, const hud_line *line, float max_w, int hang,
         size_t take = strlen(rest), last_space = 0;
         for (size_t k = 1; k <= strlen(rest); k++) {
             char buf[sizeof piece.text];
-            snprintf(buf, sizeof buf, "%s%.*s", indent, (int)k, rest);
+            const size_t indent_len = strlen(indent);
+            const size_t len = indent_len + k < sizeof buf ? k : sizeof buf - 1 - indent_len;
+            memcpy(buf, indent, indent_len);
+            memcpy(buf + indent_len, rest, len);
+            buf[indent_len + len] = 0;
             if (render_overlay_text_width(o, buf) > max_w && last_space > 0) {
                 take = last_space;
                 break;
@@ -115,7 +119,7 @@ static void hud_text(app *a, hud_lines *l) {
         cuda ? "CUDA events" : "CPU clock", a->cfg.steps_per_frame,
         a->cfg.steps_per_frame == 1 ? "" : "s",
         a->cfg.headless ? ""
-        : a->fe.vsync      ? "   vsync"
+        : a->fe.vsync   ? "   vsync"
                         : "");
     const bool tree = p.variant == SIM_VARIANT_TREE;
     if (tree) {
@@ -156,9 +160,11 @@ static void hud_text(app *a, hud_lines *l) {
     }
     add(l, WHITE, "dt %.4g   ε %.4g   damping %s", p.dt, p.softening, damping);
     if (a->live.diag_valid && a->live.energy0_valid && isfinite(a->live.diag.total)) {
-        const double de = a->live.energy0 != 0 ? (a->live.diag.total - a->live.energy0) / fabs(a->live.energy0) : 0;
-        add(l, WHITE, "E %.6f   ΔE/E₀ %+.2e   2K/|W| %.3f   (every %d frames)", a->live.diag.total, de,
-            a->live.diag.virial_ratio, APP_DIAG_EVERY);
+        const double de = a->live.energy0 != 0
+                              ? (a->live.diag.total - a->live.energy0) / fabs(a->live.energy0)
+                              : 0;
+        add(l, WHITE, "E %.6f   ΔE/E₀ %+.2e   2K/|W| %.3f   (every %d frames)", a->live.diag.total,
+            de, a->live.diag.virial_ratio, APP_DIAG_EVERY);
     }
     static const char *const colors[] = {"speed", "per body", "galaxy", "component"};
     _Static_assert(sizeof colors / sizeof colors[0] == RENDER_COLOR_COUNT, "one name per mode");

@@ -64,7 +64,8 @@ static void set_exposure(app *a, float factor) {
 static void exposure_auto(app *a) {
     a->view.auto_exposure = !a->view.auto_exposure;
     if (!a->view.auto_exposure && a->render) a->view.exposure = render_exposure(a->render);
-    app_message(a, a->view.auto_exposure ? "automatic exposure" : "exposure fixed at %.3g", a->view.exposure);
+    app_message(a, a->view.auto_exposure ? "automatic exposure" : "exposure fixed at %.3g",
+                a->view.exposure);
 }
 
 static void bloom(app *a) {
@@ -81,7 +82,7 @@ static void vsync(app *a) {
     a->fe.vsync = !a->fe.vsync;
     a->fe.vsync_changed = true;
     app_message(a, a->cfg.headless ? "vsync does not apply headless"
-                   : a->fe.vsync      ? "vsync on"
+                   : a->fe.vsync   ? "vsync on"
                                    : "vsync off");
 }
 
@@ -104,14 +105,15 @@ static void fit(app *a) {
 static void follow(app *a) {
     a->view.follow_com = !a->view.follow_com;
     app_message(a, a->view.follow_com ? "camera follows the centre of mass (of the larger galaxy)"
-                                 : "camera stays put");
+                                      : "camera stays put");
 }
 
 static void measure(app *a) {
     app_measure_force_error(a);
     const app_live *l = &a->live;
     if (l->ferr_valid) {
-        app_message(a, "%s vs the exact sum on %d bodies: median %.2e, 99th percentile %.2e, max %.2e",
+        app_message(a,
+                    "%s vs the exact sum on %d bodies: median %.2e, 99th percentile %.2e, max %.2e",
                     app_method_name(a), l->ferr.samples, l->ferr.median, l->ferr.p99, l->ferr.max);
     }
 }
@@ -121,9 +123,10 @@ static void measure(app *a) {
 static void tree_cells(app *a) {
     a->view.tree_cells = !a->view.tree_cells;
     const bool tree = sim_get_params(a->sim).variant == SIM_VARIANT_TREE;
-    app_message(a, !a->view.tree_cells ? "tree cells hidden"
-                   : tree              ? "tree cells down to level %d (L / Shift+L)"
-                                       : "tree cells shown when the tree runs (K to it)",
+    app_message(a,
+                !a->view.tree_cells ? "tree cells hidden"
+                : tree              ? "tree cells down to level %d (L / Shift+L)"
+                                    : "tree cells shown when the tree runs (K to it)",
                 a->view.tree_depth);
 }
 

@@ -35,8 +35,8 @@ typedef struct knob_row {
 
 static const knob_row rows[] = {
     [APP_KNOB_N] = {{"n", "N", "by scene: 16384, galaxies 65536 (CPU: 4096, 8192)",
-                     "number of bodies (a list with --benchmark)", GLFW_KEY_EQUAL, "N x2, re-seeded",
-                     "N /2, re-seeded", true},
+                     "number of bodies (a list with --benchmark)", GLFW_KEY_EQUAL,
+                     "N x2, re-seeded", "N /2, re-seeded", true},
                     SIM_KNOB_BODY_COUNT},
     [APP_KNOB_SCENE] = {{"preset", "NAME", "the --ic's scene",
                          "scene with its N, dt, softening and view (keys 1-7): plummer shell disk "
@@ -50,9 +50,8 @@ static const knob_row rows[] = {
                         "re-seed the scene (next seed)", "re-seed the scene (previous seed)",
                         false},
                        NONE},
-    [APP_KNOB_DT] = {{"dt", "DT", "by scene: 1/128, galaxies 0.025",
-                      "time step, model time units", GLFW_KEY_T, "time step x2", "time step /2",
-                      false},
+    [APP_KNOB_DT] = {{"dt", "DT", "by scene: 1/128, galaxies 0.025", "time step, model time units",
+                      GLFW_KEY_T, "time step x2", "time step /2", false},
                      SIM_KNOB_DT},
     [APP_KNOB_SOFTENING] = {{"softening", "EPS", "by scene: 0.05, galaxies 0.15",
                              "Plummer softening length (0: none)", GLFW_KEY_S,
@@ -81,8 +80,9 @@ static const knob_row rows[] = {
                      "--benchmark)",
                      GLFW_KEY_P, "double p", "halve p", true},
                     SIM_KNOB_P},
-    [APP_KNOB_Q] = {{"q", "Q|auto", "auto", "threads per body, rows of the block (list: --benchmark)",
-                     GLFW_KEY_Q, "double q", "halve q", true},
+    [APP_KNOB_Q] = {{"q", "Q|auto", "auto",
+                     "threads per body, rows of the block (list: --benchmark)", GLFW_KEY_Q,
+                     "double q", "halve q", true},
                     SIM_KNOB_Q},
     [APP_KNOB_STEPS_PER_FRAME] = {{"steps-per-frame", "K", "by scene: 1, galaxies 4 (CPU: 1)",
                                    "simulation steps per drawn frame (1 .. 100000)", 0, NULL, NULL,
@@ -94,8 +94,8 @@ static const knob_row rows[] = {
     [APP_KNOB_PERICENTER] = {{"pericenter", "KPC", "by scene: 8",
                               "merger: pericenter of the point-mass orbit", 0, NULL, NULL, false},
                              SIM_KNOB_PERICENTER},
-    [APP_KNOB_SEPARATION] = {{"separation", "KPC", "by scene: 80", "merger: separation at the start",
-                              0, NULL, NULL, false},
+    [APP_KNOB_SEPARATION] = {{"separation", "KPC", "by scene: 80",
+                              "merger: separation at the start", 0, NULL, NULL, false},
                              SIM_KNOB_SEPARATION},
     [APP_KNOB_ECCENTRICITY] = {{"eccentricity", "E", "by scene: 1 (parabolic)",
                                 "merger: orbit eccentricity", 0, NULL, NULL, false},
@@ -112,8 +112,8 @@ static const knob_row rows[] = {
                               false},
                              NONE},
     [APP_KNOB_DISK_TEMPERATURE] = {{"disk-temperature", "QT", "1.2",
-                                    "Toomre Q of the disks' random motion (higher: hotter)", 0, NULL,
-                                    NULL, false},
+                                    "Toomre Q of the disks' random motion (higher: hotter)", 0,
+                                    NULL, NULL, false},
                                    SIM_KNOB_DISK_TEMPERATURE},
 };
 _Static_assert(sizeof rows / sizeof rows[0] == APP_KNOB_COUNT, "one row per knob");
@@ -253,8 +253,9 @@ int app_knob_parse(app_config *c, app_knob k, const char *v) {
         return rc;
     case APP_KNOB_SCENE:
         if (app_scene_find(v) < 0) {
-            return refuse(k, v, "presets: plummer shell disk antennae-like retrograde minor-merger "
-                                "milky-way-andromeda",
+            return refuse(k, v,
+                          "presets: plummer shell disk antennae-like retrograde minor-merger "
+                          "milky-way-andromeda",
                           "unknown preset");
         }
         c->preset = v;
@@ -271,8 +272,7 @@ int app_knob_parse(app_config *c, app_knob k, const char *v) {
         errno = 0;
         const unsigned long long s = strtoull(v, &end, 10);
         if (errno || end == v || *end || v[0] == '-' || v[0] == '+' || v[0] == ' ') {
-            return refuse(k, v, "pass a whole number from 0 to 18446744073709551615",
-                          "not a seed");
+            return refuse(k, v, "pass a whole number from 0 to 18446744073709551615", "not a seed");
         }
         c->sim.seed = s;
         return 0;

@@ -12,8 +12,10 @@
  * the running seed (and N, when switching between scenes of the same kind:
  * Plummer and shell, or galaxies - the two kinds have different units).
  * Galaxy structure from the command line (--disk-temperature) holds for
- * every galaxy scene. So `--preset disk` and key 3 from a Plummer sphere
- * build the same bodies.
+ * every galaxy scene. On a GPU a scene also picks its force method: the
+ * galaxies run on the tree with a million bodies, the Plummer sphere and
+ * the shell on the best all-pairs kernel (a --variant flag wins at start-up). So `--preset disk`
+ * and key 3 from a Plummer sphere build the same bodies.
  *
  * Galaxy units: 1 kpc, 10^10 solar masses, G = 1, hence 4.71 Myr and
  * 207.4 km/s (docs/GALAXIES.md).
@@ -54,12 +56,14 @@ static sim_merger_desc milky_way_andromeda(void) {
 }
 
 typedef struct app_preset {
-    const char *name;  /* --preset NAME */
-    const char *title; /* shown on the HUD */
+    const char *name;     /* --preset NAME */
+    const char *title;    /* shown on the HUD */
     const char *key_help; /* the number key's line in the help */
     sim_ic ic;
     sim_merger_desc merger;
     int n_gpu, n_cpu;
+    sim_variant variant_gpu; /* the scene's force method on a GPU; 0: best (all-pairs) */
+    int n_tree, steps_tree;  /* N and steps per frame when that method is the tree */
     float dt, softening;
     int steps_gpu, steps_cpu; /* steps per frame */
     float point_size;
@@ -68,9 +72,13 @@ typedef struct app_preset {
     float distance, pitch;
 } app_preset;
 
+/* Galaxies on a GPU run on the tree with a million bodies (docs/TREE.md):
+ * about 8 ms a step on an H100, so 2 steps a frame keep the window near
+ * 50 frames/s. With --variant and an all-pairs kernel they keep 65,536. */
 #define GALAXY_KNOBS                                                                               \
-    .n_gpu = 65536, .n_cpu = 8192, .dt = 0.025f, .softening = 0.15f, .steps_gpu = 4,               \
-    .steps_cpu = 1, .point_size = 0.3f
+    .n_gpu = 65536, .n_cpu = 8192, .variant_gpu = SIM_VARIANT_TREE, .n_tree = 1048576,             \
+    .steps_tree = 2, .dt = 0.025f, .softening = 0.15f, .steps_gpu = 4, .steps_cpu = 1,             \
+    .point_size = 0.3f
 
 static const app_preset presets[] = {
     {.name = "plummer",
@@ -207,11 +215,20 @@ int app_scene_from_config(const app_config *c) {
     return app_scene_find(by_ic[c->sim.ic < SIM_IC_COUNT ? c->sim.ic : 0]);
 }
 
+/* The force method scene i runs on a GPU unless the command line says. */
+static sim_variant scene_variant(int i) {
+    return presets[i].variant_gpu ? presets[i].variant_gpu
+                                  : sim_variant_resolve(SIM_VARIANT_DEFAULT);
+}
+
 sim_desc app_scene_desc(int i, const app_config *cfg, bool cpu, bool startup) {
     const app_preset *p = &presets[i];
     sim_desc d = cfg ? cfg->sim : (sim_desc){0}; /* backend, kernel, damping, theta, structure */
+    const bool given_variant = cfg && startup && cfg->given[APP_KNOB_VARIANT];
+    if (!cpu && !given_variant) d.variant = scene_variant(i);
+    const bool tree = !cpu && d.variant == SIM_VARIANT_TREE && p->n_tree > 0;
     d.ic = p->ic;
-    d.body_count = cpu ? p->n_cpu : p->n_gpu;
+    d.body_count = cpu ? p->n_cpu : tree ? p->n_tree : p->n_gpu;
     d.dt = p->dt;
     d.softening = p->softening;
     d.merger = p->ic == SIM_IC_MERGER ? merger_of(i) : (sim_merger_desc){0};
@@ -235,8 +252,10 @@ sim_desc app_scene_desc(int i, const app_config *cfg, bool cpu, bool startup) {
     return d;
 }
 
-int app_scene_steps(int i, bool cpu) {
-    return cpu ? presets[i].steps_cpu : presets[i].steps_gpu;
+int app_scene_steps(int i, bool cpu, sim_variant v) {
+    const app_preset *p = &presets[i];
+    if (cpu) return p->steps_cpu;
+    return v == SIM_VARIANT_TREE && p->steps_tree > 0 ? p->steps_tree : p->steps_gpu;
 }
 
 void app_scene_view(app *a, int i) {
@@ -265,16 +284,25 @@ void app_scene_switch(app *a, int i) {
     const sim_params now = sim_get_params(a->sim);
     const bool cpu = now.backend == SIM_BACKEND_CPU;
     sim_desc scene = app_scene_desc(i, &a->cfg, cpu, false);
-    if (galactic(now.ic) == galactic(p->ic)) scene.body_count = now.body_count;
+    if (galactic(now.ic) == galactic(p->ic)) {
+        scene.body_count = now.body_count; /* same units: N stays, and so does the method */
+        scene.variant = now.variant;
+    }
     scene.seed = now.seed;
     sim_error err = {0};
+    /* The scene's method first (a million bodies want the tree), then the bodies. */
+    if (scene.variant != now.variant && !sim_set_variant(a->sim, scene.variant, &err)) {
+        app_message(a, "%s: %s (%s)", p->name, err.message, err.hint);
+        return;
+    }
     if (!sim_reset_scene(a->sim, &scene, &err)) {
+        if (scene.variant != now.variant) sim_set_variant(a->sim, now.variant, NULL);
         app_message(a, "%s: %s (%s)", p->name, err.message, err.hint);
         return;
     }
     a->scene = i;
     a->scene_desc = scene;
-    a->cfg.steps_per_frame = app_scene_steps(i, cpu);
+    a->cfg.steps_per_frame = app_scene_steps(i, cpu, scene.variant);
     app_physics_changed(a);
     app_scene_view(a, i);
     const int steps = a->cfg.steps_per_frame;

@@ -84,7 +84,8 @@ bool app_script_load(app *a, const char *path) {
 }
 
 void app_script_dispatch(app *a) {
-    while (a->out.script_next < a->out.script_count && a->out.script[a->out.script_next].frame <= a->live.frame) {
+    while (a->out.script_next < a->out.script_count &&
+           a->out.script[a->out.script_next].frame <= a->live.frame) {
         const app_script_event *e = &a->out.script[a->out.script_next++];
         app_key(a, e->key, e->mods);
     }

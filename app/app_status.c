@@ -82,6 +82,5 @@ void app_status_append(app *a) {
 }
 
 bool app_status_write(app *a) {
-    return app_output_text(a->cfg.status_json, "--status-json",
-                           a->out.status ? a->out.status : "");
+    return app_output_text(a->cfg.status_json, "--status-json", a->out.status ? a->out.status : "");
 }

@@ -140,6 +140,10 @@ int app_window_run(app *a) {
          * stepping so --screenshot and --dump see the same state. */
         if (closing) a->live.paused = true;
         app_frame(a, fbw, fbh);
+        if (a->live.frame == 1) { /* registration has been tried by now */
+            printf("nbody: window on %s (OpenGL %s), %s\n", render_gl_renderer(),
+                   render_gl_version(), app_interop_path_name(a->interop.path));
+        }
         finished = closing || (a->cfg.frames > 0 && a->live.frame >= a->cfg.frames);
         if (finished) ok = app_finish(a, fbw, fbh);
         glfwSwapBuffers(window);

@@ -169,7 +169,7 @@ render_boxes *render_boxes_create(const render_boxes_desc *desc, render_error *e
 void render_boxes_destroy(render_boxes *b);
 /* Draws count boxes with view's camera and framebuffer size; false with
  * *err (GL out of memory) having drawn nothing. */
-bool render_boxes_draw(render_boxes *b, const render_view *view, const render_box *boxes,
-                       int count, render_error *err);
+bool render_boxes_draw(render_boxes *b, const render_view *view, const render_box *boxes, int count,
+                       render_error *err);
 
 #endif /* NBODY_RENDER_H */

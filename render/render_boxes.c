@@ -21,10 +21,10 @@ struct render_boxes {
 
 /* The 12 edges of the cube [-1, 1]^3 as 24 endpoints. */
 static const float cube_edges[24][3] = {
-    {-1, -1, -1}, {1, -1, -1}, {-1, 1, -1}, {1, 1, -1}, {-1, -1, 1}, {1, -1, 1},
-    {-1, 1, 1},   {1, 1, 1},   {-1, -1, -1}, {-1, 1, -1}, {1, -1, -1}, {1, 1, -1},
-    {-1, -1, 1},  {-1, 1, 1},  {1, -1, 1},  {1, 1, 1},   {-1, -1, -1}, {-1, -1, 1},
-    {1, -1, -1},  {1, -1, 1},  {-1, 1, -1}, {-1, 1, 1},  {1, 1, -1},  {1, 1, 1},
+    {-1, -1, -1}, {1, -1, -1}, {-1, 1, -1},  {1, 1, -1},  {-1, -1, 1},  {1, -1, 1},
+    {-1, 1, 1},   {1, 1, 1},   {-1, -1, -1}, {-1, 1, -1}, {1, -1, -1},  {1, 1, -1},
+    {-1, -1, 1},  {-1, 1, 1},  {1, -1, 1},   {1, 1, 1},   {-1, -1, -1}, {-1, -1, 1},
+    {1, -1, -1},  {1, -1, 1},  {-1, 1, -1},  {-1, 1, 1},  {1, 1, -1},   {1, 1, 1},
 };
 
 _Static_assert(sizeof(render_box) == 5 * sizeof(float), "a box is 5 floats, as the VAO reads");
@@ -73,8 +73,8 @@ void render_boxes_destroy(render_boxes *b) {
     free(b);
 }
 
-bool render_boxes_draw(render_boxes *b, const render_view *view, const render_box *boxes,
-                       int count, render_error *err) {
+bool render_boxes_draw(render_boxes *b, const render_view *view, const render_box *boxes, int count,
+                       render_error *err) {
     if (count <= 0 || view->fb_width <= 0 || view->fb_height <= 0) return true;
     glBindBuffer(GL_ARRAY_BUFFER, b->cells);
     if (count > b->capacity) {
@@ -82,8 +82,7 @@ bool render_boxes_draw(render_boxes *b, const render_view *view, const render_bo
         if (GL_OUT_OF_MEMORY_AFTER("tree boxes")) {
             glBindBuffer(GL_ARRAY_BUFFER, 0);
             b->capacity = 0;
-            render_gl_error(err, "draw fewer levels (Shift+L)", "no GL memory for %d boxes",
-                            count);
+            render_gl_error(err, "draw fewer levels (Shift+L)", "no GL memory for %d boxes", count);
             return false;
         }
         b->capacity = count;

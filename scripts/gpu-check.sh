@@ -2,7 +2,7 @@
 # gpu-check.sh - everything that needs the GPU, for the lent GPU machine
 # (../shared/device/README.md). Results land in $OUT (default ./gpu-out).
 #
-#   source .devbundle/env.sh && scripts/gpu-check.sh test|bench|gallery
+#   source .devbundle/env.sh && scripts/gpu-check.sh test|bench|tree|gallery
 #
 # SKIP_RACECHECK=1 and SKIP_SWEEP=1 leave out the two slowest parts.
 #
@@ -18,6 +18,10 @@
 #            CUDA backend: "interop" must be "zero-copy" in the status JSON,
 #            and host copy with one warning line when NBODY_TEST_REFUSE_INTEROP=1)
 #            and test_window (CPU backend); all in window.txt.
+#   tree     headless frames (zero-copy vs host copy; the galaxy scenes on
+#            the tree), energy drift of a 1M Plummer sphere over one time
+#            unit with the tree and with best, the benchmark's tree rows
+#            and chart, screenshots of a 1M merger and of the tree's cells.
 #   bench    the kernel ladder, best and fp64 at the target sizes, a shape
 #            sweep of best, whole-frame timing (tables and JSON).
 #   gallery  scripts/gallery.sh: every galaxy scene at three moments, the HUD
@@ -43,14 +47,17 @@ test)
     echo "test_gpu: exit $?"
     grep -E "shapes|FAIL|refusal|passed|failed" "$OUT/test_gpu.txt" | grep -v " 0 failed" | tail -30
     stage ctest
-    timeout 400 ctest --test-dir build-gpu --output-on-failure -E '^test_gpu$' > "$OUT/ctest.txt" 2>&1
+    timeout 400 ctest --test-dir build-gpu --output-on-failure -j 8 -E '^test_gpu$' > "$OUT/ctest.txt" 2>&1
     grep -E "Test +#|tests passed|first pericenter|FAIL" "$OUT/ctest.txt"
     stage compute-sanitizer
     cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -n 1)
     for tool in memcheck ${SKIP_RACECHECK:+}${SKIP_RACECHECK:-racecheck}; do
-        timeout 240 "$cs" --tool $tool --error-exitcode 9 build-gpu/tests/test_gpu --quick \
-            > "$OUT/$tool.txt" 2>&1
-        echo "$tool test_gpu --quick: exit $?; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$tool.txt")"
+        for t in test_gpu test_tree_gpu; do
+            timeout 240 "$cs" --tool $tool --error-exitcode 9 build-gpu/tests/$t --quick \
+                > /tmp/$tool-$t.txt 2>&1
+            echo "$tool $t --quick: exit $?; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' /tmp/$tool-$t.txt)"
+            cat /tmp/$tool-$t.txt >> "$OUT/$tool.txt"
+        done
     done
     timeout 120 "$cs" --tool memcheck --error-exitcode 9 $nb --headless --n 4096 --frames 5 2>&1 | tail -1
     echo "memcheck headless interop: exit ${PIPESTATUS[0]}"
@@ -106,9 +113,9 @@ test)
     window_stage 2>&1 | tee "$OUT/window.txt"
     stage headless frame rates
     for n in 16384 131072; do
-        $nb --headless --n $n --frames 600 2>&1 | grep -E "frames of|interop"
+        $nb --headless --no-hud --n $n --frames 600 2>&1 | grep -E "frames of|interop"
     done
-    $nb --headless --n 16384 --frames 600 --host-copy 2>&1 | grep -E "frames of"
+    $nb --headless --no-hud --n 16384 --frames 600 --host-copy 2>&1 | grep -E "frames of"
     ;;
 bench)
     stage benchmark: the ladder
@@ -121,6 +128,40 @@ bench)
         --json "$OUT/sweep.json" 2>/dev/null | sort -k5 -n -r | head -12
     stage benchmark: whole frames
     timeout 100 $nb --benchmark --variant best --n 16384,131072 --frame 2>/dev/null
+    ;;
+tree)
+    # Issue 10's figures: whole frames of the galaxy scenes on the tree, the
+    # energy drift of a 1M Plummer sphere over one time unit with the tree
+    # and with best (same N, dt, softening), the benchmark's tree rows, and
+    # screenshots: the merger at a million bodies, the tree's cells.
+    stage headless frames: zero-copy vs host copy, all-pairs and tree
+    for n in 16384 131072; do
+        for copy in "" --host-copy; do
+            echo "n $n ${copy:-zero-copy}: $($nb --headless --no-hud --n $n --frames 1200 $copy 2>&1 |
+                grep -E "frames of")"
+        done
+    done
+    for preset in antennae-like milky-way-andromeda; do
+        echo "$preset (scene default on a GPU): $($nb --headless --no-hud --preset $preset --frames 300 \
+            2>&1 | grep -E "frames of")"
+    done
+    stage energy drift over one time unit, 1M Plummer, dt 1/128, eps 0.05
+    for v in tree best; do
+        timeout 200 $nb --headless --no-hud --n 1048576 --variant $v --frames 128 --width 320 \
+            --height 180 --status-json "$OUT/drift-$v.json" 2>&1 | grep -E "frames of"
+        python3 -c "import json,sys; d=json.loads(open(sys.argv[1]).read().splitlines()[-1]); \
+print(sys.argv[2], 't', d['t'], 'dE/E0', d['dE_over_E0'], 'virial', d['virial_ratio'])" \
+            "$OUT/drift-$v.json" $v
+    done
+    stage benchmark: best and tree at 1M, theta 0.5 0.6 0.7
+    timeout 240 $nb --benchmark --variant best,tree --n 1048576 --theta 0.5,0.6,0.7 \
+        --json "$OUT/tree-bench.json" --plot "$OUT/tree-bench.png" 2>/dev/null
+    stage screenshots
+    $nb --headless --preset antennae-like --frames 1200 --width 1280 --height 720 \
+        --screenshot "$OUT/merger-1m.png" 2>&1 | grep -E "frames of|wrote"
+    printf '0 W\n0 L\n0 L\n' > /tmp/overlay.txt
+    $nb --headless --preset disk --frames 40 --width 1280 --height 720 --script /tmp/overlay.txt \
+        --screenshot "$OUT/tree-cells.png" 2>&1 | grep -E "frames of|wrote"
     ;;
 gallery)
     stage gallery

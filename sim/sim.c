@@ -511,7 +511,8 @@ int sim_tree_cells(sim *s, int max_depth, sim_tree_cell *out, int max_cells) {
     return s->ops->tree_cells(s->backend_state, max_depth, out, max_cells);
 }
 
-bool sim_measure_force_error(sim *s, int samples, uint64_t seed, sim_force_error *out, sim_error *err) {
+bool sim_measure_force_error(sim *s, int samples, uint64_t seed, sim_force_error *out,
+                             sim_error *err) {
     *out = (sim_force_error){0};
     if (samples <= 0) {
         set_error(err, "ask for at least one sample", "%d force-error samples", samples);

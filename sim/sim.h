@@ -388,7 +388,8 @@ int sim_tree_cells(sim *s, int max_depth, sim_tree_cell *out, int max_cells);
 /* Measures the running force method's error on `samples` bodies chosen at
  * random (seeded) against the exact all-pairs sum at the current positions.
  * false (with *err) when it cannot run (no memory). */
-bool sim_measure_force_error(sim *s, int samples, uint64_t seed, sim_force_error *out, sim_error *err);
+bool sim_measure_force_error(sim *s, int samples, uint64_t seed, sim_force_error *out,
+                             sim_error *err);
 
 /* What the benchmark and the HUD say about a GPU. */
 typedef struct sim_device_info {

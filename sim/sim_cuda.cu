@@ -516,6 +516,10 @@ static void compute_forces(cuda_backend *c, const sim_step_params *sp) {
     a.sm_count = c->sm_count;
     if (sp->variant == SIM_VARIANT_TREE) {
         if (!c->tree) c->tree = sim_tree_create(c->sm_count); /* prepare_variant made room */
+        if (!c->tree) {
+            fprintf(stderr, "sim: cannot create the tree (out of memory)\n");
+            abort(); /* prepare_variant checked this; only a bug gets here */
+        }
         a.tree = c->tree;
         a.theta = sp->theta;
     }

@@ -143,6 +143,7 @@ typedef struct sim_tree_cpu_node {
     double lo[3], side;  /* the cube: lowest corner, side */
     double mass, com[3]; /* com is the geometric centre when mass is 0 */
     double quad[6];      /* traceless quadrupole about com: xx, yy, zz, xy, xz, yz */
+    double second_moment; /* sum m |y|^2 about com (the softened quadrupole's eps^2 term) */
     double r_open;       /* side / theta + |com - centre| */
 } sim_tree_cpu_node;
 int sim_tree_cpu_node_count(const sim_tree_cpu *t); /* 0 before the first build */

@@ -895,7 +895,7 @@ static sim_block clamp_warps(const variant_entry *e, int p, int q, const sim_dev
 static sim_block clamp_groups(int p, int q) {
     sim_block b = {p > 0 ? p : SIM_TREE_GROUP_AUTO, 1, false, ""};
     const int want = b.p;
-    b.p = want >= 128 ? 128 : want >= 64 ? 64 : 32;
+    b.p = want >= SIM_TREE_GROUP_MAX ? SIM_TREE_GROUP_MAX : want >= 64 ? 64 : SIM_TREE_GROUP_MIN;
     if (b.p != want) note(&b, "p (group size) is 32, 64 or 128 bodies");
     if (q > 1) note(&b, "the tree variant has no q: q = 1");
     return b;

@@ -40,11 +40,16 @@
  * entries per warp; a push that would overflow it accepts the cells'
  * multipoles instead (finite, less accurate), counted in `overflow`.
  *
- * Counts per body (1M Plummer bodies, see docs/bench/h100-tree-*.txt for the
- * measured ones): build reads/writes about 16 (bbox) + 16 + 16 (keys, index)
- * + ~64 (radix sort, 4 passes of 8-bit digits over 12 bytes, in and out) +
- * 32 (gather) + ~100 (cells, ~0.3 per body x 2 passes) bytes; the walk
- * spends ~35 flops per cell interaction and ~20 per body interaction.
+ * Counts per body (estimates from the code; the measurements are in
+ * docs/bench/h100-tree-run4.txt). Build, bytes of DRAM traffic: box 16;
+ * keys 16 in, 12 out; radix sort of 63-bit keys with int values, 8 passes
+ * of 8-bit digits x (12 in + 12 out) ~ 200; gather 36; split ~25 and
+ * multipoles ~60 (0.24 cells per body on a Plummer sphere, leaves read their
+ * bodies twice): ~370 B, i.e. 0.12 ms at 1M at 3 TB/s. Measured 1.0 ms at 1M
+ * and 2.9 ms at 10M: the build is bound by its ~50 launches and the sort,
+ * not by bytes. Walk: a cell interaction (quadrupole) is ~32 instructions
+ * (1 rsqrt, ~28 FP32 of which 17 FMA), a body interaction ~15; at theta 0.6
+ * and 1M, 3,475 interactions per body in 6.85 ms = 0.51e12 per second.
  */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -217,8 +222,8 @@ static __device__ int digit_bound(const unsigned long long *keys, int b, int e, 
     return b;
 }
 
-/* Splits the cells of level l into children (level l + 1) and writes their
- * geometry. Cells of level l start at `start`; level l + 1 at start + count. */
+/* The first cell slot of level l: the cells of the levels above come first
+ * (the counts live on the device only). */
 static __device__ int level_first(const tree_counters *ctr, int l) {
     int s = 0;
     for (int k = 0; k < l; k++) s += ctr->level_count[k];
@@ -367,9 +372,11 @@ __global__ void multipole_kernel(int l, float theta, const float4 *spos,
 /* The walk. */
 
 struct walk_shared {
-    int clist[64]; /* accepted cells waiting */
+    /* Accepted cells waiting (up to 63): centre of mass and r_open^2, (M,
+     * qxx, qyy, qzz), (qxy, qxz, qyz, 0), loaded when the cell was popped. */
+    float4 ca[64], cb[64], cc[64];
     int llist[64]; /* opened leaves waiting */
-    float4 a[32], b[32], c[32];
+    float4 a[32];  /* a batch of leaf bodies */
     int j[32];
     int lstart[32], lbegin[32];
 };
@@ -380,20 +387,11 @@ template <int BPL> struct walk_bodies {
     int i[BPL];
 };
 
-/* Accepted cells s.clist[0 .. m), m <= 32. */
+/* Accepted cells s.c*[0 .. m), m <= 32, already in shared memory. */
 template <int BPL>
-static __device__ void eval_cells(walk_shared &s, int m, walk_bodies<BPL> &w, float eps2,
-                                  int lane, const float4 *cell_com, const float4 *cell_q0,
-                                  const float4 *cell_q1) {
-    if (lane < m) {
-        const int k = s.clist[lane];
-        s.a[lane] = cell_com[k];
-        s.b[lane] = cell_q0[k];
-        s.c[lane] = cell_q1[k];
-    }
-    __syncwarp();
+static __device__ void eval_cells(walk_shared &s, int m, walk_bodies<BPL> &w, float eps2) {
     for (int k = 0; k < m; k++) {
-        const float4 cc = s.a[k], q0 = s.b[k], q1 = s.c[k];
+        const float4 cc = s.ca[k], q0 = s.cb[k], q1 = s.cc[k];
 #pragma unroll
         for (int t = 0; t < BPL; t++) {
             const float dx = w.x[t] - cc.x, dy = w.y[t] - cc.y, dz = w.z[t] - cc.z;
@@ -469,7 +467,128 @@ static __device__ int eval_leaves(walk_shared &s, const int *list, int m, walk_b
     return total;
 }
 
+/* Moves accepted-cell entries [32, 32 + rest) of the shared list to the front. */
+static __device__ void shift_cells(walk_shared &s, int rest, int lane) {
+    if (lane < rest) {
+        s.ca[lane] = s.ca[32 + lane];
+        s.cb[lane] = s.cb[32 + lane];
+        s.cc[lane] = s.cc[32 + lane];
+    }
+    __syncwarp();
+}
+
+/* The walk of one group, sorted bodies [base, end), held BPL per lane
+ * (end - base <= 32 BPL). Returns the cells and bodies it summed. */
 template <int BPL>
+static __device__ int walk_group(walk_shared &s, int *stack, int base, int end, const float4 *spos,
+                                 const int *sidx, float4 *acc, float eps2, const int2 *cell_child,
+                                 const float4 *cell_com, const float4 *cell_q0,
+                                 const float4 *cell_q1, int2 root, int lane, int &overflow) {
+    const unsigned lt = (1u << lane) - 1u;
+    walk_bodies<BPL> w;
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+#pragma unroll
+    for (int t = 0; t < BPL; t++) {
+        const int i = base + t * 32 + lane;
+        const float4 p = spos[i < end ? i : base];
+        w.x[t] = p.x, w.y[t] = p.y, w.z[t] = p.z;
+        w.ax[t] = w.ay[t] = w.az[t] = 0.0f;
+        w.i[t] = i;
+        lo[0] = fminf(lo[0], p.x), hi[0] = fmaxf(hi[0], p.x);
+        lo[1] = fminf(lo[1], p.y), hi[1] = fmaxf(hi[1], p.y);
+        lo[2] = fminf(lo[2], p.z), hi[2] = fmaxf(hi[2], p.z);
+    }
+    for (int k = 0; k < 3; k++) {
+        for (int o = 16; o > 0; o >>= 1) {
+            lo[k] = fminf(lo[k], __shfl_xor_sync(0xffffffffu, lo[k], o));
+            hi[k] = fmaxf(hi[k], __shfl_xor_sync(0xffffffffu, hi[k], o));
+        }
+    }
+    int sp = 0, ncl = 0, nll = 0, entries = 0;
+    if (root.y < 0) { /* the root is a leaf: everything directly */
+        if (lane == 0) s.llist[0] = 0;
+        nll = 1;
+    } else {
+        if (lane < root.y) stack[lane] = root.x + lane;
+        sp = root.y;
+    }
+    __syncwarp();
+    while (sp > 0) {
+        const int take = min(32, sp);
+        sp -= take;
+        const int cell = lane < take ? stack[sp + lane] : -1;
+        bool accept = false, open_leaf = false, open_cell = false;
+        int2 ch = make_int2(0, 0);
+        float4 cc = make_float4(0, 0, 0, 0), q0 = cc, q1 = cc;
+        if (cell >= 0) {
+            /* The multipole is loaded with the test (most popped cells are
+             * accepted), so the evaluation reads shared memory only. */
+            cc = cell_com[cell];
+            ch = cell_child[cell]; /* (0, 0): massless, nothing to do */
+            q0 = cell_q0[cell];
+            q1 = cell_q1[cell];
+            const float dx = fmaxf(0.0f, fmaxf(lo[0] - cc.x, cc.x - hi[0]));
+            const float dy = fmaxf(0.0f, fmaxf(lo[1] - cc.y, cc.y - hi[1]));
+            const float dz = fmaxf(0.0f, fmaxf(lo[2] - cc.z, cc.z - hi[2]));
+            accept = ch.y != 0 && dx * dx + dy * dy + dz * dz > cc.w;
+            open_leaf = !accept && ch.y < 0;
+            open_cell = !accept && ch.y > 0;
+        }
+        int nch = open_cell ? ch.y : 0, incl = nch;
+        for (int o = 1; o < 32; o <<= 1) {
+            const int v = __shfl_up_sync(0xffffffffu, incl, o);
+            if (lane >= o) incl += v;
+        }
+        const int pushed = __shfl_sync(0xffffffffu, incl, 31);
+        __syncwarp(); /* every lane has read its stack entry */
+        if (sp + pushed > STACK_CAP) { /* no room: use their multipoles */
+            accept = accept || open_cell;
+            open_cell = false;
+            overflow += lane == 0;
+        } else {
+            for (int k = 0; k < nch; k++) stack[sp + incl - nch + k] = ch.x + k;
+            sp += pushed;
+        }
+        const unsigned ba = __ballot_sync(0xffffffffu, accept);
+        if (accept) {
+            const int at = ncl + __popc(ba & lt);
+            s.ca[at] = cc;
+            s.cb[at] = q0;
+            s.cc[at] = q1;
+        }
+        ncl += __popc(ba);
+        const unsigned bl = __ballot_sync(0xffffffffu, open_leaf);
+        if (open_leaf) s.llist[nll + __popc(bl & lt)] = cell;
+        nll += __popc(bl);
+        __syncwarp();
+        if (ncl >= 32) {
+            eval_cells<BPL>(s, 32, w, eps2);
+            entries += 32;
+            ncl -= 32;
+            shift_cells(s, ncl, lane);
+        }
+        if (nll >= 32) {
+            entries += eval_leaves<BPL>(s, s.llist, 32, w, eps2, lane, cell_child, spos);
+            if (lane < nll - 32) s.llist[lane] = s.llist[32 + lane];
+            nll -= 32;
+            __syncwarp();
+        }
+    }
+    if (ncl > 0) eval_cells<BPL>(s, ncl, w, eps2);
+    entries += ncl;
+    if (nll > 0) entries += eval_leaves<BPL>(s, s.llist, nll, w, eps2, lane, cell_child, spos);
+#pragma unroll
+    for (int t = 0; t < BPL; t++) {
+        if (w.i[t] < end) acc[sidx[w.i[t]]] = make_float4(w.ax[t], w.ay[t], w.az[t], 0.0f);
+    }
+    return entries;
+}
+
+/* One warp per group at a time (a work counter). A group of v bodies is
+ * held ceil(v / 32) per lane (at most MAXB): groups of <= 32 bodies, 21% of
+ * the groups at p = 64 on a 1M Plummer sphere, would leave half of the
+ * lanes' slots idle with 2 per lane. */
+template <int MAXB>
 __global__ void __launch_bounds__(WALK_THREADS)
     walk_kernel(const int2 *group, const float4 *spos, const int *sidx, float4 *acc, float eps2,
                 const int2 *cell_child, const float4 *cell_com, const float4 *cell_q0,
@@ -479,7 +598,6 @@ __global__ void __launch_bounds__(WALK_THREADS)
     walk_shared &s = shared[wib];
     int *stack = stacks + (size_t)(blockIdx.x * (WALK_THREADS / 32) + wib) * STACK_CAP;
     const int groups = ctr->groups;
-    const unsigned lt = (1u << lane) - 1u;
     unsigned long long evaluated = 0;
     int overflow = 0;
     const int2 root = cell_child[0];
@@ -488,96 +606,22 @@ __global__ void __launch_bounds__(WALK_THREADS)
         if (lane == 0) g = atomicAdd(&ctr->group_next, 1);
         g = __shfl_sync(0xffffffffu, g, 0);
         if (g >= groups) break;
-        walk_bodies<BPL> w;
-        float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
         const int base = group[g].x, end = group[g].y;
         const int valid = end - base;
-#pragma unroll
-        for (int t = 0; t < BPL; t++) {
-            const int i = base + t * 32 + lane;
-            const float4 p = spos[i < end ? i : base];
-            w.x[t] = p.x, w.y[t] = p.y, w.z[t] = p.z;
-            w.ax[t] = w.ay[t] = w.az[t] = 0.0f;
-            w.i[t] = i;
-            lo[0] = fminf(lo[0], p.x), hi[0] = fmaxf(hi[0], p.x);
-            lo[1] = fminf(lo[1], p.y), hi[1] = fmaxf(hi[1], p.y);
-            lo[2] = fminf(lo[2], p.z), hi[2] = fmaxf(hi[2], p.z);
-        }
-        for (int k = 0; k < 3; k++) {
-            for (int o = 16; o > 0; o >>= 1) {
-                lo[k] = fminf(lo[k], __shfl_xor_sync(0xffffffffu, lo[k], o));
-                hi[k] = fmaxf(hi[k], __shfl_xor_sync(0xffffffffu, hi[k], o));
-            }
-        }
-        int sp = 0, ncl = 0, nll = 0, entries = 0;
-        if (root.y < 0) { /* the root is a leaf: everything directly */
-            if (lane == 0) s.llist[0] = 0;
-            nll = 1;
+        int entries;
+        if (MAXB >= 4 && valid > 64) {
+            entries = walk_group<(MAXB >= 4 ? 4 : 1)>(s, stack, base, end, spos, sidx, acc, eps2,
+                                                      cell_child, cell_com, cell_q0, cell_q1,
+                                                      root, lane, overflow);
+        } else if (MAXB >= 2 && valid > 32) {
+            entries = walk_group<(MAXB >= 2 ? 2 : 1)>(s, stack, base, end, spos, sidx, acc, eps2,
+                                                      cell_child, cell_com, cell_q0, cell_q1,
+                                                      root, lane, overflow);
         } else {
-            if (lane < root.y) stack[lane] = root.x + lane;
-            sp = root.y;
+            entries = walk_group<1>(s, stack, base, end, spos, sidx, acc, eps2, cell_child,
+                                    cell_com, cell_q0, cell_q1, root, lane, overflow);
         }
-        __syncwarp();
-        while (sp > 0) {
-            const int take = min(32, sp);
-            sp -= take;
-            const int cell = lane < take ? stack[sp + lane] : -1;
-            bool accept = false, open_leaf = false, open_cell = false;
-            int2 ch = make_int2(0, 0);
-            if (cell >= 0) {
-                const float4 cc = cell_com[cell];
-                ch = cell_child[cell]; /* (0, 0): massless, nothing to do */
-                const float dx = fmaxf(0.0f, fmaxf(lo[0] - cc.x, cc.x - hi[0]));
-                const float dy = fmaxf(0.0f, fmaxf(lo[1] - cc.y, cc.y - hi[1]));
-                const float dz = fmaxf(0.0f, fmaxf(lo[2] - cc.z, cc.z - hi[2]));
-                accept = ch.y != 0 && dx * dx + dy * dy + dz * dz > cc.w;
-                open_leaf = !accept && ch.y < 0;
-                open_cell = !accept && ch.y > 0;
-            }
-            int nch = open_cell ? ch.y : 0, incl = nch;
-            for (int o = 1; o < 32; o <<= 1) {
-                const int v = __shfl_up_sync(0xffffffffu, incl, o);
-                if (lane >= o) incl += v;
-            }
-            const int pushed = __shfl_sync(0xffffffffu, incl, 31);
-            __syncwarp(); /* every lane has read its stack entry */
-            if (sp + pushed > STACK_CAP) { /* no room: use their multipoles */
-                accept = accept || open_cell;
-                open_cell = false;
-                overflow += lane == 0;
-            } else {
-                for (int k = 0; k < nch; k++) stack[sp + incl - nch + k] = ch.x + k;
-                sp += pushed;
-            }
-            const unsigned ba = __ballot_sync(0xffffffffu, accept);
-            if (accept) s.clist[ncl + __popc(ba & lt)] = cell;
-            ncl += __popc(ba);
-            const unsigned bl = __ballot_sync(0xffffffffu, open_leaf);
-            if (open_leaf) s.llist[nll + __popc(bl & lt)] = cell;
-            nll += __popc(bl);
-            __syncwarp();
-            if (ncl >= 32) {
-                eval_cells<BPL>(s, 32, w, eps2, lane, cell_com, cell_q0, cell_q1);
-                entries += 32;
-                if (lane < ncl - 32) s.clist[lane] = s.clist[32 + lane];
-                ncl -= 32;
-                __syncwarp();
-            }
-            if (nll >= 32) {
-                entries += eval_leaves<BPL>(s, s.llist, 32, w, eps2, lane, cell_child, spos);
-                if (lane < nll - 32) s.llist[lane] = s.llist[32 + lane];
-                nll -= 32;
-                __syncwarp();
-            }
-        }
-        if (ncl > 0) eval_cells<BPL>(s, ncl, w, eps2, lane, cell_com, cell_q0, cell_q1);
-        entries += ncl;
-        if (nll > 0) entries += eval_leaves<BPL>(s, s.llist, nll, w, eps2, lane, cell_child, spos);
         evaluated += (unsigned long long)entries * valid;
-#pragma unroll
-        for (int t = 0; t < BPL; t++) {
-            if (w.i[t] < end) acc[sidx[w.i[t]]] = make_float4(w.ax[t], w.ay[t], w.az[t], 0.0f);
-        }
     }
     if (lane == 0) {
         atomicAdd(&ctr->interactions, evaluated);

@@ -2,9 +2,9 @@
  *
  * What it is: the `tree` force method of the CPU backend (sim_cpu.c calls it
  * when the variant is SIM_VARIANT_TREE) and the reference the GPU tree
- * (sim_tree.cu) is tested against. Same maths as the GPU tree, written to be
- * obviously right first (the shared specification is the lead's tree-spec;
- * summary below):
+ * (sim_tree.cu) is tested against. The same maths as the GPU tree (the
+ * specification both implement, in short), written to be obviously right
+ * first:
  *   - root: the cube about the centre of the bodies' bounding box, side
  *     L = max extent * (1 + 2^-20), or 1 when every body is at one point;
  *   - keys: 63-bit Morton keys of u = floor((x - lo) / L * 2^21) clamped to
@@ -23,8 +23,12 @@
  *     delta = |c - geometric centre| (Barnes 1994); the root is always opened
  *     and an opened leaf is summed body by body, skipping the target itself
  *     and any pair with r^2 + eps^2 == 0 (softening 0, coincident bodies);
- *   - accepted cell, d = x - c, r2 = |d|^2 + eps^2:
- *       a += -M d r^-3 + (Q d) r^-5 - (5/2) (d.Q d) d r^-7.
+ *   - accepted cell, d = x - c, r2 = |d|^2 + eps^2, I = sum m |y|^2:
+ *       a += -M d r^-3 + (Q d) r^-5 - (5/2) (d.Q d - eps^2 I) d r^-7
+ *     (the Plummer-softened expansion to second order: expanding
+ *     1/sqrt(|d - y|^2 + eps^2) about r leaves -eps^2 |y|^2 / (2 r^5) beside
+ *     the traceless term; without it the error at eps ~ cell size is
+ *     several times larger).
  * The walk is per body (a group of one). With theta <= 1 a body's own cell is
  * never accepted: every point of a cube of side l lies within sqrt(3)/2 l of
  * its centre, hence within sqrt(3)/2 l + delta < l/theta + delta of c.
@@ -33,12 +37,16 @@
  * multipoles of each level and the walk; every body's and every cell's sum runs
  * in a fixed order, so the results do not depend on the thread count.
  *
- * Memory: everything is allocated by sim_tree_cpu_reserve (called from the CPU
- * backend's reserve), sized for the worst case, so an evaluation cannot run out
- * of memory. The worst case of the cell count: leaves are disjoint and
- * non-empty, so at most n; a split cell holds >= 17 bodies and the split
- * cells of one level are disjoint, so at most n/17 per level over levels
- * 0..20. Hence cells <= n + 21 * floor(n/17) + 1.
+ * Memory: everything is allocated by sim_tree_cpu_reserve (which the CPU
+ * backend calls from prepare_variant and reserve), sized for the worst case,
+ * so an evaluation cannot run out of memory. The worst case of the cell
+ * count: leaves are disjoint and non-empty, so at most n; a split cell holds
+ * >= 17 bodies and the split cells of one level are disjoint, so at most n/17
+ * per level over levels 0..20. Hence cells <= n + 21 * floor(n/17) + 1, and
+ * the tree holds at most ~306 bytes a body.
+ *
+ * Tested by tests/test_tree_cpu.c; its --sweep mode measures accuracy against
+ * theta (docs/bench/cpu-tree-theta-sweep.txt).
  */
 #include <assert.h>
 #include <math.h>
@@ -59,15 +67,18 @@
 #define PARALLEL_FOR_STATIC
 #endif
 
+/* What the walk's opening test reads comes first (one cache line of the
+ * two a cell spans); the quadrupole is read only when a cell is accepted. */
 typedef struct tree_cell {
     double m;         /* mass */
     double c[3];      /* centre of mass (geometric centre when m == 0) */
-    double q[6];      /* traceless quadrupole about c: xx, yy, zz, xy, xz, yz */
     double r_open2;   /* (l / theta + delta)^2 */
     int first, count; /* sorted bodies [first, first + count) */
     int child;        /* first child (children are contiguous); -1 for a leaf */
     int nchild;
     int level;
+    double q[6]; /* traceless quadrupole about c: xx, yy, zz, xy, xz, yz */
+    double i2;   /* second moment sum m |y|^2 about c: the softening's quadrupole term */
 } tree_cell;
 
 struct sim_tree_cpu {
@@ -220,6 +231,7 @@ static void multipole_leaf(sim_tree_cpu *t, tree_cell *cell) {
     }
     cell->m = m;
     memset(cell->q, 0, sizeof cell->q);
+    cell->i2 = 0;
     if (m == 0) return; /* centre set to the geometric one by the caller */
     for (int a = 0; a < 3; a++) cell->c[a] = s[a] / m;
     for (int k = cell->first; k < cell->first + cell->count; k++) {
@@ -232,6 +244,7 @@ static void multipole_leaf(sim_tree_cpu *t, tree_cell *cell) {
         cell->q[3] += p[3] * 3 * y[0] * y[1];
         cell->q[4] += p[3] * 3 * y[0] * y[2];
         cell->q[5] += p[3] * 3 * y[1] * y[2];
+        cell->i2 += p[3] * y2;
     }
 }
 
@@ -244,6 +257,7 @@ static void multipole_parent(sim_tree_cpu *t, tree_cell *cell) {
     }
     cell->m = m;
     memset(cell->q, 0, sizeof cell->q);
+    cell->i2 = 0;
     if (m == 0) return;
     for (int a = 0; a < 3; a++) cell->c[a] = s[a] / m;
     for (int k = cell->child; k < cell->child + cell->nchild; k++) {
@@ -257,6 +271,7 @@ static void multipole_parent(sim_tree_cpu *t, tree_cell *cell) {
         cell->q[3] += ch->q[3] + mc * 3 * y[0] * y[1];
         cell->q[4] += ch->q[4] + mc * 3 * y[0] * y[2];
         cell->q[5] += ch->q[5] + mc * 3 * y[1] * y[2];
+        cell->i2 += ch->i2 + mc * y2;
     }
 }
 
@@ -364,7 +379,8 @@ static void walk_one(const sim_tree_cpu *t, int k, double eps2, double a[3], lon
             const double qx = q[0] * dx + q[3] * dy + q[4] * dz;
             const double qy = q[3] * dx + q[1] * dy + q[5] * dz;
             const double qz = q[4] * dx + q[5] * dy + q[2] * dz;
-            const double dqd = dx * qx + dy * qy + dz * qz;
+            /* d.Q d - eps^2 I: the softened expansion's second-order term. */
+            const double dqd = dx * qx + dy * qy + dz * qz - eps2 * cell->i2;
             const double radial = -cell->m * rinv3 - 2.5 * dqd * rinv7;
             ax += radial * dx + qx * rinv5;
             ay += radial * dy + qy * rinv5;
@@ -469,6 +485,7 @@ sim_tree_cpu_node sim_tree_cpu_node_get(const sim_tree_cpu *t, int i) {
     cell_cube(t, cell, node.lo, &node.side);
     memcpy(node.com, cell->c, sizeof node.com);
     memcpy(node.quad, cell->q, sizeof node.quad);
+    node.second_moment = cell->i2;
     node.r_open = sqrt(cell->r_open2);
     return node;
 }

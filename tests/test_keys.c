@@ -114,7 +114,8 @@ static void check_knobs(void) {
     a.view.color = RENDER_COLOR_BODY;
     p = press(&a, GLFW_KEY_EQUAL, SHIFT);
     CHECK(p.body_count == 2000 && p.ic == SIM_IC_PLUMMER, "+: N %d", p.body_count);
-    CHECK(a.view.camera.distance == 7.5f && a.view.color == RENDER_COLOR_BODY, "+ keeps camera and colour");
+    CHECK(a.view.camera.distance == 7.5f && a.view.color == RENDER_COLOR_BODY,
+          "+ keeps camera and colour");
     a.view.color = RENDER_COLOR_SPEED;
     p = press(&a, GLFW_KEY_KP_SUBTRACT, 0);
     CHECK(p.body_count == 1000, "keypad -: N %d", p.body_count);
@@ -132,7 +133,8 @@ static void check_knobs(void) {
     p = press(&a, GLFW_KEY_3, 0);
     CHECK(p.ic == SIM_IC_DISK && p.body_count == 8192 && p.dt == 0.025f, "3: disk, N %d, dt %g",
           p.body_count, p.dt);
-    CHECK(a.view.hide_halo && a.view.color == RENDER_COLOR_COMPONENT, "3: halo hidden, by component");
+    CHECK(a.view.hide_halo && a.view.color == RENDER_COLOR_COMPONENT,
+          "3: halo hidden, by component");
     p = press(&a, GLFW_KEY_MINUS, 0);
     p = press(&a, GLFW_KEY_4, 0);
     CHECK(p.ic == SIM_IC_MERGER && p.body_count == 4096, "4: merger keeps N %d", p.body_count);
@@ -191,8 +193,8 @@ static void check_knobs(void) {
     p = press(&a, GLFW_KEY_P, 0);
     CHECK(p.p == 256 && p.q == 4, "P: %dx%d", p.p, p.q);
     p = press(&a, GLFW_KEY_P, 0);
-    CHECK(p.p == 256 && p.q == 4 && strstr(a.live.message, "p x q"), "P past 1024 threads: %dx%d (%s)",
-          p.p, p.q, a.live.message);
+    CHECK(p.p == 256 && p.q == 4 && strstr(a.live.message, "p x q"),
+          "P past 1024 threads: %dx%d (%s)", p.p, p.q, a.live.message);
     p = press(&a, GLFW_KEY_Q, SHIFT);
     CHECK(p.p == 256 && p.q == 2, "Shift+Q: %dx%d", p.p, p.q);
     p = press(&a, GLFW_KEY_P, SHIFT);
@@ -224,7 +226,8 @@ static void check_knobs(void) {
                                   RENDER_COLOR_SPEED};
     for (int i = 0; i < 4; i++) {
         press(&a, GLFW_KEY_C, 0);
-        CHECK(a.view.color == order[i], "C #%d: colour mode %d, want %d", i + 1, a.view.color, order[i]);
+        CHECK(a.view.color == order[i], "C #%d: colour mode %d, want %d", i + 1, a.view.color,
+              order[i]);
     }
     /* Exposure: E, Shift+E scale by 1.25 and leave the automatic mode; A, B, O toggle. */
     a.view.auto_exposure = false;
@@ -274,14 +277,15 @@ static void check_camera(void) {
     app_zoom(&a, -1);
     CHECK(fabsf(a.view.camera.distance - c0.distance) < 1e-5f, "and back");
     app_orbit(&a, 100, 0);
-    CHECK(a.view.camera.yaw != c0.yaw && a.view.camera.pitch == c0.pitch, "horizontal drag turns the yaw");
+    CHECK(a.view.camera.yaw != c0.yaw && a.view.camera.pitch == c0.pitch,
+          "horizontal drag turns the yaw");
     app_orbit(&a, 0, 1e6);
-    CHECK(a.view.camera.pitch <= 1.55f && a.view.camera.pitch > 1.5f, "pitch stops short of the pole: %.3f",
-          a.view.camera.pitch);
+    CHECK(a.view.camera.pitch <= 1.55f && a.view.camera.pitch > 1.5f,
+          "pitch stops short of the pole: %.3f", a.view.camera.pitch);
     a.view.follow_com = true;
     app_pan(&a, 50, -20, 720);
-    const float moved =
-        fabsf(a.view.camera.target[0]) + fabsf(a.view.camera.target[1]) + fabsf(a.view.camera.target[2]);
+    const float moved = fabsf(a.view.camera.target[0]) + fabsf(a.view.camera.target[1]) +
+                        fabsf(a.view.camera.target[2]);
     CHECK(moved > 0 && !a.view.follow_com, "pan moves the target and stops following: %.4f", moved);
     app_destroy(&a);
 }
@@ -301,10 +305,14 @@ static void check_key_names(void) {
     /* The help lists exactly the bindings app_key serves: the knobs' keys, a
      * line per scene, the view and loop keys, the mouse. */
     static const char *const want[] = {
-        "+ / -", "R / Shift+R", "T / Shift+T", "S / Shift+S", "D / Shift+D", "J / Shift+J",
-        "K / Shift+K", "P / Shift+P", "Q / Shift+Q", "1", "2", "3", "4", "5", "6", "7", "Space",
-        ".", "C", "E", "A", "B", "O", "V", "X", "W", "L", "F", "G", "H, F1", "Tab", "F12", "Esc", "left drag",
-        "right/middle drag", "scroll"};
+        "+ / -",       "R / Shift+R", "T / Shift+T", "S / Shift+S", "D / Shift+D",
+        "J / Shift+J", "K / Shift+K", "P / Shift+P", "Q / Shift+Q", "1",
+        "2",           "3",           "4",           "5",           "6",
+        "7",           "Space",       ".",           "C",           "E",
+        "A",           "B",           "O",           "V",           "X",
+        "W",           "L",           "F",           "G",           "H, F1",
+        "Tab",         "F12",         "Esc",         "left drag",   "right/middle drag",
+        "scroll"};
     const int count = (int)(sizeof want / sizeof want[0]);
     bool found[sizeof want / sizeof want[0]] = {false};
     char label[64], text[160];
@@ -362,8 +370,8 @@ static void check_scene_paths(void) {
     press(&key, GLFW_KEY_3, 0);
     const sim_params pf = sim_get_params(flag.sim), pk = sim_get_params(key.sim);
     CHECK(pf.softening == 0.15f && pk.softening == pf.softening && pk.dt == pf.dt,
-          "disk by flag and by key: eps %g and %g, dt %g and %g", pf.softening, pk.softening,
-          pf.dt, pk.dt);
+          "disk by flag and by key: eps %g and %g, dt %g and %g", pf.softening, pk.softening, pf.dt,
+          pk.dt);
     const int differ = differing_bodies(flag.sim, key.sim);
     CHECK(differ == 0, "--preset disk and key 3 from Plummer: %d of %d bodies differ", differ,
           pf.body_count);
@@ -439,7 +447,8 @@ static void check_cuda_variants(void) {
     for (int i = 0; i < SIM_VARIANT_COUNT - 1; i++) {
         p = press(&a, GLFW_KEY_K, 0);
         seen[i] = p.variant;
-        CHECK(strstr(a.live.message, sim_variant_info(p.variant)->name) != NULL, "K: %s", a.live.message);
+        CHECK(strstr(a.live.message, sim_variant_info(p.variant)->name) != NULL, "K: %s",
+              a.live.message);
     }
     CHECK(p.variant == SIM_VARIANT_BEST, "K wraps around to best");
     CHECK(seen[0] == SIM_VARIANT_FP64 && seen[1] == SIM_VARIANT_TREE &&
@@ -451,7 +460,8 @@ static void check_cuda_variants(void) {
     while (p.variant != SIM_VARIANT_RSQRT) p = press(&a, GLFW_KEY_K, SHIFT);
     CHECK(p.q == 1, "rsqrt: q = 1");
     p = press(&a, GLFW_KEY_Q, 0);
-    CHECK(p.q == 1 && strstr(a.live.message, "one thread per body"), "Q on rsqrt: %s", a.live.message);
+    CHECK(p.q == 1 && strstr(a.live.message, "one thread per body"), "Q on rsqrt: %s",
+          a.live.message);
     app_destroy(&a);
 }
 
