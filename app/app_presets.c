@@ -62,8 +62,7 @@ typedef struct app_preset {
     sim_ic ic;
     sim_merger_desc merger;
     int n_gpu, n_cpu;
-    sim_variant variant_gpu; /* the scene's force method on a GPU; 0: best (all-pairs) */
-    int n_tree, steps_tree;  /* N and steps per frame when that method is the tree */
+    int n_tree, steps_tree; /* on a GPU with the tree: N (0: as n_gpu) and steps per frame */
     float dt, softening;
     int steps_gpu, steps_cpu; /* steps per frame */
     float point_size;
@@ -74,10 +73,9 @@ typedef struct app_preset {
 
 /* Galaxies on a GPU run on the tree with a million bodies (docs/TREE.md):
  * about 8 ms a step on an H100, so 2 steps a frame keep the window near
- * 50 frames/s. With --variant and an all-pairs kernel they keep 65,536. */
+ * 50 frames/s. With --variant and an all-pairs kernel they have 65,536. */
 #define GALAXY_KNOBS                                                                               \
-    .n_gpu = 65536, .n_cpu = 8192, .variant_gpu = SIM_VARIANT_TREE, .n_tree = 1048576,             \
-    .steps_tree = 2, .dt = 0.025f, .softening = 0.15f, .steps_gpu = 4, .steps_cpu = 1,             \
+    .n_gpu = 65536, .n_cpu = 8192, .n_tree = 1048576, .steps_tree = 2, .dt = 0.025f, .softening = 0.15f, .steps_gpu = 4, .steps_cpu = 1,             \
     .point_size = 0.3f
 
 static const app_preset presets[] = {
@@ -215,26 +213,26 @@ int app_scene_from_config(const app_config *c) {
     return app_scene_find(by_ic[c->sim.ic < SIM_IC_COUNT ? c->sim.ic : 0]);
 }
 
-/* The force method scene i runs on a GPU unless the command line says. */
-static sim_variant scene_variant(int i) {
-    return presets[i].variant_gpu ? presets[i].variant_gpu
-                                  : sim_variant_resolve(SIM_VARIANT_DEFAULT);
-}
-
 sim_desc app_scene_desc(int i, const app_config *cfg, bool cpu, bool startup) {
     const app_preset *p = &presets[i];
     sim_desc d = cfg ? cfg->sim : (sim_desc){0}; /* backend, kernel, damping, theta, structure */
-    const bool given_variant = cfg && startup && cfg->given[APP_KNOB_VARIANT];
-    if (!cpu && !given_variant) d.variant = scene_variant(i);
-    const bool tree = !cpu && d.variant == SIM_VARIANT_TREE && p->n_tree > 0;
+    const bool *given = cfg && startup ? cfg->given : NULL;
+    const int n_given = given && given[APP_KNOB_N] ? cfg->sim.body_count : 0;
+    /* On a GPU a scene with a tree size runs it on the tree; a given
+     * --variant keeps its own size, and N decides the method where neither
+     * is given (sim_variant_auto). */
+    int n = n_given ? n_given : cpu ? p->n_cpu : p->n_tree > 0 ? p->n_tree : p->n_gpu;
+    if (!cpu && given && given[APP_KNOB_VARIANT]) {
+        if (!n_given) n = d.variant == SIM_VARIANT_TREE && p->n_tree > 0 ? p->n_tree : p->n_gpu;
+    } else if (!cpu) {
+        d.variant = sim_variant_auto(n);
+    }
     d.ic = p->ic;
-    d.body_count = cpu ? p->n_cpu : tree ? p->n_tree : p->n_gpu;
+    d.body_count = n;
     d.dt = p->dt;
     d.softening = p->softening;
     d.merger = p->ic == SIM_IC_MERGER ? merger_of(i) : (sim_merger_desc){0};
-    if (!cfg || !startup) return d;
-    const bool *given = cfg->given;
-    if (given[APP_KNOB_N]) d.body_count = cfg->sim.body_count;
+    if (!given) return d;
     if (given[APP_KNOB_DT]) d.dt = cfg->sim.dt;
     if (given[APP_KNOB_SOFTENING]) d.softening = cfg->sim.softening;
     if (p->ic != SIM_IC_MERGER) return d;

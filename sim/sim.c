@@ -104,7 +104,7 @@ sim_desc sim_desc_defaults(const sim_desc *desc) {
     /* softening: 0 is legal (none) and stays 0 */
     if (d.damping == 0) d.damping = 1.0f;
     if (d.theta == 0) d.theta = SIM_THETA_DEFAULT;
-    if (d.variant == SIM_VARIANT_DEFAULT) d.variant = sim_variant_resolve(SIM_VARIANT_DEFAULT);
+    if (d.variant == SIM_VARIANT_DEFAULT) d.variant = sim_variant_auto(d.body_count);
     if (d.shell.inner_radius == 0) d.shell.inner_radius = 0.625f;
     if (d.shell.outer_radius == 0) d.shell.outer_radius = 1.0f;
     if (d.shell.spin == 0) d.shell.spin = 0.6f;
@@ -247,6 +247,10 @@ static bool seed_bodies(sim *s, sim_ic ic, int n, uint64_t seed, sim_error *err)
     s->time = 0;
     s->steps = 0;
     return true;
+}
+
+sim_variant sim_variant_auto(int n) {
+    return n >= SIM_TREE_CROSSOVER ? SIM_VARIANT_TREE : sim_variant_resolve(SIM_VARIANT_DEFAULT);
 }
 
 sim_backend sim_backend_resolve(sim_backend want, char *why, size_t why_len) {

@@ -55,7 +55,7 @@ typedef enum sim_ic {
  * lecture's ladder. The table with names, descriptions and launchers is in
  * sim_kernels.cu; sim_variant_info() reads it. */
 typedef enum sim_variant {
-    SIM_VARIANT_DEFAULT = 0, /* the fastest one: SIM_VARIANT_BEST */
+    SIM_VARIANT_DEFAULT = 0, /* in a sim_desc: sim_variant_auto(N); elsewhere: BEST */
     SIM_VARIANT_NAIVE,       /* one thread per body, array of structs, 1/sqrtf, if (i != j) */
     SIM_VARIANT_SOA,         /* scalar arrays */
     SIM_VARIANT_RSQRT,       /* rsqrtf */
@@ -404,9 +404,20 @@ typedef struct sim_device_info {
 /* Fills *out for CUDA device `device`; false when there is none. */
 bool sim_cuda_device_info(int device, sim_device_info *out);
 
+/* From this N on the tree is faster than the best all-pairs kernel: on an
+ * H100, 1.56 against 1.63 ms a step at 65,536 bodies, 1.25 against 0.45 at
+ * 32,768 (docs/bench/h100-tree-run4.txt). On slower GPUs and the CPU the
+ * tree wins earlier still, so this is a conservative switch point there. */
+#define SIM_TREE_CROSSOVER 65536
+
+/* The automatic force method for n bodies: the best all-pairs kernel below
+ * SIM_TREE_CROSSOVER, the tree from it. A sim_desc's SIM_VARIANT_DEFAULT
+ * means this. */
+sim_variant sim_variant_auto(int n);
+
 /* Variant table and names. */
 const sim_variant_desc *sim_variant_info(sim_variant v); /* v resolved if DEFAULT */
-sim_variant sim_variant_resolve(sim_variant v);
+sim_variant sim_variant_resolve(sim_variant v); /* DEFAULT -> the best all-pairs kernel */
 sim_variant sim_variant_from_name(const char *name); /* SIM_VARIANT_COUNT if unknown */
 const char *sim_ic_name(sim_ic ic);                  /* "plummer", "shell", "disk", "merger" */
 sim_ic sim_ic_from_name(const char *name);           /* SIM_IC_COUNT if unknown */

@@ -387,28 +387,57 @@ template <int BPL> struct walk_bodies {
     int i[BPL];
 };
 
-/* Accepted cells s.c*[0 .. m), m <= 32, already in shared memory. */
+/* One accepted cell's softened quadrupole on the lane's bodies. */
+template <int BPL>
+static __device__ __forceinline__ void cell_force(const float4 cc, const float4 q0, const float4 q1,
+                                                  walk_bodies<BPL> &w, float eps2) {
+#pragma unroll
+    for (int t = 0; t < BPL; t++) {
+        const float dx = w.x[t] - cc.x, dy = w.y[t] - cc.y, dz = w.z[t] - cc.z;
+        const float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
+        const float rinv = rsqrtf(r2), rinv2 = rinv * rinv;
+        const float r3 = rinv * rinv2, r5 = r3 * rinv2, r7 = r5 * rinv2;
+        const float qdx = q0.y * dx + q1.x * dy + q1.y * dz;
+        const float qdy = q1.x * dx + q0.z * dy + q1.z * dz;
+        const float qdz = q1.y * dx + q1.z * dy + q0.w * dz;
+        const float dqd = dx * qdx + dy * qdy + dz * qdz;
+        const float f = -q0.x * r3 - 2.5f * dqd * r7;
+        w.ax[t] += f * dx + r5 * qdx;
+        w.ay[t] += f * dy + r5 * qdy;
+        w.az[t] += f * dz + r5 * qdz;
+    }
+}
+
+/* Accepted cells s.c*[0 .. m), m <= 32, already in shared memory. A full
+ * batch (the common case) runs a loop of fixed length, unrolled by 4 so that
+ * the loop's own instructions are few beside the 32 per cell and body. */
 template <int BPL>
 static __device__ void eval_cells(walk_shared &s, int m, walk_bodies<BPL> &w, float eps2) {
-    for (int k = 0; k < m; k++) {
-        const float4 cc = s.ca[k], q0 = s.cb[k], q1 = s.cc[k];
-#pragma unroll
-        for (int t = 0; t < BPL; t++) {
-            const float dx = w.x[t] - cc.x, dy = w.y[t] - cc.y, dz = w.z[t] - cc.z;
-            const float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
-            const float rinv = rsqrtf(r2), rinv2 = rinv * rinv;
-            const float r3 = rinv * rinv2, r5 = r3 * rinv2, r7 = r5 * rinv2;
-            const float qdx = q0.y * dx + q1.x * dy + q1.y * dz;
-            const float qdy = q1.x * dx + q0.z * dy + q1.z * dz;
-            const float qdz = q1.y * dx + q1.z * dy + q0.w * dz;
-            const float dqd = dx * qdx + dy * qdy + dz * qdz;
-            const float f = -q0.x * r3 - 2.5f * dqd * r7;
-            w.ax[t] += f * dx + r5 * qdx;
-            w.ay[t] += f * dy + r5 * qdy;
-            w.az[t] += f * dz + r5 * qdz;
-        }
+    if (m == 32) {
+#pragma unroll 4
+        for (int k = 0; k < 32; k++) cell_force<BPL>(s.ca[k], s.cb[k], s.cc[k], w, eps2);
+    } else {
+        for (int k = 0; k < m; k++) cell_force<BPL>(s.ca[k], s.cb[k], s.cc[k], w, eps2);
     }
     __syncwarp();
+}
+
+/* One leaf body's softened force on the lane's bodies (not on itself, not
+ * from a coincident body at zero softening). */
+template <int BPL>
+static __device__ __forceinline__ void body_force(const float4 p, int j, walk_bodies<BPL> &w,
+                                                  float eps2) {
+#pragma unroll
+    for (int t2 = 0; t2 < BPL; t2++) {
+        const float dx = p.x - w.x[t2], dy = p.y - w.y[t2], dz = p.z - w.z[t2];
+        const float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
+        float rinv = rsqrtf(r2);
+        rinv = (j == w.i[t2] || r2 == 0.0f) ? 0.0f : rinv;
+        const float f = p.w * rinv * rinv * rinv;
+        w.ax[t2] += f * dx;
+        w.ay[t2] += f * dy;
+        w.az[t2] += f * dz;
+    }
 }
 
 /* Opened leaves list[0 .. m), m <= 32: their bodies, packed 32 at a time.
@@ -447,20 +476,11 @@ static __device__ int eval_leaves(walk_shared &s, const int *list, int m, walk_b
         }
         __syncwarp();
         const int chunk = min(32, total - t0);
-        for (int k = 0; k < chunk; k++) {
-            const float4 p = s.a[k];
-            const int j = s.j[k];
-#pragma unroll
-            for (int t2 = 0; t2 < BPL; t2++) {
-                const float dx = p.x - w.x[t2], dy = p.y - w.y[t2], dz = p.z - w.z[t2];
-                const float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
-                float rinv = rsqrtf(r2);
-                rinv = (j == w.i[t2] || r2 == 0.0f) ? 0.0f : rinv;
-                const float f = p.w * rinv * rinv * rinv;
-                w.ax[t2] += f * dx;
-                w.ay[t2] += f * dy;
-                w.az[t2] += f * dz;
-            }
+        if (chunk == 32) {
+#pragma unroll 4
+            for (int k = 0; k < 32; k++) body_force<BPL>(s.a[k], s.j[k], w, eps2);
+        } else {
+            for (int k = 0; k < chunk; k++) body_force<BPL>(s.a[k], s.j[k], w, eps2);
         }
         __syncwarp();
     }
@@ -589,7 +609,7 @@ static __device__ int walk_group(walk_shared &s, int *stack, int base, int end, 
  * the groups at p = 64 on a 1M Plummer sphere, would leave half of the
  * lanes' slots idle with 2 per lane. */
 template <int MAXB>
-__global__ void __launch_bounds__(WALK_THREADS)
+__global__ void __launch_bounds__(WALK_THREADS, MAXB >= 4 ? 6 : 8)
     walk_kernel(const int2 *group, const float4 *spos, const int *sidx, float4 *acc, float eps2,
                 const int2 *cell_child, const float4 *cell_com, const float4 *cell_q0,
                 const float4 *cell_q1, int *stacks, tree_counters *ctr) {

@@ -20,6 +20,13 @@ int main(void) {
     CHECK(d.damping == 1.0f, "damping %g", d.damping);
     CHECK(d.backend == SIM_BACKEND_DEFAULT, "backend stays DEFAULT until create: %d", d.backend);
     CHECK(d.variant == sim_variant_resolve(SIM_VARIANT_DEFAULT), "variant %d", d.variant);
+    /* The automatic method: all-pairs below the crossover, the tree from it. */
+    CHECK(sim_desc_defaults(&(sim_desc){.body_count = SIM_TREE_CROSSOVER - 1}).variant ==
+              SIM_VARIANT_BEST,
+          "below the crossover: best");
+    CHECK(sim_desc_defaults(&(sim_desc){.body_count = SIM_TREE_CROSSOVER}).variant ==
+              SIM_VARIANT_TREE,
+          "from the crossover: the tree");
     CHECK(d.p == 0 && d.q == 0, "p, q auto: %d %d", d.p, d.q);
     CHECK(d.device == 0, "device %d", d.device);
     CHECK(d.shell.inner_radius == 0.625f, "shell inner %g", d.shell.inner_radius);
