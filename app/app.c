@@ -99,7 +99,7 @@ bool app_create_sim(app *a) {
     a->fe.vsync = !a->cfg.no_vsync;
     a->fe.content_scale = 1.0f;
     a->view.speed_scale = 1.0f;
-    a->view.tree_depth = 6;
+    a->view.tree_depth = 4;
     app_scene_view(a, a->scene);
     return true;
 }

@@ -131,8 +131,10 @@ static void hud_text(app *a, hud_lines *l) {
     add(l, WHITE, "N %s   %s   t = %.3f (%lld steps)", n, app_scene_title(a->scene), p.time,
         (long long)p.steps);
     if (tree) {
-        add(l, KEY, "%s tree (Barnes-Hut, quadrupoles)  θ %.2f  group %d: %s",
-            cuda ? "FP32 GPU" : "FP64 CPU", p.theta, p.p, v->description);
+        char group[32] = ""; /* the GPU walks by groups; the CPU reference body by body */
+        if (cuda) snprintf(group, sizeof group, "  group %d", p.p);
+        add(l, KEY, "%s tree  θ %.2f%s: %s", cuda ? "FP32 GPU" : "FP64 CPU", p.theta, group,
+            v->description);
         const sim_tree_stats t = sim_get_tree_stats(a->sim);
         if (t.valid) {
             char cells[32];
