@@ -1,6 +1,6 @@
 /* sim_tree.cu - the GPU Barnes-Hut octree: build and walk, every evaluation.
  *
- * The maths is tree-spec.md's, shared with the CPU reference tree. Per force
+ * The maths is docs/TREE.md's, shared with the CPU reference tree. Per force
  * evaluation, all on the device, one stream, no host round trip:
  *   1. bounding box: a grid-stride min/max reduction, atomics on
  *      order-preserving integer images of the floats;
@@ -8,7 +8,7 @@
  *   3. cub::DeviceRadixSort::SortPairs of (key, body index), 63 bits; the
  *      positions are gathered into Morton order (kept for locality);
  *   4. the octree level by level (Bonsai-style, chosen over a Karras radix
- *      tree because tree-spec.md's cells ARE the key prefixes of each level:
+ *      tree because docs/TREE.md's cells ARE the key prefixes of each level:
  *      a level pass finds each split cell's children by 7 binary searches in
  *      its sorted range, so the structure equals the spec's by construction
  *      and no collapse step is needed). Children of one cell are contiguous
@@ -25,13 +25,16 @@
  *      group is consecutive in Morton order AND inside one small cell. (Plain runs of p consecutive bodies
  *      were tried first: a run in the sparse halo spans a box that overlaps
  *      the core and opens it down to its leaves; at 1M bodies the walk took
- *      85 ms whatever theta, docs/bench/h100-tree-run1.txt.) The warp pops up to 32 cells at a time from its stack
- *      (global memory), tests each against the group's bounding box, and
- *      compacts accepted cells and opened leaves into shared lists that are
- *      evaluated 32 at a time by every lane for its 1 to 4 bodies.
+ *      85 ms whatever theta, docs/bench/h100-tree-run1.txt.) A group of v bodies
+ *      is held ceil(v / 32) per lane (not p / 32: at p = 64 on a 1M Plummer
+ *      sphere the groups average 45 bodies). The warp pops up to 32 cells at
+ *      a time from its stack (global memory), loads each one's multipole
+ *      with its opening test against the group's bounding box, and compacts
+ *      accepted cells (their multipoles) and opened leaves into shared lists
+ *      that are evaluated 32 at a time by every lane for its 1 to 4 bodies.
  *      Accelerations go back to the caller's body order.
  * Launches per evaluation: about 50 (21 split and 22 multipole levels, each
- * returning at once past the tree's depth).
+ * returning at once past the tree's depth: ~2.7 us per empty level).
  *
  * Capacity: every cell is a leaf (disjoint, non-empty: <= n) or split (> 16
  * bodies, disjoint within a level, 21 levels: <= 21 n / 17), so n + 21 n / 17
@@ -41,15 +44,20 @@
  * multipoles instead (finite, less accurate), counted in `overflow`.
  *
  * Counts per body (estimates from the code; the measurements are in
- * docs/bench/h100-tree-run4.txt). Build, bytes of DRAM traffic: box 16;
- * keys 16 in, 12 out; radix sort of 63-bit keys with int values, 8 passes
- * of 8-bit digits x (12 in + 12 out) ~ 200; gather 36; split ~25 and
- * multipoles ~60 (0.24 cells per body on a Plummer sphere, leaves read their
- * bodies twice): ~370 B, i.e. 0.12 ms at 1M at 3 TB/s. Measured 1.0 ms at 1M
- * and 2.9 ms at 10M: the build is bound by its ~50 launches and the sort,
- * not by bytes. Walk: a cell interaction (quadrupole) is ~32 instructions
- * (1 rsqrt, ~28 FP32 of which 17 FMA), a body interaction ~15; at theta 0.6
- * and 1M, 3,475 interactions per body in 6.85 ms = 0.51e12 per second.
+ * docs/bench/h100-tree-run4.txt and h100-tree-run5*.txt). Build, bytes of
+ * DRAM traffic: box 16; keys 16 in, 12 out; radix sort of 63-bit keys with
+ * int values, 8 passes of 8-bit digits x (12 in + 12 out) ~ 200; gather 36;
+ * split ~25 and multipoles ~60 (0.24 cells per body on a Plummer sphere,
+ * leaves read their bodies twice): ~370 B, i.e. 0.12 ms at 1M at 3 TB/s.
+ * Measured (ncu, 1M, run 5c on an H200): sort 170 us, split levels 377 us
+ * (24-39 us for each of levels 0 to 9, even level 0 with one cell: latency,
+ * not bytes), multipoles 126 us, the rest 50 us; build 0.69 ms per step at 1M, 2.2 ms at 10M. Walk: a cell
+ * interaction (quadrupole) is 32 FP32 instructions (1 rsqrt, 3 FADD, 10
+ * FMUL, 18 FFMA: PTX), a body interaction ~17; on a 1M Plummer sphere at
+ * theta 0.6, p = 64: 2,169 cells + 1,252 bodies per body (a host model of
+ * this build and walk gave 3,421; measured 3,481), and 79% of the lanes'
+ * slots hold a body. ncu: 5.0e9 warp instructions (75% FP32), issue slots
+ * 77% busy at 1.98 GHz, 6.1 ms: the walk is bound by instruction issue.
  */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -98,7 +106,7 @@ struct sim_tree {
     int2 *cell_child;         /* split: (first child, count); leaf: (begin, -count) */
     float4 *cell_geo;         /* geometric centre, half side */
     float4 *cell_com;         /* centre of mass, r_open^2 */
-    float4 *cell_q0, *cell_q1; /* (M, qxx, qyy, qzz), (qxy, qxz, qyz, 0) */
+    float4 *cell_q0, *cell_q1; /* (M, qxx, qyy, qzz), (qxy, qxz, qyz, sum m |y|^2) */
     int2 *group;              /* walk groups: sorted bodies [begin, end) */
     int *stack;
     tree_counters *ctr;       /* device */
@@ -134,7 +142,21 @@ __global__ void box_kernel(int n, const float4 *pos, tree_counters *ctr) {
             hi[k] = fmaxf(hi[k], __shfl_xor_sync(0xffffffffu, hi[k], o));
         }
     }
+    /* Then across the block's warps, so that only one thread per block
+     * takes the 6 atomics (one per warp serialised ~25 us at 1M). */
+    __shared__ float sh[6][BUILD_THREADS / 32];
+    const int warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
     if ((threadIdx.x & 31) == 0) {
+        for (int k = 0; k < 3; k++) sh[k][warp] = lo[k], sh[3 + k][warp] = hi[k];
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int w = 1; w < warps; w++) {
+            for (int k = 0; k < 3; k++) {
+                lo[k] = fminf(lo[k], sh[k][w]);
+                hi[k] = fmaxf(hi[k], sh[3 + k][w]);
+            }
+        }
         for (int k = 0; k < 3; k++) {
             atomicMin(&ctr->box_min[k], float_order(lo[k]));
             atomicMax(&ctr->box_max[k], float_order(hi[k]));
@@ -163,7 +185,7 @@ static __device__ unsigned compact3(unsigned long long v) {
     return (unsigned)v;
 }
 
-/* The root cube of tree-spec.md from the box (every thread, in double). */
+/* The root cube of docs/TREE.md from the box (every thread, in double). */
 static __device__ void root_cube(const tree_counters *ctr, double origin[3], double *side) {
     double lo[3], hi[3], l = 0;
     for (int k = 0; k < 3; k++) {
@@ -211,15 +233,41 @@ __global__ void gather_kernel(int n, const float4 *pos, const int *sidx, float4 
     if (i < n) spos[i] = pos[sidx[i]];
 }
 
-/* First index in [b, e) whose level-(l+1) digit is >= d. */
-static __device__ int digit_bound(const unsigned long long *keys, int b, int e, int shift,
-                                  unsigned d) {
-    while (b < e) {
-        const int m = (b + e) >> 1;
-        if (((keys[m] >> shift) & 7u) < d) b = m + 1;
-        else e = m;
+/* bound[d] = the first index in [b, e) whose level-(l+1) digit is >= d, for
+ * d = 1 .. 7 (bound[0] = b, bound[8] = e). The 7 binary searches run in
+ * lockstep, 7 independent loads per step: one after the other they were a
+ * chain of 7 log2(e - b) dependent loads; the split levels took 584 us in
+ * all at 1M bodies before, 377 us after (ncu, docs/bench/h100-tree-run5.txt
+ * and run5c.txt: 5a H100, 5c H200). A search of [b, e) ends within
+ * floor(log2(e - b)) + 1 halvings. */
+static __device__ void digit_bounds(const unsigned long long *keys, int b, int e, int shift,
+                                    int bound[9]) {
+    int lo[8], hi[8];
+#pragma unroll
+    for (int d = 1; d < 8; d++) lo[d] = b, hi[d] = e;
+    const int steps = 32 - __clz(e - b);
+    for (int it = 0; it < steps; it++) {
+        /* Every load unconditional (a finished search reads a valid index
+         * and ignores it), so the 7 are issued before the first is used. */
+        int m[8];
+        unsigned long long k[8];
+#pragma unroll
+        for (int d = 1; d < 8; d++) {
+            m[d] = min((lo[d] + hi[d]) >> 1, e - 1);
+            k[d] = __ldg(&keys[m[d]]);
+        }
+#pragma unroll
+        for (int d = 1; d < 8; d++) {
+            const bool active = lo[d] < hi[d];
+            const bool below = ((k[d] >> shift) & 7u) < (unsigned)d;
+            lo[d] = active && below ? m[d] + 1 : lo[d];
+            hi[d] = active && !below ? m[d] : hi[d];
+        }
     }
-    return b;
+    bound[0] = b;
+#pragma unroll
+    for (int d = 1; d < 8; d++) bound[d] = lo[d];
+    bound[8] = e;
 }
 
 /* The first cell slot of level l: the cells of the levels above come first
@@ -266,10 +314,8 @@ __global__ void split_kernel(int l, const unsigned long long *keys, int2 *cell_r
         if (!leaf) {
             const int shift = 3 * (KEY_BITS - 1 - l);
             int bound[9];
-            bound[0] = r.x;
-            bound[8] = r.y;
+            digit_bounds(keys, r.x, r.y, shift, bound);
             int nch = 0;
-            for (unsigned d = 1; d < 8; d++) bound[d] = digit_bound(keys, r.x, r.y, shift, d);
             for (int d = 0; d < 8; d++) nch += bound[d + 1] > bound[d];
             const int off = atomicAdd(&ctr->level_count[l + 1], nch);
             const int first = next + off;
@@ -322,9 +368,43 @@ __global__ void multipole_kernel(int l, float theta, const float4 *spos,
         const float4 g = cell_geo[cell];
         float m = 0, sx = 0, sy = 0, sz = 0; /* sums of m (x - g) */
         float q[6] = {0, 0, 0, 0, 0, 0};     /* xx yy zz xy xz yz */
+        float i2 = 0;                        /* sum m |y|^2: the softened term */
         float cx, cy, cz;
-        if (ch.y < 0) {
+        if (ch.y < 0 && -ch.y <= LEAF) {
+            /* A leaf of <= LEAF bodies (all but level-21 ones): its bodies
+             * loaded at once, then the same sums in the same order as below
+             * (one by one, each a dependent round trip, the levels took
+             * ~15 us each at 1M bodies). */
+            const int cnt = -ch.y;
+            float4 p[LEAF];
+#pragma unroll
+            for (int j = 0; j < LEAF; j++) {
+                p[j] = j < cnt ? spos[ch.x + j] : make_float4(0, 0, 0, 0);
+            }
+#pragma unroll
+            for (int j = 0; j < LEAF; j++) {
+                if (j < cnt) {
+                    m += p[j].w;
+                    sx += p[j].w * (p[j].x - g.x), sy += p[j].w * (p[j].y - g.y);
+                    sz += p[j].w * (p[j].z - g.z);
+                }
+            }
+            const float inv = m > 0 ? 1.0f / m : 0.0f;
+            cx = g.x + sx * inv, cy = g.y + sy * inv, cz = g.z + sz * inv;
+#pragma unroll
+            for (int j = 0; j < LEAF; j++) {
+                if (j < cnt && m > 0) {
+                    const float dx = p[j].x - cx, dy = p[j].y - cy, dz = p[j].z - cz;
+                    const float r2 = dx * dx + dy * dy + dz * dz, w = p[j].w;
+                    q[0] += w * (3 * dx * dx - r2), q[1] += w * (3 * dy * dy - r2);
+                    q[2] += w * (3 * dz * dz - r2), q[3] += w * 3 * dx * dy;
+                    q[4] += w * 3 * dx * dz, q[5] += w * 3 * dy * dz;
+                    i2 += w * r2;
+                }
+            }
+        } else if (ch.y < 0) {
             const int b = ch.x, e = ch.x - ch.y;
+#pragma unroll 4
             for (int j = b; j < e; j++) {
                 const float4 p = spos[j];
                 m += p.w;
@@ -332,6 +412,7 @@ __global__ void multipole_kernel(int l, float theta, const float4 *spos,
             }
             const float inv = m > 0 ? 1.0f / m : 0.0f;
             cx = g.x + sx * inv, cy = g.y + sy * inv, cz = g.z + sz * inv;
+#pragma unroll 4
             for (int j = b; j < e && m > 0; j++) {
                 const float4 p = spos[j];
                 const float dx = p.x - cx, dy = p.y - cy, dz = p.z - cz;
@@ -339,23 +420,39 @@ __global__ void multipole_kernel(int l, float theta, const float4 *spos,
                 q[0] += p.w * (3 * dx * dx - r2), q[1] += p.w * (3 * dy * dy - r2);
                 q[2] += p.w * (3 * dz * dz - r2), q[3] += p.w * 3 * dx * dy;
                 q[4] += p.w * 3 * dx * dz, q[5] += p.w * 3 * dy * dz;
+                i2 += p.w * r2;
             }
         } else {
-            for (int k = ch.x; k < ch.x + ch.y; k++) {
-                const float4 cc = cell_com[k];
-                const float mk = cell_q0[k].x;
-                m += mk;
-                sx += mk * (cc.x - g.x), sy += mk * (cc.y - g.y), sz += mk * (cc.z - g.z);
+            /* Up to 8 children, loaded at once (as for leaves above). */
+            float4 ccs[8], as[8], bs[8];
+#pragma unroll
+            for (int k = 0; k < 8; k++) {
+                const bool in = k < ch.y;
+                ccs[k] = in ? cell_com[ch.x + k] : make_float4(0, 0, 0, 0);
+                as[k] = in ? cell_q0[ch.x + k] : make_float4(0, 0, 0, 0);
+                bs[k] = in ? cell_q1[ch.x + k] : make_float4(0, 0, 0, 0);
+            }
+#pragma unroll
+            for (int k = 0; k < 8; k++) {
+                if (k < ch.y) {
+                    const float4 cc = ccs[k];
+                    const float mk = as[k].x;
+                    m += mk;
+                    sx += mk * (cc.x - g.x), sy += mk * (cc.y - g.y), sz += mk * (cc.z - g.z);
+                }
             }
             const float inv = m > 0 ? 1.0f / m : 0.0f;
             cx = g.x + sx * inv, cy = g.y + sy * inv, cz = g.z + sz * inv;
-            for (int k = ch.x; k < ch.x + ch.y && m > 0; k++) {
-                const float4 cc = cell_com[k], a = cell_q0[k], b = cell_q1[k];
+#pragma unroll
+            for (int k = 0; k < 8; k++) {
+                if (!(k < ch.y && m > 0)) continue;
+                const float4 cc = ccs[k], a = as[k], b = bs[k];
                 const float dx = cc.x - cx, dy = cc.y - cy, dz = cc.z - cz;
                 const float r2 = dx * dx + dy * dy + dz * dz, mk = a.x;
                 q[0] += a.y + mk * (3 * dx * dx - r2), q[1] += a.z + mk * (3 * dy * dy - r2);
                 q[2] += a.w + mk * (3 * dz * dz - r2), q[3] += b.x + mk * 3 * dx * dy;
                 q[4] += b.y + mk * 3 * dx * dz, q[5] += b.z + mk * 3 * dy * dz;
+                i2 += b.w + mk * r2; /* the parallel-axis shift of sum m |y|^2 */
             }
         }
         const float ddx = cx - g.x, ddy = cy - g.y, ddz = cz - g.z;
@@ -363,7 +460,7 @@ __global__ void multipole_kernel(int l, float theta, const float4 *spos,
         const float ropen = 2.0f * g.w / theta + delta;
         cell_com[cell] = make_float4(cx, cy, cz, ropen * ropen);
         cell_q0[cell] = make_float4(m, q[0], q[1], q[2]);
-        cell_q1[cell] = make_float4(q[3], q[4], q[5], 0.0f);
+        cell_q1[cell] = make_float4(q[3], q[4], q[5], i2);
         if (!(m > 0)) cell_child[cell] = make_int2(0, 0); /* the walk skips it */
     }
 }
@@ -373,7 +470,7 @@ __global__ void multipole_kernel(int l, float theta, const float4 *spos,
 
 struct walk_shared {
     /* Accepted cells waiting (up to 63): centre of mass and r_open^2, (M,
-     * qxx, qyy, qzz), (qxy, qxz, qyz, 0), loaded when the cell was popped. */
+     * qxx, qyy, qzz), (qxy, qxz, qyz, -eps^2 I), loaded when the cell was popped. */
     float4 ca[64], cb[64], cc[64];
     int llist[64]; /* opened leaves waiting */
     float4 a[32];  /* a batch of leaf bodies */
@@ -400,11 +497,15 @@ static __device__ __forceinline__ void cell_force(const float4 cc, const float4 
         const float qdx = q0.y * dx + q1.x * dy + q1.y * dz;
         const float qdy = q1.x * dx + q0.z * dy + q1.z * dz;
         const float qdz = q1.y * dx + q1.z * dy + q0.w * dz;
-        const float dqd = dx * qdx + dy * qdy + dz * qdz;
-        const float f = -q0.x * r3 - 2.5f * dqd * r7;
-        w.ax[t] += f * dx + r5 * qdx;
-        w.ay[t] += f * dy + r5 * qdy;
-        w.az[t] += f * dz + r5 * qdz;
+        /* d.Q d - eps^2 I (q1.w holds -eps^2 I): three FMAs, as many
+         * instructions as d.Q d alone. */
+        const float dqd = fmaf(dx, qdx, fmaf(dy, qdy, fmaf(dz, qdz, q1.w)));
+        /* a += f d + r5 Q d as two FMAs per axis (written as
+         * a += f * dx + r5 * qdx it compiled to FMUL, FFMA, FADD). */
+        const float f = fmaf(-2.5f * dqd, r7, -q0.x * r3);
+        w.ax[t] = fmaf(f, dx, fmaf(r5, qdx, w.ax[t]));
+        w.ay[t] = fmaf(f, dy, fmaf(r5, qdy, w.ay[t]));
+        w.az[t] = fmaf(f, dz, fmaf(r5, qdz, w.az[t]));
     }
 }
 
@@ -574,7 +675,9 @@ static __device__ int walk_group(walk_shared &s, int *stack, int base, int end, 
             const int at = ncl + __popc(ba & lt);
             s.ca[at] = cc;
             s.cb[at] = q0;
-            s.cc[at] = q1;
+            /* w: -eps^2 I, the softened expansion's term beside d.Q d
+             * (docs/TREE.md), once per accepted cell rather than per body. */
+            s.cc[at] = make_float4(q1.x, q1.y, q1.z, -eps2 * q1.w);
         }
         ncl += __popc(ba);
         const unsigned bl = __ballot_sync(0xffffffffu, open_leaf);
@@ -605,9 +708,9 @@ static __device__ int walk_group(walk_shared &s, int *stack, int base, int end, 
 }
 
 /* One warp per group at a time (a work counter). A group of v bodies is
- * held ceil(v / 32) per lane (at most MAXB): groups of <= 32 bodies, 21% of
- * the groups at p = 64 on a 1M Plummer sphere, would leave half of the
- * lanes' slots idle with 2 per lane. */
+ * held ceil(v / 32) per lane (at most MAXB): groups of <= 32 bodies, 20% of
+ * the groups at p = 64 on a 1M Plummer sphere (a host model of the build),
+ * would leave half of the lanes' slots idle with 2 per lane. */
 template <int MAXB>
 __global__ void __launch_bounds__(WALK_THREADS, MAXB >= 4 ? 6 : 8)
     walk_kernel(const int2 *group, const float4 *spos, const int *sidx, float4 *acc, float eps2,

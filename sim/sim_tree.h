@@ -2,7 +2,7 @@
  *
  * What it is: a tree rebuilt on the device at every force evaluation and a
  * walk by groups of spatially adjacent bodies, the maths of
- * /work/briefs/tree-spec.md (63-bit Morton keys, octree of key prefixes with
+ * docs/TREE.md (63-bit Morton keys, octree of key prefixes with
  * LEAF = 16, monopole + traceless quadrupole, Barnes' opening criterion with
  * the centre-of-mass offset). sim_cuda.cu owns one sim_tree per backend and
  * calls it through the variant table (sim_kernels.cu). Also here: the exact
@@ -25,7 +25,7 @@ typedef struct sim_tree sim_tree;
 
 /* Group sizes (p) the walk takes: 32, 64 or 128 bodies; auto 64 (at 1M and
  * 10M bodies 64 was as fast as 32 or faster, 128 slower:
- * docs/bench/h100-tree-run4.txt). */
+ * docs/bench/h100-tree-run4.txt; again in h100-tree-run5*.txt). */
 #define SIM_TREE_GROUP_MIN 32
 #define SIM_TREE_GROUP_MAX 128
 #define SIM_TREE_GROUP_AUTO 64
