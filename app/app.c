@@ -99,7 +99,7 @@ bool app_create_sim(app *a) {
     a->fe.vsync = !a->cfg.no_vsync;
     a->fe.content_scale = 1.0f;
     a->view.speed_scale = 1.0f;
-    a->view.tree_depth = 4;
+    a->view.tree_depth = 3;
     app_scene_view(a, a->scene);
     return true;
 }
@@ -202,15 +202,23 @@ double app_flops_per_interaction(const app *a) {
     return p.backend == SIM_BACKEND_CUDA && sim_variant_info(p.variant)->fp64 ? 30.0 : 20.0;
 }
 
-/* Energy, momenta and the virial ratio every APP_DIAG_EVERY frames (an O(N^2)
- * pass, like a step); a non-finite energy pauses the run. */
+/* Energy, momenta and the virial ratio every APP_DIAG_EVERY frames, and no
+ * more often than keeps their cost within 1 / (1 + APP_DIAG_DUTY) of the
+ * wall time: the potential is an O(N^2) pass, which at a million bodies on
+ * the tree costs as much as a hundred steps. A non-finite energy pauses. */
 static void sample_diagnostics(app *a) {
-    if (a->live.diag_valid && a->live.energy0_valid &&
-        a->live.frame - a->live.diag_frame < APP_DIAG_EVERY)
+    app_live *l = &a->live;
+    if (l->diag_valid && l->energy0_valid &&
+        (l->frame - l->diag_frame < APP_DIAG_EVERY ||
+         app_now() - l->diag_time < APP_DIAG_DUTY * l->diag_cost)) {
         return;
-    a->live.diag = sim_diagnostics(a->sim);
-    a->live.diag_valid = true;
-    a->live.diag_frame = a->live.frame;
+    }
+    const double t0 = app_now();
+    l->diag = sim_diagnostics(a->sim);
+    l->diag_time = app_now();
+    l->diag_cost = l->diag_time - t0;
+    l->diag_valid = true;
+    l->diag_frame = l->frame;
     if (!isfinite(a->live.diag.total) || !isfinite(a->live.diag.kinetic)) {
         if (!a->live.blown_up) {
             a->live.blown_up = true;
@@ -257,13 +265,24 @@ static void draw_tree_cells(app *a, const render_view *view) {
     if (!a->view.tree_cells || sim_get_params(a->sim).variant != SIM_VARIANT_TREE) return;
     sim_tree_cell *cells = malloc(sizeof *cells * APP_BOXES_MAX);
     render_box *boxes = malloc(sizeof *boxes * APP_BOXES_MAX);
-    const int n =
-        cells && boxes ? sim_tree_cells(a->sim, a->view.tree_depth, cells, APP_BOXES_MAX) : 0;
-    for (int i = 0; i < n; i++) {
-        boxes[i] =
+    const int got = cells && boxes ? sim_tree_cells(a->sim, 21, cells, APP_BOXES_MAX) : 0;
+    /* Levels count from the first one whose cells fit the view: the root of
+     * a Plummer sphere or a galaxy's halo spans stragglers far out, and cells
+     * much larger than the view only cross the picture as lines through the
+     * camera. L / Shift+L then go levels deeper or shallower from there. */
+    const float largest = 0.35f * a->view.camera.distance;
+    int first = 21;
+    for (int i = 0; i < got; i++) {
+        if (cells[i].half <= largest && cells[i].level < first) first = cells[i].level;
+    }
+    int n = 0;
+    for (int i = 0; i < got; i++) {
+        const int level = cells[i].level;
+        if (cells[i].half > largest || level > first + a->view.tree_depth) continue;
+        boxes[n++] =
             (render_box){.center = {cells[i].center[0], cells[i].center[1], cells[i].center[2]},
                          .half = cells[i].half,
-                         .level = (float)cells[i].level};
+                         .level = (float)(level - first)};
     }
     render_error err = {0};
     if (n > 0 && !render_boxes_draw(a->boxes, view, boxes, n, &err)) {

@@ -46,6 +46,8 @@
 /* Frames between samples of the energy (an O(N^2) pass, like one step: at
  * one step per frame this costs about 5 %). */
 #define APP_DIAG_EVERY 20
+/* ... and at most 1 / (1 + APP_DIAG_DUTY) of the wall time (app.c). */
+#define APP_DIAG_DUTY 19.0
 
 /* A comma-separated list on the command line (--n 16384,65536). For p and
  * q, 0 stands for "auto". */
@@ -190,6 +192,8 @@ typedef struct app_live {
     double energy0; /* E at the start of this run of the current physics */
     bool energy0_valid;
     int diag_frame;    /* frame of the last sample */
+    double diag_time;  /* when it ended (monotonic seconds) */
+    double diag_cost;  /* seconds it took */
     bool blown_up;     /* non-finite energy: paused until re-seeded */
     char message[192]; /* flashed on the HUD */
     double message_until;

@@ -165,8 +165,8 @@ static void hud_text(app *a, hud_lines *l) {
         const double de = a->live.energy0 != 0
                               ? (a->live.diag.total - a->live.energy0) / fabs(a->live.energy0)
                               : 0;
-        add(l, WHITE, "E %.6f   ΔE/E₀ %+.2e   2K/|W| %.3f   (every %d frames)", a->live.diag.total,
-            de, a->live.diag.virial_ratio, APP_DIAG_EVERY);
+        add(l, WHITE, "E %.6f   ΔE/E₀ %+.2e   2K/|W| %.3f   (sampled %.1f s ago)",
+            a->live.diag.total, de, a->live.diag.virial_ratio, a->live.now - a->live.diag_time);
     }
     static const char *const colors[] = {"speed", "per body", "galaxy", "component"};
     _Static_assert(sizeof colors / sizeof colors[0] == RENDER_COLOR_COUNT, "one name per mode");

@@ -125,9 +125,9 @@ static void tree_cells(app *a) {
     const bool tree = sim_get_params(a->sim).variant == SIM_VARIANT_TREE;
     app_message(a,
                 !a->view.tree_cells ? "tree cells hidden"
-                : tree              ? "tree cells down to level %d (L / Shift+L)"
-                                    : "tree cells shown when the tree runs (K to it)",
-                a->view.tree_depth);
+                : tree ? "tree cells: %d levels from the first that fits the view (L / Shift+L)"
+                       : "tree cells shown when the tree runs (K to it)",
+                a->view.tree_depth + 1);
 }
 
 static void tree_depth(app *a, int dir) {
@@ -135,7 +135,7 @@ static void tree_depth(app *a, int dir) {
     if (d < 0) d = 0;
     if (d > TREE_DEPTH_MAX) d = TREE_DEPTH_MAX;
     a->view.tree_depth = d;
-    app_message(a, "tree cells down to level %d", d);
+    app_message(a, "tree cells: %d levels from the first that fits the view", d + 1);
 }
 
 static const binding bindings[] = {
@@ -149,7 +149,7 @@ static const binding bindings[] = {
     {GLFW_KEY_V, "V", "vsync on / off", vsync},
     {GLFW_KEY_X, "X", "measure the force error against the exact sum", measure},
     {GLFW_KEY_W, "W", "tree cells as wire boxes on / off", tree_cells},
-    {GLFW_KEY_L, "L", "tree cells one level deeper (Shift: shallower)", NULL},
+    {GLFW_KEY_L, "L", "tree cells: one level more (Shift: fewer)", NULL},
     {GLFW_KEY_F, "F", "fit the view to the bodies", fit},
     {GLFW_KEY_G, "G", "camera follows the centre of mass (larger galaxy)", follow},
     {GLFW_KEY_H, "H, F1", "this help", help},

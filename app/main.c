@@ -16,7 +16,6 @@ int main(int argc, char **argv) {
     int rc = app_cli_parse(argc, argv, &a.cfg);
     if (rc == 1) return 0; /* --help */
     if (rc != 0) return rc;
-    if (a.cfg.steps_per_frame == 0) a.cfg.steps_per_frame = 1;
     if (a.cfg.width == 0) a.cfg.width = 1280;
     if (a.cfg.height == 0) a.cfg.height = 720;
     if (a.cfg.benchmark) return app_bench_run(&a.cfg);

@@ -9,15 +9,17 @@ the milliseconds per whole step, one point per theta, with the issue's
 accuracy goals and time budget as lines.
 
     pip install matplotlib
-    scripts/plot-tree-sweep.py docs/bench/h100-tree-run5.txt docs/tree-theta-sweep.png
+    scripts/plot-tree-sweep.py docs/bench/h200-tree-run6.txt docs/tree-theta-sweep.png
 """
 import sys
 
 
 def read_sweep(path):
-    rows, inside = [], False
+    rows, inside, device = [], False, "GPU"
     with open(path) as f:
         for line in f:
+            if line.startswith("device:"):
+                device = line.split(":", 1)[1].split(",")[0].strip()
             if line.startswith("#"):
                 inside = "theta sweep" in line
                 continue
@@ -35,7 +37,7 @@ def read_sweep(path):
     if not rows:
         sys.exit(f"plot-tree-sweep: no theta sweep table in {path}\n"
                  "hint: pass the output of test_tree_gpu --bench")
-    return rows
+    return rows, device
 
 
 def main():
@@ -45,14 +47,14 @@ def main():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = read_sweep(sys.argv[1])
+    rows, device = read_sweep(sys.argv[1])
     theta = [r[0] for r in rows]
     ms = [r[1] for r in rows]
     fig, ax = plt.subplots(figsize=(7.5, 4.6), dpi=120)
     ax.plot(ms, [r[2] for r in rows], "o-", color="tab:blue", label="median error")
     ax.plot(ms, [r[3] for r in rows], "s-", color="tab:orange", label="99th percentile")
     for t, x, r in zip(theta, ms, rows):
-        ax.annotate(f"θ {t:.1f}", (x, r[3]), textcoords="offset points", xytext=(4, 6),
+        ax.annotate(f"θ {t:g}", (x, r[3]), textcoords="offset points", xytext=(4, 6),
                     fontsize=8)
     ax.axhline(1e-3, color="tab:blue", ls=":", lw=1, label="goal: median ≤ 1e-3")
     ax.axhline(1e-2, color="tab:orange", ls=":", lw=1, label="goal: 99th ≤ 1e-2")
@@ -62,7 +64,7 @@ def main():
     from matplotlib.ticker import FormatStrFormatter
     ax.xaxis.set_major_formatter(FormatStrFormatter("%g"))
     ax.xaxis.set_minor_formatter(FormatStrFormatter("%g"))
-    ax.set_xlabel("milliseconds per whole step (build + walk + integrate), H100")
+    ax.set_xlabel(f"milliseconds per whole step (build + walk + integrate), {device}")
     ax.set_ylabel("relative force error |a − a_exact| / |a_exact|")
     ax.set_title("Barnes-Hut tree, 1,048,576-body Plummer sphere: accuracy against speed")
     ax.grid(True, which="both", alpha=0.3)

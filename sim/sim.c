@@ -103,7 +103,9 @@ sim_desc sim_desc_defaults(const sim_desc *desc) {
     if (d.dt == 0) d.dt = 1.0f / 128.0f;
     /* softening: 0 is legal (none) and stays 0 */
     if (d.damping == 0) d.damping = 1.0f;
-    if (d.theta == 0) d.theta = SIM_THETA_DEFAULT;
+    if (d.theta == 0) {
+        d.theta = d.backend == SIM_BACKEND_CPU ? SIM_THETA_DEFAULT_CPU : SIM_THETA_DEFAULT;
+    }
     if (d.variant == SIM_VARIANT_DEFAULT) d.variant = sim_variant_auto(d.body_count);
     if (d.shell.inner_radius == 0) d.shell.inner_radius = 0.625f;
     if (d.shell.outer_radius == 0) d.shell.outer_radius = 1.0f;
@@ -262,7 +264,9 @@ sim_backend sim_backend_resolve(sim_backend want, char *why, size_t why_len) {
 }
 
 sim *sim_create(const sim_desc *desc, sim_error *err) {
-    sim_desc d = sim_desc_defaults(desc);
+    sim_desc want = desc ? *desc : (sim_desc){0};
+    want.backend = sim_backend_resolve(want.backend, NULL, 0); /* theta's default depends on it */
+    sim_desc d = sim_desc_defaults(&want);
     if (!validate(&d, err)) return NULL;
 
     char why[160] = "";

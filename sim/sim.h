@@ -116,8 +116,15 @@ typedef struct sim_merger_desc {
     float incl1, incl2; /* degrees; 0 -> 0 (prograde) */
 } sim_merger_desc;
 
-/* Default opening angle of the tree variant (cell size / distance). */
-#define SIM_THETA_DEFAULT 0.6f
+/* Default opening angles of the tree variant (cell size / distance): the
+ * largest that meet a median relative force error <= 1e-3 and a 99th
+ * percentile <= 1e-2 on a Plummer sphere with margin. The GPU walks by
+ * groups (never less accurate than body by body): 0.8 gives 8.0e-4 and
+ * 3.5e-3 at 1M and 10M bodies (docs/bench/h200-tree-run6.txt, an H200). The CPU
+ * reference walks body by body: 0.6 gives 5.1e-4 and 1.8e-3 at 30,011,
+ * where 0.8 gives 1.4e-3 (docs/TREE.md). */
+#define SIM_THETA_DEFAULT 0.8f
+#define SIM_THETA_DEFAULT_CPU 0.6f
 
 /* Softening 0 (none) and bodies at the same position: a pair at zero
  * separation, r^2 + eps^2 = 0, contributes no force and no potential, just
@@ -140,7 +147,8 @@ typedef struct sim_desc {
                             none, so it is not a "use the default" value: scenes set their own
                             (the app's scene table: 0.05 for Plummer and shell, 0.15 galaxies) */
     float damping;       /* velocity factor applied once per step, in (0, 1]; 0 -> 1 (none) */
-    float theta;         /* tree opening angle (variant tree); 0 -> SIM_THETA_DEFAULT */
+    float theta;         /* tree opening angle (variant tree); 0 -> SIM_THETA_DEFAULT, on
+                            the CPU backend SIM_THETA_DEFAULT_CPU */
     sim_backend backend; /* 0 -> CUDA if a device is present, else CPU */
     sim_variant variant; /* CUDA force kernel; 0 -> the fastest */
     int p;               /* bodies per tile (threads per block in x); 0 -> variant's choice */
@@ -337,12 +345,13 @@ sim_diag sim_diagnostics(sim *s);
  * before it. */
 sim_diag sim_moments(sim *s);
 
-/* Writes body_count vertices to dst. dst_on_device: dst is CUDA device memory
- * (only valid for the CUDA backend); the call returns without waiting for
- * the GPU, and the write is ordered after work queued before it on the
- * legacy default stream and before work queued there after it (how
- * app/app_interop.c's map and unmap bracket it). Else dst is host memory,
- * written when this returns (the call waits for the GPU). */
+/* Writes body_count vertices to dst: CUDA device memory when dst_on_device
+ * (only valid for the CUDA backend; the write is also ordered after work
+ * queued before it on the legacy default stream and before work queued
+ * there after it, as app/app_interop.c's map and unmap bracket it), else
+ * host memory. Either way it is written when this returns: the call waits
+ * for the GPU (on the device path because that measured faster than
+ * leaving the wait to the interop unmap; sim_cuda.cu says by how much). */
 void sim_write_vertices(sim *s, sim_vertex *dst, bool dst_on_device);
 
 /* Milliseconds per step of a recent sim_step call: CUDA events on the CUDA

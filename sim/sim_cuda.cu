@@ -14,9 +14,9 @@
  * per-block partials (the potential is an O(N^2) tiled pass), a second sums
  * the blocks; reading the totals back waits for the stream. Step timing uses
  * CUDA events that are read only once they have completed, so the frame
- * loop never waits on them. Writing vertices into device memory (the
- * zero-copy interop path) does not wait either: it is ordered by the stream
- * (see cuda_vertices).
+ * loop never waits on them. Writing vertices waits for the stream, on the
+ * zero-copy interop path too: measured, that is faster than leaving the
+ * ordering to the interop unmap (see cuda_vertices).
  *
  * Host memory: bodies go up and come back in chunks through one fixed host
  * buffer allocated at create, so after create only the GPU allocations in
@@ -620,16 +620,15 @@ static void cuda_download(void *b, sim_body *out, const sim_step_params *sp) {
     }
 }
 
-/* Device dst (zero-copy interop): launches the kernel and returns without
- * waiting. The ordering contract: c->stream is a blocking stream
- * (cudaStreamCreate, not cudaStreamNonBlocking), so it synchronizes with the
- * legacy default stream. app_interop.c maps the GL buffer on stream 0 before
- * this call and unmaps it on stream 0 after it, so the kernel starts after
- * the map and the unmap - and GL's use of the buffer after it - comes after
- * the kernel, with no host wait. (This holds because nothing here is built
- * with --default-stream per-thread, which would make stream 0 a different
- * stream.) Host dst: waits until the copy has landed, since the caller
- * reads it as soon as this returns. */
+/* Writes the vertices and waits for them, whether dst is the host (the
+ * caller reads it when this returns) or device memory (the zero-copy interop
+ * path). For device memory the wait is not needed for correctness: the
+ * stream is a blocking one (cudaStreamCreate), so the interop unmap on the
+ * legacy default stream orders the kernel before GL's use of the buffer.
+ * It is there for speed: on an H200 (2026-11-23), leaving the wait to the
+ * unmap made whole frames 3x slower - 351 against about 1,000 frames/s at
+ * 16K bodies (docs/PERFORMANCE.md) - since the driver's wait behind the
+ * unmap is slower than this one. */
 static void cuda_vertices(void *b, sim_vertex *dst, bool dst_on_device) {
     cuda_backend *c = (cuda_backend *)b;
     float4 *out = dst_on_device ? (float4 *)dst : (float4 *)c->stage;
@@ -643,8 +642,8 @@ static void cuda_vertices(void *b, sim_vertex *dst, bool dst_on_device) {
     if (!dst_on_device) {
         CUDA_CHECK(cudaMemcpyAsync(dst, c->stage, sizeof(sim_vertex) * c->n, cudaMemcpyDeviceToHost,
                                    c->stream));
-        CUDA_CHECK(cudaStreamSynchronize(c->stream));
     }
+    CUDA_CHECK(cudaStreamSynchronize(c->stream));
 }
 
 static sim_diag cuda_diagnostics(void *b, float softening, bool with_potential) {

@@ -17,6 +17,8 @@ int main(void) {
     /* Softening 0 is legal (none), so zero is not "default" here: it stays 0. */
     CHECK(d.softening == 0.0f, "softening %g", d.softening);
     CHECK(d.theta == SIM_THETA_DEFAULT, "theta %g", d.theta);
+    CHECK(sim_desc_defaults(&(sim_desc){.backend = SIM_BACKEND_CPU}).theta == SIM_THETA_DEFAULT_CPU,
+          "the CPU tree's own default theta");
     CHECK(d.damping == 1.0f, "damping %g", d.damping);
     CHECK(d.backend == SIM_BACKEND_DEFAULT, "backend stays DEFAULT until create: %d", d.backend);
     CHECK(d.variant == sim_variant_resolve(SIM_VARIANT_DEFAULT), "variant %d", d.variant);

@@ -233,7 +233,7 @@ static err_stats compare(const char *what, const sim_body *b, int n, float eps, 
 
 /* The accuracy goal at the default theta, and theta -> 0. */
 static void check_accuracy(void) {
-    const float th = SIM_THETA_DEFAULT;
+    const float th = SIM_THETA_DEFAULT_CPU;
     struct {
         const char *what;
         sim_ic ic;
@@ -281,10 +281,10 @@ static void check_degenerate(void) {
     for (int i = 0; i < 50; i++) b[i] = (sim_body){.pos = {0.25, -1, 3}, .mass = 0.02};
     for (int e = 0; e < 2; e++) {
         const float eps = e ? 0.05f : 0.0f;
-        CHECK(check_tree("one point", b, 50, eps, SIM_THETA_DEFAULT) == 21,
+        CHECK(check_tree("one point", b, 50, eps, SIM_THETA_DEFAULT_CPU) == 21,
               "one point: not depth 21");
         sim_body out[50];
-        forces(b, 50, eps, SIM_VARIANT_TREE, SIM_THETA_DEFAULT, out);
+        forces(b, 50, eps, SIM_VARIANT_TREE, SIM_THETA_DEFAULT_CPU, out);
         int nonzero = 0;
         for (int i = 0; i < 50; i++)
             nonzero += out[i].acc[0] != 0 || out[i].acc[1] != 0 || out[i].acc[2] != 0;
@@ -304,9 +304,9 @@ static void check_degenerate(void) {
             b[i].mass = (1 + sim_rng_uniform(&r)) / n;
         }
         const char *what = c ? "two clusters 1e3 apart" : "two clusters 1e6 apart";
-        const int depth = check_tree(what, b, n, 1e-3 * size, SIM_THETA_DEFAULT);
+        const int depth = check_tree(what, b, n, 1e-3 * size, SIM_THETA_DEFAULT_CPU);
         CHECK(c || depth == 21, "%s: depth %d, not 21", what, depth);
-        e = compare(what, b, n, (float)(1e-3 * size), SIM_THETA_DEFAULT);
+        e = compare(what, b, n, (float)(1e-3 * size), SIM_THETA_DEFAULT_CPU);
         CHECK(e.median <= DEGENERATE_MEDIAN && e.p99 <= DEGENERATE_P99, "%s: median %.3g p99 %.3g",
               what, e.median, e.p99);
     }
@@ -319,25 +319,25 @@ static void check_degenerate(void) {
         b[i] = (sim_body){.pos = {rad * cos(phi), rad * sin(phi), 0},
                           .mass = (1 + sim_rng_uniform(&r)) / n};
     }
-    check_tree("flat disk", b, n, 0.05, SIM_THETA_DEFAULT);
-    e = compare("flat disk", b, n, 0.05f, SIM_THETA_DEFAULT);
+    check_tree("flat disk", b, n, 0.05, SIM_THETA_DEFAULT_CPU);
+    e = compare("flat disk", b, n, 0.05f, SIM_THETA_DEFAULT_CPU);
     CHECK(e.median <= DEGENERATE_MEDIAN && e.p99 <= DEGENERATE_P99,
           "flat disk: median %.3g p99 %.3g", e.median, e.p99);
     sim_body *out = malloc(sizeof(sim_body) * (size_t)n);
-    forces(b, n, 0.05f, SIM_VARIANT_TREE, SIM_THETA_DEFAULT, out);
+    forces(b, n, 0.05f, SIM_VARIANT_TREE, SIM_THETA_DEFAULT_CPU, out);
     int az = 0;
     for (int i = 0; i < n; i++) az += out[i].acc[2] != 0;
     CHECK(az == 0, "flat disk: %d bodies with a_z != 0", az);
 
     /* Massless bodies: a third of a disk with mass 0, then all of them. */
     for (int i = 0; i < n; i += 3) b[i].mass = 0;
-    check_tree("a third massless", b, n, 0.05, SIM_THETA_DEFAULT);
-    e = compare("a third massless", b, n, 0.05f, SIM_THETA_DEFAULT);
+    check_tree("a third massless", b, n, 0.05, SIM_THETA_DEFAULT_CPU);
+    e = compare("a third massless", b, n, 0.05f, SIM_THETA_DEFAULT_CPU);
     CHECK(e.median <= DEGENERATE_MEDIAN && e.p99 <= DEGENERATE_P99,
           "a third massless: median %.3g p99 %.3g", e.median, e.p99);
     for (int i = 0; i < n; i++) b[i].mass = 0;
-    check_tree("all massless", b, n, 0.05, SIM_THETA_DEFAULT);
-    forces(b, n, 0.05f, SIM_VARIANT_TREE, SIM_THETA_DEFAULT, out);
+    check_tree("all massless", b, n, 0.05, SIM_THETA_DEFAULT_CPU);
+    forces(b, n, 0.05f, SIM_VARIANT_TREE, SIM_THETA_DEFAULT_CPU, out);
     int moved = 0;
     for (int i = 0; i < n; i++)
         moved += out[i].acc[0] != 0 || out[i].acc[1] != 0 || out[i].acc[2] != 0;
@@ -350,8 +350,8 @@ static void check_degenerate(void) {
         for (int k = 0; k < 3; k++) b[i].pos[k] = i % 2 ? b[i - 1].pos[k] : sim_rng_normal(&r);
         b[i].mass = (1 + sim_rng_uniform(&r)) / n;
     }
-    check_tree("coincident pairs, eps 0", b, n, 0, SIM_THETA_DEFAULT);
-    e = compare("coincident pairs, eps 0", b, n, 0.0f, SIM_THETA_DEFAULT);
+    check_tree("coincident pairs, eps 0", b, n, 0, SIM_THETA_DEFAULT_CPU);
+    e = compare("coincident pairs, eps 0", b, n, 0.0f, SIM_THETA_DEFAULT_CPU);
     CHECK(e.median <= DEGENERATE_MEDIAN && e.p99 <= DEGENERATE_P99,
           "coincident pairs: median %.3g p99 %.3g", e.median, e.p99);
 
@@ -364,9 +364,9 @@ static void check_degenerate(void) {
             {.pos = {-0.5, 2, 1}, .mass = 0.5},
         };
         sim_body tr[3], ex[3];
-        check_tree("N = 1, 2, 3", few, m, 0.05, SIM_THETA_DEFAULT);
-        forces(few, m, 0.05f, SIM_VARIANT_TREE, SIM_THETA_DEFAULT, tr);
-        forces(few, m, 0.05f, SIM_VARIANT_FP64, SIM_THETA_DEFAULT, ex);
+        check_tree("N = 1, 2, 3", few, m, 0.05, SIM_THETA_DEFAULT_CPU);
+        forces(few, m, 0.05f, SIM_VARIANT_TREE, SIM_THETA_DEFAULT_CPU, tr);
+        forces(few, m, 0.05f, SIM_VARIANT_FP64, SIM_THETA_DEFAULT_CPU, ex);
         int diff = 0;
         for (int i = 0; i < m; i++) diff += memcmp(tr[i].acc, ex[i].acc, sizeof tr[i].acc) != 0;
         CHECK(diff == 0, "N = %d: %d bodies differ from the exact sum", m, diff);
@@ -404,7 +404,7 @@ static void check_api(void) {
     /* The force error over all bodies equals the errors computed here. */
     sim_error err = {0};
     sim_force_error fe;
-    forces(b, n, 0.05f, SIM_VARIANT_FP64, SIM_THETA_DEFAULT, exact);
+    forces(b, n, 0.05f, SIM_VARIANT_FP64, SIM_THETA_DEFAULT_CPU, exact);
     const err_stats mine = rel_errors(tree, exact, n);
     CHECK(sim_measure_force_error(s, n + 10, 1, &fe, &err), "force error: %s", err.message);
     CHECK(fe.samples == n && fabs(fe.median - mine.median) <= 1e-12 * mine.median &&
@@ -435,11 +435,11 @@ static void check_api(void) {
     /* theta is part of the cache key: half the theta, smaller errors (the
      * median error goes roughly as theta^2.5 here, so about 5x smaller; the
      * sweep in docs/bench/cpu-tree-theta-sweep.txt shows the trend). */
-    sim_set_theta(s, 0.5f * SIM_THETA_DEFAULT);
+    sim_set_theta(s, 0.5f * SIM_THETA_DEFAULT_CPU);
     sim_get_bodies(s, again);
     const err_stats fine = rel_errors(again, exact, n);
     CHECK(fine.median < 0.5 * mine.median, "theta %.2f: median %.3g not below half of %.3g",
-          0.5 * SIM_THETA_DEFAULT, fine.median, mine.median);
+          0.5 * SIM_THETA_DEFAULT_CPU, fine.median, mine.median);
     sim_destroy(s);
     free(b);
     free(tree);
@@ -465,7 +465,7 @@ static void check_conservation(void) {
             sim_body *tree = malloc(sizeof(sim_body) * (size_t)n),
                      *exact = malloc(sizeof(sim_body) * (size_t)n);
             sim_get_bodies(s, tree);
-            forces(tree, n, 0.05f, SIM_VARIANT_FP64, SIM_THETA_DEFAULT, exact);
+            forces(tree, n, 0.05f, SIM_VARIANT_FP64, SIM_THETA_DEFAULT_CPU, exact);
             for (int i = 0; i < n; i++) {
                 double d2 = 0;
                 for (int k = 0; k < 3; k++) d2 += pow(tree[i].acc[k] - exact[i].acc[k], 2);
