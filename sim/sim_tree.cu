@@ -128,6 +128,17 @@ static __device__ float order_float(unsigned u) {
     return __uint_as_float((u & 0x80000000u) ? (u & 0x7fffffffu) : ~u);
 }
 
+/* The bounding box of the warp's points: every lane ends with the warp's
+ * lo and hi (a butterfly of shuffles). */
+static __device__ __forceinline__ void warp_box(float lo[3], float hi[3]) {
+    for (int k = 0; k < 3; k++) {
+        for (int o = 16; o > 0; o >>= 1) {
+            lo[k] = fminf(lo[k], __shfl_xor_sync(0xffffffffu, lo[k], o));
+            hi[k] = fmaxf(hi[k], __shfl_xor_sync(0xffffffffu, hi[k], o));
+        }
+    }
+}
+
 __global__ void box_kernel(int n, const float4 *pos, tree_counters *ctr) {
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
@@ -136,12 +147,7 @@ __global__ void box_kernel(int n, const float4 *pos, tree_counters *ctr) {
         lo[1] = fminf(lo[1], p.y), hi[1] = fmaxf(hi[1], p.y);
         lo[2] = fminf(lo[2], p.z), hi[2] = fmaxf(hi[2], p.z);
     }
-    for (int k = 0; k < 3; k++) {
-        for (int o = 16; o > 0; o >>= 1) {
-            lo[k] = fminf(lo[k], __shfl_xor_sync(0xffffffffu, lo[k], o));
-            hi[k] = fmaxf(hi[k], __shfl_xor_sync(0xffffffffu, hi[k], o));
-        }
-    }
+    warp_box(lo, hi);
     /* Then across the block's warps, so that only one thread per block
      * takes the 6 atomics (one per warp serialised ~25 us at 1M). */
     __shared__ float sh[6][BUILD_THREADS / 32];
@@ -619,12 +625,7 @@ static __device__ int walk_group(walk_shared &s, int *stack, int base, int end, 
         lo[1] = fminf(lo[1], p.y), hi[1] = fmaxf(hi[1], p.y);
         lo[2] = fminf(lo[2], p.z), hi[2] = fmaxf(hi[2], p.z);
     }
-    for (int k = 0; k < 3; k++) {
-        for (int o = 16; o > 0; o >>= 1) {
-            lo[k] = fminf(lo[k], __shfl_xor_sync(0xffffffffu, lo[k], o));
-            hi[k] = fmaxf(hi[k], __shfl_xor_sync(0xffffffffu, hi[k], o));
-        }
-    }
+    warp_box(lo, hi);
     int sp = 0, ncl = 0, nll = 0, entries = 0;
     if (root.y < 0) { /* the root is a leaf: everything directly */
         if (lane == 0) s.llist[0] = 0;
