@@ -24,6 +24,16 @@
 # checks can fail: the one-body image with nothing counted as lit (threshold
 # 255), and the HUD image against the one-body radius.
 #
+# The HUD's frame rate is measured from the first frames: a 2-frame run's
+# status JSON must report "fps" above 0 (it used to stay 0 until half a
+# second of frames had passed).
+#
+# CPU backend only: the tree's cells (W, --variant tree) are drawn: a
+# 4096-body sphere with them lights at least 20 % of the image, without
+# them at most 20 % (measured: 30 % and 13 %). And an image too large for
+# GL (--width 16384 --height 16384 on Mesa) is refused with one "nbody:"
+# line and a "hint:" line and exit status 1, not an abort.
+#
 # The status JSON's "interop" field must be "host-copy" on the CPU backend;
 # on CUDA "zero-copy" by default, "host-copy" with --host-copy, and
 # "host-copy" with NBODY_TEST_REFUSE_INTEROP=1, which must also print exactly
@@ -99,9 +109,30 @@ bodies() {
     fi
 }
 
+# number FILE NAME: the value of a numeric field in the last JSON line.
+number() {
+    tail -n 1 "$1" | sed -n "s/.*\"$2\": *\([-0-9.eE+]*\).*/\1/p"
+}
+
 if [ "$backend" = cpu ]; then
     bodies ""
     for name in one plummer shell hud; do expect_interop "$name" host-copy; done
+    printf '0 W\n' >"$tmp/cells.txt"
+    if run nocells --variant tree --n 4096 --frames 3 --no-hud --width 640 --height 360 &&
+        run cells --variant tree --n 4096 --frames 3 --no-hud --width 640 --height 360 \
+            --script "$tmp/cells.txt"; then
+        check nocells --size 640x360 --max-lit 0.2
+        check cells --size 640x360 --min-lit 0.2
+    fi
+    "$nbody" --headless --backend cpu --width 16384 --height 16384 --frames 1 \
+        >"$tmp/huge.out" 2>"$tmp/huge.err"
+    rc=$?
+    if [ $rc -eq 1 ] && grep -q '^nbody: ' "$tmp/huge.err" && grep -q '^hint: ' "$tmp/huge.err"; then
+        echo "ok   16384x16384: refused, exit 1: $(head -n 1 "$tmp/huge.err")"
+    else
+        failed "16384x16384: exit $rc, expected 1 with 'nbody:' and 'hint:' lines"
+        cat "$tmp/huge.err"
+    fi
 else
     bodies ""
     for name in one plummer shell hud; do expect_interop "$name" zero-copy; done
@@ -117,6 +148,12 @@ else
                 "expected 1"
     fi
     unset NBODY_TEST_REFUSE_INTEROP
+fi
+fps=$(number "$tmp/one.json" fps)
+if awk -v f="${fps:-0}" 'BEGIN { exit !(f > 0) }'; then
+    echo "ok   one: fps $fps after 2 frames"
+else
+    failed "one: fps '${fps}' after 2 frames, expected above 0"
 fi
 echo "test_headless ($backend): $([ $fail -eq 0 ] && echo passed || echo FAILED)"
 exit $fail
