@@ -202,6 +202,28 @@ static bool validate(const sim_desc *d, sim_error *err) {
     return true;
 }
 
+double sim_relative_error(const double a[3], const double exact[3]) {
+    const double dx = a[0] - exact[0], dy = a[1] - exact[1], dz = a[2] - exact[2];
+    const double diff = sqrt(dx * dx + dy * dy + dz * dz);
+    const double ref = sqrt(exact[0] * exact[0] + exact[1] * exact[1] + exact[2] * exact[2]);
+    return ref > 0 ? diff / ref : diff == 0 ? 0.0 : INFINITY;
+}
+
+static int by_value(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void sim_force_error_summary(double *rel, int n, sim_force_error *out) {
+    *out = (sim_force_error){0};
+    if (n <= 0) return;
+    qsort(rel, (size_t)n, sizeof *rel, by_value);
+    out->samples = n;
+    out->median = n % 2 ? rel[n / 2] : 0.5 * (rel[n / 2 - 1] + rel[n / 2]);
+    out->p99 = rel[(99 * (long long)n + 99) / 100 - 1];
+    out->max = rel[n - 1];
+}
+
 void sim_diag_finish(sim_diag *d) {
     d->total = d->kinetic + d->potential;
     d->virial_ratio = d->potential != 0 ? 2.0 * d->kinetic / fabs(d->potential) : 0.0;

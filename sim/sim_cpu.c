@@ -361,17 +361,9 @@ static int cpu_tree_cells(void *b, int max_depth, sim_tree_cell *out, int max_ce
     return c->acc_tree ? sim_tree_cpu_cells(c->tree, max_depth, out, max_cells) : 0;
 }
 
-static int compare_doubles(const void *a, const void *b) {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The running method's accelerations against the exact sum on min(samples,
  * n) distinct bodies: the first ones of a Fisher-Yates shuffle seeded with
- * seed. A body whose exact acceleration is 0 counts as error 0 when the
- * method also gives exactly 0, else as infinity. Median (mean of the two
- * middle values for an even count), 99th percentile (nearest rank:
- * the ceil(0.99 m)-th smallest) and maximum. */
+ * seed; the statistics are sim_force_error_summary's. */
 static bool cpu_force_error(void *b, const sim_step_params *sp, int samples, uint64_t seed,
                             sim_force_error *out, sim_error *err) {
     cpu_backend *c = b;
@@ -402,19 +394,9 @@ static bool cpu_force_error(void *b, const sim_step_params *sp, int samples, uin
     for (int k = 0; k < m; k++) {
         double exact[3];
         exact_acc(c, pick[k], eps2, exact);
-        const double *a = &c->acc[3 * pick[k]];
-        const double dx = a[0] - exact[0], dy = a[1] - exact[1], dz = a[2] - exact[2];
-        const double diff = sqrt(dx * dx + dy * dy + dz * dz);
-        const double ref = sqrt(exact[0] * exact[0] + exact[1] * exact[1] + exact[2] * exact[2]);
-        e[k] = ref > 0 ? diff / ref : diff == 0 ? 0.0 : INFINITY;
+        e[k] = sim_relative_error(&c->acc[3 * pick[k]], exact);
     }
-    qsort(e, (size_t)m, sizeof *e, compare_doubles);
-    *out = (sim_force_error){
-        .samples = m,
-        .median = m % 2 ? e[m / 2] : 0.5 * (e[m / 2 - 1] + e[m / 2]),
-        .p99 = e[(99 * (long long)m + 99) / 100 - 1],
-        .max = e[m - 1],
-    };
+    sim_force_error_summary(e, m, out);
     free(pick);
     free(e);
     return true;

@@ -110,6 +110,14 @@ void sim_merger_orbit(const sim_desc *desc, double rel_x[3], double rel_v[3]);
  * (m v). Out: totals, virial ratio, and those sums divided by the masses. */
 void sim_diag_finish(sim_diag *d);
 
+/* The force error's one definition, for every backend (sim.c): the relative
+ * error |a - exact| / |exact| of one body (a body with no exact force
+ * counts 0 when a is 0 too, else infinity), and the summary of n of them,
+ * sorted in place: median (the mean of the middle two for even n), 99th
+ * percentile (nearest rank: the ceil(0.99 n)-th smallest) and maximum. */
+double sim_relative_error(const double a[3], const double exact[3]);
+void sim_force_error_summary(double *rel, int n, sim_force_error *out);
+
 /* Seconds on a monotonic clock. */
 double sim_now_seconds(void);
 

@@ -1051,11 +1051,6 @@ __global__ void exact_kernel(int n, const V *pos, const V *acc, const int *sampl
     }
 }
 
-static int cmp_double(const void *a, const void *b) {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 extern "C" bool sim_tree_force_error(int n, const float4 *pos, const float4 *acc,
                                      const void *pos64, const void *acc64, bool fp64,
                                      float softening, int samples, uint64_t seed,
@@ -1096,21 +1091,8 @@ extern "C" bool sim_tree_force_error(int n, const float4 *pos, const float4 *acc
     CUDA_CHECK(cudaMemcpyAsync(host_out, dev_out, sizeof(double) * 6 * m, cudaMemcpyDeviceToHost,
                                stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
-    int used = 0;
-    for (int k = 0; k < m; k++) {
-        const double *e = host_out + 6 * k, *a = e + 3;
-        const double ne = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
-        if (!(ne > 0)) continue; /* no force at all: no relative error */
-        const double dx = a[0] - e[0], dy = a[1] - e[1], dz = a[2] - e[2];
-        rel[used++] = sqrt(dx * dx + dy * dy + dz * dz) / ne;
-    }
-    if (used > 0) {
-        qsort(rel, (size_t)used, sizeof *rel, cmp_double);
-        out->samples = used;
-        out->median = rel[(used - 1) / 2];
-        out->p99 = rel[(int)floor(0.99 * (used - 1))];
-        out->max = rel[used - 1];
-    }
+    for (int k = 0; k < m; k++) rel[k] = sim_relative_error(host_out + 6 * k + 3, host_out + 6 * k);
+    sim_force_error_summary(rel, m, out);
     free(host_idx);
     free(host_out);
     free(rel);

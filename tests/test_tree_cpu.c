@@ -553,9 +553,29 @@ static int sweep(int n) {
     return 0;
 }
 
+/* The force error's one definition (sim.c), which both backends report. */
+static void check_error_summary(void) {
+    double odd[] = {3, 1, 2}, even[] = {4, 1, 3, 2}, many[200];
+    sim_force_error e;
+    sim_force_error_summary(odd, 3, &e);
+    CHECK(e.samples == 3 && e.median == 2 && e.p99 == 3 && e.max == 3, "summary of 3: %g %g %g",
+          e.median, e.p99, e.max);
+    sim_force_error_summary(even, 4, &e);
+    CHECK(e.median == 2.5 && e.max == 4, "summary of 4: median %g", e.median);
+    for (int i = 0; i < 200; i++) many[i] = 200 - i; /* 1 .. 200, reversed */
+    sim_force_error_summary(many, 200, &e);
+    CHECK(e.p99 == 198 && e.median == 100.5, "summary of 200: p99 %g (the 198th), median %g",
+          e.p99, e.median);
+    const double zero[3] = {0, 0, 0}, one[3] = {1, 0, 0}, half[3] = {0.5, 0, 0};
+    CHECK(sim_relative_error(half, one) == 0.5, "relative error 0.5");
+    CHECK(sim_relative_error(zero, zero) == 0, "no force, none computed: 0");
+    CHECK(isinf(sim_relative_error(one, zero)), "no force, some computed: infinite");
+}
+
 int main(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "--sweep") == 0)
         return sweep(argc >= 3 ? atoi(argv[2]) : 131071);
+    check_error_summary();
     check_degenerate();
     check_api();
     check_accuracy();
