@@ -259,19 +259,25 @@ static void update_fps(app *a) {
 }
 
 /* W: the tree's cells down to the chosen level, as wire boxes. */
-#define APP_BOXES_MAX 262144
-
 static void draw_tree_cells(app *a, const render_view *view) {
     if (!a->view.tree_cells || sim_get_params(a->sim).variant != SIM_VARIANT_TREE) return;
-    sim_tree_cell *cells = malloc(sizeof *cells * APP_BOXES_MAX);
-    render_box *boxes = malloc(sizeof *boxes * APP_BOXES_MAX);
-    const int got = cells && boxes ? sim_tree_cells(a->sim, 21, cells, APP_BOXES_MAX) : 0;
+    if (!a->cell_scratch) a->cell_scratch = malloc(sizeof *a->cell_scratch * APP_BOXES_MAX);
+    if (!a->box_scratch) a->box_scratch = malloc(sizeof *a->box_scratch * APP_BOXES_MAX);
+    sim_tree_cell *cells = a->cell_scratch;
+    render_box *boxes = a->box_scratch;
+    if (!cells || !boxes) {
+        a->view.tree_cells = false;
+        app_message(a, "tree cells hidden: no memory for %d of them", APP_BOXES_MAX);
+        return;
+    }
+    /* The tree is rebuilt every step, so its cells are read every frame. */
+    const int got = sim_tree_cells(a->sim, APP_TREE_LEVELS, cells, APP_BOXES_MAX);
     /* Levels count from the first one whose cells fit the view: the root of
      * a Plummer sphere or a galaxy's halo spans stragglers far out, and cells
      * much larger than the view only cross the picture as lines through the
      * camera. L / Shift+L then go levels deeper or shallower from there. */
     const float largest = 0.35f * a->view.camera.distance;
-    int first = 21;
+    int first = APP_TREE_LEVELS;
     for (int i = 0; i < got; i++) {
         if (cells[i].half <= largest && cells[i].level < first) first = cells[i].level;
     }
@@ -289,8 +295,6 @@ static void draw_tree_cells(app *a, const render_view *view) {
         a->view.tree_cells = false;
         app_message(a, "tree cells hidden: %s (%s)", err.message, err.hint);
     }
-    free(cells);
-    free(boxes);
 }
 
 /* Writes the frame as drawn (HUD included) to path as PNG; false on failure
@@ -397,6 +401,10 @@ void app_destroy(app *a) {
     render_overlay_destroy(a->overlay);
     render_destroy(a->render);
     sim_destroy(a->sim);
+    free(a->cell_scratch);
+    free(a->box_scratch);
+    a->cell_scratch = NULL;
+    a->box_scratch = NULL;
     free(a->out.script);
     free(a->out.status);
     a->overlay = NULL;

@@ -43,6 +43,10 @@
 #include "render.h"
 #include "sim.h"
 
+/* The most tree cells the overlay (W) draws; the tree's deepest level. */
+#define APP_BOXES_MAX 262144
+#define APP_TREE_LEVELS 21
+
 /* Frames between samples of the energy (an O(N^2) pass, like one step: at
  * one step per frame this costs about 5 %). */
 #define APP_DIAG_EVERY 20
@@ -221,7 +225,9 @@ typedef struct app {
     sim *sim;
     render *render;
     render_overlay *overlay;
-    render_boxes *boxes; /* the tree's cells (W) */
+    render_boxes *boxes;         /* the tree's cells (W) */
+    sim_tree_cell *cell_scratch; /* APP_BOXES_MAX cells and boxes, made on the first W */
+    render_box *box_scratch;
     app_interop interop;
     int scene;           /* the scene on screen (app_presets.c) */
     sim_desc scene_desc; /* the desc that built it (its orbit and galaxy parameters) */

@@ -118,8 +118,6 @@ static void measure(app *a) {
     }
 }
 
-#define TREE_DEPTH_MAX 21 /* the deepest octree level (63-bit keys) */
-
 static void tree_cells(app *a) {
     a->view.tree_cells = !a->view.tree_cells;
     const bool tree = sim_get_params(a->sim).variant == SIM_VARIANT_TREE;
@@ -133,7 +131,7 @@ static void tree_cells(app *a) {
 static void tree_depth(app *a, int dir) {
     int d = a->view.tree_depth + dir;
     if (d < 0) d = 0;
-    if (d > TREE_DEPTH_MAX) d = TREE_DEPTH_MAX;
+    if (d > APP_TREE_LEVELS) d = APP_TREE_LEVELS;
     a->view.tree_depth = d;
     app_message(a, "tree cells: %d levels from the first that fits the view", d + 1);
 }
