@@ -72,11 +72,12 @@ typedef struct app_preset {
 } app_preset;
 
 /* Galaxies on a GPU run on the tree with a million bodies (docs/TREE.md):
- * about 8 ms a step on an H100, so 2 steps a frame keep the window near
- * 50 frames/s. With --variant and an all-pairs kernel they have 65,536. */
+ * 5.1-5.7 ms a step on an H200 at the default theta, so 2 steps a frame ran
+ * at 85-94 frames/s headless. With --variant and an all-pairs kernel they
+ * have 65,536. */
 #define GALAXY_KNOBS                                                                               \
-    .n_gpu = 65536, .n_cpu = 8192, .n_tree = 1048576, .steps_tree = 2, .dt = 0.025f, .softening = 0.15f, .steps_gpu = 4, .steps_cpu = 1,             \
-    .point_size = 0.3f
+    .n_gpu = 65536, .n_cpu = 8192, .n_tree = 1048576, .steps_tree = 2, .dt = 0.025f,               \
+    .softening = 0.15f, .steps_gpu = 4, .steps_cpu = 1, .point_size = 0.3f
 
 static const app_preset presets[] = {
     {.name = "plummer",

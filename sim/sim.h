@@ -415,8 +415,8 @@ bool sim_cuda_device_info(int device, sim_device_info *out);
 
 /* From this N on the tree is faster than the best all-pairs kernel: on an
  * H100, 1.56 against 1.63 ms a step at 65,536 bodies, 1.25 against 0.45 at
- * 32,768 (docs/bench/h100-tree-run4.txt). On slower GPUs and the CPU the
- * tree wins earlier still, so this is a conservative switch point there. */
+ * 32,768 (docs/bench/h100-tree-run4.txt). Measured there only: on other
+ * GPUs and on the CPU backend the best switch point may differ. */
 #define SIM_TREE_CROSSOVER 65536
 
 /* The automatic force method for n bodies: the best all-pairs kernel below
