@@ -20,6 +20,8 @@
  *   app_window.c    GLFW window front-end: keys, mouse, vsync, HiDPI.
  *   app_headless.c  EGL front-end: no window, no X server (GPU machines, CI).
  *   app_bench.c     --benchmark: the kernel ladder, timed.
+ *   app_bench_report.c  the benchmark's table, JSON and --plot chart, apart
+ *                   from the timing so a CPU test can check them.
  *   app_interop.c   CUDA-GL interop: the only file that includes
  *                   cuda_gl_interop.h.
  *   app_output.c    PNG, CSV and JSON files, written atomically.
