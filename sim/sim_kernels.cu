@@ -423,7 +423,9 @@ static void forces_fast(const force_args *a, cudaStream_t stream) {
  *
  * Work: bodies in chunks of 32, chunks in groups of BEST_B. The pairs of
  * chunks form a triangle; for group g the tasks are its intra-group pairs
- * (one task) and each later chunk (one task each). A persistent grid of
+ * (one task per chunk r of the group: r against the group's chunks <= r)
+ * and each later chunk (one task each), so every task is one chunk of j
+ * bodies against the group (sim_pairmap.h says why). A persistent grid of
  * q blocks per SM, p threads each, splits the task list into equal
  * contiguous ranges, one per warp. Padding bodies past N have no mass. */
 
@@ -525,10 +527,10 @@ __global__ void forces_best_kernel(force_args a) {
             best_load_i(a, g, lane, I);
         }
         const long long o = t - sim_pairmap_prefix(g, chunks);
-        if (o > 0) { /* a later chunk: all 32 x 32 x BEST_B pairs */
-            const long long c = sim_pairmap_later_chunk(g, o);
-            const float4 *q = best_load_j(a, slots, c, lane);
-            float bx = 0.0f, by = 0.0f, bz = 0.0f;
+        const long long c = sim_pairmap_chunk(g, o);
+        const float4 *q = best_load_j(a, slots, c, lane);
+        float bx = 0.0f, by = 0.0f, bz = 0.0f;
+        if (o >= BEST_B) { /* a later chunk: all 32 x 32 x BEST_B pairs */
 #pragma unroll 8
             for (int s = 0; s < 32; s++) {
                 const float4 pj = q[s];
@@ -536,25 +538,20 @@ __global__ void forces_best_kernel(force_args a) {
                 for (int k = 0; k < BEST_B; k++) best_pair(pj, I, k, eps2, 1.0f, bx, by, bz);
                 best_rotate(lane, bx, by, bz);
             }
-            best_store_j(a, c, lane, bx, by, bz);
-        } else { /* pairs within the group: chunk r against chunks k <= r */
-            for (int r = 0; r < BEST_B; r++) {
-                const long long c = g * BEST_B + r;
-                const float4 *q = best_load_j(a, slots, c, lane);
-                float bx = 0.0f, by = 0.0f, bz = 0.0f;
+        } else { /* the group's chunk r = o against its chunks k <= r */
+            const int r = (int)o;
 #pragma unroll 1
-                for (int s = 0; s < 32; s++) {
-                    const float4 pj = q[s];
+            for (int s = 0; s < 32; s++) {
+                const float4 pj = q[s];
 #pragma unroll
-                    for (int k = 0; k < BEST_B; k++) {
-                        const float f = sim_pairmap_intra_weight(k, r, s, lane); /* 1 or 0 */
-                        best_pair(pj, I, k, eps2, f, bx, by, bz);
-                    }
-                    best_rotate(lane, bx, by, bz);
+                for (int k = 0; k < BEST_B; k++) {
+                    const float f = sim_pairmap_intra_weight(k, r, s, lane); /* 1 or 0 */
+                    best_pair(pj, I, k, eps2, f, bx, by, bz);
                 }
-                best_store_j(a, c, lane, bx, by, bz);
+                best_rotate(lane, bx, by, bz);
             }
         }
+        best_store_j(a, c, lane, bx, by, bz);
     }
     if (g >= 0) best_flush_i(a, g, lane, I);
 }

@@ -11,8 +11,15 @@
  * The mapping: bodies in chunks of 32 (padding past N has no mass), chunks
  * in groups of SIM_PAIRMAP_B. A warp holds one group's SIM_PAIRMAP_B x 32
  * bodies in registers ("i", SIM_PAIRMAP_B per lane). Group g's tasks are:
- * offset 0, the pairs inside the group (chunk r against chunks k <= r of the
- * group); offset o > 0, all pairs of the group with chunk (g+1) B + o - 1.
+ * offsets o = 0 .. B-1, the pairs inside the group with its chunk r = o
+ * (chunk r against the group's chunks k <= r); offsets o >= B, all pairs of
+ * the group with the later chunk (g+1) B + o - B. The pairs inside a group
+ * are B tasks rather than one so that every task costs about the same (one
+ * chunk of j bodies against B x 32 i bodies): a single intra-group task cost
+ * about five ordinary ones, and since the last groups have few later chunks
+ * those heavy tasks crowded the end of the list, where the equal split gave
+ * the last warps about twice the mean work at N = 16K (issue 13's audit).
+ * The last group may have fewer than B chunks; it has one task per chunk.
  * In a task a lane L meets, at step s = 0 .. 31, the j body in slot
  * (L + s) mod 32 of the chunk. The task list is split into equal contiguous
  * ranges, one per warp.
@@ -29,9 +36,10 @@
 
 #define SIM_PAIRMAP_B 4 /* chunks per group = i bodies per lane */
 
-/* Tasks before group g: each predecessor g' has 1 + chunks - (g'+1) B. */
+/* Tasks before group g: each predecessor g' (never the last group, so all
+ * its B chunks are real) has B + chunks - (g'+1) B. */
 SIM_PAIRMAP_FN long long sim_pairmap_prefix(long long g, long long chunks) {
-    return g * (1 + chunks) - (long long)SIM_PAIRMAP_B * g * (g + 1) / 2;
+    return g * (SIM_PAIRMAP_B + chunks) - (long long)SIM_PAIRMAP_B * g * (g + 1) / 2;
 }
 
 SIM_PAIRMAP_FN long long sim_pairmap_chunks(long long n) {
@@ -42,9 +50,11 @@ SIM_PAIRMAP_FN long long sim_pairmap_groups(long long chunks) {
     return (chunks + SIM_PAIRMAP_B - 1) / SIM_PAIRMAP_B;
 }
 
-/* All tasks: the last group has its intra task only. */
+/* All tasks: the last group has one intra task per chunk it holds and no
+ * later chunks. */
 SIM_PAIRMAP_FN long long sim_pairmap_tasks(long long chunks) {
-    return sim_pairmap_prefix(sim_pairmap_groups(chunks) - 1, chunks) + 1;
+    const long long last = sim_pairmap_groups(chunks) - 1;
+    return sim_pairmap_prefix(last, chunks) + (chunks - last * SIM_PAIRMAP_B);
 }
 
 /* Warp w of all warps takes tasks [*first, *last). */
@@ -71,12 +81,13 @@ SIM_PAIRMAP_FN long long sim_pairmap_group(long long t, long long g, long long g
     return lo;
 }
 
-/* The j chunk of the task at offset o > 0 of group g. */
-SIM_PAIRMAP_FN long long sim_pairmap_later_chunk(long long g, long long o) {
-    return (g + 1) * SIM_PAIRMAP_B + (o - 1);
+/* The j chunk of the task at offset o of group g: for o < B (a task inside
+ * the group) its chunk r = o, else the later chunk (g+1) B + o - B. */
+SIM_PAIRMAP_FN long long sim_pairmap_chunk(long long g, long long o) {
+    return o < SIM_PAIRMAP_B ? g * SIM_PAIRMAP_B + o : (g + 1) * SIM_PAIRMAP_B + (o - SIM_PAIRMAP_B);
 }
 
-/* Weight of a pair in the intra-group task (1 evaluated, 0 skipped): j chunk
+/* Weight of a pair in an intra-group task (1 evaluated, 0 skipped): j chunk
  * r of the group meets i chunk k at step s on lane `lane`. Chunks k < r: every
  * pair. k == r: within one chunk each pair once - offsets 1 .. 15 on every
  * lane, 16 on lanes 0 .. 15 (the other half would repeat those pairs), 0 is

@@ -5,9 +5,10 @@
  * both give plausible-looking motion. The kernel's index arithmetic lives in
  * sim/sim_pairmap.h; this test runs those same functions the way the kernel
  * does (sim_kernels.cu, forces_best_kernel) and checks:
- *   1. the warps' task ranges cover every task exactly once, in order, and
- *      the group each warp finds for a task (with the kernel's incremental
+ *   1. the warps' task ranges cover every task exactly once, in order, the
+ *      group each warp finds for a task (with the kernel's incremental
  *      search from its previous group) is the one whose task range holds it,
+ *      and every task's chunk is a real one (no task of padding alone),
  *      for N = 1 .. 700 and warp counts 1 .. 300, 1000 and the shapes the
  *      H100 runs (132 SMs x 28 warps, 132 x 8);
  *   2. every unordered pair {i, j} of bodies i != j < N is evaluated exactly
@@ -53,7 +54,7 @@ static bool check_split(int n, long long all) {
             g = sim_pairmap_group(t, g, groups, chunks);
             const long long want = group_of(t, groups, chunks);
             const long long o = t - sim_pairmap_prefix(g, chunks);
-            if (g != want || o < 0 || (o > 0 && sim_pairmap_later_chunk(g, o) >= chunks)) {
+            if (g != want || o < 0 || sim_pairmap_chunk(g, o) >= chunks) {
                 printf("FAIL N=%d warps=%lld: task %lld -> group %lld offset %lld, expected group "
                        "%lld of %lld (%lld chunks)\n",
                        n, all, t, g, o, want, groups, chunks);
@@ -83,24 +84,23 @@ static bool visit(unsigned char *count, int n, long long i, long long j) {
 }
 
 /* One task of group g at offset o, as a warp runs it: lane L holds i bodies
- * (g B + k) 32 + L and meets the j body in slot (L + s) mod 32 at step s. */
+ * (g B + k) 32 + L and meets the j body in slot (L + s) mod 32 of the task's
+ * chunk at step s; inside the group (o < B) the pairs are weighted. */
 static bool run_task(unsigned char *count, int n, long long g, long long o) {
     bool ok = true;
-    for (int r = 0; r < (o > 0 ? 1 : SIM_PAIRMAP_B); r++) {
-        const long long c = o > 0 ? sim_pairmap_later_chunk(g, o) : g * SIM_PAIRMAP_B + r;
-        for (int s = 0; s < 32; s++) {
-            for (int lane = 0; lane < 32; lane++) {
-                const long long j = c * 32 + (lane + s) % 32;
-                for (int k = 0; k < SIM_PAIRMAP_B; k++) {
-                    const float f = o > 0 ? 1.0f : sim_pairmap_intra_weight(k, r, s, lane);
-                    if (f != 0.0f && f != 1.0f) {
-                        printf("FAIL N=%d: weight %g (k %d r %d s %d lane %d)\n", n, f, k, r, s,
-                               lane);
-                        return false;
-                    }
-                    if (f == 1.0f)
-                        ok = visit(count, n, (g * SIM_PAIRMAP_B + k) * 32 + lane, j) && ok;
+    const long long c = sim_pairmap_chunk(g, o);
+    const bool intra = o < SIM_PAIRMAP_B;
+    for (int s = 0; s < 32; s++) {
+        for (int lane = 0; lane < 32; lane++) {
+            const long long j = c * 32 + (lane + s) % 32;
+            for (int k = 0; k < SIM_PAIRMAP_B; k++) {
+                const float f = intra ? sim_pairmap_intra_weight(k, (int)o, s, lane) : 1.0f;
+                if (f != 0.0f && f != 1.0f) {
+                    printf("FAIL N=%d: weight %g (k %d r %lld s %d lane %d)\n", n, f, k, o, s,
+                           lane);
+                    return false;
                 }
+                if (f == 1.0f) ok = visit(count, n, (g * SIM_PAIRMAP_B + k) * 32 + lane, j) && ok;
             }
         }
     }
