@@ -426,8 +426,8 @@ static void forces_fast(const force_args *a, cudaStream_t stream) {
  * (one task per chunk r of the group: r against the group's chunks <= r)
  * and each later chunk (one task each), so every task is one chunk of j
  * bodies against the group (sim_pairmap.h says why). A persistent grid of
- * q blocks per SM, p threads each, splits the task list into equal
- * contiguous ranges, one per warp. Padding bodies past N have no mass. */
+ * q blocks per SM, p threads each, splits the task list into contiguous
+ * ranges of equal cost, one per warp. Padding bodies past N have no mass. */
 
 #define BEST_B SIM_PAIRMAP_B /* i bodies per lane; the task arithmetic is in sim_pairmap.h */
 #define FULL_WARP 0xffffffffu
@@ -512,10 +512,9 @@ __global__ void forces_best_kernel(force_args a) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
     float4 *slots = best_smem + warp * 64;
     const long long chunks = sim_pairmap_chunks(a.n), groups = sim_pairmap_groups(chunks);
-    const long long tasks = sim_pairmap_tasks(chunks);
     const long long w = (long long)blockIdx.x * warps + warp, all = (long long)gridDim.x * warps;
     long long first, last;
-    sim_pairmap_range(tasks, w, all, &first, &last);
+    sim_pairmap_range(chunks, w, all, &first, &last);
     const float eps2 = a.eps2;
     best_i I;
     long long g = -1;

@@ -21,8 +21,8 @@
  * the last warps about twice the mean work at N = 16K (issue 13's audit).
  * The last group may have fewer than B chunks; it has one task per chunk.
  * In a task a lane L meets, at step s = 0 .. 31, the j body in slot
- * (L + s) mod 32 of the chunk. The task list is split into equal contiguous
- * ranges, one per warp.
+ * (L + s) mod 32 of the chunk. The task list is split into contiguous
+ * ranges of equal cost, one per warp (intra tasks weigh 3/2 of the others).
  *
  * Compiles as C (static inline) and as CUDA (__host__ __device__). */
 #ifndef NBODY_SIM_PAIRMAP_H
@@ -57,11 +57,60 @@ SIM_PAIRMAP_FN long long sim_pairmap_tasks(long long chunks) {
     return sim_pairmap_prefix(last, chunks) + (chunks - last * SIM_PAIRMAP_B);
 }
 
-/* Warp w of all warps takes tasks [*first, *last). */
-SIM_PAIRMAP_FN void sim_pairmap_range(long long tasks, long long w, long long all, long long *first,
-                                      long long *last) {
-    *first = tasks * w / all;
-    *last = tasks * (w + 1) / all;
+/* Issue cost of a task, in halves of an ordinary one: a task inside a group
+ * computes the same 32 x 32 x B pairs as an ordinary task but weighs each
+ * (1 or 0, sim_pairmap_intra_weight) in a loop that is not unrolled, about
+ * half as much again. */
+#define SIM_PAIRMAP_COST_LATER 2
+#define SIM_PAIRMAP_COST_INTRA 3
+
+/* Cost of the tasks before group g (every earlier group has B intra tasks). */
+SIM_PAIRMAP_FN long long sim_pairmap_cost_prefix(long long g, long long chunks) {
+    return SIM_PAIRMAP_COST_LATER * sim_pairmap_prefix(g, chunks) +
+           (long long)(SIM_PAIRMAP_COST_INTRA - SIM_PAIRMAP_COST_LATER) * SIM_PAIRMAP_B * g;
+}
+
+/* Cost of all tasks: one intra task per chunk, the rest ordinary. */
+SIM_PAIRMAP_FN long long sim_pairmap_cost(long long chunks) {
+    return SIM_PAIRMAP_COST_LATER * sim_pairmap_tasks(chunks) +
+           (long long)(SIM_PAIRMAP_COST_INTRA - SIM_PAIRMAP_COST_LATER) * chunks;
+}
+
+/* The first task whose cost starts at or after c (tasks, if none): the
+ * group by a binary search over the cost prefixes, then the offset in it. */
+SIM_PAIRMAP_FN long long sim_pairmap_task_at_cost(long long c, long long chunks) {
+    const long long groups = sim_pairmap_groups(chunks), tasks = sim_pairmap_tasks(chunks);
+    long long lo = 0, hi = groups - 1;
+    while (lo < hi) {
+        const long long mid = (lo + hi + 1) / 2;
+        if (sim_pairmap_cost_prefix(mid, chunks) <= c)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    const long long co = c - sim_pairmap_cost_prefix(lo, chunks);
+    const long long intra_cost = (long long)SIM_PAIRMAP_COST_INTRA * SIM_PAIRMAP_B;
+    long long o;
+    if (co <= 0) {
+        o = 0;
+    } else if (co <= intra_cost) { /* intra tasks start at 0, 3, 6, ... */
+        o = (co + SIM_PAIRMAP_COST_INTRA - 1) / SIM_PAIRMAP_COST_INTRA;
+    } else { /* later tasks start at 3B, 3B + 2, ... */
+        o = SIM_PAIRMAP_B + (co - intra_cost + SIM_PAIRMAP_COST_LATER - 1) / SIM_PAIRMAP_COST_LATER;
+    }
+    const long long t = sim_pairmap_prefix(lo, chunks) + o;
+    /* Past the group's last task: the next group's first (its prefix). */
+    const long long next = lo + 1 < groups ? sim_pairmap_prefix(lo + 1, chunks) : tasks;
+    return t < next ? t : next;
+}
+
+/* Warp w of all warps takes tasks [*first, *last): the tasks whose cost
+ * starts in its equal share [cost w / all, cost (w + 1) / all). */
+SIM_PAIRMAP_FN void sim_pairmap_range(long long chunks, long long w, long long all,
+                                      long long *first, long long *last) {
+    const long long cost = sim_pairmap_cost(chunks);
+    *first = sim_pairmap_task_at_cost(cost * w / all, chunks);
+    *last = sim_pairmap_task_at_cost(cost * (w + 1) / all, chunks);
 }
 
 /* The group of task t, for a warp whose previous task was in group g (-1

@@ -8,7 +8,10 @@
  *   1. the warps' task ranges cover every task exactly once, in order, the
  *      group each warp finds for a task (with the kernel's incremental
  *      search from its previous group) is the one whose task range holds it,
- *      and every task's chunk is a real one (no task of padding alone),
+ *      every task's chunk is a real one (no task of padding alone), and
+ *      each warp's share of the cost (intra tasks 3, others 2) is within one
+ *      task's cost of the equal share, with sim_pairmap_task_at_cost agreeing
+ *      with a scan of the tasks' cost starts,
  *      for N = 1 .. 700 and warp counts 1 .. 300, 1000 and the shapes the
  *      H100 runs (132 SMs x 28 warps, 132 x 8);
  *   2. every unordered pair {i, j} of bodies i != j < N is evaluated exactly
@@ -34,14 +37,20 @@ static long long group_of(long long t, long long groups, long long chunks) {
     return groups - 1;
 }
 
+/* The cost of task t (in group g at offset o), as the split counts it. */
+static long long task_cost(long long o) {
+    return o < SIM_PAIRMAP_B ? SIM_PAIRMAP_COST_INTRA : SIM_PAIRMAP_COST_LATER;
+}
+
 /* Check 1 for one N and warp count; false at the first error (printed). */
 static bool check_split(int n, long long all) {
     const long long chunks = sim_pairmap_chunks(n), groups = sim_pairmap_groups(chunks);
-    const long long tasks = sim_pairmap_tasks(chunks);
+    const long long tasks = sim_pairmap_tasks(chunks), cost = sim_pairmap_cost(chunks);
     long long next = 0; /* the task the next warp must start at */
+    long long start = 0; /* cost start of task `next`, by summing */
     for (long long w = 0; w < all; w++) {
         long long first, last;
-        sim_pairmap_range(tasks, w, all, &first, &last);
+        sim_pairmap_range(chunks, w, all, &first, &last);
         if (first != next || last < first || last > tasks) {
             printf(
                 "FAIL N=%d warps=%lld: warp %lld takes [%lld, %lld), expected start %lld of %lld\n",
@@ -49,11 +58,23 @@ static bool check_split(int n, long long all) {
             return false;
         }
         next = last;
-        long long g = -1;
+        long long g = -1, share = 0;
         for (long long t = first; t < last; t++) {
             g = sim_pairmap_group(t, g, groups, chunks);
             const long long want = group_of(t, groups, chunks);
             const long long o = t - sim_pairmap_prefix(g, chunks);
+            /* Each task's cost start lies in this warp's share, and the
+             * lookup finds exactly this task from its start. */
+            if (start < cost * w / all || start >= cost * (w + 1) / all ||
+                sim_pairmap_task_at_cost(start, chunks) != t) {
+                printf("FAIL N=%d warps=%lld: task %lld starts at cost %lld, warp %lld has [%lld, "
+                       "%lld), lookup gives %lld\n",
+                       n, all, t, start, w, cost * w / all, cost * (w + 1) / all,
+                       sim_pairmap_task_at_cost(start, chunks));
+                return false;
+            }
+            start += task_cost(o);
+            share += task_cost(o);
             if (g != want || o < 0 || sim_pairmap_chunk(g, o) >= chunks) {
                 printf("FAIL N=%d warps=%lld: task %lld -> group %lld offset %lld, expected group "
                        "%lld of %lld (%lld chunks)\n",
@@ -61,8 +82,14 @@ static bool check_split(int n, long long all) {
                 return false;
             }
         }
+        const long long ideal = cost * (w + 1) / all - cost * w / all;
+        if (share > ideal + SIM_PAIRMAP_COST_INTRA || share < ideal - SIM_PAIRMAP_COST_INTRA) {
+            printf("FAIL N=%d warps=%lld: warp %lld has cost %lld, its equal share %lld\n", n, all,
+                   w, share, ideal);
+            return false;
+        }
     }
-    if (next != tasks) {
+    if (next != tasks || start != cost) {
         printf("FAIL N=%d warps=%lld: tasks end at %lld of %lld\n", n, all, next, tasks);
         return false;
     }
@@ -111,11 +138,10 @@ static bool run_task(unsigned char *count, int n, long long g, long long o) {
 static bool check_pairs(int n, long long all, unsigned char *count) {
     memset(count, 0, (size_t)n * (size_t)n);
     const long long chunks = sim_pairmap_chunks(n), groups = sim_pairmap_groups(chunks);
-    const long long tasks = sim_pairmap_tasks(chunks);
     bool ok = true;
     for (long long w = 0; w < all && ok; w++) {
         long long first, last, g = -1;
-        sim_pairmap_range(tasks, w, all, &first, &last);
+        sim_pairmap_range(chunks, w, all, &first, &last);
         for (long long t = first; t < last && ok; t++) {
             g = sim_pairmap_group(t, g, groups, chunks);
             ok = run_task(count, n, g, t - sim_pairmap_prefix(g, chunks));
