@@ -61,8 +61,10 @@ SIM_PAIRMAP_FN long long sim_pairmap_tasks(long long chunks) {
  * computes the same 32 x 32 x B pairs as an ordinary task but weighs each
  * (1 or 0, sim_pairmap_intra_weight) in a loop that is not unrolled, about
  * half as much again. */
+#ifndef SIM_PAIRMAP_COST_LATER /* -D on the command line: for measuring other weights */
 #define SIM_PAIRMAP_COST_LATER 2
 #define SIM_PAIRMAP_COST_INTRA 3
+#endif
 
 /* Cost of the tasks before group g (every earlier group has B intra tasks). */
 SIM_PAIRMAP_FN long long sim_pairmap_cost_prefix(long long g, long long chunks) {
