@@ -32,7 +32,9 @@
 #ifdef _OPENMP
 #define PARALLEL_FOR _Pragma("omp parallel for schedule(static)")
 #define PARALLEL_FOR_DYNAMIC _Pragma("omp parallel for schedule(dynamic, 64)")
+#define PARALLEL_FOR_ALL _Pragma("omp parallel for schedule(static) reduction(&& : ok)")
 #else
+#define PARALLEL_FOR_ALL
 #define PARALLEL_FOR
 #define PARALLEL_FOR_DYNAMIC
 #endif
@@ -51,6 +53,7 @@ typedef struct cpu_backend {
     sim_tree_cpu *tree; /* the tree force method (sim_tree_cpu.c) */
     bool tree_ready;    /* the tree's arrays hold capacity bodies */
     float last_step_ms;
+    int64_t nonfinite_step; /* first step that ended with a NaN or infinity; 0: none */
 } cpu_backend;
 
 double sim_now_seconds(void) {
@@ -200,6 +203,7 @@ static void cpu_upload(void *b, const sim_body *bodies, int n) {
     }
     c->n = n;
     c->acc_valid = false;
+    c->nonfinite_step = 0;
 }
 
 /* The reference is double precision whatever the variant. */
@@ -229,6 +233,20 @@ static void kick(cpu_backend *c, double h) {
     for (int i = 0; i < 3 * n; i++) c->vel[i] += h * c->acc[i];
 }
 
+/* Every position and velocity is finite: one O(N) pass, next to the O(N^2)
+ * or O(N log N) force evaluation of the step. */
+static bool all_finite(const cpu_backend *c) {
+    const int n = c->n;
+    const double *p = c->pos, *v = c->vel;
+    bool ok = true;
+    PARALLEL_FOR_ALL
+    for (int i = 0; i < n; i++) {
+        ok = ok && isfinite(p[4 * i]) && isfinite(p[4 * i + 1]) && isfinite(p[4 * i + 2]) &&
+             isfinite(v[3 * i]) && isfinite(v[3 * i + 1]) && isfinite(v[3 * i + 2]);
+    }
+    return ok;
+}
+
 static void cpu_step(void *b, const sim_step_params *sp, int steps) {
     cpu_backend *c = b;
     const int n = c->n;
@@ -247,6 +265,8 @@ static void cpu_step(void *b, const sim_step_params *sp, int steps) {
             PARALLEL_FOR
             for (int i = 0; i < 3 * n; i++) c->vel[i] *= damping;
         }
+        /* The first step that ended non-finite (sim_nonfinite). */
+        if (c->nonfinite_step == 0 && !all_finite(c)) c->nonfinite_step = sp->first_step + s + 1;
     }
     if (steps > 0) c->last_step_ms = (float)(1e3 * (sim_now_seconds() - t0) / steps);
 }
@@ -325,6 +345,10 @@ static float cpu_last_step_ms(void *b) {
 
 static void cpu_wait_timing(void *b) {
     (void)b; /* the CPU clock is read synchronously */
+}
+
+static int64_t cpu_nonfinite_step(void *b) {
+    return ((cpu_backend *)b)->nonfinite_step;
 }
 
 static void cpu_invalidate(void *b) {
@@ -420,4 +444,5 @@ const sim_backend_ops sim_cpu_ops = {
     .tree_cells = cpu_tree_cells,
     .prepare_variant = cpu_prepare_variant,
     .force_error = cpu_force_error,
+    .nonfinite_step = cpu_nonfinite_step,
 };

@@ -25,6 +25,7 @@ typedef struct sim_step_params {
     float theta;         /* tree opening angle (variant tree) */
     sim_variant variant; /* resolved */
     int p, q;            /* resolved, already clamped */
+    int64_t first_step;  /* the steps counter before this step call (sim_nonfinite) */
 } sim_step_params;
 
 /* A backend: opaque state plus these operations. n is the body count.
@@ -67,6 +68,10 @@ typedef struct sim_backend_ops {
      * before it runs; false (out of memory, in *err) keeps the old variant.
      * NULL: nothing to prepare. */
     bool (*prepare_variant)(void *b, sim_variant v, sim_error *err);
+    /* The first step (numbered as sp->first_step + 1 + the step's index in
+     * its call) at whose end a position or velocity was non-finite, as far
+     * as the host knows without waiting; 0: none since the last upload. */
+    int64_t (*nonfinite_step)(void *b);
 } sim_backend_ops;
 
 extern const sim_backend_ops sim_cpu_ops;
