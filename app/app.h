@@ -54,6 +54,8 @@
 #define APP_DIAG_EVERY 20
 /* ... and at most 1 / (1 + APP_DIAG_DUTY) of the wall time (app.c). */
 #define APP_DIAG_DUTY 19.0
+/* |dE/E0| beyond this turns the HUD's energy line into a warning. */
+#define APP_ENERGY_WARN 0.01
 
 /* A comma-separated list on the command line (--n 16384,65536). For p and
  * q, 0 stands for "auto". */
@@ -197,11 +199,16 @@ typedef struct app_live {
     bool diag_valid;
     double energy0; /* E at the start of this run of the current physics */
     bool energy0_valid;
-    int diag_frame;    /* frame of the last sample */
-    double diag_time;  /* when it ended (monotonic seconds) */
-    double diag_cost;  /* seconds it took */
-    bool blown_up;     /* non-finite energy: paused until re-seeded */
-    char message[192]; /* flashed on the HUD */
+    int diag_frame;        /* frame of the last sample */
+    double diag_time;      /* when it ended (monotonic seconds) */
+    double diag_cost;      /* seconds it took */
+    bool blown_up;         /* non-finite state or energy: paused until re-seeded */
+    int64_t blown_up_step; /* the first non-finite step (sim_nonfinite); 0: the energy only */
+    double blown_up_time;  /* the simulated time at its end */
+    int runaway_at;        /* test hook NBODY_TEST_RUNAWAY (app.c): its frame + 1; 0: off */
+    double energy_error;   /* (E - E0) / |E0| of the last sample, when diag_valid and
+                              energy0_valid; compare its magnitude with APP_ENERGY_WARN */
+    char message[192];     /* flashed on the HUD */
     double message_until;
     sim_force_error ferr;     /* the running method against the exact sum (X) */
     bool ferr_valid;          /* ferr belongs to the current method and theta */

@@ -127,13 +127,10 @@ static void check_step_one(sim_variant variant, const char *name) {
     sim_destroy(s);
 
     /* No false alarm on an ordinary run. */
-    s = test_sim((sim_desc){.backend = SIM_BACKEND_CPU,
-                            .body_count = 512,
-                            .softening = 0.05f,
-                            .variant = variant});
+    s = test_sim((sim_desc){
+        .backend = SIM_BACKEND_CPU, .body_count = 512, .softening = 0.05f, .variant = variant});
     sim_step(s, 64);
-    CHECK(!sim_nonfinite(s, &step, NULL), "%s: Plummer reported step %lld", name,
-          (long long)step);
+    CHECK(!sim_nonfinite(s, &step, NULL), "%s: Plummer reported step %lld", name, (long long)step);
     sim_destroy(s);
 }
 
