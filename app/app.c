@@ -371,13 +371,39 @@ static void test_runaway(app *a) {
     free(b);
 }
 
+void app_step_frame(app *a) {
+    const int steps = a->cfg.steps_per_frame;
+    const double ms = sim_last_step_ms(a->sim);
+    const double slow = a->fe.poll_ms > 0 ? a->fe.poll_ms : APP_POLL_MS;
+    if (!a->fe.poll || steps <= 1 || !(ms * steps > slow)) {
+        sim_step(a->sim, steps);
+        return;
+    }
+    /* One at a time, each finished before the input is handled (a CUDA
+     * step is only queued by sim_step: sim_step_timed waits for it). */
+    const sim_params p = sim_get_params(a->sim);
+    const bool was_paused = a->live.paused; /* "." steps a whole frame while paused */
+    for (int i = 0; i < steps; i++) {
+        if (p.backend == SIM_BACKEND_CUDA) {
+            sim_step_timed(a->sim, 1);
+        } else {
+            sim_step(a->sim, 1);
+        }
+        a->fe.poll(a->fe.poll_ctx);
+        if (a->fe.quit || (a->live.paused && !was_paused) ||
+            sim_get_params(a->sim).generation != p.generation) {
+            break;
+        }
+    }
+}
+
 void app_frame(app *a, int fb_width, int fb_height) {
     update_fps(a);
     app_script_dispatch(a);
     if (!a->live.energy0_valid) sample_diagnostics(a); /* E0 before the first step */
     if (a->live.frame + 1 == a->live.runaway_at) test_runaway(a);
     if (!a->live.paused || a->live.step_once) {
-        sim_step(a->sim, a->cfg.steps_per_frame);
+        app_step_frame(a);
         a->live.step_once = false;
     }
     sample_diagnostics(a);

@@ -551,6 +551,16 @@ void sim_write_vertices(sim *s, sim_vertex *dst, bool dst_on_device) {
     s->ops->vertices(s->backend_state, dst, dst_on_device);
 }
 
+sim_memory sim_memory_estimate(sim *s, int n) {
+    sim_memory m = {0};
+    if (n <= 0) return m;
+    /* seed_bodies' host buffer and the host copy of the tags */
+    m.host_need = (double)(sizeof(sim_body) + 1) * n;
+    m.host_free = sim_host_available_bytes();
+    s->ops->memory(s->backend_state, n, s->knobs.variant, &m);
+    return m;
+}
+
 float sim_last_step_ms(sim *s) {
     return s->ops->last_step_ms(s->backend_state);
 }

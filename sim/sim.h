@@ -370,6 +370,19 @@ void sim_write_vertices(sim *s, sim_vertex *dst, bool dst_on_device);
  * about its own steps. Never waits. */
 bool sim_nonfinite(sim *s, int64_t *step, double *time);
 
+/* What n bodies would need with this simulation's backend and force
+ * method (its state, the tree's buffers when the tree runs, and the host
+ * buffer sim_reset builds them in), and what is free now: host memory as
+ * /proc/meminfo's MemAvailable, device memory as the CUDA runtime reports
+ * it. Bytes; a free count of 0 means unknown. Buffers that are already
+ * this size are counted too (an estimate to compare with free memory
+ * before growing, not an exact accounting). */
+typedef struct sim_memory {
+    double host_need, host_free;
+    double device_need, device_free; /* 0 and 0 on the CPU backend */
+} sim_memory;
+sim_memory sim_memory_estimate(sim *s, int n);
+
 /* Milliseconds per step of a recent sim_step call: CUDA events on the CUDA
  * backend (read when they have completed, never waited for), the monotonic
  * clock on the CPU backend. 0 before the first step. */

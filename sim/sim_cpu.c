@@ -67,6 +67,19 @@ double sim_host_memory_bytes(void) {
     return pages > 0 && size > 0 ? (double)pages * (double)size : 0.0;
 }
 
+double sim_host_available_bytes(void) {
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f) return 0;
+    char line[128];
+    double kib = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "MemAvailable: %lf kB", &kib) == 1) break;
+        kib = 0;
+    }
+    fclose(f);
+    return kib * 1024.0;
+}
+
 /* The exact acceleration of body i: the reference's sum over all j != i. */
 static void exact_acc(const cpu_backend *c, int i, double eps2, double *a) {
     const int n = c->n;
@@ -347,6 +360,13 @@ static void cpu_wait_timing(void *b) {
     (void)b; /* the CPU clock is read synchronously */
 }
 
+/* What cpu_reserve and the tree allocate for n bodies. */
+static void cpu_memory(void *b, int n, sim_variant v, sim_memory *out) {
+    (void)b;
+    out->host_need +=
+        (11.0 * sizeof(double) + 1) * n + (v == SIM_VARIANT_TREE ? sim_tree_cpu_bytes(n) : 0);
+}
+
 static int64_t cpu_nonfinite_step(void *b) {
     return ((cpu_backend *)b)->nonfinite_step;
 }
@@ -445,4 +465,5 @@ const sim_backend_ops sim_cpu_ops = {
     .prepare_variant = cpu_prepare_variant,
     .force_error = cpu_force_error,
     .nonfinite_step = cpu_nonfinite_step,
+    .memory = cpu_memory,
 };

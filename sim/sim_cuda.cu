@@ -771,6 +771,24 @@ static int64_t cuda_nonfinite_step(void *b) {
     return c->bad_step;
 }
 
+/* What cuda_reserve, reserve64 and the tree allocate for n bodies (the
+ * same sums), and the device's free memory. */
+static void cuda_memory(void *b, int n, sim_variant v, sim_memory *out) {
+    cuda_backend *c = (cuda_backend *)b;
+    const double partial = sizeof(double) * DIAG_COUNT * (blocks_for(n, DIAG_THREADS) + 1);
+    double need = (3 * sizeof(float4) + 4 * sizeof(float) + sizeof(sim_vertex) + 1) * (double)n +
+                  partial;
+    if (sim_variant_info(v)->fp64) need += 3.0 * sizeof(double4a) * n;
+    if (v == SIM_VARIANT_TREE) need += (double)sim_tree_bytes(c->tree, n);
+    out->device_need += need;
+    size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+        cudaGetLastError();
+        free_b = 0;
+    }
+    out->device_free = (double)free_b;
+}
+
 static void cuda_invalidate(void *b) {
     ((cuda_backend *)b)->acc_valid = false;
 }
@@ -827,5 +845,5 @@ extern "C" const sim_backend_ops sim_cuda_ops = {
     cuda_upload,     cuda_set_precision, cuda_download,     cuda_step,
     cuda_vertices,   cuda_diagnostics,   cuda_last_step_ms, cuda_wait_timing,
     cuda_invalidate, cuda_tree_stats,    cuda_tree_cells,   cuda_force_error,
-    cuda_prepare_variant, cuda_nonfinite_step,
+    cuda_prepare_variant, cuda_nonfinite_step, cuda_memory,
 };

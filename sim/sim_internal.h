@@ -72,6 +72,9 @@ typedef struct sim_backend_ops {
      * its call) at whose end a position or velocity was non-finite, as far
      * as the host knows without waiting; 0: none since the last upload. */
     int64_t (*nonfinite_step)(void *b);
+    /* Adds what n bodies with force method v need to out (host and device
+     * bytes) and fills device_free (sim_memory_estimate). */
+    void (*memory)(void *b, int n, sim_variant v, sim_memory *out);
 } sim_backend_ops;
 
 extern const sim_backend_ops sim_cpu_ops;
@@ -130,6 +133,10 @@ double sim_now_seconds(void);
  * checked against it up front: with memory overcommit a malloc far beyond it
  * can "succeed" and the process is killed later instead of reporting. */
 double sim_host_memory_bytes(void);
+
+/* Host memory available now without swapping (MemAvailable in
+ * /proc/meminfo) in bytes; 0 if unknown. */
+double sim_host_available_bytes(void);
 
 /* The CPU reference Barnes-Hut tree (sim_tree_cpu.c), the CPU backend's
  * `tree` force method: double precision, the same maths as the GPU tree. */
