@@ -12,6 +12,7 @@
 #   - a directory, a FIFO (no writer: must not hang, run under timeout) and a
 #     device are refused up front with one "nbody:" line naming the kind and
 #     a "hint:" line.
+# --preset and --ic that disagree are refused; "1 body", "1 step/frame".
 # A blow-up in a headless run (NBODY_TEST_RUNAWAY=F: body 0's velocity
 # becomes infinite before frame F's steps): the run stops at that frame
 # (F + 1 frames of the 100 asked), names step 1 and its simulated time (dt),
@@ -78,6 +79,30 @@ expect_script_refusal "directory" "$tmp/adir" "is a directory"
 mkfifo "$tmp/fifo"
 expect_script_refusal "FIFO without a writer" "$tmp/fifo" "is a FIFO"
 expect_script_refusal "device" /dev/null "is a device"
+
+# Scene flags that contradict each other are refused (exit 2, both named, no
+# file); agreeing ones run.
+for pair in "--preset antennae-like --ic shell" "--ic disk --preset plummer"; do
+    # shellcheck disable=SC2086 # the pair is two flags and their values
+    run --frames 1 $pair --screenshot "$tmp/c.png"
+    if [ "$rc" -ne 2 ] || [ -e "$tmp/c.png" ] || ! grep -q '^nbody: --ic .* contradicts --preset' \
+        "$tmp/err" || ! grep -q '^hint: ' "$tmp/err"; then
+        fail "($pair): exit $rc, want 2 with a message and no file"; cat "$tmp/err"
+    else
+        echo "ok   ($pair): refused"
+    fi
+done
+run --frames 1 --preset disk --ic disk
+[ "$rc" -eq 0 ] && echo "ok   (--preset disk --ic disk runs)" || fail "(--preset disk --ic disk): $rc"
+
+# One body, one step: singular words.
+run --frames 3 --n 1 --steps-per-frame 1
+if [ "$rc" -ne 0 ] || ! grep -q 'CPU backend (--backend cpu), 1 body$' "$tmp/out" ||
+   ! grep -q '2 frames of 1 body (1 step/frame)' "$tmp/out"; then
+    fail "(--n 1): exit $rc or plural words:"; cat "$tmp/out"
+else
+    echo "ok   (--n 1): '1 body', '1 step/frame'"
+fi
 
 # The blow-up.
 NBODY_TEST_RUNAWAY=7 run --frames 100 --dt 0.25 --screenshot "$tmp/b.png" --dump "$tmp/b.csv" \
