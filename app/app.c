@@ -85,13 +85,18 @@ bool app_create_sim(app *a) {
         return false;
     }
     a->scene_desc = desc;
+    /* Test hook (test_runaway): NBODY_TEST_RUNAWAY=F, a frame number. */
+    const char *runaway = getenv("NBODY_TEST_RUNAWAY");
+    a->live.runaway_at = runaway ? atoi(runaway) + 1 : 0;
     const sim_params p = sim_get_params(a->sim);
     if (p.backend == SIM_BACKEND_CPU) {
+        const char *bodies = p.body_count == 1 ? "body" : "bodies";
         if (why[0]) {
-            printf("nbody: no CUDA device (%s): running on the CPU backend, %d bodies\n", why,
-                   p.body_count);
+            printf("nbody: no CUDA device (%s): running on the CPU backend, %d %s\n", why,
+                   p.body_count, bodies);
         } else {
-            printf("nbody: running on the CPU backend (--backend cpu), %d bodies\n", p.body_count);
+            printf("nbody: running on the CPU backend (--backend cpu), %d %s\n", p.body_count,
+                   bodies);
         }
     }
     a->live.damping_gap = 1.0 - (double)p.damping;
@@ -153,7 +158,8 @@ void app_reseed(app *a, sim_ic ic, int n, uint64_t seed) {
     }
     app_physics_changed(a);
     if (n != before.body_count) app_scene_brightness(a); /* the view stays as it is */
-    app_message(a, "%s, %d bodies, seed %llu", sim_ic_name(ic), n, (unsigned long long)seed);
+    app_message(a, "%s, %d %s, seed %llu", sim_ic_name(ic), n, n == 1 ? "body" : "bodies",
+                (unsigned long long)seed);
 }
 
 void app_measure_force_error(app *a) {
@@ -202,10 +208,29 @@ double app_flops_per_interaction(const app *a) {
     return p.backend == SIM_BACKEND_CUDA && sim_variant_info(p.variant)->fp64 ? 30.0 : 20.0;
 }
 
+/* The integrator's own check (sim_nonfinite), read after the frame's wait
+ * for the GPU (the vertex upload), so the frame whose steps blew up is the
+ * one that pauses and says at which step and simulated time. */
+static void check_nonfinite(app *a) {
+    int64_t step = 0;
+    double t = 0;
+    if (a->live.blown_up || !sim_nonfinite(a->sim, &step, &t)) return;
+    a->live.blown_up = true;
+    a->live.blown_up_step = step;
+    a->live.blown_up_time = t;
+    a->live.paused = true;
+    app_message(a,
+                "NaN or infinity at step %lld (t = %.6g): paused. R re-seeds; Shift+T halves "
+                "the time step, S raises the softening",
+                (long long)step, t);
+}
+
 /* Energy, momenta and the virial ratio every APP_DIAG_EVERY frames, and no
  * more often than keeps their cost within 1 / (1 + APP_DIAG_DUTY) of the
  * wall time: the potential is an O(N^2) pass, which at a million bodies on
- * the tree costs as much as a hundred steps. A non-finite energy pauses. */
+ * the tree costs as much as a hundred steps. A non-finite energy pauses: a
+ * second line of defence behind check_nonfinite (the energy can overflow
+ * while every position and velocity is still finite). */
 static void sample_diagnostics(app *a) {
     app_live *l = &a->live;
     if (l->diag_valid && l->energy0_valid &&
@@ -220,13 +245,16 @@ static void sample_diagnostics(app *a) {
     l->diag_valid = true;
     l->diag_frame = l->frame;
     if (!isfinite(a->live.diag.total) || !isfinite(a->live.diag.kinetic)) {
+        check_nonfinite(a); /* the step is known by now: sim_diagnostics waited */
         if (!a->live.blown_up) {
             a->live.blown_up = true;
+            a->live.blown_up_step = 0;
+            a->live.blown_up_time = sim_get_params(a->sim).time;
             a->live.paused = true;
             app_message(a,
-                        "positions became NaN or infinite at t = %.4g: paused. R re-seeds; "
+                        "the energy is not finite (sampled at t = %.6g): paused. R re-seeds; "
                         "Shift+T halves the time step, S raises the softening",
-                        sim_get_params(a->sim).time);
+                        a->live.blown_up_time);
         }
         return;
     }
@@ -234,6 +262,8 @@ static void sample_diagnostics(app *a) {
         a->live.energy0 = a->live.diag.total;
         a->live.energy0_valid = true;
     }
+    a->live.energy_error =
+        a->live.energy0 != 0 ? (a->live.diag.total - a->live.energy0) / fabs(a->live.energy0) : 0;
 }
 
 /* Frames per second over windows of half a second; until the first window
@@ -324,12 +354,56 @@ static void save_screenshot(app *a, int w, int h) {
     if (write_frame(a, path, w, h)) app_message(a, "wrote %s", path);
 }
 
+/* Test hook: with NBODY_TEST_RUNAWAY=F in the environment, body 0's
+ * velocity becomes infinite just before frame F's steps (through
+ * sim_set_bodies, so the step count and time restart at 0 there): a
+ * blow-up at a known frame that the integrator itself finds at step 1,
+ * for tests/test_headless.sh (exit 3). */
+static void test_runaway(app *a) {
+    const int n = sim_get_params(a->sim).body_count;
+    sim_body *b = malloc(sizeof *b * (size_t)n);
+    sim_error err = {0};
+    if (b) {
+        sim_get_bodies(a->sim, b);
+        b[0].vel[0] = INFINITY;
+        if (!sim_set_bodies(a->sim, b, n, &err)) fprintf(stderr, "nbody: %s\n", err.message);
+    }
+    free(b);
+}
+
+void app_step_frame(app *a) {
+    const int steps = a->cfg.steps_per_frame;
+    const double ms = sim_last_step_ms(a->sim);
+    const double slow = a->fe.poll_ms > 0 ? a->fe.poll_ms : APP_POLL_MS;
+    if (!a->fe.poll || steps <= 1 || !(ms * steps > slow)) {
+        sim_step(a->sim, steps);
+        return;
+    }
+    /* One at a time, each finished before the input is handled (a CUDA
+     * step is only queued by sim_step: sim_step_timed waits for it). */
+    const sim_params p = sim_get_params(a->sim);
+    const bool was_paused = a->live.paused; /* "." steps a whole frame while paused */
+    for (int i = 0; i < steps; i++) {
+        if (p.backend == SIM_BACKEND_CUDA) {
+            sim_step_timed(a->sim, 1);
+        } else {
+            sim_step(a->sim, 1);
+        }
+        a->fe.poll(a->fe.poll_ctx);
+        if (a->fe.quit || (a->live.paused && !was_paused) ||
+            sim_get_params(a->sim).generation != p.generation) {
+            break;
+        }
+    }
+}
+
 void app_frame(app *a, int fb_width, int fb_height) {
     update_fps(a);
     app_script_dispatch(a);
     if (!a->live.energy0_valid) sample_diagnostics(a); /* E0 before the first step */
+    if (a->live.frame + 1 == a->live.runaway_at) test_runaway(a);
     if (!a->live.paused || a->live.step_once) {
-        sim_step(a->sim, a->cfg.steps_per_frame);
+        app_step_frame(a);
         a->live.step_once = false;
     }
     sample_diagnostics(a);
@@ -337,6 +411,7 @@ void app_frame(app *a, int fb_width, int fb_height) {
     if (a->view.follow_com) app_follow(a);
     if (!app_interop_upload(&a->interop, a->sim, a->render))
         a->fe.quit = true; /* message printed */
+    check_nonfinite(a);
     const sim_params p = sim_get_params(a->sim);
     if (p.generation != a->live.tags_generation) {
         uint8_t *tags = malloc((size_t)p.body_count);
@@ -379,13 +454,14 @@ bool app_finish(app *a, int fb_width, int fb_height) {
         const int n = sim_get_params(a->sim).body_count;
         sim_body *b = malloc(sizeof(sim_body) * (size_t)n);
         if (!b) {
-            fprintf(stderr, "nbody: out of memory for a dump of %d bodies\n", n);
+            fprintf(stderr, "nbody: out of memory for a dump of %d %s\n", n,
+                    n == 1 ? "body" : "bodies");
             return false;
         }
         sim_get_bodies(a->sim, b);
         const bool dumped = app_output_csv(a->cfg.dump, b, n);
         free(b);
-        if (dumped) printf("nbody: wrote %s (%d bodies)\n", a->cfg.dump, n);
+        if (dumped) printf("nbody: wrote %s (%d %s)\n", a->cfg.dump, n, n == 1 ? "body" : "bodies");
         ok = dumped && ok;
     }
     if (a->cfg.status_json) {

@@ -54,6 +54,8 @@
 #define APP_DIAG_EVERY 20
 /* ... and at most 1 / (1 + APP_DIAG_DUTY) of the wall time (app.c). */
 #define APP_DIAG_DUTY 19.0
+/* |dE/E0| beyond this turns the HUD's energy line into a warning. */
+#define APP_ENERGY_WARN 0.01
 
 /* A comma-separated list on the command line (--n 16384,65536). For p and
  * q, 0 stands for "auto". */
@@ -180,6 +182,11 @@ typedef struct app_frontend {
     float content_scale;       /* the window's DPI scale (1 headless) */
     bool vsync, vsync_changed; /* the window front-end applies changes */
     bool quit;
+    /* Handles pending input (the window: glfwPollEvents); app_frame calls it
+     * between the steps of a frame whose steps are slow. NULL: none. */
+    void (*poll)(void *ctx);
+    void *poll_ctx;
+    double poll_ms; /* "slow": a frame's steps over this many ms; 0 -> APP_POLL_MS */
 } app_frontend;
 
 /* The running loop and what it samples. */
@@ -197,11 +204,16 @@ typedef struct app_live {
     bool diag_valid;
     double energy0; /* E at the start of this run of the current physics */
     bool energy0_valid;
-    int diag_frame;    /* frame of the last sample */
-    double diag_time;  /* when it ended (monotonic seconds) */
-    double diag_cost;  /* seconds it took */
-    bool blown_up;     /* non-finite energy: paused until re-seeded */
-    char message[192]; /* flashed on the HUD */
+    int diag_frame;        /* frame of the last sample */
+    double diag_time;      /* when it ended (monotonic seconds) */
+    double diag_cost;      /* seconds it took */
+    bool blown_up;         /* non-finite state or energy: paused until re-seeded */
+    int64_t blown_up_step; /* the first non-finite step (sim_nonfinite); 0: the energy only */
+    double blown_up_time;  /* the simulated time at its end */
+    int runaway_at;        /* test hook NBODY_TEST_RUNAWAY (app.c): its frame + 1; 0: off */
+    double energy_error;   /* (E - E0) / |E0| of the last sample, when diag_valid and
+                              energy0_valid; compare its magnitude with APP_ENERGY_WARN */
+    char message[192];     /* flashed on the HUD */
     double message_until;
     sim_force_error ferr;     /* the running method against the exact sum (X) */
     bool ferr_valid;          /* ferr belongs to the current method and theta */
@@ -252,6 +264,23 @@ void app_knob_key(app *a, app_knob k, int dir);
 /* The live value of k as JSON (a number or a quoted name) into out. */
 void app_knob_json(const app *a, app_knob k, char *out, size_t len);
 
+/* The + key's guard (app_knobs.c): a doubling of N is refused when the
+ * memory a step of the new N needs exceeds what is free, or when its step
+ * would take longer than APP_STEP_MS_MAX on this backend (the frame loop
+ * polls input only between steps). --n sets any N regardless. */
+#define APP_STEP_MS_MAX 3000.0
+typedef struct app_grow {
+    sim_memory mem;     /* sim_memory_estimate plus the vertex buffer, tags and host staging */
+    double step_ms_now; /* measured per step at the current N; 0: not measured yet */
+    double step_ms;     /* estimated at the new N: x (n/now)^2, tree x n log n; 0: unknown */
+} app_grow;
+app_grow app_grow_estimate(app *a, int n);
+/* true (why filled) when growing to n bodies with estimate g is refused. */
+bool app_grow_refused(const app_grow *g, int n, char *why, size_t len);
+/* Frames whose steps take longer than this step one at a time with
+ * fe.poll between them (app.c). */
+#define APP_POLL_MS 50.0
+
 /* app_cli.c: returns 0 to run, 1 when --help was printed (exit 0), 2 on a
  * bad command line (message already printed). */
 int app_cli_parse(int argc, char **argv, app_config *cfg);
@@ -267,6 +296,12 @@ bool app_create_render(app *a, bool offscreen);
 /* One frame: scripted keys, steps (unless paused), diagnostics, vertices to
  * the GL buffer, the scene, the HUD, F12 and --status-every. */
 void app_frame(app *a, int fb_width, int fb_height);
+/* The frame's steps (app_frame calls it; unless paused): one call of
+ * sim_step, or, when the last measured step time says the frame's steps
+ * take longer than fe.poll_ms and there is a fe.poll, one step at a time
+ * with fe.poll between them, stopping early when the input quits, pauses
+ * or re-seeds. */
+void app_step_frame(app *a);
 /* Writes --screenshot, --dump and --status-json; false when one failed. */
 bool app_finish(app *a, int fb_width, int fb_height);
 void app_destroy(app *a);

@@ -161,7 +161,7 @@ int app_headless_run(app *a) {
            app_interop_path_name(a->interop.path));
     glFinish();
     const double t0 = app_now();
-    while (a->live.frame < frames && !a->fe.quit) {
+    while (a->live.frame < frames && !a->fe.quit && !a->live.blown_up) {
         app_frame(a, w, h);
     }
     glFinish();
@@ -169,13 +169,23 @@ int app_headless_run(app *a) {
     const int timed = a->live.frame - 1;
     const sim_params end = sim_get_params(a->sim);
     if (timed > 0) {
-        printf("nbody: %d frames of %d bodies (%d steps/frame) in %.3f s: %.1f frames/s, "
-               "%.3f ms/step\n",
-               timed, end.body_count, a->cfg.steps_per_frame, seconds, timed / seconds,
+        printf("nbody: %d %s of %d %s (%d %s/frame) in %.3f s: %.1f frames/s, %.3f ms/step\n",
+               timed, timed == 1 ? "frame" : "frames", end.body_count,
+               end.body_count == 1 ? "body" : "bodies", a->cfg.steps_per_frame,
+               a->cfg.steps_per_frame == 1 ? "step" : "steps", seconds, timed / seconds,
                sim_last_step_ms(a->sim));
+    }
+    /* A blow-up stops the run at its frame; the outputs show that frame. */
+    const bool blown_up = a->live.blown_up;
+    if (blown_up && a->live.blown_up_step > 0) {
+        fprintf(stderr, "nbody: NaN or infinity at step %lld (t = %.6g): stopped after %d frames\n",
+                (long long)a->live.blown_up_step, a->live.blown_up_time, a->live.frame);
+    } else if (blown_up) {
+        fprintf(stderr, "nbody: the energy is not finite (t = %.6g): stopped after %d frames\n",
+                a->live.blown_up_time, a->live.frame);
     }
     bool ok = app_finish(a, w, h);
     app_destroy(a);
     app_egl_close(egl);
-    return ok ? 0 : 1;
+    return !ok ? 1 : blown_up ? 3 : 0;
 }

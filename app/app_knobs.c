@@ -372,10 +372,65 @@ static bool in_range(app *a, sim_knob r, double v, double now) {
     return false;
 }
 
+app_grow app_grow_estimate(app *a, int n) {
+    const sim_params p = params(a);
+    app_grow g = {.mem = sim_memory_estimate(a->sim, n)};
+    /* The render's vertex buffer and tags: GPU memory beside a CUDA
+     * simulation; counted as host memory otherwise (a software GL driver
+     * keeps them there). The host copy's staging buffer is host memory. */
+    const double render_bytes = (sizeof(sim_vertex) + 1.0) * n;
+    if (p.backend == SIM_BACKEND_CUDA) {
+        g.mem.device_need += render_bytes;
+    } else {
+        g.mem.host_need += render_bytes;
+    }
+    if (p.backend == SIM_BACKEND_CPU || a->interop.path == APP_INTEROP_HOST_COPY) {
+        g.mem.host_need += (double)sizeof(sim_vertex) * n;
+    }
+    g.step_ms_now = sim_last_step_ms(a->sim);
+    const double now = p.body_count > 1 ? p.body_count : 2, want = n > 1 ? n : 2;
+    if (g.step_ms_now > 0) {
+        const double ratio = want / now;
+        g.step_ms = g.step_ms_now * (p.variant == SIM_VARIANT_TREE
+                                         ? ratio * log2(want) / log2(now) /* N log N */
+                                         : ratio * ratio);                /* N^2 */
+    }
+    return g;
+}
+
+bool app_grow_refused(const app_grow *g, int n, char *why, size_t len) {
+    const sim_memory *m = &g->mem;
+    if (m->host_free > 0 && m->host_need > m->host_free) {
+        snprintf(why, len, "%d bodies need %.0f MiB of host memory, %.0f MiB is free", n,
+                 m->host_need / 1048576.0, m->host_free / 1048576.0);
+        return true;
+    }
+    if (m->device_free > 0 && m->device_need > m->device_free) {
+        snprintf(why, len, "%d bodies need %.0f MiB of GPU memory, %.0f MiB is free", n,
+                 m->device_need / 1048576.0, m->device_free / 1048576.0);
+        return true;
+    }
+    if (g->step_ms > APP_STEP_MS_MAX) {
+        snprintf(why, len, "a step of %d bodies would take about %.1f s here (%.2f s now)", n,
+                 g->step_ms / 1000.0, g->step_ms_now / 1000.0);
+        return true;
+    }
+    return false;
+}
+
 static void key_n(app *a, int dir) {
     const sim_params p = params(a);
     const double n = dir > 0 ? 2.0 * p.body_count : p.body_count / 2;
     if (!in_range(a, SIM_KNOB_BODY_COUNT, n, p.body_count)) return;
+    if (dir > 0) {
+        const app_grow g = app_grow_estimate(a, (int)n);
+        char why[128];
+        if (app_grow_refused(&g, (int)n, why, sizeof why)) {
+            app_message(a, "N stays %d: %s (--n %d starts with it anyway)", p.body_count, why,
+                        (int)n);
+            return;
+        }
+    }
     app_reseed(a, p.ic, (int)n, p.seed);
 }
 
@@ -456,6 +511,13 @@ static void key_variant(app *a, int dir) {
 
 static void key_block(app *a, app_knob k, int dir) {
     const sim_params before = params(a);
+    if (before.backend == SIM_BACKEND_CPU) {
+        /* The CPU's force loops (the exact sum and the tree's walk, body by
+         * body) take no block shape. */
+        app_message(a, "%s: p and q shape the GPU kernels; the CPU backend has none",
+                    k == APP_KNOB_P ? "P" : "Q");
+        return;
+    }
     const int now = k == APP_KNOB_P ? before.p : before.q;
     const int want = dir > 0 ? now * 2 : (now > 1 ? now / 2 : 1);
     const sim_block b = k == APP_KNOB_P ? sim_set_block(a->sim, want, before.q)
@@ -546,11 +608,13 @@ void app_knob_json(const app *a, app_knob k, char *out, size_t len) {
     case APP_KNOB_VARIANT:
         snprintf(out, len, "\"%s\"", app_method_name(a));
         return;
-    case APP_KNOB_P:
-        snprintf(out, len, "%d", p.p);
-        return;
+    case APP_KNOB_P: /* null on the CPU backend: it has no block shape */
     case APP_KNOB_Q:
-        snprintf(out, len, "%d", p.q);
+        if (p.backend == SIM_BACKEND_CUDA) {
+            snprintf(out, len, "%d", k == APP_KNOB_P ? p.p : p.q);
+        } else {
+            snprintf(out, len, "null");
+        }
         return;
     case APP_KNOB_STEPS_PER_FRAME:
         snprintf(out, len, "%d", a->cfg.steps_per_frame);

@@ -6,15 +6,22 @@
  *     240 Shift+P
  * The key is pressed just before that frame is drawn (frame 0 is the first),
  * through the same app_key() the window's keyboard uses, in the window and
- * headless alike. Blank lines and # comments are skipped. A line that does
- * not parse stops the program at start-up with its line number.
+ * headless alike. Blank lines and # comments are skipped; lines may be of
+ * any length. A line that does not parse stops the program at start-up with
+ * its line number. Only a regular file is read: a directory, a FIFO or a
+ * device is refused up front (a FIFO would block, or be read as empty).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "app.h"
+
+#define SCRIPT_FRAME_MAX 1000000000 /* the last frame a line can name */
 
 static int by_frame(const void *x, const void *y) {
     const app_script_event *a = x, *b = y;
@@ -29,37 +36,109 @@ static bool bad_line(const char *path, int line, const char *what) {
     return false;
 }
 
-bool app_script_load(app *a, const char *path) {
-    FILE *f = fopen(path, "r");
-    if (!f) {
+/* Opens path for reading if it is a regular file; else NULL with a message.
+ * O_NONBLOCK so that opening a FIFO cannot wait for a writer; fstat then
+ * tells what was opened (the file itself, not a name that may change). */
+static FILE *open_regular(const char *path) {
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
         fprintf(stderr, "nbody: cannot read --script %s: %s\n", path, strerror(errno));
         fprintf(stderr, "hint: check the path\n");
-        return false;
+        return NULL;
     }
+    struct stat st;
+    const char *kind = NULL;
+    if (fstat(fd, &st) != 0) {
+        kind = "cannot be examined";
+    } else if (S_ISDIR(st.st_mode)) {
+        kind = "is a directory";
+    } else if (S_ISFIFO(st.st_mode)) {
+        kind = "is a FIFO (named pipe)";
+    } else if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+        kind = "is a device";
+    } else if (!S_ISREG(st.st_mode)) {
+        kind = "is not a regular file";
+    }
+    if (kind) {
+        fprintf(stderr, "nbody: --script %s %s\n", path, kind);
+        fprintf(stderr, "hint: give a text file of \"FRAME KEY\" lines (a pipe or device cannot be "
+                        "read ahead of the run)\n");
+        close(fd);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "r");
+    if (!f) {
+        fprintf(stderr, "nbody: cannot read --script %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "hint: free some memory\n");
+        close(fd);
+    }
+    return f;
+}
+
+/* The next whitespace-separated word of *p: its start and length (0 at the end). */
+static size_t next_word(char **p, char **word) {
+    *p += strspn(*p, " \t\r\n\f\v");
+    *word = *p;
+    const size_t len = strcspn(*p, " \t\r\n\f\v");
+    *p += len;
+    return len;
+}
+
+/* Parses one line (comment already cut) into *e; false with a message. */
+static bool parse_line(const char *path, int line, char *buf, app_script_event *e) {
+    char *p = buf, *frame_word, *key_word, *extra;
+    const size_t frame_len = next_word(&p, &frame_word);
+    const size_t key_len = next_word(&p, &key_word);
+    const size_t extra_len = next_word(&p, &extra);
+    if (frame_len == 0 || key_len == 0 || extra_len != 0) {
+        return bad_line(path, line, "expected a frame number and one key");
+    }
+    frame_word[frame_len] = 0;
+    key_word[key_len] = 0;
+    const char *digits = frame_word + (frame_word[0] == '-' || frame_word[0] == '+');
+    if (!*digits || strspn(digits, "0123456789") != strlen(digits)) {
+        return bad_line(path, line, "expected a frame number and one key");
+    }
+    if (frame_word[0] == '-' && strspn(digits, "0") != strlen(digits)) {
+        return bad_line(path, line, "the frame number must be 0 or more");
+    }
+    errno = 0;
+    const long long frame = strtoll(frame_word, NULL, 10);
+    if (errno == ERANGE || frame > SCRIPT_FRAME_MAX) {
+        char what[160];
+        snprintf(what, sizeof what,
+                 "frame %.40s%s is beyond the last frame this script can address (max %d)",
+                 frame_word, frame_len > 40 ? "..." : "", SCRIPT_FRAME_MAX);
+        return bad_line(path, line, what);
+    }
+    if (!app_key_parse(key_word, &e->key, &e->mods)) {
+        char what[96];
+        snprintf(what, sizeof what, "unknown key '%.60s%s'", key_word, key_len > 60 ? "..." : "");
+        return bad_line(path, line, what);
+    }
+    e->frame = (int)frame;
+    e->line = line;
+    return true;
+}
+
+bool app_script_load(app *a, const char *path) {
+    FILE *f = open_regular(path);
+    if (!f) return false;
     app_script_event *events = NULL;
     int count = 0, cap = 0, line = 0;
-    char buf[256];
+    char *buf = NULL;
+    size_t buf_cap = 0;
     bool ok = true;
-    while (ok && fgets(buf, sizeof buf, f)) {
+    while (ok && getline(&buf, &buf_cap, f) != -1) {
         line++;
         char *hash = strchr(buf, '#');
         if (hash) *hash = 0;
-        if (strspn(buf, " \t\r\n") == strlen(buf)) continue; /* blank or comment */
-        char key_name[64], extra[8];
-        long frame = 0;
-        int fields = sscanf(buf, "%ld %63s %7s", &frame, key_name, extra);
-        app_script_event e = {.line = line};
-        if (fields != 2) {
-            ok = bad_line(path, line, "expected a frame number and one key");
-        } else if (frame < 0 || frame > 1000000000L) {
-            ok = bad_line(path, line, "the frame number must be 0 or more");
-        } else if (!app_key_parse(key_name, &e.key, &e.mods)) {
-            char what[96];
-            snprintf(what, sizeof what, "unknown key '%s'", key_name);
-            ok = bad_line(path, line, what);
+        if (strspn(buf, " \t\r\n\f\v") == strlen(buf)) continue; /* blank or comment */
+        app_script_event e = {0};
+        if (!parse_line(path, line, buf, &e)) {
+            ok = false;
+            break;
         }
-        if (!ok) break;
-        e.frame = (int)frame;
         if (count == cap) {
             cap = cap ? 2 * cap : 64;
             app_script_event *grown = realloc(events, sizeof *events * (size_t)cap);
@@ -71,6 +150,12 @@ bool app_script_load(app *a, const char *path) {
         }
         events[count++] = e;
     }
+    if (ok && ferror(f)) {
+        fprintf(stderr, "nbody: cannot read --script %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "hint: check the file\n");
+        ok = false;
+    }
+    free(buf);
     fclose(f);
     if (!ok) {
         free(events);

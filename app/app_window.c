@@ -73,6 +73,13 @@ static void on_content_scale(GLFWwindow *window, float xs, float ys) {
     state_of(window)->app->fe.content_scale = xs > ys ? xs : ys;
 }
 
+/* app_frame's hook between slow steps: the input, and the close button. */
+static void poll_window(void *ctx) {
+    GLFWwindow *window = ctx;
+    glfwPollEvents();
+    if (glfwWindowShouldClose(window)) state_of(window)->app->fe.quit = true;
+}
+
 static void update_title(GLFWwindow *window, app *a) {
     const sim_params p = sim_get_params(a->sim);
     char title[256];
@@ -112,6 +119,8 @@ int app_window_run(app *a) {
     glfwSetCursorPosCallback(window, on_cursor);
     glfwSetScrollCallback(window, on_scroll);
     glfwSetWindowContentScaleCallback(window, on_content_scale);
+    a->fe.poll = poll_window;
+    a->fe.poll_ctx = window;
     float xs = 1, ys = 1;
     glfwGetWindowContentScale(window, &xs, &ys);
     a->fe.content_scale = xs > ys ? xs : ys;

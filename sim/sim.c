@@ -15,6 +15,17 @@
 
 #include "sim_internal.h"
 
+/* Step calls remembered to give the simulated time of a non-finite step
+ * found after later calls (sim_nonfinite). */
+#define STEP_HISTORY 64
+
+typedef struct step_call {
+    int64_t first_step; /* the steps counter before the call */
+    int steps;
+    double time0; /* the simulated time before it */
+    float dt;
+} step_call;
+
 struct sim {
     const sim_backend_ops *ops;
     void *backend_state;
@@ -30,6 +41,11 @@ struct sim {
     uint64_t seed;
     double time;
     int64_t steps;
+    step_call calls[STEP_HISTORY]; /* the last step calls, a ring */
+    int call_next;                 /* where the next call goes */
+    int call_kept;                 /* calls in the ring since the bodies were replaced */
+    int64_t nonfinite_step;        /* first non-finite step, 0: none seen */
+    double nonfinite_time;
 };
 
 static const char *const ic_names[] = {"plummer", "plummer", "shell", "disk", "merger"};
@@ -270,6 +286,8 @@ static bool seed_bodies(sim *s, sim_ic ic, int n, uint64_t seed, sim_error *err)
     s->seed = seed;
     s->time = 0;
     s->steps = 0;
+    s->call_kept = 0;
+    s->nonfinite_step = 0;
     return true;
 }
 
@@ -388,11 +406,43 @@ bool sim_reset_scene(sim *s, const sim_desc *desc, sim_error *err) {
     return true;
 }
 
+/* Takes the backend's first non-finite step, if it knows one by now, with
+ * the simulated time at its end from the remembered step calls. */
+static void latch_nonfinite(sim *s) {
+    if (s->nonfinite_step > 0) return;
+    const int64_t k = s->ops->nonfinite_step(s->backend_state);
+    if (k <= 0) return;
+    s->nonfinite_step = k;
+    s->nonfinite_time = s->time - (double)s->knobs.dt * (double)(s->steps - k); /* fallback */
+    for (int i = 1; i <= s->call_kept; i++) {
+        const step_call *c = &s->calls[(s->call_next - i + STEP_HISTORY) % STEP_HISTORY];
+        if (k > c->first_step && k <= c->first_step + c->steps) {
+            s->nonfinite_time = c->time0 + (double)c->dt * (double)(k - c->first_step);
+            break;
+        }
+    }
+}
+
 void sim_step(sim *s, int steps) {
     if (steps <= 0) return;
-    s->ops->step(s->backend_state, &s->knobs, steps);
+    latch_nonfinite(s); /* before the ring forgets the call it happened in */
+    sim_step_params sp = s->knobs;
+    sp.first_step = s->steps;
+    s->calls[s->call_next] =
+        (step_call){.first_step = s->steps, .steps = steps, .time0 = s->time, .dt = sp.dt};
+    s->call_next = (s->call_next + 1) % STEP_HISTORY;
+    if (s->call_kept < STEP_HISTORY) s->call_kept++;
+    s->ops->step(s->backend_state, &sp, steps);
     s->time += (double)s->knobs.dt * steps;
     s->steps += steps;
+}
+
+bool sim_nonfinite(sim *s, int64_t *step, double *time) {
+    latch_nonfinite(s);
+    if (s->nonfinite_step <= 0) return false;
+    if (step) *step = s->nonfinite_step;
+    if (time) *time = s->nonfinite_time;
+    return true;
 }
 
 void sim_set_dt(sim *s, float dt) {
@@ -480,6 +530,8 @@ bool sim_set_bodies(sim *s, const sim_body *bodies, int n, sim_error *err) {
     s->body_count = n;
     s->time = 0;
     s->steps = 0;
+    s->call_kept = 0;
+    s->nonfinite_step = 0;
     sim_set_block(s, s->want_p, s->want_q);
     return true;
 }
@@ -497,6 +549,16 @@ sim_diag sim_moments(sim *s) {
 void sim_write_vertices(sim *s, sim_vertex *dst, bool dst_on_device) {
     assert(!dst_on_device || s->backend == SIM_BACKEND_CUDA);
     s->ops->vertices(s->backend_state, dst, dst_on_device);
+}
+
+sim_memory sim_memory_estimate(sim *s, int n) {
+    sim_memory m = {0};
+    if (n <= 0) return m;
+    /* seed_bodies' host buffer and the host copy of the tags */
+    m.host_need = (double)(sizeof(sim_body) + 1) * n;
+    m.host_free = sim_host_available_bytes();
+    s->ops->memory(s->backend_state, n, s->knobs.variant, &m);
+    return m;
 }
 
 float sim_last_step_ms(sim *s) {

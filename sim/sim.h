@@ -354,6 +354,35 @@ sim_diag sim_moments(sim *s);
  * leaving the wait to the interop unmap; sim_cuda.cu says by how much). */
 void sim_write_vertices(sim *s, sim_vertex *dst, bool dst_on_device);
 
+/* Non-finite state (NaN or infinity), caught by the integrator itself:
+ * every step of every backend and force method checks the positions and
+ * velocities it writes (on the GPU a flag in device memory, set by the
+ * leapfrog kernel and copied back with the step, so reading it adds no
+ * wait). True once some position or velocity has been non-finite at the
+ * end of a step since the last sim_reset, sim_reset_scene or
+ * sim_set_bodies; then *step (when non-NULL) is that first step, counted
+ * as sim_params.steps counts (a state already non-finite at the start is
+ * caught at step 1), and *time the simulated time at its end (exact while
+ * dt has not changed during the last 64 sim_step calls). On the CUDA
+ * backend the answer is as of the last time the host waited for the GPU
+ * (sim_write_vertices, sim_diagnostics, sim_moments, sim_get_bodies,
+ * sim_step_timed): a frame that writes its vertices after stepping knows
+ * about its own steps. Never waits. */
+bool sim_nonfinite(sim *s, int64_t *step, double *time);
+
+/* What n bodies would need with this simulation's backend and force
+ * method (its state, the tree's buffers when the tree runs, and the host
+ * buffer sim_reset builds them in), and what is free now: host memory as
+ * /proc/meminfo's MemAvailable, device memory as the CUDA runtime reports
+ * it. Bytes; a free count of 0 means unknown. Buffers that are already
+ * this size are counted too (an estimate to compare with free memory
+ * before growing, not an exact accounting). */
+typedef struct sim_memory {
+    double host_need, host_free;
+    double device_need, device_free; /* 0 and 0 on the CPU backend */
+} sim_memory;
+sim_memory sim_memory_estimate(sim *s, int n);
+
 /* Milliseconds per step of a recent sim_step call: CUDA events on the CUDA
  * backend (read when they have completed, never waited for), the monotonic
  * clock on the CPU backend. 0 before the first step. */

@@ -32,7 +32,9 @@
 #ifdef _OPENMP
 #define PARALLEL_FOR _Pragma("omp parallel for schedule(static)")
 #define PARALLEL_FOR_DYNAMIC _Pragma("omp parallel for schedule(dynamic, 64)")
+#define PARALLEL_FOR_ALL _Pragma("omp parallel for schedule(static) reduction(&& : ok)")
 #else
+#define PARALLEL_FOR_ALL
 #define PARALLEL_FOR
 #define PARALLEL_FOR_DYNAMIC
 #endif
@@ -51,6 +53,7 @@ typedef struct cpu_backend {
     sim_tree_cpu *tree; /* the tree force method (sim_tree_cpu.c) */
     bool tree_ready;    /* the tree's arrays hold capacity bodies */
     float last_step_ms;
+    int64_t nonfinite_step; /* first step that ended with a NaN or infinity; 0: none */
 } cpu_backend;
 
 double sim_now_seconds(void) {
@@ -62,6 +65,19 @@ double sim_now_seconds(void) {
 double sim_host_memory_bytes(void) {
     long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
     return pages > 0 && size > 0 ? (double)pages * (double)size : 0.0;
+}
+
+double sim_host_available_bytes(void) {
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f) return 0;
+    char line[128];
+    double kib = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "MemAvailable: %lf kB", &kib) == 1) break;
+        kib = 0;
+    }
+    fclose(f);
+    return kib * 1024.0;
 }
 
 /* The exact acceleration of body i: the reference's sum over all j != i. */
@@ -200,6 +216,7 @@ static void cpu_upload(void *b, const sim_body *bodies, int n) {
     }
     c->n = n;
     c->acc_valid = false;
+    c->nonfinite_step = 0;
 }
 
 /* The reference is double precision whatever the variant. */
@@ -229,6 +246,20 @@ static void kick(cpu_backend *c, double h) {
     for (int i = 0; i < 3 * n; i++) c->vel[i] += h * c->acc[i];
 }
 
+/* Every position and velocity is finite: one O(N) pass, next to the O(N^2)
+ * or O(N log N) force evaluation of the step. */
+static bool all_finite(const cpu_backend *c) {
+    const int n = c->n;
+    const double *p = c->pos, *v = c->vel;
+    bool ok = true;
+    PARALLEL_FOR_ALL
+    for (int i = 0; i < n; i++) {
+        ok = ok && isfinite(p[4 * i]) && isfinite(p[4 * i + 1]) && isfinite(p[4 * i + 2]) &&
+             isfinite(v[3 * i]) && isfinite(v[3 * i + 1]) && isfinite(v[3 * i + 2]);
+    }
+    return ok;
+}
+
 static void cpu_step(void *b, const sim_step_params *sp, int steps) {
     cpu_backend *c = b;
     const int n = c->n;
@@ -247,6 +278,8 @@ static void cpu_step(void *b, const sim_step_params *sp, int steps) {
             PARALLEL_FOR
             for (int i = 0; i < 3 * n; i++) c->vel[i] *= damping;
         }
+        /* The first step that ended non-finite (sim_nonfinite). */
+        if (c->nonfinite_step == 0 && !all_finite(c)) c->nonfinite_step = sp->first_step + s + 1;
     }
     if (steps > 0) c->last_step_ms = (float)(1e3 * (sim_now_seconds() - t0) / steps);
 }
@@ -325,6 +358,17 @@ static float cpu_last_step_ms(void *b) {
 
 static void cpu_wait_timing(void *b) {
     (void)b; /* the CPU clock is read synchronously */
+}
+
+/* What cpu_reserve and the tree allocate for n bodies. */
+static void cpu_memory(void *b, int n, sim_variant v, sim_memory *out) {
+    (void)b;
+    out->host_need +=
+        (11.0 * sizeof(double) + 1) * n + (v == SIM_VARIANT_TREE ? sim_tree_cpu_bytes(n) : 0);
+}
+
+static int64_t cpu_nonfinite_step(void *b) {
+    return ((cpu_backend *)b)->nonfinite_step;
 }
 
 static void cpu_invalidate(void *b) {
@@ -420,4 +464,6 @@ const sim_backend_ops sim_cpu_ops = {
     .tree_cells = cpu_tree_cells,
     .prepare_variant = cpu_prepare_variant,
     .force_error = cpu_force_error,
+    .nonfinite_step = cpu_nonfinite_step,
+    .memory = cpu_memory,
 };

@@ -12,7 +12,12 @@
  *
  * Diagnostics are reduced on the GPU in double precision: one kernel sums
  * per-block partials (the potential is an O(N^2) tiled pass), a second sums
- * the blocks; reading the totals back waits for the stream. Step timing uses
+ * the blocks; reading the totals back waits for the stream. Non-finite state
+ * is caught where it is written: the leapfrog kernel keeps the first step
+ * that wrote a NaN or infinity in one device word (an atomicMin, only by the
+ * threads that find one), copied to pinned host memory at the end of each
+ * step call and read once an event says the copy is done (sim_nonfinite):
+ * by the next wait of the frame, never with a wait of its own. Step timing uses
  * CUDA events that are read only once they have completed, so the frame
  * loop never waits on them. Writing vertices waits for the stream, on the
  * zero-copy interop path too: measured, that is faster than leaving the
@@ -79,7 +84,14 @@ struct cuda_backend {
     sim_variant acc_variant;
     sim_tree *tree; /* variant tree (sim_tree.cu): created on first use, kept after */
     bool tree_on;   /* the tree variant is selected: reserve() grows the tree too */
+    unsigned long long *bad;      /* device: first non-finite step, NO_BAD_STEP: none */
+    unsigned long long *bad_host; /* pinned copy, valid once bad_ready has completed */
+    cudaEvent_t bad_ready;        /* recorded after the copy of each step call */
+    bool bad_pending;             /* a copy is queued that has not been read */
+    int64_t bad_step;             /* the first non-finite step known on the host; 0: none */
 };
+
+#define NO_BAD_STEP 0xffffffffffffffffull /* what a memset to 0xff bytes gives */
 
 extern "C" int sim_cuda_device_count(char *why, size_t why_len) {
     int count = 0;
@@ -110,13 +122,25 @@ extern "C" sim_device_limits sim_cuda_device_limits(int device) {
 /* ------------------------------------------------------------------------ */
 /* Kernels of the integrator and of the host interface, for either precision. */
 
+/* Keeps the smallest step that wrote a non-finite value. The plain read
+ * first: once a step has blown up, every later one would find NaNs too. */
+static __device__ void flag_bad_step(unsigned long long *bad, unsigned long long step) {
+    if (*(volatile unsigned long long *)bad > step) atomicMin(bad, step);
+}
+
+template <typename V> static __device__ bool finite3(const V &u) {
+    return isfinite(u.x) && isfinite(u.y) && isfinite(u.z);
+}
+
 /* The O(N) part of leapfrog between two force evaluations: close a step
  * (kick by `close`, damp) and open the next (kick by `open`, drift by dt).
  * The first call of a sim_step opens only (close 0, damping 1); the last
- * closes only (dt 0). */
+ * closes only (dt 0). Step `step` is the one closed here: its velocities
+ * are final after the closing kick and the next step's positions after the
+ * drift, and a non-finite one flags that step in *bad (sim_nonfinite). */
 template <typename T, typename V = typename vec4<T>::type>
 __global__ void kick_drift_kernel(int n, V *pos, V *vel, const V *acc, T close, T damping, T open,
-                                  T dt) {
+                                  T dt, unsigned long long step, unsigned long long *bad) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     V v = vel[i];
@@ -124,6 +148,7 @@ __global__ void kick_drift_kernel(int n, V *pos, V *vel, const V *acc, T close, 
     v.x = (v.x + a.x * close) * damping;
     v.y = (v.y + a.y * close) * damping;
     v.z = (v.z + a.z * close) * damping;
+    if (close != 0 && !finite3(v)) flag_bad_step(bad, step);
     if (dt > 0) {
         V x = pos[i];
         v.x += a.x * open;
@@ -133,6 +158,7 @@ __global__ void kick_drift_kernel(int n, V *pos, V *vel, const V *acc, T close, 
         x.y += v.y * dt;
         x.z += v.z * dt;
         pos[i] = x;
+        if (!finite3(x)) flag_bad_step(bad, step + 1);
     }
     vel[i] = v;
 }
@@ -291,6 +317,8 @@ static void free_buffers64(cuda_backend *c) {
     c->capacity64 = 0;
 }
 
+static void cuda_destroy(void *b);
+
 static void *cuda_create(int device, sim_error *err) {
     cudaError_t e = cudaSetDevice(device);
     if (e != cudaSuccess) {
@@ -326,6 +354,20 @@ static void *cuda_create(int device, sim_error *err) {
     CUDA_CHECK(cudaStreamCreate(&c->stream));
     CUDA_CHECK(cudaEventCreate(&c->start));
     CUDA_CHECK(cudaEventCreate(&c->stop));
+    CUDA_CHECK(cudaEventCreateWithFlags(&c->bad_ready, cudaEventDisableTiming));
+    if (cudaMalloc(&c->bad, sizeof *c->bad) != cudaSuccess ||
+        cudaMallocHost(&c->bad_host, sizeof *c->bad_host) != cudaSuccess) {
+        cudaGetLastError(); /* out of memory is not sticky */
+        if (err) {
+            snprintf(err->message, sizeof err->message,
+                     "out of memory for the CUDA backend's non-finite flag");
+            snprintf(err->hint, sizeof err->hint, "free some memory");
+        }
+        cuda_destroy(c);
+        return NULL;
+    }
+    CUDA_CHECK(cudaMemset(c->bad, 0xff, sizeof *c->bad));
+    *c->bad_host = NO_BAD_STEP;
     return c;
 }
 
@@ -338,6 +380,9 @@ static void cuda_destroy(void *b) {
     sim_tree_destroy(c->tree);
     CUDA_CHECK(cudaEventDestroy(c->start));
     CUDA_CHECK(cudaEventDestroy(c->stop));
+    CUDA_CHECK(cudaEventDestroy(c->bad_ready));
+    CUDA_CHECK(cudaFree(c->bad));
+    CUDA_CHECK(cudaFreeHost(c->bad_host));
     CUDA_CHECK(cudaStreamDestroy(c->stream));
     free(c->host_stage);
     free(c);
@@ -468,11 +513,18 @@ static void upload(cuda_backend *c, V *pos, V *vel, const sim_body *bodies, int 
 
 static void cuda_upload(void *b, const sim_body *bodies, int n) {
     cuda_backend *c = (cuda_backend *)b;
+    /* New bodies, no non-finite step yet. The wait below means no copy of
+     * the old flag is in flight when the host copy is reset. */
+    CUDA_CHECK(cudaMemsetAsync(c->bad, 0xff, sizeof *c->bad, c->stream));
     if (c->fp64) {
         upload<double>(c, c->pos64, c->vel64, bodies, n);
     } else {
         upload<float>(c, c->pos, c->vel, bodies, n);
     }
+    CUDA_CHECK(cudaStreamSynchronize(c->stream)); /* also when n == 0 */
+    *c->bad_host = NO_BAD_STEP;
+    c->bad_pending = false;
+    c->bad_step = 0;
     c->n = n;
     c->acc_valid = false;
 }
@@ -561,15 +613,23 @@ static void leapfrog(cuda_backend *c, V *pos, V *vel, const V *acc, const sim_st
                      int steps) {
     const int n = c->n, blocks = blocks_for(n, THREADS);
     const T dt = sp->dt, h = (T)0.5 * dt, damping = sp->damping;
-    kick_drift_kernel<T><<<blocks, THREADS, 0, c->stream>>>(n, pos, vel, acc, 0, 1, h, dt);
+    const unsigned long long first = (unsigned long long)sp->first_step;
+    kick_drift_kernel<T>
+        <<<blocks, THREADS, 0, c->stream>>>(n, pos, vel, acc, 0, 1, h, dt, first, c->bad);
     CUDA_CHECK_LAUNCH();
     for (int s = 0; s < steps; s++) {
         compute_forces(c, sp);
         const T next_dt = s + 1 < steps ? dt : (T)0;
-        kick_drift_kernel<T>
-            <<<blocks, THREADS, 0, c->stream>>>(n, pos, vel, acc, h, damping, h, next_dt);
+        kick_drift_kernel<T><<<blocks, THREADS, 0, c->stream>>>(n, pos, vel, acc, h, damping, h,
+                                                                next_dt, first + s + 1, c->bad);
         CUDA_CHECK_LAUNCH();
     }
+    /* The flag comes back behind the steps; cuda_nonfinite_step reads it
+     * once the event says it has arrived. */
+    CUDA_CHECK(cudaMemcpyAsync(c->bad_host, c->bad, sizeof *c->bad, cudaMemcpyDeviceToHost,
+                               c->stream));
+    CUDA_CHECK(cudaEventRecord(c->bad_ready, c->stream));
+    c->bad_pending = true;
 }
 
 static void cuda_step(void *b, const sim_step_params *sp, int steps) {
@@ -696,6 +756,39 @@ static void cuda_wait_timing(void *b) {
     harvest_timing(c);
 }
 
+/* The flag's latest copy, if it has arrived; never waits. The event is
+ * recorded after the last copy queued, so when it has completed no copy
+ * into bad_host is in flight. */
+static int64_t cuda_nonfinite_step(void *b) {
+    cuda_backend *c = (cuda_backend *)b;
+    if (c->bad_step == 0 && c->bad_pending) {
+        const cudaError_t e = cudaEventQuery(c->bad_ready);
+        if (e == cudaErrorNotReady) return 0;
+        CUDA_CHECK(e);
+        c->bad_pending = false;
+        if (*c->bad_host != NO_BAD_STEP) c->bad_step = (int64_t)*c->bad_host;
+    }
+    return c->bad_step;
+}
+
+/* What cuda_reserve, reserve64 and the tree allocate for n bodies (the
+ * same sums), and the device's free memory. */
+static void cuda_memory(void *b, int n, sim_variant v, sim_memory *out) {
+    cuda_backend *c = (cuda_backend *)b;
+    const double partial = sizeof(double) * DIAG_COUNT * (blocks_for(n, DIAG_THREADS) + 1);
+    double need = (3 * sizeof(float4) + 4 * sizeof(float) + sizeof(sim_vertex) + 1) * (double)n +
+                  partial;
+    if (sim_variant_info(v)->fp64) need += 3.0 * sizeof(double4a) * n;
+    if (v == SIM_VARIANT_TREE) need += (double)sim_tree_bytes(c->tree, n);
+    out->device_need += need;
+    size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+        cudaGetLastError();
+        free_b = 0;
+    }
+    out->device_free = (double)free_b;
+}
+
 static void cuda_invalidate(void *b) {
     ((cuda_backend *)b)->acc_valid = false;
 }
@@ -752,5 +845,5 @@ extern "C" const sim_backend_ops sim_cuda_ops = {
     cuda_upload,     cuda_set_precision, cuda_download,     cuda_step,
     cuda_vertices,   cuda_diagnostics,   cuda_last_step_ms, cuda_wait_timing,
     cuda_invalidate, cuda_tree_stats,    cuda_tree_cells,   cuda_force_error,
-    cuda_prepare_variant,
+    cuda_prepare_variant, cuda_nonfinite_step, cuda_memory,
 };

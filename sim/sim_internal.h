@@ -25,6 +25,7 @@ typedef struct sim_step_params {
     float theta;         /* tree opening angle (variant tree) */
     sim_variant variant; /* resolved */
     int p, q;            /* resolved, already clamped */
+    int64_t first_step;  /* the steps counter before this step call (sim_nonfinite) */
 } sim_step_params;
 
 /* A backend: opaque state plus these operations. n is the body count.
@@ -67,6 +68,13 @@ typedef struct sim_backend_ops {
      * before it runs; false (out of memory, in *err) keeps the old variant.
      * NULL: nothing to prepare. */
     bool (*prepare_variant)(void *b, sim_variant v, sim_error *err);
+    /* The first step (numbered as sp->first_step + 1 + the step's index in
+     * its call) at whose end a position or velocity was non-finite, as far
+     * as the host knows without waiting; 0: none since the last upload. */
+    int64_t (*nonfinite_step)(void *b);
+    /* Adds what n bodies with force method v need to out (host and device
+     * bytes) and fills device_free (sim_memory_estimate). */
+    void (*memory)(void *b, int n, sim_variant v, sim_memory *out);
 } sim_backend_ops;
 
 extern const sim_backend_ops sim_cpu_ops;
@@ -125,6 +133,10 @@ double sim_now_seconds(void);
  * checked against it up front: with memory overcommit a malloc far beyond it
  * can "succeed" and the process is killed later instead of reporting. */
 double sim_host_memory_bytes(void);
+
+/* Host memory available now without swapping (MemAvailable in
+ * /proc/meminfo) in bytes; 0 if unknown. */
+double sim_host_available_bytes(void);
 
 /* The CPU reference Barnes-Hut tree (sim_tree_cpu.c), the CPU backend's
  * `tree` force method: double precision, the same maths as the GPU tree. */

@@ -25,6 +25,8 @@
  *   rounding error and feels a huge force). Every variant's accelerations
  *   must be finite, equal for the two bodies of a pair, and equal to the
  *   reference's; the GPU potential must be finite and match the CPU's.
+ * - non-finite state, every variant: the first step reported exactly
+ *   (check_nonfinite).
  * Each case runs the reference once, then every variant at every block
  * shape it honours - the automatic one, powers of two with p*q <= 1024,
  * and odd ones such as 7 x 5 and 96 x 3 - from the same start, and
@@ -311,6 +313,109 @@ static void check_case(const test_case *c, bool quick) {
     free(got);
 }
 
+/* sim_nonfinite on the GPU, every variant (the fp64 state and the tree
+ * included): the leapfrog kernel's flag, read after the frame's wait
+ * (sim_write_vertices). As tests/test_nonfinite.c does on the CPU: a body
+ * at v0 = 3e38 (float; 1e308 for fp64) overflows its x after a few steps,
+ * which an independent loop of the same drift predicts exactly (its
+ * velocity stays v0: the others' pull is far below its last place); the
+ * tree's own multipoles overflow with such a body, so there it may be
+ * reported earlier, never later. Two bodies of mass 1e300 at 1e-10 apart
+ * with softening 0 (an infinite mass in float) and an infinite velocity
+ * are reported at step 1; an ordinary Plummer sphere at none. */
+static int64_t runaway_reference(bool fp64, double v0, double *time) {
+    double x = 0.5, t = 0;
+    float xf = 0.5f;
+    for (int64_t k = 1; k < 100; k++) {
+        const double dt = k <= 2 ? 0.25 : 0.5;
+        t += dt;
+        x += dt * v0;
+        xf += (float)dt * (float)v0;
+        if (fp64 ? !isfinite(x) : !isfinite(xf)) {
+            *time = t;
+            return k;
+        }
+    }
+    return -1;
+}
+
+static void wait_frame(sim *s, sim_vertex *scratch) {
+    sim_write_vertices(s, scratch, false); /* the frame's wait */
+}
+
+static void check_nonfinite(void) {
+    sim_vertex scratch[512];
+    for (int v = 1; v < SIM_VARIANT_COUNT; v++) {
+        const sim_variant_desc *info = sim_variant_info((sim_variant)v);
+        const bool tree = v == SIM_VARIANT_TREE;
+        const double v0 = info->fp64 ? 1e308 : 3e38;
+        double want_time = 0;
+        const int64_t want = runaway_reference(info->fp64, v0, &want_time);
+        sim *s = test_sim((sim_desc){.backend = SIM_BACKEND_CUDA,
+                                     .body_count = 16,
+                                     .dt = 0.25f,
+                                     .softening = 0.05f,
+                                     .variant = (sim_variant)v});
+        sim_body b[3] = {
+            {.pos = {0.5, 0, 0}, .vel = {v0, 0, 0}, .mass = 0.25},
+            {.pos = {-0.5, 0.25, 0}, .vel = {0, 0.1, 0}, .mass = 0.5},
+            {.pos = {0, -0.5, 0.5}, .vel = {0.1, 0, 0}, .mass = 0.25},
+        };
+        test_set_bodies(s, b, 3);
+        int64_t step = -1;
+        double time = -1;
+        sim_step(s, 1);
+        sim_step(s, 1);
+        wait_frame(s, scratch);
+        CHECK(!sim_nonfinite(s, &step, NULL), "%s: non-finite after 2 steps (step %lld)",
+              info->name, (long long)step);
+        sim_set_dt(s, 0.5f);
+        sim_step(s, 10);
+        wait_frame(s, scratch);
+        const bool got = sim_nonfinite(s, &step, &time);
+        printf("%s runaway: %s step %lld t = %g; reference step %lld t = %g\n", info->name,
+               got ? "at" : "nothing,", (long long)step, time, (long long)want, want_time);
+        if (tree) {
+            CHECK(got && step >= 1 && step <= want, "%s: step %lld, reference %lld", info->name,
+                  (long long)step, (long long)want);
+        } else {
+            CHECK(got && step == want && time == want_time, "%s: step %lld t %g, want %lld t %g",
+                  info->name, (long long)step, time, (long long)want, want_time);
+        }
+
+        sim_set_softening(s, 0);
+        sim_set_dt(s, 0.125f);
+        sim_body pair[2] = {{.pos = {0, 0, 0}, .mass = 1e300},
+                            {.pos = {1e-10, 0, 0}, .mass = 1e300}};
+        test_set_bodies(s, pair, 2);
+        CHECK(!sim_nonfinite(s, NULL, NULL), "%s: set_bodies kept the last blow-up", info->name);
+        sim_step(s, 3);
+        wait_frame(s, scratch);
+        CHECK(sim_nonfinite(s, &step, &time) && step == 1 && time == 0.125,
+              "%s: massive pair: step %lld t %g, want 1 and 0.125", info->name, (long long)step,
+              time);
+
+        sim_body inf[2] = {{.pos = {0, 0, 0}, .vel = {0, INFINITY, 0}, .mass = 0.5},
+                           {.pos = {1, 0, 0}, .mass = 0.5}};
+        test_set_bodies(s, inf, 2);
+        sim_step(s, 2);
+        wait_frame(s, scratch);
+        CHECK(sim_nonfinite(s, &step, &time) && step == 1 && time == 0.125,
+              "%s: inf velocity: step %lld t %g, want 1 and 0.125", info->name, (long long)step,
+              time);
+
+        sim_error err = {0};
+        sim_set_softening(s, 0.05f);
+        CHECK(sim_reset(s, SIM_IC_PLUMMER, 512, 1, &err), "reset: %s", err.message);
+        sim_set_dt(s, 1.0f / 128);
+        sim_step(s, 64);
+        wait_frame(s, scratch);
+        CHECK(!sim_nonfinite(s, &step, NULL), "%s: Plummer reported step %lld", info->name,
+              (long long)step);
+        sim_destroy(s);
+    }
+}
+
 int main(int argc, char **argv) {
     if (sim_cuda_device_count(NULL, 0) == 0) {
         printf("test_gpu: no CUDA device, skipped\n");
@@ -359,5 +464,6 @@ int main(int argc, char **argv) {
         CHECK(sim_get_params(s).body_count == 5000, "state kept after refusal");
     }
     sim_destroy(s);
+    check_nonfinite();
     return test_exit("test_gpu");
 }

@@ -185,20 +185,27 @@ static void check_knobs(void) {
           a.live.message);
     sim_set_theta(a.sim, theta0);
 
-    /* p and q double and halve; p x q over 1024 threads is clamped with a reason. */
-    p = press(&a, GLFW_KEY_P, 0);
-    CHECK(p.p == 128 && p.q == 2, "P: %dx%d", p.p, p.q);
-    p = press(&a, GLFW_KEY_Q, 0);
-    CHECK(p.p == 128 && p.q == 4, "Q: %dx%d", p.p, p.q);
-    p = press(&a, GLFW_KEY_P, 0);
-    CHECK(p.p == 256 && p.q == 4, "P: %dx%d", p.p, p.q);
-    p = press(&a, GLFW_KEY_P, 0);
-    CHECK(p.p == 256 && p.q == 4 && strstr(a.live.message, "p x q"),
-          "P past 1024 threads: %dx%d (%s)", p.p, p.q, a.live.message);
-    p = press(&a, GLFW_KEY_Q, SHIFT);
-    CHECK(p.p == 256 && p.q == 2, "Shift+Q: %dx%d", p.p, p.q);
-    p = press(&a, GLFW_KEY_P, SHIFT);
-    CHECK(p.p == 128 && p.q == 2, "Shift+P: %dx%d", p.p, p.q);
+    /* P and Q on the CPU backend: no GPU kernel to shape; they say so and
+     * change nothing, and the status JSON has no p and q. */
+    const int p0 = p.p, q0 = p.q;
+    for (int i = 0; i < 4; i++) {
+        const int key = i % 2 ? GLFW_KEY_Q : GLFW_KEY_P;
+        p = press(&a, key, i < 2 ? 0 : SHIFT);
+        CHECK(p.p == p0 && p.q == q0 && strstr(a.live.message, "the CPU backend has none"),
+              "%s on the CPU: %dx%d (%s)", i % 2 ? "Q" : "P", p.p, p.q, a.live.message);
+    }
+    char json[32];
+    app_knob_json(&a, APP_KNOB_P, json, sizeof json);
+    CHECK(strcmp(json, "null") == 0, "status p on the CPU: %s", json);
+    app_knob_json(&a, APP_KNOB_Q, json, sizeof json);
+    CHECK(strcmp(json, "null") == 0, "status q on the CPU: %s", json);
+    /* The clamps themselves (sim/): p x q over 1024 threads is clamped with a reason. */
+    sim_block b0 = sim_set_block(a.sim, 128, 4);
+    CHECK(b0.p == 128 && b0.q == 4 && !b0.clamped, "128 x 4: %dx%d", b0.p, b0.q);
+    b0 = sim_set_block(a.sim, 512, 4);
+    CHECK(b0.p * b0.q <= 1024 && b0.clamped && strstr(b0.reason, "p x q"), "512 x 4: %dx%d (%s)",
+          b0.p, b0.q, b0.reason);
+    sim_set_block(a.sim, p0, q0);
 
     /* best: p is whole warps; q, blocks per SM, at most what fits (4 without a device). */
     sim_error err = {0};
@@ -434,6 +441,109 @@ static void check_bad_script(void) {
     unlink(path);
 }
 
+/* +: a doubling is refused when its memory or its step time would be too
+ * much (app_grow_refused, given estimates), the estimate counts what a step
+ * needs (the sim's arrays, the tree's when it runs, the render's vertex
+ * buffer, tags and staging), and an ordinary doubling goes through. */
+static void check_grow_guard(void) {
+    char why[128];
+    const app_grow fine = {.mem = {.host_need = 1e6, .host_free = 1e9}, .step_ms = 10};
+    CHECK(!app_grow_refused(&fine, 2000, why, sizeof why), "a small doubling is fine");
+    const app_grow host = {.mem = {.host_need = 2e9, .host_free = 1e9}};
+    CHECK(app_grow_refused(&host, 2000, why, sizeof why) && strstr(why, "host memory"),
+          "host memory: %s", why);
+    const app_grow dev = {
+        .mem = {.host_need = 1e6, .host_free = 1e9, .device_need = 3e9, .device_free = 2e9}};
+    CHECK(app_grow_refused(&dev, 2000, why, sizeof why) && strstr(why, "GPU memory"),
+          "GPU memory: %s", why);
+    const app_grow slow = {.mem = {.host_need = 1e6, .host_free = 1e9},
+                           .step_ms_now = 1000,
+                           .step_ms = APP_STEP_MS_MAX + 1};
+    CHECK(app_grow_refused(&slow, 2000, why, sizeof why) && strstr(why, "would take about"),
+          "step time: %s", why);
+    const app_grow unknown = {.mem = {.host_need = 1e12}, .step_ms = 0}; /* nothing known */
+    CHECK(!app_grow_refused(&unknown, 2000, why, sizeof why), "unknowns do not refuse");
+
+    app a = make_app(SIM_BACKEND_CPU, SIM_VARIANT_BEST, 0, 0);
+    const int n = 1000;
+    app_grow g = app_grow_estimate(&a, 2 * n);
+    /* at least the CPU's pos, vel, acc, phi, tags, the reset's bodies and
+     * tags, the vertex buffer, its tags and staging */
+    const double least =
+        2.0 * n * (11 * sizeof(double) + 1 + sizeof(sim_body) + 1 + 2 * sizeof(sim_vertex) + 1);
+    CHECK(g.mem.host_need >= least && g.mem.device_need == 0, "host need %.0f, at least %.0f",
+          g.mem.host_need, least);
+    CHECK(g.step_ms_now == 0 && g.step_ms == 0, "no step measured yet: no estimate");
+    sim_step(a.sim, 2);
+    g = app_grow_estimate(&a, 2 * n);
+    CHECK(g.step_ms_now > 0 && fabs(g.step_ms / g.step_ms_now - 4) < 1e-9,
+          "all pairs: 4x the step time (%.3g -> %.3g ms)", g.step_ms_now, g.step_ms);
+    CHECK(sim_set_variant(a.sim, SIM_VARIANT_TREE, NULL), "tree");
+    sim_step(a.sim, 2);
+    const app_grow t = app_grow_estimate(&a, 2 * n);
+    const double nlogn = 2.0 * log2(2.0 * n) / log2(n);
+    CHECK(t.mem.host_need > g.mem.host_need, "the tree's arrays counted: %.0f vs %.0f",
+          t.mem.host_need, g.mem.host_need);
+    CHECK(t.step_ms_now > 0 && fabs(t.step_ms / t.step_ms_now - nlogn) < 1e-9,
+          "tree: N log N (x%.3f)", t.step_ms / t.step_ms_now);
+    if (g.mem.host_free > 0) {
+        const app_grow huge = app_grow_estimate(&a, 2147483647);
+        CHECK(huge.mem.host_need > huge.mem.host_free &&
+                  app_grow_refused(&huge, 2147483647, why, sizeof why),
+              "2^31 - 1 bodies: %.0f bytes against %.0f free", huge.mem.host_need,
+              huge.mem.host_free);
+    }
+    /* The key: an ordinary doubling goes through. */
+    sim_params p = press(&a, GLFW_KEY_EQUAL, SHIFT);
+    CHECK(p.body_count == 2 * n, "+ from %d: %d (%s)", n, p.body_count, a.live.message);
+    app_destroy(&a);
+}
+
+/* app_step_frame: slow steps go one at a time with the front-end's poll
+ * between them, and stop when the input quits or pauses. fe.poll_ms is set
+ * to a tiny value so any measured step counts as slow. */
+typedef struct poll_probe {
+    app *a;
+    int calls, quit_at, pause_at;
+} poll_probe;
+
+static void probe_poll(void *ctx) {
+    poll_probe *pp = ctx;
+    pp->calls++;
+    if (pp->calls == pp->quit_at) pp->a->fe.quit = true;
+    if (pp->calls == pp->pause_at) pp->a->live.paused = true;
+}
+
+static void check_poll(void) {
+    app a = make_app(SIM_BACKEND_CPU, SIM_VARIANT_BEST, 0, 0);
+    poll_probe pp = {.a = &a};
+    a.cfg.steps_per_frame = 5;
+    a.fe.poll = probe_poll;
+    a.fe.poll_ctx = &pp;
+    a.fe.poll_ms = 1e-9;
+    app_step_frame(&a); /* no step time yet: one call, no poll */
+    CHECK(sim_get_params(a.sim).steps == 5 && pp.calls == 0, "first frame: %lld steps, %d polls",
+          (long long)sim_get_params(a.sim).steps, pp.calls);
+    app_step_frame(&a);
+    CHECK(sim_get_params(a.sim).steps == 10 && pp.calls == 5, "slow: %lld steps, %d polls",
+          (long long)sim_get_params(a.sim).steps, pp.calls);
+    pp.quit_at = pp.calls + 2;
+    app_step_frame(&a);
+    CHECK(sim_get_params(a.sim).steps == 12 && a.fe.quit, "quit after the 2nd step: %lld",
+          (long long)sim_get_params(a.sim).steps);
+    a.fe.quit = false;
+    pp.pause_at = pp.calls + 3;
+    app_step_frame(&a);
+    CHECK(sim_get_params(a.sim).steps == 15 && a.live.paused, "paused after the 3rd step: %lld",
+          (long long)sim_get_params(a.sim).steps);
+    a.fe.poll_ms = 1e12; /* nothing is slow now */
+    const int calls = pp.calls;
+    app_step_frame(&a);
+    CHECK(sim_get_params(a.sim).steps == 20 && pp.calls == calls, "fast: %lld steps, %d polls",
+          (long long)sim_get_params(a.sim).steps, pp.calls - calls);
+    app_destroy(&a);
+}
+
 static void check_cuda_variants(void) {
     if (sim_cuda_device_count(NULL, 0) == 0) {
         printf("no CUDA device: K on the CUDA backend not checked\n");
@@ -462,6 +572,18 @@ static void check_cuda_variants(void) {
     p = press(&a, GLFW_KEY_Q, 0);
     CHECK(p.q == 1 && strstr(a.live.message, "one thread per body"), "Q on rsqrt: %s",
           a.live.message);
+    /* P and Q shape a tile kernel on the GPU (the CPU backend refuses them). */
+    while (p.variant != SIM_VARIANT_FAST) p = press(&a, GLFW_KEY_K, 0);
+    sim_set_block(a.sim, 64, 2);
+    p = press(&a, GLFW_KEY_P, 0);
+    CHECK(p.p == 128 && p.q == 2, "P: %dx%d (%s)", p.p, p.q, a.live.message);
+    p = press(&a, GLFW_KEY_Q, 0);
+    CHECK(p.p == 128 && p.q == 4, "Q: %dx%d (%s)", p.p, p.q, a.live.message);
+    p = press(&a, GLFW_KEY_Q, SHIFT);
+    CHECK(p.p == 128 && p.q == 2, "Shift+Q: %dx%d", p.p, p.q);
+    char json[32];
+    app_knob_json(&a, APP_KNOB_P, json, sizeof json);
+    CHECK(strcmp(json, "128") == 0, "status p on the GPU: %s", json);
     app_destroy(&a);
 }
 
@@ -472,6 +594,8 @@ int main(void) {
     check_scene_paths();
     check_status_line();
     check_bad_script();
+    check_grow_guard();
+    check_poll();
     check_cuda_variants();
     return test_exit("test_keys");
 }
