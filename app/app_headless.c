@@ -169,10 +169,11 @@ int app_headless_run(app *a) {
     const int timed = a->live.frame - 1;
     const sim_params end = sim_get_params(a->sim);
     if (timed > 0) {
-        printf("nbody: %d frames of %d bodies (%d steps/frame) in %.3f s: %.1f frames/s, "
+        printf("nbody: %d frame%s of %d bod%s (%d step%s/frame) in %.3f s: %.1f frames/s, "
                "%.3f ms/step\n",
-               timed, end.body_count, a->cfg.steps_per_frame, seconds, timed / seconds,
-               sim_last_step_ms(a->sim));
+               timed, timed == 1 ? "" : "s", end.body_count, end.body_count == 1 ? "y" : "ies",
+               a->cfg.steps_per_frame, a->cfg.steps_per_frame == 1 ? "" : "s", seconds,
+               timed / seconds, sim_last_step_ms(a->sim));
     }
     bool ok = app_finish(a, w, h);
     app_destroy(a);
