@@ -550,7 +550,12 @@ static void draw_help(app *a, int fb_width, int fb_height) {
     const float lh = render_overlay_line_height(o), margin = margin_of(lh), gap = lh;
     const int rows = (int)((fb_height - 2 * margin) / lh) - 1;
     int per = two ? (wrapped.count + 1) / 2 : wrapped.count;
-    if (per > rows && rows > 0) per = rows; /* a tiny window: the rest is cut, not overflowed */
+    if (per > rows && rows > 0) { /* a tiny window: the rest is cut, not overflowed */
+        per = rows;
+        hud_line *last = &wrapped.line[(two ? 2 * per : per) - 1];
+        snprintf(last->text, sizeof last->text, "... more in a larger window");
+        last->color = DIM;
+    }
     hud_lines col[2] = {{.count = 0}, {.count = 0}};
     float w[2] = {0, 0};
     for (int i = 0; i < wrapped.count && i < 2 * per; i++) {
