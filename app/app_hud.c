@@ -72,7 +72,7 @@ typedef struct legend_item {
  * that fits the scene to the rest of the window. */
 typedef struct hud_layout {
     bool panel;    /* the HUD panel is shown (HUD on, help closed) */
-    float font_px; /* the size everything below was measured at */
+    float font_px; /* the panel's font size; without the panel the wanted one */
     float x, y, w, h;
     hud_lines lines;
     int text_rows;    /* lines that fit (all, unless the window is tiny) */
@@ -178,7 +178,8 @@ static void hud_text(app *a, hud_lines *l) {
     const float ms = sim_last_step_ms(a->sim);
     const double ips = app_interactions_per_s(a), fpi = app_flops_per_interaction(a);
 
-    add(l, WHITE, "%.0f frames/s   %.3f ms/step (%s)   %d step%s/frame%s", a->live.fps, ms,
+    add(l, WHITE, "%.0f frame%s/s   %.3f ms/step (%s)   %d step%s/frame%s", a->live.fps,
+        plural(lround(a->live.fps)), ms,
         cuda ? "CUDA events" : "CPU clock", a->cfg.steps_per_frame,
         plural(a->cfg.steps_per_frame),
         a->cfg.headless ? ""
@@ -438,11 +439,8 @@ static void layout(app *a, int fb_width, int fb_height, hud_layout *L) {
     const float scale = a->fe.content_scale * (a->cfg.hud_scale > 0 ? a->cfg.hud_scale : 1.0f);
     const float want = roundf(HUD_BASE_PX * scale);
     L->panel = a->view.hud && !a->view.help;
-    if (!L->panel || !o || fb_width <= 0 || fb_height <= 0) {
-        if (o) render_overlay_set_font_px(o, want);
-        L->font_px = o ? render_overlay_font_px(o) : want;
-        return;
-    }
+    L->font_px = want; /* the help starts from it too */
+    if (!L->panel || !o || fb_width <= 0 || fb_height <= 0) return;
     hud_lines raw = {.count = 0};
     hud_text(a, &raw);
     legend(a, L);
@@ -513,13 +511,14 @@ void app_hud_fit_view(app *a, int fb_width, int fb_height, render_view *view) {
 /* The help: one column if it fits the height, else two side by side, long
  * lines wrapped at spaces so both fit the width; the font shrinks (to
  * HUD_MIN_PX) until they do. */
-static void draw_help(app *a, int fb_width, int fb_height) {
+static void draw_help(app *a, int fb_width, int fb_height, float want) {
     render_overlay *o = a->overlay;
     hud_lines l = {.count = 0};
     help_text(a, &l);
+    /* Measured at the baked size; widths scale with the font size. */
     const float baked = render_overlay_font_px(o);
     const float lh1 = render_overlay_line_height(o) / baked;
-    float px = baked;
+    float px = want;
     hud_lines wrapped;
     bool two = false;
     for (;;) {
@@ -595,7 +594,7 @@ void app_hud_draw(app *a, int fb_width, int fb_height) {
         }
         draw_legend(o, &L, bx, by + lh);
     }
-    if (a->view.help) draw_help(a, fb_width, fb_height);
+    if (a->view.help) draw_help(a, fb_width, fb_height, L.font_px);
     if (message) {
         const float lh = render_overlay_line_height(o), margin = margin_of(lh);
         hud_lines one = {.count = 0}, l = {.count = 0};
