@@ -174,6 +174,7 @@ typedef struct app_view {
     bool hud, help;     /* Tab, H */
     bool tree_cells;    /* W: the tree's cells as wire boxes */
     int tree_depth;     /* L / Shift+L: the deepest level drawn */
+    float lens_scale;   /* the last frame's lens (app_hud_fit_view); 0: none */
 } app_view;
 
 /* What the front-end (window or headless loop) owns and reads back. */

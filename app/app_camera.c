@@ -42,8 +42,9 @@ void app_camera_home(app *a) {
 void app_pan(app *a, double dx, double dy, int fb_height) {
     /* Move the target in the view plane so the point under the cursor follows it. */
     const float fov = a->view.camera.fov_y > 0 ? a->view.camera.fov_y : 0.785398f;
-    const float per_pixel =
-        2.0f * a->view.camera.distance * tanf(fov / 2) / (float)(fb_height > 0 ? fb_height : 1);
+    const float lens = a->view.lens_scale > 0 ? a->view.lens_scale : 1.0f; /* the HUD's fit */
+    const float per_pixel = 2.0f * a->view.camera.distance * tanf(fov / 2) /
+                            (lens * (float)(fb_height > 0 ? fb_height : 1));
     const float cy = cosf(a->view.camera.yaw), sy = sinf(a->view.camera.yaw);
     const float cp = cosf(a->view.camera.pitch), sp = sinf(a->view.camera.pitch);
     const float right[3] = {-sy, cy, 0};

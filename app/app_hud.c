@@ -504,6 +504,7 @@ void app_hud_fit_view(app *a, int fb_width, int fb_height, render_view *view) {
     hud_layout L;
     layout(a, fb_width, fb_height, &L);
     view->frame_scale = L.lens_scale;
+    a->view.lens_scale = L.lens_scale; /* for the mouse's pan */
     view->frame_center_px[0] = L.lens_center[0];
     view->frame_center_px[1] = L.lens_center[1];
 }
