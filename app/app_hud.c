@@ -78,8 +78,8 @@ typedef struct hud_layout {
     int text_rows;    /* lines that fit (all, unless the window is tiny) */
     float lens_scale; /* render_view's frame_scale and frame_center_px */
     float lens_center[2];
-    float bar_px;        /* the scale bar's length in pixels, 0: none */
-    char bar_label[48];  /* its length */
+    float bar_px;         /* the scale bar's length in pixels, 0: none */
+    char bar_label[48];   /* its length */
     char legend_head[32]; /* "colour: speed" */
     legend_item legend[3];
     int legend_count;
@@ -179,8 +179,7 @@ static void hud_text(app *a, hud_lines *l) {
     const double ips = app_interactions_per_s(a), fpi = app_flops_per_interaction(a);
 
     add(l, WHITE, "%.0f frame%s/s   %.3f ms/step (%s)   %d step%s/frame%s", a->live.fps,
-        plural(lround(a->live.fps)), ms,
-        cuda ? "CUDA events" : "CPU clock", a->cfg.steps_per_frame,
+        plural(lround(a->live.fps)), ms, cuda ? "CUDA events" : "CPU clock", a->cfg.steps_per_frame,
         plural(a->cfg.steps_per_frame),
         a->cfg.headless ? ""
         : a->fe.vsync   ? "   vsync"
@@ -194,9 +193,8 @@ static void hud_text(app *a, hud_lines *l) {
     }
     char when[48] = "";
     if (units) snprintf(when, sizeof when, "%.4g Myr, ", p.time * MYR_PER_TIME);
-    add(l, WHITE, "%s bod%s   %s   t = %.3f (%s%lld step%s)", n,
-        p.body_count == 1 ? "y" : "ies", app_scene_title(a->scene), p.time, when,
-        (long long)p.steps, plural((long)p.steps));
+    add(l, WHITE, "%s bod%s   %s   t = %.3f (%s%lld step%s)", n, p.body_count == 1 ? "y" : "ies",
+        app_scene_title(a->scene), p.time, when, (long long)p.steps, plural((long)p.steps));
     if (tree) {
         char group[32] = ""; /* the GPU walks by groups; the CPU reference body by body */
         if (cuda) snprintf(group, sizeof group, "  group %d", p.p);
@@ -244,8 +242,7 @@ static void hud_text(app *a, hud_lines *l) {
                 a->live.diag.total, de);
         } else {
             add(l, WHITE, "E %.6f   ΔE/E₀ %+.2e   2K/|W| %.3f   (sampled %.1f s ago)",
-                a->live.diag.total, de, a->live.diag.virial_ratio,
-                a->live.now - a->live.diag_time);
+                a->live.diag.total, de, a->live.diag.virial_ratio, a->live.now - a->live.diag_time);
         }
     }
     static const char *const colors[] = {"speed", "per body", "galaxy", "component"};
@@ -253,8 +250,8 @@ static void hud_text(app *a, hud_lines *l) {
     const float exposure = a->render ? render_exposure(a->render) : a->view.exposure;
     add(l, DIM, "%s · %s · colour: %s · sprite %.3g · exposure %.3g%s%s%s · H for help",
         cuda ? "CUDA" : "CPU", cuda ? app_interop_path_name(a->interop.path) : "host copy",
-        colors[a->view.color], a->view.point_size, exposure,
-        a->view.auto_exposure ? " (auto)" : "", a->view.bloom ? " · bloom" : "",
+        colors[a->view.color], a->view.point_size, exposure, a->view.auto_exposure ? " (auto)" : "",
+        a->view.bloom ? " · bloom" : "",
         units ? (a->view.hide_halo ? " · halo hidden" : " · halo shown") : "");
     if (p.damping < 1.0f) add(l, WARN, "damping < 1: energy is not conserved");
     if (a->live.blown_up) {
@@ -273,8 +270,9 @@ static void help_text(app *a, hud_lines *l) {
     const sim_params p = sim_get_params(a->sim);
     if (p.backend == SIM_BACKEND_CPU) {
         /* No kernels here: K picks one of two methods, P and Q change nothing. */
-        add(l, DIM, "on the CPU backend K switches between the exact sum (FP64 reference) and "
-                    "the tree; P and Q (the GPU's block shape) have no effect");
+        add(l, DIM,
+            "on the CPU backend K switches between the exact sum (FP64 reference) and "
+            "the tree; P and Q (the GPU's block shape) have no effect");
         return;
     }
     const sim_variant_desc *v = sim_variant_info(p.variant);
@@ -325,8 +323,7 @@ static void scale_bar(const app *a, int fb_width, int fb_height, hud_layout *L) 
     if (galactic(sim_get_params(a->sim).ic)) {
         snprintf(L->bar_label, sizeof L->bar_label, "%g kpc", len * KPC_PER_LENGTH);
     } else {
-        snprintf(L->bar_label, sizeof L->bar_label, "%g length unit%s", len,
-                 len == 1 ? "" : "s");
+        snprintf(L->bar_label, sizeof L->bar_label, "%g length unit%s", len, len == 1 ? "" : "s");
     }
 }
 
@@ -374,7 +371,8 @@ static void legend(const app *a, hud_layout *L) {
         memcpy(it[2].rgb, HALO, sizeof HALO);
         snprintf(it[0].label, sizeof it[0].label, "disk");
         snprintf(it[1].label, sizeof it[1].label, "bulge");
-        snprintf(it[2].label, sizeof it[2].label, "%s", a->view.hide_halo ? "halo (hidden)" : "halo");
+        snprintf(it[2].label, sizeof it[2].label, "%s",
+                 a->view.hide_halo ? "halo (hidden)" : "halo");
         L->legend_count = 3;
         break;
     }

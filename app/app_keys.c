@@ -311,11 +311,11 @@ static const struct {
     const char *name;
     int key;
 } key_names[] = {
-    {"Space", GLFW_KEY_SPACE},   {".", GLFW_KEY_PERIOD},   {"Period", GLFW_KEY_PERIOD},
-    {"+", GLFW_KEY_EQUAL},       {"Plus", GLFW_KEY_EQUAL}, {"-", GLFW_KEY_MINUS},
-    {"Minus", GLFW_KEY_MINUS},   {"Tab", GLFW_KEY_TAB},    {"Esc", GLFW_KEY_ESCAPE},
-    {"Escape", GLFW_KEY_ESCAPE}, {"F1", GLFW_KEY_F1},      {"F12", GLFW_KEY_F12},
-    {"Left", GLFW_KEY_LEFT},     {"Right", GLFW_KEY_RIGHT}, {"Up", GLFW_KEY_UP},
+    {"Space", GLFW_KEY_SPACE},   {".", GLFW_KEY_PERIOD},       {"Period", GLFW_KEY_PERIOD},
+    {"+", GLFW_KEY_EQUAL},       {"Plus", GLFW_KEY_EQUAL},     {"-", GLFW_KEY_MINUS},
+    {"Minus", GLFW_KEY_MINUS},   {"Tab", GLFW_KEY_TAB},        {"Esc", GLFW_KEY_ESCAPE},
+    {"Escape", GLFW_KEY_ESCAPE}, {"F1", GLFW_KEY_F1},          {"F12", GLFW_KEY_F12},
+    {"Left", GLFW_KEY_LEFT},     {"Right", GLFW_KEY_RIGHT},    {"Up", GLFW_KEY_UP},
     {"Down", GLFW_KEY_DOWN},     {"PageUp", GLFW_KEY_PAGE_UP}, {"PageDown", GLFW_KEY_PAGE_DOWN},
     {"Home", GLFW_KEY_HOME},     {"F11", GLFW_KEY_F11},
 };

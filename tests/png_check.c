@@ -186,7 +186,8 @@ int main(int argc, char **argv) {
                 const bool band = (x >= panel.x1 && x < panel.x1 + 4 && y < panel.y1 + 4) ||
                                   (y >= panel.y1 && y < panel.y1 + 4 && x < panel.x1 + 4);
                 const unsigned char *p = px + 3 * ((long)y * w + x);
-                const int m = p[0] > p[1] ? (p[0] > p[2] ? p[0] : p[2]) : (p[1] > p[2] ? p[1] : p[2]);
+                const int m =
+                    p[0] > p[1] ? (p[0] > p[2] ? p[0] : p[2]) : (p[1] > p[2] ? p[1] : p[2]);
                 edge_lit += band && m > c.threshold;
             }
         }

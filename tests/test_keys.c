@@ -303,10 +303,10 @@ static void check_key_names(void) {
     static const struct {
         const char *name;
         int key;
-    } stage[] = {{"Left", GLFW_KEY_LEFT},         {"Right", GLFW_KEY_RIGHT},
-                 {"Up", GLFW_KEY_UP},             {"Down", GLFW_KEY_DOWN},
-                 {"PageUp", GLFW_KEY_PAGE_UP},    {"PageDown", GLFW_KEY_PAGE_DOWN},
-                 {"Home", GLFW_KEY_HOME},         {"F11", GLFW_KEY_F11}};
+    } stage[] = {{"Left", GLFW_KEY_LEFT},      {"Right", GLFW_KEY_RIGHT},
+                 {"Up", GLFW_KEY_UP},          {"Down", GLFW_KEY_DOWN},
+                 {"PageUp", GLFW_KEY_PAGE_UP}, {"PageDown", GLFW_KEY_PAGE_DOWN},
+                 {"Home", GLFW_KEY_HOME},      {"F11", GLFW_KEY_F11}};
     for (size_t i = 0; i < sizeof stage / sizeof stage[0]; i++) {
         CHECK(app_key_parse(stage[i].name, &key, &mods) && key == stage[i].key && mods == 0,
               "--script knows %s", stage[i].name);
@@ -318,15 +318,20 @@ static void check_key_names(void) {
     CHECK(!app_key_parse("", &key, &mods), "empty");
     /* The help lists exactly the bindings app_key serves: the knobs' keys, a
      * line per scene, the view and loop keys, the mouse. */
-    static const char *const want[] = {
-        "+ / -",       "R / Shift+R", "T / Shift+T", "S / Shift+S", "D / Shift+D",
-        "J / Shift+J", "K / Shift+K", "P / Shift+P", "Q / Shift+Q", "1",
-        "2",           "3",           "4",           "5",           "6",
-        "7",           "Space",       ".",           "C",           "E",
-        "A",           "B",           "O",           "V",           "X",
-        "W",           "L",           "F",           "G",           "H, F1",
-        "Tab",         "F12",         "Esc",         "arrow keys",  "PgUp / PgDn",
-        "Home",        "F11",         "left drag",   "right/middle drag", "scroll"};
+    static const char *const want[] = {"+ / -",       "R / Shift+R", "T / Shift+T",
+                                       "S / Shift+S", "D / Shift+D", "J / Shift+J",
+                                       "K / Shift+K", "P / Shift+P", "Q / Shift+Q",
+                                       "1",           "2",           "3",
+                                       "4",           "5",           "6",
+                                       "7",           "Space",       ".",
+                                       "C",           "E",           "A",
+                                       "B",           "O",           "V",
+                                       "X",           "W",           "L",
+                                       "F",           "G",           "H, F1",
+                                       "Tab",         "F12",         "Esc",
+                                       "arrow keys",  "PgUp / PgDn", "Home",
+                                       "F11",         "left drag",   "right/middle drag",
+                                       "scroll"};
     const int count = (int)(sizeof want / sizeof want[0]);
     bool found[sizeof want / sizeof want[0]] = {false};
     char label[64], text[160];
