@@ -28,7 +28,8 @@
 #define HUD_MIN_PX 9.0f      /* the font shrinks no further in small windows */
 #define HUD_MAX_HEIGHT 0.45f /* of the window's height: beyond it the HUD font shrinks */
 #define MAX_LINES 64
-#define HELP_LABEL 18 /* characters of the key column in the help */
+#define HELP_LABEL 18      /* characters of the key column in the help */
+#define PANEL_ROWS_BELOW 2 /* rows under the HUD's text: the scale bar, the legend */
 
 /* Galaxy units (docs/GALAXIES.md): G = 1, length 1 kpc, mass 10^10 solar
  * masses, hence the time and velocity units. */
@@ -451,7 +452,7 @@ static void layout(app *a, int fb_width, int fb_height, hud_layout *L) {
         const float max_w = fb_width - 2 * m - 2 * pad;
         hud_lines wrapped = {.count = 0};
         for (int i = 0; i < raw.count; i++) wrap(o, &raw.line[i], max_w, px / baked, 4, &wrapped);
-        const float h = lh * (wrapped.count + 2) + 2 * pad;
+        const float h = lh * (wrapped.count + PANEL_ROWS_BELOW) + 2 * pad;
         if (h + 2 * m <= HUD_MAX_HEIGHT * fb_height && legend_w1 * px <= max_w) break;
         if (px <= HUD_MIN_PX) break;
         px = fmaxf(HUD_MIN_PX, floorf(px * 0.9f));
@@ -462,7 +463,7 @@ static void layout(app *a, int fb_width, int fb_height, hud_layout *L) {
     const float max_w = fb_width - 2 * m - 2 * pad;
     for (int i = 0; i < raw.count; i++) wrap(o, &raw.line[i], max_w, 1, 4, &L->lines);
     /* The panel never leaves the window: in a tiny one, the last lines go. */
-    const int fit = (int)((fb_height - 2 * m - 2 * pad) / lh) - 2;
+    const int fit = (int)((fb_height - 2 * m - 2 * pad) / lh) - PANEL_ROWS_BELOW;
     L->text_rows = L->lines.count < fit ? L->lines.count : (fit > 0 ? fit : 0);
     float w = fminf(legend_width(o, L), max_w);
     for (int i = 0; i < L->text_rows; i++) {
@@ -471,7 +472,7 @@ static void layout(app *a, int fb_width, int fb_height, hud_layout *L) {
     L->x = m;
     L->y = m;
     L->w = w + 2 * pad;
-    L->h = lh * (L->text_rows + 2) + 2 * pad;
+    L->h = lh * (L->text_rows + PANEL_ROWS_BELOW) + 2 * pad;
 
     /* The free part: right of the panel (full height) or below it (full
      * width), whichever holds the larger square; the square the camera
@@ -581,7 +582,7 @@ void app_hud_draw(app *a, int fb_width, int fb_height) {
         hud_lines shown = L.lines;
         shown.count = L.text_rows;
         const float lh = render_overlay_line_height(o), pad = 0.5f * lh;
-        panel(o, L.x, L.y, &shown, L.w - 2 * pad, 2);
+        panel(o, L.x, L.y, &shown, L.w - 2 * pad, PANEL_ROWS_BELOW);
         /* The scale bar: a line with end ticks, its length beside it. */
         const float bx = L.x + pad, by = L.y + pad + lh * L.text_rows;
         if (L.bar_px > 0) {
