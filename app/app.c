@@ -422,7 +422,7 @@ void app_frame(app *a, int fb_width, int fb_height) {
             free(tags);
         }
     }
-    const render_view view = {
+    render_view view = {
         .fb_width = fb_width,
         .fb_height = fb_height,
         .camera = a->view.camera,
@@ -435,6 +435,7 @@ void app_frame(app *a, int fb_width, int fb_height) {
         .auto_exposure = a->view.auto_exposure,
         .bloom = a->view.bloom,
     };
+    app_hud_fit_view(a, fb_width, fb_height, &view); /* the HUD never covers the scene */
     render_frame(a->render, &view, p.body_count);
     draw_tree_cells(a, &view);
     app_hud_draw(a, fb_width, fb_height);

@@ -138,6 +138,7 @@ typedef struct app_config {
     const char *json;         /* benchmark results as JSON, or NULL */
     bool bench_frames;        /* --frame: also time whole headless frames */
     const char *plot;         /* --plot FILE.png: the benchmark table as a bar chart, or NULL */
+    bool fullscreen;          /* --fullscreen: start fullscreen (F11 toggles) */
 } app_config;
 
 /* How body positions reach the vertex buffer. */
@@ -175,6 +176,7 @@ typedef struct app_view {
     bool hud, help;     /* Tab, H */
     bool tree_cells;    /* W: the tree's cells as wire boxes */
     int tree_depth;     /* L / Shift+L: the deepest level drawn */
+    float lens_scale;   /* the last frame's lens (app_hud_fit_view); 0: none */
 } app_view;
 
 /* What the front-end (window or headless loop) owns and reads back. */
@@ -187,6 +189,8 @@ typedef struct app_frontend {
     void (*poll)(void *ctx);
     void *poll_ctx;
     double poll_ms; /* "slow": a frame's steps over this many ms; 0 -> APP_POLL_MS */
+    bool fullscreen, fullscreen_changed; /* F11; the window front-end applies changes */
+    int window_width, window_height;     /* the window's size now, window units (0 headless) */
 } app_frontend;
 
 /* The running loop and what it samples. */
@@ -315,6 +319,12 @@ void app_pan(app *a, double dx, double dy, int fb_height);
 void app_zoom(app *a, double steps);
 void app_fit_view(app *a);
 void app_follow(app *a);
+/* The camera keys: orbit by degrees (yaw about +z, pitch towards the pole),
+ * zoom by steps as the wheel does, back to the scene's camera (Home). */
+#define APP_ORBIT_STEP_DEG 5.0 /* an arrow key; Shift: APP_ORBIT_FINE_DEG */
+#define APP_ORBIT_FINE_DEG 1.0
+void app_orbit_degrees(app *a, double yaw_deg, double pitch_deg);
+void app_camera_home(app *a);
 /* Re-seeds with scene ic and n bodies; keeps the old state when n does not fit. */
 void app_reseed(app *a, sim_ic ic, int n, uint64_t seed);
 /* Forget the energy reference and the blow-up flag: the physics changed. */
@@ -364,7 +374,15 @@ void app_scene_brightness(app *a);
 void app_scene_switch(app *a, int i);
 
 /* app_hud.c */
+/* |dE/E0| above which the HUD's energy line becomes a warning. */
+#define APP_ENERGY_WARN 0.01
 void app_hud_draw(app *a, int fb_width, int fb_height);
+/* Sets view's lens so the scene is centred in the part of the window the
+ * HUD panel leaves free (no lens when the panel is hidden). */
+void app_hud_fit_view(app *a, int fb_width, int fb_height, render_view *view);
+/* The HUD's lines (help: the help overlay's), one per line, into out; no GL
+ * needed (tests). */
+void app_hud_text(app *a, bool help, char *out, size_t len);
 
 /* app_script.c: loads --script; false with a message naming the line. */
 bool app_script_load(app *a, const char *path);

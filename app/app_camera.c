@@ -1,26 +1,50 @@
 /* app_camera.c - the camera seam of the app: orbit, pan and zoom (the
- * mouse in the window), fitting the view to the bodies (F), and following
- * the centre of mass (G). Only app_view changes here; the simulation is
- * read, never changed.
+ * mouse in the window, and the arrow keys, Page Up / Page Down and Home, so
+ * a clicker or a --script tour can fly the camera too), fitting the view to
+ * the bodies (F), and following the centre of mass (G). Only app_view
+ * changes here; the simulation is read, never changed.
  */
 #include <math.h>
 #include <stdlib.h>
 
 #include "app.h"
 
-void app_orbit(app *a, double dx, double dy) {
-    a->view.camera.yaw -= (float)(dx * 0.005);
-    a->view.camera.pitch += (float)(dy * 0.005);
-    const float limit = 1.55f; /* just short of the poles */
+#define PI 3.14159265358979323846
+
+/* Yaw and pitch by radians; the pitch stops just short of the poles. */
+static void orbit_radians(app *a, double yaw, double pitch) {
+    a->view.camera.yaw += (float)yaw;
+    a->view.camera.pitch += (float)pitch;
+    const float limit = 1.55f;
     if (a->view.camera.pitch > limit) a->view.camera.pitch = limit;
     if (a->view.camera.pitch < -limit) a->view.camera.pitch = -limit;
+}
+
+void app_orbit(app *a, double dx, double dy) {
+    orbit_radians(a, -dx * 0.005, dy * 0.005); /* 0.005 radians per pixel dragged */
+}
+
+void app_orbit_degrees(app *a, double yaw_deg, double pitch_deg) {
+    orbit_radians(a, yaw_deg * PI / 180, pitch_deg * PI / 180);
+}
+
+void app_camera_home(app *a) {
+    /* The scene's camera and follow setting; the rest of the look stays. */
+    const app_view keep = a->view;
+    app_scene_view(a, a->scene);
+    const render_camera camera = a->view.camera;
+    const bool follow = a->view.follow_com;
+    a->view = keep;
+    a->view.camera = camera;
+    a->view.follow_com = follow;
 }
 
 void app_pan(app *a, double dx, double dy, int fb_height) {
     /* Move the target in the view plane so the point under the cursor follows it. */
     const float fov = a->view.camera.fov_y > 0 ? a->view.camera.fov_y : 0.785398f;
-    const float per_pixel =
-        2.0f * a->view.camera.distance * tanf(fov / 2) / (float)(fb_height > 0 ? fb_height : 1);
+    const float lens = a->view.lens_scale > 0 ? a->view.lens_scale : 1.0f; /* the HUD's fit */
+    const float per_pixel = 2.0f * a->view.camera.distance * tanf(fov / 2) /
+                            (lens * (float)(fb_height > 0 ? fb_height : 1));
     const float cy = cosf(a->view.camera.yaw), sy = sinf(a->view.camera.yaw);
     const float cp = cosf(a->view.camera.pitch), sp = sinf(a->view.camera.pitch);
     const float right[3] = {-sy, cy, 0};

@@ -37,6 +37,7 @@ enum option_id {
     O_FRAME,
     O_PLOT,
     O_HELP,
+    O_FULLSCREEN,
     O_COUNT
 };
 
@@ -83,6 +84,8 @@ static const option_spec options[] = {
      "benchmark: also time whole headless frames (step+interop+draw)"},
     {O_PLOT, "plot", "FILE.png", PATH, 0, 0, "none", "benchmark: also draw the table as a chart"},
     {O_HELP, "help", NULL, SWITCH, 0, 0, "", "print this and exit"},
+    {O_FULLSCREEN, "fullscreen", NULL, SWITCH, 0, 0, "off",
+     "start fullscreen on the window's monitor (F11 toggles)"},
 };
 _Static_assert(sizeof options / sizeof options[0] == O_COUNT, "one spec per option id");
 
@@ -211,6 +214,9 @@ static int apply(app_config *c, const option_spec *o, const char *v) {
     case O_PLOT:
         c->plot = v;
         break;
+    case O_FULLSCREEN:
+        c->fullscreen = true;
+        break;
     case O_HELP:
     case O_COUNT:
         break;
@@ -235,6 +241,10 @@ static int check_combinations(app_config *c) {
     }
     if (!c->benchmark && (c->json || c->bench_frames || c->bench_steps || c->plot)) {
         return bad("add --benchmark", "--json, --frame, --steps and --plot belong to --benchmark");
+    }
+    if (c->fullscreen && (c->headless || c->benchmark)) {
+        return bad("drop --fullscreen (it needs a window)",
+                   "--fullscreen does not apply with --headless or --benchmark");
     }
     if (c->status_every && !c->status_json) {
         return bad("add --status-json FILE", "--status-every needs --status-json");

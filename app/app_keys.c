@@ -136,6 +136,51 @@ static void tree_depth(app *a, int dir) {
     app_message(a, "tree cells: %d levels from the first that fits the view", d + 1);
 }
 
+/* F11: the window front-end applies it (on the monitor the window is on). */
+static void fullscreen(app *a) {
+    if (a->cfg.headless) {
+        app_message(a, "fullscreen (F11) does not apply headless");
+        return;
+    }
+    a->fe.fullscreen = !a->fe.fullscreen;
+    a->fe.fullscreen_changed = true;
+}
+
+static void camera_home(app *a) {
+    app_camera_home(a);
+    app_message(a, "the scene's camera");
+}
+
+/* Arrows orbit by APP_ORBIT_STEP_DEG (Shift: APP_ORBIT_FINE_DEG), turning
+ * the scene the way a mouse drag in that direction does; Page Up / Page
+ * Down zoom by one wheel step (Shift: a quarter). false: not a camera key. */
+static bool camera_key(app *a, int key, int mods) {
+    const double deg = (mods & GLFW_MOD_SHIFT) ? APP_ORBIT_FINE_DEG : APP_ORBIT_STEP_DEG;
+    const double zoom = (mods & GLFW_MOD_SHIFT) ? 0.25 : 1.0;
+    switch (key) {
+    case GLFW_KEY_LEFT:
+        app_orbit_degrees(a, deg, 0);
+        return true;
+    case GLFW_KEY_RIGHT:
+        app_orbit_degrees(a, -deg, 0);
+        return true;
+    case GLFW_KEY_UP:
+        app_orbit_degrees(a, 0, -deg);
+        return true;
+    case GLFW_KEY_DOWN:
+        app_orbit_degrees(a, 0, deg);
+        return true;
+    case GLFW_KEY_PAGE_UP:
+        app_zoom(a, zoom);
+        return true;
+    case GLFW_KEY_PAGE_DOWN:
+        app_zoom(a, -zoom);
+        return true;
+    default:
+        return false;
+    }
+}
+
 static const binding bindings[] = {
     {GLFW_KEY_SPACE, "Space", "pause / run", toggle_pause},
     {GLFW_KEY_PERIOD, ".", "one step while paused", step_once},
@@ -154,6 +199,10 @@ static const binding bindings[] = {
     {GLFW_KEY_TAB, "Tab", "HUD on / off", hud},
     {GLFW_KEY_F12, "F12", "screenshot to nbody-<time>-f<frame>.png", screenshot},
     {GLFW_KEY_ESCAPE, "Esc", "quit", quit},
+    {GLFW_KEY_LEFT, "arrow keys", "orbit 5 degrees as a drag that way would (Shift: 1)", NULL},
+    {GLFW_KEY_PAGE_UP, "PgUp / PgDn", "zoom in / out (Shift: a quarter as far)", NULL},
+    {GLFW_KEY_HOME, "Home", "back to the scene's camera", camera_home},
+    {GLFW_KEY_F11, "F11", "fullscreen on / off", fullscreen},
 };
 #define BINDING_COUNT ((int)(sizeof bindings / sizeof bindings[0]))
 
@@ -198,6 +247,7 @@ void app_key(app *a, int key, int mods) {
         tree_depth(a, dir);
         return;
     }
+    if (camera_key(a, key, mods)) return;
     for (int i = 0; i < BINDING_COUNT; i++) {
         if (bindings[i].key == key && bindings[i].action) {
             bindings[i].action(a);
@@ -261,10 +311,13 @@ static const struct {
     const char *name;
     int key;
 } key_names[] = {
-    {"Space", GLFW_KEY_SPACE},   {".", GLFW_KEY_PERIOD},   {"Period", GLFW_KEY_PERIOD},
-    {"+", GLFW_KEY_EQUAL},       {"Plus", GLFW_KEY_EQUAL}, {"-", GLFW_KEY_MINUS},
-    {"Minus", GLFW_KEY_MINUS},   {"Tab", GLFW_KEY_TAB},    {"Esc", GLFW_KEY_ESCAPE},
-    {"Escape", GLFW_KEY_ESCAPE}, {"F1", GLFW_KEY_F1},      {"F12", GLFW_KEY_F12},
+    {"Space", GLFW_KEY_SPACE},   {".", GLFW_KEY_PERIOD},       {"Period", GLFW_KEY_PERIOD},
+    {"+", GLFW_KEY_EQUAL},       {"Plus", GLFW_KEY_EQUAL},     {"-", GLFW_KEY_MINUS},
+    {"Minus", GLFW_KEY_MINUS},   {"Tab", GLFW_KEY_TAB},        {"Esc", GLFW_KEY_ESCAPE},
+    {"Escape", GLFW_KEY_ESCAPE}, {"F1", GLFW_KEY_F1},          {"F12", GLFW_KEY_F12},
+    {"Left", GLFW_KEY_LEFT},     {"Right", GLFW_KEY_RIGHT},    {"Up", GLFW_KEY_UP},
+    {"Down", GLFW_KEY_DOWN},     {"PageUp", GLFW_KEY_PAGE_UP}, {"PageDown", GLFW_KEY_PAGE_DOWN},
+    {"Home", GLFW_KEY_HOME},     {"F11", GLFW_KEY_F11},
 };
 
 bool app_key_parse(const char *name, int *key, int *mods) {

@@ -71,6 +71,8 @@ void app_status_append(app *a) {
     number(e, sizeof e, d.total);
     number(de_s, sizeof de_s, de);
     number(vr, sizeof vr, d.virial_ratio);
+    emit(a, ", \"fullscreen\": %s, \"window\": [%d, %d]", a->fe.fullscreen ? "true" : "false",
+         a->fe.window_width, a->fe.window_height);
     emit(a,
          ", \"t\": %.9g, \"steps\": %lld, \"paused\": %s, \"fps\": %.4g, \"ms_per_step\": %.6g, "
          "\"interactions_per_s\": %.6g, \"energy\": %s, \"dE_over_E0\": %s, \"virial_ratio\": %s, "

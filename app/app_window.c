@@ -6,7 +6,9 @@
  * display rate. Drawing uses the framebuffer size, not the window size, and
  * the HUD follows the window's content scale, so HiDPI screens are filled
  * and readable. A minimized window (zero-size framebuffer) waits for events
- * instead of drawing.
+ * instead of drawing. F11 and --fullscreen put the window fullscreen on the
+ * monitor that holds most of it, and F11 brings back the windowed position
+ * and size it had.
  *
  * Mouse: left drag orbits, right or middle drag pans, the wheel zooms.
  */
@@ -26,6 +28,7 @@ typedef struct window_input {
 typedef struct window_state {
     app *app;
     window_input input;
+    int windowed[4]; /* x, y, width, height before going fullscreen (window units) */
 } window_state;
 
 static window_state *state_of(GLFWwindow *w) {
@@ -80,11 +83,66 @@ static void poll_window(void *ctx) {
     if (glfwWindowShouldClose(window)) state_of(window)->app->fe.quit = true;
 }
 
+/* The monitor whose area holds most of the window (the primary one when
+ * the window is on none); NULL when there is no monitor. */
+static GLFWmonitor *monitor_of(GLFWwindow *window) {
+    int wx = 0, wy = 0, ww = 0, wh = 0, count = 0;
+    glfwGetWindowPos(window, &wx, &wy);
+    glfwGetWindowSize(window, &ww, &wh);
+    GLFWmonitor **monitors = glfwGetMonitors(&count);
+    GLFWmonitor *best = glfwGetPrimaryMonitor();
+    long best_area = 0;
+    for (int i = 0; i < count; i++) {
+        const GLFWvidmode *mode = glfwGetVideoMode(monitors[i]);
+        if (!mode) continue;
+        int mx = 0, my = 0;
+        glfwGetMonitorPos(monitors[i], &mx, &my);
+        const int x0 = wx > mx ? wx : mx;
+        const int x1 = wx + ww < mx + mode->width ? wx + ww : mx + mode->width;
+        const int y0 = wy > my ? wy : my;
+        const int y1 = wy + wh < my + mode->height ? wy + wh : my + mode->height;
+        const long area = x1 > x0 && y1 > y0 ? (long)(x1 - x0) * (y1 - y0) : 0;
+        if (area > best_area) {
+            best_area = area;
+            best = monitors[i];
+        }
+    }
+    return best;
+}
+
+/* F11 / --fullscreen: a->fe.fullscreen says what is wanted. */
+static void apply_fullscreen(GLFWwindow *window, window_state *s) {
+    app *a = s->app;
+    a->fe.fullscreen_changed = false;
+    const bool now = glfwGetWindowMonitor(window) != NULL;
+    if (a->fe.fullscreen == now) return;
+    if (a->fe.fullscreen) {
+        GLFWmonitor *m = monitor_of(window);
+        const GLFWvidmode *mode = m ? glfwGetVideoMode(m) : NULL;
+        if (!mode) {
+            a->fe.fullscreen = false;
+            app_message(a, "fullscreen: no monitor to fill");
+            return;
+        }
+        glfwGetWindowPos(window, &s->windowed[0], &s->windowed[1]);
+        glfwGetWindowSize(window, &s->windowed[2], &s->windowed[3]);
+        glfwSetWindowMonitor(window, m, 0, 0, mode->width, mode->height, mode->refreshRate);
+        const char *name = glfwGetMonitorName(m);
+        app_message(a, "fullscreen on %s (%dx%d); F11 goes back", name ? name : "the monitor",
+                    mode->width, mode->height);
+    } else {
+        glfwSetWindowMonitor(window, NULL, s->windowed[0], s->windowed[1], s->windowed[2],
+                             s->windowed[3], GLFW_DONT_CARE);
+        app_message(a, "windowed again (%dx%d)", s->windowed[2], s->windowed[3]);
+    }
+    glfwSwapInterval(a->fe.vsync ? 1 : 0); /* some drivers reset it with the monitor */
+}
+
 static void update_title(GLFWwindow *window, app *a) {
     const sim_params p = sim_get_params(a->sim);
     char title[256];
-    snprintf(title, sizeof title, "nbody - %d bodies, %s, %s, %.0f frames/s%s", p.body_count,
-             sim_ic_name(p.ic),
+    snprintf(title, sizeof title, "nbody - %d bod%s, %s, %s, %.0f frames/s%s", p.body_count,
+             p.body_count == 1 ? "y" : "ies", sim_ic_name(p.ic),
              p.backend == SIM_BACKEND_CUDA ? sim_variant_info(p.variant)->name : "cpu reference",
              a->live.fps, a->live.paused ? " (paused)" : "");
     glfwSetWindowTitle(window, title);
@@ -130,10 +188,14 @@ int app_window_run(app *a) {
         return 1;
     }
 
+    a->fe.fullscreen = a->cfg.fullscreen;
+    a->fe.fullscreen_changed = a->cfg.fullscreen;
     bool finished = false, ok = true;
     double t_title = 0;
     while (!finished) {
         glfwPollEvents();
+        if (a->fe.fullscreen_changed) apply_fullscreen(window, &state);
+        glfwGetWindowSize(window, &a->fe.window_width, &a->fe.window_height);
         const bool closing = glfwWindowShouldClose(window) || a->fe.quit;
         int fbw = 0, fbh = 0;
         glfwGetFramebufferSize(window, &fbw, &fbh);

@@ -253,7 +253,9 @@ void render_upload_tags(render *r, const uint8_t *tags, int n) {
     GL_CHECK("render_upload_tags");
 }
 
-void render_gl_camera(const render_camera *c, float aspect, mat4 view, mat4 proj) {
+void render_gl_camera(const render_view *rv, mat4 view, mat4 proj) {
+    const render_camera *c = &rv->camera;
+    const float aspect = (float)rv->fb_width / (float)rv->fb_height;
     const float cp = cosf(c->pitch), sp = sinf(c->pitch);
     const float cy = cosf(c->yaw), sy = sinf(c->yaw);
     vec3 dir = {cp * cy, cp * sy, sp};  /* from target towards the eye */
@@ -264,16 +266,30 @@ void render_gl_camera(const render_camera *c, float aspect, mat4 view, mat4 proj
     glm_lookat(eye, center, up, view);
     float fov = c->fov_y > 0 ? c->fov_y : glm_rad(45.0f);
     glm_perspective(fov, aspect, c->distance * 1e-3f, c->distance * 1e3f, proj);
+    if (rv->frame_scale > 0) {
+        /* The lens: scale the picture about the framebuffer's centre and move
+         * it so the target lands at frame_center_px. In clip space that is
+         * x' = s x + o w (w is the clip w), the same as an off-centre frustum,
+         * so the camera itself - and what it orbits - stays where it was. */
+        const float s = rv->frame_scale;
+        const float ox = 2.0f * rv->frame_center_px[0] / (float)rv->fb_width - 1.0f;
+        const float oy = 1.0f - 2.0f * rv->frame_center_px[1] / (float)rv->fb_height;
+        for (int col = 0; col < 4; col++) { /* cglm is column-major: proj[col][row] */
+            proj[col][0] = s * proj[col][0] + ox * proj[col][3];
+            proj[col][1] = s * proj[col][1] + oy * proj[col][3];
+        }
+    }
 }
 
 static void draw_sprites(render *r, const render_view *view, int n) {
     mat4 v, p;
-    render_gl_camera(&view->camera, (float)view->fb_width / (float)view->fb_height, v, p);
+    render_gl_camera(view, v, p);
     const float size = view->point_size > 0 ? view->point_size : 0.02f;
     glUseProgram(r->bodies);
     glUniformMatrix4fv(r->u_view, 1, GL_FALSE, (const GLfloat *)v);
     glUniformMatrix4fv(r->u_proj, 1, GL_FALSE, (const GLfloat *)p);
-    /* p[1][1] = cot(fov/2): a unit length at unit depth spans p[1][1] * h / 2 pixels. */
+    /* p[1][1] = cot(fov/2) times the lens's scale: a unit length at unit
+     * depth spans p[1][1] * h / 2 pixels. */
     glUniform1f(r->u_point_px, size * p[1][1] * 0.5f * (float)view->fb_height);
     glUniform1f(r->u_speed_scale, view->speed_scale > 0 ? view->speed_scale : 1.0f);
     glUniform1f(r->u_brightness, view->brightness > 0 ? view->brightness : 0.6f);

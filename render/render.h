@@ -65,6 +65,14 @@ typedef struct render_view {
     float exposure;     /* multiplies the HDR light before the tone map; 0 -> 1 */
     bool auto_exposure; /* adapt exposure to the brightest part of the picture */
     bool bloom;         /* glow around the brightest light */
+    /* The lens (an off-centre projection, the camera unmoved): the picture is
+     * scaled by frame_scale about the framebuffer's centre and shifted so the
+     * camera's target lands at frame_center_px (framebuffer pixels from the
+     * top left) - the app fits the view to the part of the window its HUD
+     * leaves free. Bodies and boxes use the same lens. frame_scale 0: no
+     * lens (scale 1, the target at the centre; frame_center_px unused). */
+    float frame_scale;
+    float frame_center_px[2];
 } render_view;
 
 typedef struct render_error {
@@ -134,6 +142,7 @@ render_overlay *render_overlay_create(const render_overlay_desc *desc, render_er
 void render_overlay_destroy(render_overlay *o);
 /* Re-packs the font at a new pixel height (HiDPI, projector); clamped to 8..96. */
 void render_overlay_set_font_px(render_overlay *o, float px);
+float render_overlay_font_px(const render_overlay *o); /* as baked, after the clamp */
 float render_overlay_line_height(const render_overlay *o);
 float render_overlay_text_width(const render_overlay *o, const char *utf8);
 /* Collects quads for one frame of size fb_w x fb_h... */

@@ -95,7 +95,7 @@ bool render_boxes_draw(render_boxes *b, const render_view *view, const render_bo
         if (boxes[i].level > max_level) max_level = boxes[i].level;
     }
     mat4 v, p, vp;
-    render_gl_camera(&view->camera, (float)view->fb_width / (float)view->fb_height, v, p);
+    render_gl_camera(view, v, p);
     glm_mat4_mul(p, v, vp);
     glViewport(0, 0, view->fb_width, view->fb_height);
     glDisable(GL_DEPTH_TEST);

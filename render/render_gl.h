@@ -40,8 +40,8 @@ char *render_gl_read_file(const char *path, const char *what, long *len, render_
 /* Compiles and links dir/vs + dir/fs; 0 with *err (file name and driver log). */
 GLuint render_gl_program(const char *dir, const char *vs, const char *fs, render_error *err);
 
-/* View and projection matrices of the orbit camera (render.c): the bodies
- * and the boxes are drawn through the same one. */
-void render_gl_camera(const render_camera *c, float aspect, mat4 view, mat4 proj);
+/* View and projection matrices of the view's orbit camera and lens
+ * (render.c): the bodies and the boxes are drawn through the same one. */
+void render_gl_camera(const render_view *v, mat4 view, mat4 proj);
 
 #endif /* NBODY_RENDER_GL_H */

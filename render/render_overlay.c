@@ -188,6 +188,10 @@ void render_overlay_set_font_px(render_overlay *o, float px) {
     }
 }
 
+float render_overlay_font_px(const render_overlay *o) {
+    return o->px;
+}
+
 float render_overlay_line_height(const render_overlay *o) {
     return o->px * 1.2f;
 }

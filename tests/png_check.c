@@ -2,6 +2,7 @@
  *
  *     png_check FILE.png [--size WxH] [--min-lit F] [--max-lit F]
  *                        [--within R] [--centroid-within R] [--threshold T]
+ *                        [--hud-free R]
  *
  * Loads the PNG (stb_image) and calls a pixel lit when its brightest channel
  * is above T of 255 (default 24: the tone-mapped background stays below it).
@@ -18,11 +19,23 @@
  *                         R pixels of the image centre
  *   --centroid-within R   some pixel is lit and the lit pixels' centroid
  *                         lies within R pixels of the image centre
+ *   --hud-free R          the HUD panel at the top left (found as the run
+ *                         of non-black pixels along its top and left rows
+ *                         from the first non-black pixel on the diagonal)
+ *                         is left out of every measure; "the centre" above
+ *                         becomes the centre of the free area: the part
+ *                         right of the panel or below it, whichever holds
+ *                         the larger square. Some pixel outside the panel is
+ *                         lit, their centroid lies within R pixels of that
+ *                         centre, and none is lit in the 4-pixel band along
+ *                         the panel's right and bottom edges (nothing lies
+ *                         under the panel's edge)
  *
  * More than half of the image white (blending gone wrong) always fails, and
  * so does a missing or unreadable file.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +51,15 @@ typedef struct check_desc {
     int threshold;          /* a pixel is lit when its brightest channel > threshold */
 } check_desc;
 
+/* A rectangle of pixels, x0 <= x < x1, y0 <= y < y1. */
+typedef struct box {
+    int x0, y0, x1, y1;
+} box;
+
+static bool in_box(const box *b, int x, int y) {
+    return b && x >= b->x0 && x < b->x1 && y >= b->y0 && y < b->y1;
+}
+
 typedef struct image_stats {
     long lit, white;
     double mean;         /* mean brightness, 0..255 */
@@ -46,12 +68,14 @@ typedef struct image_stats {
     double max_distance; /* farthest lit pixel from the image centre */
 } image_stats;
 
-static image_stats measure(const unsigned char *px, int w, int h, int threshold) {
+/* Stats of the pixels outside `skip` (NULL: all), distances from (mx, my). */
+static image_stats measure(const unsigned char *px, int w, int h, int threshold, const box *skip,
+                           double mx, double my) {
     image_stats s = {.x0 = w, .y0 = h, .x1 = -1, .y1 = -1};
-    const double mx = (w - 1) / 2.0, my = (h - 1) / 2.0;
     double sum = 0, sx = 0, sy = 0;
     for (int y = 0; y < h; y++) {
         for (int x = 0; x < w; x++) {
+            if (in_box(skip, x, y)) continue;
             const unsigned char *p = px + 3 * ((long)y * w + x);
             int m = p[0] > p[1] ? p[0] : p[1];
             m = m > p[2] ? m : p[2];
@@ -75,9 +99,28 @@ static image_stats measure(const unsigned char *px, int w, int h, int threshold)
     return s;
 }
 
+static bool black(const unsigned char *px, int w, int x, int y) {
+    const unsigned char *p = px + 3 * ((long)y * w + x);
+    return p[0] == 0 && p[1] == 0 && p[2] == 0;
+}
+
+/* The HUD panel: from the first non-black pixel on the diagonal, as far
+ * right along the row below it and as far down the column beside it as the
+ * pixels stay non-black; the box runs from the image's corner to there. */
+static bool find_panel(const unsigned char *px, int w, int h, box *panel) {
+    int k = 0;
+    while (k < w / 4 && k < h / 4 && black(px, w, k, k)) k++;
+    if (k >= w / 4 || k >= h / 4) return false;
+    int x = k + 1, y = k + 1;
+    while (x < w && !black(px, w, x, k + 1)) x++;
+    while (y < h && !black(px, w, k + 1, y)) y++;
+    *panel = (box){0, 0, x, y};
+    return true;
+}
+
 static int usage(void) {
     fprintf(stderr, "usage: png_check FILE.png [--size WxH] [--min-lit F] [--max-lit F] "
-                    "[--within R] [--centroid-within R] [--threshold T]\n");
+                    "[--within R] [--centroid-within R] [--threshold T] [--hud-free R]\n");
     return 2;
 }
 
@@ -91,6 +134,7 @@ int main(int argc, char **argv) {
     if (argc < 2) return usage();
     check_desc c = {
         .min_lit = 0.002, .max_lit = -1, .within = -1, .centroid_within = -1, .threshold = 24};
+    double hud_free = -1;
     for (int i = 2; i < argc; i++) {
         if (i + 1 >= argc) return usage();
         const char *flag = argv[i], *v = argv[++i];
@@ -109,6 +153,8 @@ int main(int argc, char **argv) {
             c.centroid_within = d;
         } else if (strcmp(flag, "--threshold") == 0) {
             c.threshold = (int)d;
+        } else if (strcmp(flag, "--hud-free") == 0) {
+            hud_free = d;
         } else {
             return usage();
         }
@@ -119,10 +165,40 @@ int main(int argc, char **argv) {
         fprintf(stderr, "png_check: cannot load %s: %s\n", argv[1], stbi_failure_reason());
         return 1;
     }
-    const image_stats s = measure(px, w, h, c.threshold);
+    double mx = (w - 1) / 2.0, my = (h - 1) / 2.0;
+    box panel = {0, 0, 0, 0};
+    int failed = 0, edge_lit = 0;
+    if (hud_free >= 0) {
+        if (!find_panel(px, w, h, &panel)) {
+            fprintf(stderr, "png_check: FAIL: no HUD panel at the top left\n");
+            failed = 1;
+        }
+        /* The free part: right of the panel or below it, the larger square. */
+        const int right = w - panel.x1 < h ? w - panel.x1 : h;
+        const int below = h - panel.y1 < w ? h - panel.y1 : w;
+        if (right >= below) {
+            mx = (panel.x1 + w - 1) / 2.0;
+        } else {
+            my = (panel.y1 + h - 1) / 2.0;
+        }
+        for (int y = 0; y < h; y++) {
+            for (int x = 0; x < w; x++) {
+                const bool band = (x >= panel.x1 && x < panel.x1 + 4 && y < panel.y1 + 4) ||
+                                  (y >= panel.y1 && y < panel.y1 + 4 && x < panel.x1 + 4);
+                const unsigned char *p = px + 3 * ((long)y * w + x);
+                const int m =
+                    p[0] > p[1] ? (p[0] > p[2] ? p[0] : p[2]) : (p[1] > p[2] ? p[1] : p[2]);
+                edge_lit += band && m > c.threshold;
+            }
+        }
+        printf("png_check: HUD panel x 0..%d, y 0..%d; free area centre (%.1f, %.1f); "
+               "%d lit pixels along its edges\n",
+               panel.x1 - 1, panel.y1 - 1, mx, my, edge_lit);
+        if (c.centroid_within < 0 || hud_free < c.centroid_within) c.centroid_within = hud_free;
+    }
+    const image_stats s = measure(px, w, h, c.threshold, hud_free >= 0 ? &panel : NULL, mx, my);
     stbi_image_free(px);
     const double n = (double)w * h, lit = s.lit / n, white = s.white / n;
-    const double mx = (w - 1) / 2.0, my = (h - 1) / 2.0;
     const double off = hypot(s.cx - mx, s.cy - my);
     printf("png_check: %s %dx%d, lit %.4f %% (%ld px), white %.2f %%, mean %.1f\n", argv[1], w, h,
            100 * lit, s.lit, 100 * white, s.mean);
@@ -131,7 +207,10 @@ int main(int argc, char **argv) {
                "box x %d..%d, y %d..%d; farthest lit pixel %.1f px from the centre\n",
                s.cx, s.cy, off, mx, my, s.x0, s.x1, s.y0, s.y1, s.max_distance);
     }
-    int failed = 0;
+    if (edge_lit > 0) {
+        fprintf(stderr, "png_check: FAIL: %d lit pixels under the HUD panel's edges\n", edge_lit);
+        failed = 1;
+    }
     if (c.width && (w != c.width || h != c.height)) {
         fprintf(stderr, "png_check: FAIL: image is %dx%d, expected %dx%d\n", w, h, c.width,
                 c.height);

@@ -187,6 +187,7 @@ no-hud           switch run
 benchmark        switch run
 frame            switch bench
 help             switch run
+fullscreen       switch run
 '
 
 mkdir -p "$tmp/adir" "$tmp/fixtures"
@@ -266,6 +267,7 @@ expect_refusal "N beyond host memory" "${out[@]}" --backend cpu --n 2000000000
 expect_refusal "status-every alone" --headless --backend cpu --n 8 --frames 1 --status-every 5
 expect_refusal "benchmark flag without --benchmark" "${out[@]}" --backend cpu --steps 5
 expect_refusal "list without --benchmark" "${out[@]}" --backend cpu --n 8,16
+expect_refusal "fullscreen headless" "${out[@]}" --backend cpu --fullscreen
 printf '10 K\n20 Hyper+Q\n' >"$tmp/fixtures/bad.txt"
 expect_refusal "unknown key in a script" --script "$tmp/fixtures/bad.txt" "${out[@]}" --backend cpu
 printf '10 K\nK 20\n' >"$tmp/fixtures/swapped.txt"

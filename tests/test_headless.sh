@@ -34,6 +34,17 @@
 # GL (--width 16384 --height 16384 on Mesa) is refused with one "nbody:"
 # line and a "hint:" line and exit status 1, not an abort.
 #
+# CPU backend only: the HUD never covers the scene. With the HUD on, the
+# view is fitted (a lens) to the part of the window right of or below the
+# HUD panel; png_check --hud-free finds the panel and measures the rest:
+# one body (at the origin, the camera's target) lies within 30 px of the
+# free area's centre (its sprite is 8 px across; the app rounds the panel's
+# edges up to whole lines, up to ~13 px off png_check's centre), and in the
+# Milky Way and Andromeda preset the light's centroid lies within 10 % of
+# the height of it with nothing under the panel's edges (measured: 17 px at
+# 1280x720; without the lens 174 px, Andromeda behind the panel); the same
+# at 480x320, where the panel wraps and shrinks its font to fit.
+#
 # The status JSON's "interop" field must be "host-copy" on the CPU backend;
 # on CUDA "zero-copy" by default, "host-copy" with --host-copy, and
 # "host-copy" with NBODY_TEST_REFUSE_INTEROP=1, which must also print exactly
@@ -123,6 +134,15 @@ if [ "$backend" = cpu ]; then
             --script "$tmp/cells.txt"; then
         check nocells --size 640x360 --max-lit 0.2
         check cells --size 640x360 --min-lit 0.2
+    fi
+    if run hudone --n 1 --frames 2; then
+        check hudone --size 1280x720 --min-lit 0.00001 --hud-free 30 --within 30
+    fi
+    if run mwa --preset milky-way-andromeda --n 8192 --frames 2; then
+        check mwa --size 1280x720 --hud-free 72
+    fi
+    if run mwa_small --preset milky-way-andromeda --n 8192 --frames 2 --width 480 --height 320; then
+        check mwa_small --size 480x320 --hud-free 32
     fi
     "$nbody" --headless --backend cpu --width 16384 --height 16384 --frames 1 \
         >"$tmp/huge.out" 2>"$tmp/huge.err"

@@ -307,19 +307,38 @@ static void check_key_names(void) {
     CHECK(app_key_parse("+", &key, &mods) && key == GLFW_KEY_EQUAL, "+");
     CHECK(app_key_parse(".", &key, &mods) && key == GLFW_KEY_PERIOD, ".");
     CHECK(app_key_parse("F12", &key, &mods) && key == GLFW_KEY_F12, "F12");
+    static const struct {
+        const char *name;
+        int key;
+    } stage[] = {{"Left", GLFW_KEY_LEFT},      {"Right", GLFW_KEY_RIGHT},
+                 {"Up", GLFW_KEY_UP},          {"Down", GLFW_KEY_DOWN},
+                 {"PageUp", GLFW_KEY_PAGE_UP}, {"PageDown", GLFW_KEY_PAGE_DOWN},
+                 {"Home", GLFW_KEY_HOME},      {"F11", GLFW_KEY_F11}};
+    for (size_t i = 0; i < sizeof stage / sizeof stage[0]; i++) {
+        CHECK(app_key_parse(stage[i].name, &key, &mods) && key == stage[i].key && mods == 0,
+              "--script knows %s", stage[i].name);
+    }
+    CHECK(app_key_parse("Shift+Left", &key, &mods) && key == GLFW_KEY_LEFT &&
+              mods == GLFW_MOD_SHIFT,
+          "Shift+Left");
     CHECK(!app_key_parse("Ctrl+X", &key, &mods), "Ctrl+X is not a key here");
     CHECK(!app_key_parse("", &key, &mods), "empty");
     /* The help lists exactly the bindings app_key serves: the knobs' keys, a
      * line per scene, the view and loop keys, the mouse. */
-    static const char *const want[] = {
-        "+ / -",       "R / Shift+R", "T / Shift+T", "S / Shift+S", "D / Shift+D",
-        "J / Shift+J", "K / Shift+K", "P / Shift+P", "Q / Shift+Q", "1",
-        "2",           "3",           "4",           "5",           "6",
-        "7",           "Space",       ".",           "C",           "E",
-        "A",           "B",           "O",           "V",           "X",
-        "W",           "L",           "F",           "G",           "H, F1",
-        "Tab",         "F12",         "Esc",         "left drag",   "right/middle drag",
-        "scroll"};
+    static const char *const want[] = {"+ / -",       "R / Shift+R", "T / Shift+T",
+                                       "S / Shift+S", "D / Shift+D", "J / Shift+J",
+                                       "K / Shift+K", "P / Shift+P", "Q / Shift+Q",
+                                       "1",           "2",           "3",
+                                       "4",           "5",           "6",
+                                       "7",           "Space",       ".",
+                                       "C",           "E",           "A",
+                                       "B",           "O",           "V",
+                                       "X",           "W",           "L",
+                                       "F",           "G",           "H, F1",
+                                       "Tab",         "F12",         "Esc",
+                                       "arrow keys",  "PgUp / PgDn", "Home",
+                                       "F11",         "left drag",   "right/middle drag",
+                                       "scroll"};
     const int count = (int)(sizeof want / sizeof want[0]);
     bool found[sizeof want / sizeof want[0]] = {false};
     char label[64], text[160];
@@ -587,9 +606,110 @@ static void check_cuda_variants(void) {
     app_destroy(&a);
 }
 
+/* The camera keys: arrows orbit by APP_ORBIT_STEP_DEG (Shift: the fine
+ * step) as a drag that way would, Page Up / Down zoom by a wheel step
+ * (Shift: a quarter), Home brings back the scene's camera. */
+static void check_camera_keys(void) {
+    app a = make_app(SIM_BACKEND_CPU, SIM_VARIANT_DEFAULT, 0, 0);
+    app_scene_view(&a, a.scene);
+    const render_camera c0 = a.view.camera;
+    const double rad = 3.14159265358979 / 180;
+    const struct {
+        int key, mods;
+        double yaw_deg, pitch_deg, zoom; /* expected change from c0 */
+    } step[] = {
+        {GLFW_KEY_LEFT, 0, APP_ORBIT_STEP_DEG, 0, 1},
+        {GLFW_KEY_RIGHT, 0, -APP_ORBIT_STEP_DEG, 0, 1},
+        {GLFW_KEY_LEFT, SHIFT, APP_ORBIT_FINE_DEG, 0, 1},
+        {GLFW_KEY_UP, 0, 0, -APP_ORBIT_STEP_DEG, 1},
+        {GLFW_KEY_DOWN, 0, 0, APP_ORBIT_STEP_DEG, 1},
+        {GLFW_KEY_DOWN, SHIFT, 0, APP_ORBIT_FINE_DEG, 1},
+        {GLFW_KEY_PAGE_UP, 0, 0, 0, 0.9},
+        {GLFW_KEY_PAGE_DOWN, 0, 0, 0, 1 / 0.9},
+        {GLFW_KEY_PAGE_UP, SHIFT, 0, 0, 0.974},
+    };
+    for (size_t i = 0; i < sizeof step / sizeof step[0]; i++) {
+        a.view.camera = c0;
+        press(&a, step[i].key, step[i].mods);
+        const render_camera *c = &a.view.camera;
+        CHECK(fabs(c->yaw - (c0.yaw + step[i].yaw_deg * rad)) < 1e-5 &&
+                  fabs(c->pitch - (c0.pitch + step[i].pitch_deg * rad)) < 1e-5 &&
+                  fabs(c->distance / c0.distance - step[i].zoom) < 1e-3,
+              "camera key #%zu: yaw %+.2f deg, pitch %+.2f deg, distance x%.4f", i,
+              (c->yaw - c0.yaw) / rad, (c->pitch - c0.pitch) / rad, c->distance / c0.distance);
+    }
+    /* Fly somewhere, change the look, then Home: the scene's camera, the look kept. */
+    a.view.camera = c0;
+    for (int i = 0; i < 7; i++) press(&a, GLFW_KEY_LEFT, 0);
+    press(&a, GLFW_KEY_UP, 0);
+    press(&a, GLFW_KEY_PAGE_DOWN, 0);
+    app_pan(&a, 40, 10, 720);
+    press(&a, GLFW_KEY_C, 0);
+    const render_color color = a.view.color;
+    CHECK(a.view.camera.yaw != c0.yaw && a.view.camera.distance != c0.distance, "flown away");
+    press(&a, GLFW_KEY_HOME, 0);
+    CHECK(memcmp(&a.view.camera, &c0, sizeof c0) == 0, "Home: the scene's camera again");
+    CHECK(a.view.color == color, "Home keeps the colour mode");
+
+    /* F11 headless: nothing changes, and it says why. */
+    CHECK(a.cfg.headless, "a headless app");
+    press(&a, GLFW_KEY_F11, 0);
+    CHECK(!a.view.help && !a.fe.fullscreen && !a.fe.fullscreen_changed &&
+              strstr(a.live.message, "does not apply headless"),
+          "F11 headless: '%s'", a.live.message);
+    app_destroy(&a);
+}
+
+/* The HUD's and help's words: no kernel talk on the CPU, singular and
+ * plural, the energy warning past APP_ENERGY_WARN. */
+static void check_hud_text(void) {
+    static char text[16384];
+    app a = make_app(SIM_BACKEND_CPU, SIM_VARIANT_DEFAULT, 0, 0);
+    app_hud_text(&a, true, text, sizeof text);
+    CHECK(strstr(text, "nbody: keys and mouse") && strstr(text, "F11"), "the help text");
+    CHECK(!strstr(text, " p = ") && !strstr(text, " q = "), "CPU help: no p / q lines:\n%s", text);
+    CHECK(strstr(text, "on the CPU backend K switches"), "CPU help says what K does");
+
+    app_hud_text(&a, false, text, sizeof text);
+    CHECK(strstr(text, "1,000 bodies") && strstr(text, " 1 step/frame") &&
+              !strstr(text, "steps/frame"),
+          "plural bodies, singular step:\n%s", text);
+    CHECK(sim_reset(a.sim, SIM_IC_PLUMMER, 1, 1, NULL), "one body");
+    a.cfg.steps_per_frame = 2;
+    app_hud_text(&a, false, text, sizeof text);
+    CHECK(strstr(text, "\n1 body ") && strstr(text, "2 steps/frame") && !strstr(text, "bodies"),
+          "singular body, plural steps:\n%s", text);
+
+    /* Energy: just inside the threshold a plain line, just outside a warning. */
+    a.live.diag_valid = a.live.energy0_valid = true;
+    a.live.energy0 = -2.0;
+    a.live.diag.total = -2.0 * (1 - 0.9 * APP_ENERGY_WARN);
+    app_hud_text(&a, false, text, sizeof text);
+    CHECK(strstr(text, "ΔE/E₀") && !strstr(text, "energy not conserved"),
+          "%.2g of the threshold: no warning:\n%s", 0.9, text);
+    a.live.diag.total = -2.0 * (1 + 1.1 * APP_ENERGY_WARN);
+    app_hud_text(&a, false, text, sizeof text);
+    CHECK(strstr(text, "energy not conserved") && strstr(text, "Shift+T"),
+          "%.2g of the threshold: the warning:\n%s", 1.1, text);
+    a.live.diag.total = -2.0 * (1 - 1.1 * APP_ENERGY_WARN);
+    app_hud_text(&a, false, text, sizeof text);
+    CHECK(strstr(text, "energy not conserved"), "a loss warns as a gain does");
+
+    /* Galaxies: Myr and kpc beside the model units. */
+    press(&a, GLFW_KEY_3, 0);
+    app_hud_text(&a, false, text, sizeof text);
+    CHECK(strstr(text, " Myr") && strstr(text, "kpc)"), "galaxy units:\n%s", text);
+    press(&a, GLFW_KEY_1, 0);
+    app_hud_text(&a, false, text, sizeof text);
+    CHECK(!strstr(text, "Myr") && !strstr(text, "kpc"), "none in a Plummer sphere");
+    app_destroy(&a);
+}
+
 int main(void) {
     check_knobs();
     check_camera();
+    check_camera_keys();
+    check_hud_text();
     check_key_names();
     check_scene_paths();
     check_status_line();

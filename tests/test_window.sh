@@ -23,7 +23,11 @@
 #   - one body, HUD off: every lit pixel within 2 % of the height of the
 #     centre; a Plummer sphere of 4096, HUD off: lit fraction 2-50 %, lit
 #     centroid within 10 % of the height of the centre;
-#   - one body, HUD on: at least 1 % lit (the HUD draws).
+#   - one body, HUD on: at least 1 % lit (the HUD draws);
+#   - F11 from --script goes fullscreen on the 1280x800 screen and F11 again
+#     brings back the 640x360 window (the status JSON's "fullscreen" and
+#     "window" every frame, the last frame's picture 640x360); --fullscreen
+#     starts fullscreen and F11 leaves it for the --width x --height window.
 set -u
 nbody=$1 png_check=$2 backend=${3:-cpu} cuda_available=${4:-}
 if [ "$backend" = cuda ] && ! "$cuda_available" >/dev/null; then exit 77; fi
@@ -106,6 +110,26 @@ if run plummer --n 4096 --frames 10 --no-hud --width 640 --height 360; then
 fi
 if run hud --n 1 --frames 5 --width 640 --height 360; then
     check hud --size 640x360 --min-lit 0.01
+fi
+screen() { # screen NAME: "fullscreen, width, height" of each status line
+    sed -n 's/.*"fullscreen": \([a-z]*\), "window": \[\([0-9]*\), \([0-9]*\)\].*/\1 \2x\3/p' \
+        "$tmp/$1.json"
+}
+printf '3 F11\n6 F11\n' >"$tmp/f11.txt"
+if run f11 --n 256 --frames 9 --width 640 --height 360 --script "$tmp/f11.txt" \
+    --status-every 1; then
+    screen f11 | grep -qx 'true 1280x800' || failed "f11: never fullscreen at 1280x800: $(screen f11 | tr '\n' ' ')"
+    [ "$(screen f11 | tail -n 1)" = 'false 640x360' ] ||
+        failed "f11: the window is $(screen f11 | tail -n 1) after F11 twice, expected false 640x360"
+    check f11 --size 640x360
+fi
+printf '3 F11\n' >"$tmp/start.txt"
+if run start --fullscreen --n 256 --frames 6 --width 640 --height 360 --script "$tmp/start.txt" \
+    --status-every 1; then
+    [ "$(screen start | sed -n 2p)" = 'true 1280x800' ] ||
+        failed "start: --fullscreen gives $(screen start | sed -n 2p), expected true 1280x800"
+    [ "$(screen start | tail -n 1)" = 'false 640x360' ] ||
+        failed "start: after F11 $(screen start | tail -n 1), expected false 640x360"
 fi
 if [ "$backend" = cuda ]; then
     if NBODY_TEST_REFUSE_INTEROP=1 run refused --n 4096 --frames 10 --no-hud --width 640 \
