@@ -95,6 +95,9 @@ static void hud(app *a) {
 static void screenshot(app *a) {
     a->out.screenshot_requested = true;
 }
+static void record(app *a) {
+    a->out.record_toggle_requested = true;
+}
 static void quit(app *a) {
     a->fe.quit = true;
 }
@@ -154,6 +157,7 @@ static const binding bindings[] = {
     {GLFW_KEY_TAB, "Tab", "HUD on / off", hud},
     {GLFW_KEY_F12, "F12", "screenshot to nbody-<time>-f<frame>.png", screenshot},
     {GLFW_KEY_ESCAPE, "Esc", "quit", quit},
+    {GLFW_KEY_M, "M", "record a video to nbody-<time>.mp4 / stop", record},
 };
 #define BINDING_COUNT ((int)(sizeof bindings / sizeof bindings[0]))
 
