@@ -248,7 +248,8 @@ struct app_recording {
 /* Says why a recording failed, in the terminal and (window) on the HUD. */
 static void report(app *a, bool by_key, const record_error *err) {
     if (by_key) {
-        app_message(a, "recording stopped: %s (%s)", err->what, err->hint);
+        app_message(a, "recording stopped: %s", err->what);
+        printf("hint: %s\n", err->hint);
         return;
     }
     fprintf(stderr, "nbody: %s\nhint: %s\n", err->what, err->hint);
@@ -398,12 +399,13 @@ void app_record_update(app *a, int fb_width, int fb_height) {
         stop(a);
         return;
     }
-    char path[64], stamp[32];
+    char name[64], stamp[32], path[PATH_MAX];
     const time_t t = time(NULL);
     struct tm tm;
     localtime_r(&t, &tm);
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-    snprintf(path, sizeof path, "nbody-%s.mp4", stamp);
+    snprintf(name, sizeof name, "nbody-%s.mp4", stamp);
+    absolute(name, path, sizeof path); /* named in full on the HUD and in messages */
     start(a, path, NULL, true, fb_width, fb_height);
 }
 
