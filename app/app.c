@@ -341,7 +341,8 @@ static void record_offscreen(app *a, const render_view *view, int n) {
 void app_frame(app *a, int fb_width, int fb_height) {
     update_fps(a);
     app_script_dispatch(a);
-    app_record_update(a, fb_width, fb_height); /* --record, --frames-dir, M */
+    /* --record, --frames-dir, M: started and stopped before the frame is drawn */
+    app_record_update(a, fb_width, fb_height);
     if (!a->live.energy0_valid) sample_diagnostics(a); /* E0 before the first step */
     if (!a->live.paused || a->live.step_once) {
         sim_step(a->sim, a->cfg.steps_per_frame);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "app.h"
 
@@ -273,7 +274,12 @@ static int check_recording(app_config *c) {
     }
     if (c->benchmark && (c->record || c->frames_dir)) {
         return bad("record without --benchmark", "--record and --frames-dir do not apply to "
-                   "--benchmark");
+                                                 "--benchmark");
+    }
+    struct stat st;
+    if (c->encode && (stat(c->encode, &st) != 0 || !S_ISDIR(st.st_mode))) {
+        return bad("give the folder that --frames-dir wrote", "--encode %s: not a folder",
+                   c->encode);
     }
     if (c->record && !app_output_check_writable(c->record, "--record")) return 2;
     if (c->frames_dir && !app_record_check_frames_dir(c->frames_dir, "--frames-dir")) return 2;

@@ -46,7 +46,7 @@
 #define RECORD_DEFAULT_FPS 30
 #define RECORD_CRF "20"
 #define RECORD_HINT                                                                                \
-    "install ffmpeg (apt-get install ffmpeg) or set NBODY_FFMPEG to one; or write PNGs with "       \
+    "install ffmpeg (apt-get install ffmpeg) or set NBODY_FFMPEG to one; or write PNGs with "      \
     "--frames-dir DIR and encode them with nbody --encode DIR --record FILE.mp4 where ffmpeg is"
 
 extern char **environ; /* the libc's, handed to ffmpeg; POSIX declares it nowhere */
@@ -57,7 +57,7 @@ typedef struct record_error {
 } record_error;
 
 __attribute__((format(printf, 3, 4))) static bool fail(record_error *e, const char *hint,
-                                                      const char *fmt, ...) {
+                                                       const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(e->what, sizeof e->what, fmt, ap);
@@ -80,10 +80,10 @@ typedef struct encoder {
     const char *program; /* $NBODY_FFMPEG or "ffmpeg" */
     char path[PATH_MAX], tmp[PATH_MAX + 32], log[PATH_MAX + 32];
     pid_t pid;
-    int fd;               /* the pipe to ffmpeg's stdin; -1 once closed */
-    int width, height;    /* the frames given to encoder_write */
-    int out_w, out_h;     /* the video: rounded down to even */
-    long frames;          /* written so far */
+    int fd;            /* the pipe to ffmpeg's stdin; -1 once closed */
+    int width, height; /* the frames given to encoder_write */
+    int out_w, out_h;  /* the video: rounded down to even */
+    long frames;       /* written so far */
 } encoder;
 
 /* The last non-empty line of ffmpeg's log, or "" (it says why it failed). */
@@ -112,8 +112,12 @@ static int wait_child(pid_t pid, int *sig) {
 static bool encoder_open(encoder *e, const char *path, int width, int height, int fps,
                          record_error *err) {
     const char *env = getenv("NBODY_FFMPEG");
-    *e = (encoder){.program = env && env[0] ? env : "ffmpeg", .fd = -1, .width = width,
-                   .height = height, .out_w = width & ~1, .out_h = height & ~1};
+    *e = (encoder){.program = env && env[0] ? env : "ffmpeg",
+                   .fd = -1,
+                   .width = width,
+                   .height = height,
+                   .out_w = width & ~1,
+                   .out_h = height & ~1};
     snprintf(e->path, sizeof e->path, "%s", path);
     snprintf(e->tmp, sizeof e->tmp, "%s.tmp-%ld.mp4", path, (long)getpid());
     snprintf(e->log, sizeof e->log, "%s.tmp-%ld.log", path, (long)getpid());
@@ -133,11 +137,34 @@ static bool encoder_open(encoder *e, const char *path, int width, int height, in
     char size[32], rate[16];
     snprintf(size, sizeof size, "%dx%d", e->out_w, e->out_h);
     snprintf(rate, sizeof rate, "%d", fps);
-    char *const argv[] = {(char *)e->program, "-hide_banner", "-loglevel", "error",
-                          "-f", "rawvideo", "-pix_fmt", "rgb0", "-video_size", size,
-                          "-framerate", rate, "-i", "pipe:0", "-an", "-c:v", "libx264",
-                          "-crf", RECORD_CRF, "-pix_fmt", "yuv420p", "-movflags", "+faststart",
-                          "-f", "mp4", "-y", e->tmp, NULL};
+    char *const argv[] = {(char *)e->program,
+                          "-hide_banner",
+                          "-loglevel",
+                          "error",
+                          "-f",
+                          "rawvideo",
+                          "-pix_fmt",
+                          "rgb0",
+                          "-video_size",
+                          size,
+                          "-framerate",
+                          rate,
+                          "-i",
+                          "pipe:0",
+                          "-an",
+                          "-c:v",
+                          "libx264",
+                          "-crf",
+                          RECORD_CRF,
+                          "-pix_fmt",
+                          "yuv420p",
+                          "-movflags",
+                          "+faststart",
+                          "-f",
+                          "mp4",
+                          "-y",
+                          e->tmp,
+                          NULL};
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, fds[0], 0);
@@ -232,13 +259,13 @@ static bool encoder_write(encoder *e, const uint8_t *rgba, record_error *err) {
 /* ---- recording drawn frames ------------------------------------------------- */
 
 struct app_recording {
-    bool by_key;           /* M: a failure only stops it */
-    bool video;            /* else a PNG sequence */
-    encoder enc;           /* video */
-    char dir[PATH_MAX];    /* PNG sequence */
-    char shown[PATH_MAX];  /* the absolute path, for the messages */
-    int width, height;     /* the frames read back */
-    bool offscreen;        /* drawn into target (--record-size), else the frame's own picture */
+    bool by_key;          /* M: a failure only stops it */
+    bool video;           /* else a PNG sequence */
+    encoder enc;          /* video */
+    char dir[PATH_MAX];   /* PNG sequence */
+    char shown[PATH_MAX]; /* the absolute path, for the messages */
+    int width, height;    /* the frames read back */
+    bool offscreen;       /* drawn into target (--record-size), else the frame's own picture */
     render_target *target;
     render_readback *ring;
     uint8_t *rgba; /* one frame */
@@ -339,8 +366,8 @@ static void start(app *a, const char *path, const char *frames_dir, bool by_key,
     render_error gl = {0};
     r->rgba = malloc((size_t)r->width * (size_t)r->height * 4);
     if (!r->rgba) {
-        fail(&err, "try a smaller --record-size", "cannot record %s: out of memory for a %dx%d frame",
-             r->shown, r->width, r->height);
+        fail(&err, "try a smaller --record-size",
+             "cannot record %s: out of memory for a %dx%d frame", r->shown, r->width, r->height);
     } else if ((r->offscreen && !(r->target = render_target_create(r->width, r->height, &gl))) ||
                !(r->ring = render_readback_create(r->width, r->height, &gl))) {
         fail(&err, gl.hint, "cannot record %s: %s", r->shown, gl.message);
@@ -528,8 +555,8 @@ int app_record_encode(const app_config *cfg) {
         int w = 0, h = 0, channels = 0;
         uint8_t *rgba = stbi_load(path, &w, &h, &channels, 4);
         if (!rgba) {
-            ok = fail(&err, "rewrite the sequence with --frames-dir", "--encode: cannot read %s: %s",
-                      path, stbi_failure_reason());
+            ok = fail(&err, "rewrite the sequence with --frames-dir",
+                      "--encode: cannot read %s: %s", path, stbi_failure_reason());
         } else if (i == 0) {
             width = w;
             height = h;
@@ -549,7 +576,7 @@ int app_record_encode(const app_config *cfg) {
         fprintf(stderr, "nbody: %s\nhint: %s\n", err.what, err.hint);
         return 1;
     }
-    printf("nbody: wrote %s (%ld frames, %dx%d, %d frames/s)\n", cfg->record, enc.frames,
-           enc.out_w, enc.out_h, fps);
+    printf("nbody: wrote %s (%ld frames, %dx%d, %d frames/s)\n", cfg->record, enc.frames, enc.out_w,
+           enc.out_h, fps);
     return 0;
 }

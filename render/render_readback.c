@@ -39,8 +39,9 @@ render_readback *render_readback_create(int width, int height, render_error *err
     }
     glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
     if (GL_OUT_OF_MEMORY_AFTER("the read-back buffers")) {
-        render_gl_error(err, "try a smaller size", "out of GL memory for %d read-back buffers of %dx%d",
-                        RENDER_READBACK_DEPTH, width, height);
+        render_gl_error(err, "try a smaller size",
+                        "out of GL memory for %d read-back buffers of %dx%d", RENDER_READBACK_DEPTH,
+                        width, height);
         render_readback_destroy(rb);
         return NULL;
     }
@@ -80,12 +81,12 @@ bool render_readback_pop(render_readback *rb, uint8_t *rgba, render_error *err) 
     rb->count--;
     const size_t row = (size_t)rb->w * 4;
     glBindBuffer(GL_PIXEL_PACK_BUFFER, rb->pbo[oldest]);
-    const uint8_t *src =
-        glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, (GLsizeiptr)(row * (size_t)rb->h), GL_MAP_READ_BIT);
+    const uint8_t *src = glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0,
+                                          (GLsizeiptr)(row * (size_t)rb->h), GL_MAP_READ_BIT);
     if (!src) {
         glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-        render_gl_error(err, "try a smaller size", "cannot map a read-back buffer (GL error 0x%04x)",
-                        glGetError());
+        render_gl_error(err, "try a smaller size",
+                        "cannot map a read-back buffer (GL error 0x%04x)", glGetError());
         return false;
     }
     for (int y = 0; y < rb->h; y++) { /* GL's first row is the bottom one */
