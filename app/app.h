@@ -25,6 +25,8 @@
  *   app_interop.c   CUDA-GL interop: the only file that includes
  *                   cuda_gl_interop.h.
  *   app_output.c    PNG, CSV and JSON files, written atomically.
+ *   app_record.c    videos through an ffmpeg child (--record, M), PNG
+ *                   sequences (--frames-dir) and --encode.
  *
  * The state is split along its seams: app_config (what the command line
  * said, fixed after start-up), app_view (camera and look), app_frontend

@@ -137,34 +137,14 @@ static bool encoder_open(encoder *e, const char *path, int width, int height, in
     char size[32], rate[16];
     snprintf(size, sizeof size, "%dx%d", e->out_w, e->out_h);
     snprintf(rate, sizeof rate, "%d", fps);
-    char *const argv[] = {(char *)e->program,
-                          "-hide_banner",
-                          "-loglevel",
-                          "error",
-                          "-f",
-                          "rawvideo",
-                          "-pix_fmt",
-                          "rgb0",
-                          "-video_size",
-                          size,
-                          "-framerate",
-                          rate,
-                          "-i",
-                          "pipe:0",
-                          "-an",
-                          "-c:v",
-                          "libx264",
-                          "-crf",
-                          RECORD_CRF,
-                          "-pix_fmt",
-                          "yuv420p",
-                          "-movflags",
-                          "+faststart",
-                          "-f",
-                          "mp4",
-                          "-y",
-                          e->tmp,
-                          NULL};
+    /* clang-format off */
+    char *const argv[] = {
+        (char *)e->program, "-hide_banner", "-loglevel", "error",
+        "-f", "rawvideo", "-pix_fmt", "rgb0", "-video_size", size, "-framerate", rate,
+        "-i", "pipe:0", "-an",
+        "-c:v", "libx264", "-crf", RECORD_CRF, "-pix_fmt", "yuv420p",
+        "-movflags", "+faststart", "-f", "mp4", "-y", e->tmp, NULL};
+    /* clang-format on */
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, fds[0], 0);
@@ -199,6 +179,11 @@ static bool encoder_close(encoder *e, bool keep, const char *why, record_error *
         if (rename(e->tmp, e->path) == 0) return true;
         const int rename_err = errno;
         unlink(e->tmp);
+        if (rename_err == ENOENT) {
+            return fail(err, RECORD_HINT,
+                        "cannot record %s: '%s' exited with status 0 but wrote no %s", e->path,
+                        e->program, e->tmp);
+        }
         return fail(err, "check that the folder is writable", "cannot record %s: rename: %s",
                     e->path, strerror(rename_err));
     }
