@@ -227,9 +227,10 @@ typedef struct app_outputs {
     int script_count, script_next;
     char *status; /* --status-json lines, written at exit */
     size_t status_len, status_cap;
-    bool record_toggle_requested;    /* M */
-    struct app_recording *recording; /* the video or PNG sequence being written, or NULL */
-    bool record_failed;              /* a --record / --frames-dir one failed: exit 1 */
+    bool record_toggle_requested;         /* M */
+    struct app_recording *recording;      /* the video or PNG sequence being written, or NULL */
+    struct app_recording *record_closing; /* stopped videos whose ffmpeg is finishing */
+    bool record_failed;                   /* a --record / --frames-dir one failed: exit 1 */
 } app_outputs;
 
 /* The whole running application. One instance, passed by pointer (GLFW

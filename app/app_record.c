@@ -99,12 +99,16 @@ static void last_log_line(const char *log, char *out, size_t len) {
     fclose(f);
 }
 
-/* Waits for ffmpeg; its exit status, or -1 when it died of a signal (*sig). */
-static int wait_child(pid_t pid, int *sig) {
+/* ffmpeg's exit: its status, -1 when a signal ended it (*sig), or -2 when
+ * block is false and it is still running. */
+static int wait_child(pid_t pid, bool block, int *sig) {
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR) return *sig = 0, -1;
+    pid_t got;
+    while ((got = waitpid(pid, &status, block ? 0 : WNOHANG)) < 0 && errno == EINTR) {
     }
+    *sig = 0;
+    if (got == 0) return -2;
+    if (got < 0) return -1;
     *sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -164,14 +168,11 @@ static bool encoder_open(encoder *e, const char *path, int width, int height, in
     return true;
 }
 
-/* Closes the pipe, waits for ffmpeg and renames its file over e->path when
- * keep and it exited with status 0; otherwise removes it. why (may be
+/* After ffmpeg exited with status (or signal sig): renames its file over
+ * e->path when keep and the status is 0; otherwise removes it. why (may be
  * NULL) says what stopped the recording early, for the message. */
-static bool encoder_close(encoder *e, bool keep, const char *why, record_error *err) {
-    if (e->fd >= 0) close(e->fd);
-    e->fd = -1;
-    int sig = 0;
-    const int status = wait_child(e->pid, &sig);
+static bool encoder_settle(encoder *e, int status, int sig, bool keep, const char *why,
+                           record_error *err) {
     char last[400];
     last_log_line(e->log, last, sizeof last);
     unlink(e->log);
@@ -200,6 +201,15 @@ static bool encoder_close(encoder *e, bool keep, const char *why, record_error *
     return fail(err, RECORD_HINT, "cannot record %s: '%s' %s%s%s after %ld frames%s%s%s", e->path,
                 e->program, why ? why : "", why ? ", then " : "", how, e->frames,
                 last[0] ? " (it said: " : "", last, last[0] ? ")" : "");
+}
+
+/* Ends the input, waits for ffmpeg and settles (encoder_settle). */
+static bool encoder_close(encoder *e, bool keep, const char *why, record_error *err) {
+    if (e->fd >= 0) close(e->fd);
+    e->fd = -1;
+    int sig = 0;
+    const int status = wait_child(e->pid, true, &sig);
+    return encoder_settle(e, status, sig, keep, why, err);
 }
 
 /* Writes all of buf, or false with errno set (EPIPE: ffmpeg stopped reading). */
@@ -253,8 +263,9 @@ struct app_recording {
     bool offscreen;       /* drawn into target (--record-size), else the frame's own picture */
     render_target *target;
     render_readback *ring;
-    uint8_t *rgba; /* one frame */
-    long frames;   /* frames handed to the encoder or written */
+    uint8_t *rgba;       /* one frame */
+    long frames;         /* frames handed to the encoder or written */
+    app_recording *next; /* in the list of videos whose ffmpeg is finishing */
 };
 
 /* Says why a recording failed, in the terminal and (window) on the HUD. */
@@ -271,10 +282,18 @@ static void report(app *a, bool by_key, const record_error *err) {
     }
 }
 
-static void free_recording(app *a, app_recording *r) {
+/* The GL objects and the frame buffer; the rest goes with free(). */
+static void free_frames(app *a, app_recording *r) {
     render_target_destroy(a->render, r->target);
     render_readback_destroy(r->ring);
     free(r->rgba);
+    r->target = NULL;
+    r->ring = NULL;
+    r->rgba = NULL;
+}
+
+static void free_recording(app *a, app_recording *r) {
+    free_frames(a, r);
     free(r);
 }
 
@@ -371,35 +390,70 @@ static void start(app *a, const char *path, const char *frames_dir, bool by_key,
     failed(a, &err);
 }
 
-/* Ends the recording: the frames still in the ring, then ffmpeg. */
-static bool stop(app *a) {
-    app_recording *r = a->out.recording;
-    while (a->out.recording && render_readback_pending(r->ring) > 0) {
-        if (!write_oldest(a)) return false; /* reported, freed */
-    }
-    a->out.recording = NULL;
+/* Says how a video ended once its ffmpeg exited, and frees it. */
+static bool settled(app *a, app_recording *r, int status, int sig) {
     record_error err = {0};
-    bool ok = true;
-    if (r->video) {
-        ok = encoder_close(&r->enc, true, NULL, &err);
-        if (ok) {
-            app_message(a, "wrote %s (%ld frames, %dx%d)", r->shown, r->frames, r->enc.out_w,
-                        r->enc.out_h);
-        } else {
-            if (!r->by_key) a->out.record_failed = true;
-            report(a, r->by_key, &err);
-        }
+    const bool ok = encoder_settle(&r->enc, status, sig, true, NULL, &err);
+    if (ok) {
+        app_message(a, "wrote %s (%ld frames, %dx%d)", r->shown, r->frames, r->enc.out_w,
+                    r->enc.out_h);
     } else {
-        app_message(a, "wrote %ld frames to %s", r->frames, r->shown);
+        if (!r->by_key) a->out.record_failed = true;
+        report(a, r->by_key, &err);
     }
     free_recording(a, r);
     return ok;
 }
 
+/* Ends the recording: the frames still in the ring, then the input of
+ * ffmpeg. With wait, until ffmpeg has exited; else ffmpeg finishes (the
+ * encoder's last frames take a while at large sizes) while the loop runs
+ * on, and app_record_update settles it. */
+static void stop(app *a, bool wait) {
+    app_recording *r = a->out.recording;
+    while (a->out.recording && render_readback_pending(r->ring) > 0) {
+        if (!write_oldest(a)) return; /* reported, freed */
+    }
+    a->out.recording = NULL;
+    free_frames(a, r);
+    if (!r->video) {
+        app_message(a, "wrote %ld frames to %s", r->frames, r->shown);
+        free_recording(a, r);
+        return;
+    }
+    close(r->enc.fd);
+    r->enc.fd = -1;
+    int sig = 0;
+    const int status = wait_child(r->enc.pid, wait, &sig);
+    if (status != -2) {
+        settled(a, r, status, sig);
+        return;
+    }
+    r->next = a->out.record_closing;
+    a->out.record_closing = r;
+}
+
+/* Settles the videos whose ffmpeg has exited (block: waits for all). */
+static void settle_closing(app *a, bool block) {
+    app_recording **link = &a->out.record_closing;
+    while (*link) {
+        app_recording *r = *link;
+        int sig = 0;
+        const int status = wait_child(r->enc.pid, block, &sig);
+        if (status == -2) {
+            link = &r->next;
+            continue;
+        }
+        *link = r->next;
+        settled(a, r, status, sig);
+    }
+}
+
 void app_record_update(app *a, int fb_width, int fb_height) {
+    settle_closing(a, false);
     app_recording *r = a->out.recording;
     if (r && !r->offscreen && (fb_width != r->width || fb_height != r->height)) {
-        stop(a);
+        stop(a, false);
         app_message(a, "recording stopped: the window was resized (--record-size keeps one size)");
     }
     if (a->live.frame == 0 && (a->cfg.record || a->cfg.frames_dir)) {
@@ -408,7 +462,7 @@ void app_record_update(app *a, int fb_width, int fb_height) {
     if (!a->out.record_toggle_requested) return;
     a->out.record_toggle_requested = false;
     if (a->out.recording) {
-        stop(a);
+        stop(a, false);
         return;
     }
     char name[64], stamp[32], path[PATH_MAX];
@@ -438,7 +492,8 @@ void app_record_capture(app *a, bool offscreen) {
 }
 
 bool app_record_finish(app *a) {
-    if (a->out.recording) stop(a);
+    if (a->out.recording) stop(a, true);
+    settle_closing(a, true);
     return !a->out.record_failed;
 }
 
