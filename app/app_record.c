@@ -21,7 +21,10 @@
  * cannot be started, stops reading (EPIPE: SIGPIPE is ignored around the
  * writes) or exits non-zero, one line says so with a hint and nothing is
  * left under FILE; a --record run then exits 1, a recording started with
- * M only stops, with the reason on the HUD.
+ * M only stops, with the reason on the HUD. A recording stopped while the
+ * program runs on (M, a resized window) lets its ffmpeg finish in the
+ * background, polled with waitpid(WNOHANG) each frame; at exit every one is
+ * waited for.
  */
 #include <dirent.h>
 #include <errno.h>
