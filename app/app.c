@@ -397,9 +397,28 @@ void app_step_frame(app *a) {
     }
 }
 
+/* The video's own picture (--record-size, or the window's HUD kept out of
+ * it), drawn first, at its own size, with the tree's cells and
+ * (--record-hud) the HUD, and queued for it. */
+static void record_offscreen(app *a, const render_view *view, int n) {
+    render_view v = *view;
+    render_target *t = app_record_target(a, &v.fb_width, &v.fb_height);
+    if (!t) return;
+    /* With the HUD in the video, the video's own layout leaves it room. */
+    if (a->cfg.record_hud) app_hud_fit_view(a, v.fb_width, v.fb_height, &v);
+    render_bind_target(a->render, t);
+    render_frame(a->render, &v, n);
+    draw_tree_cells(a, &v);
+    if (a->cfg.record_hud) app_hud_draw(a, v.fb_width, v.fb_height);
+    app_record_capture(a, true);
+    render_bind_target(a->render, NULL);
+}
+
 void app_frame(app *a, int fb_width, int fb_height) {
     update_fps(a);
     app_script_dispatch(a);
+    /* --record, --frames-dir, M: started and stopped before the frame is drawn */
+    app_record_update(a, fb_width, fb_height);
     if (!a->live.energy0_valid) sample_diagnostics(a); /* E0 before the first step */
     if (a->live.frame + 1 == a->live.runaway_at) test_runaway(a);
     if (!a->live.paused || a->live.step_once) {
@@ -435,17 +454,20 @@ void app_frame(app *a, int fb_width, int fb_height) {
         .auto_exposure = a->view.auto_exposure,
         .bloom = a->view.bloom,
     };
+    record_offscreen(a, &view, p.body_count);
     app_hud_fit_view(a, fb_width, fb_height, &view); /* the HUD never covers the scene */
     render_frame(a->render, &view, p.body_count);
     draw_tree_cells(a, &view);
+    if (!a->cfg.record_hud) app_record_capture(a, false); /* the video: the scene only */
     app_hud_draw(a, fb_width, fb_height);
+    if (a->cfg.record_hud) app_record_capture(a, false);
     if (a->out.screenshot_requested) save_screenshot(a, fb_width, fb_height);
     if (a->cfg.status_every > 0 && a->live.frame % a->cfg.status_every == 0) app_status_append(a);
     a->live.frame++;
 }
 
 bool app_finish(app *a, int fb_width, int fb_height) {
-    bool ok = true;
+    bool ok = app_record_finish(a); /* --record, --frames-dir, M */
     if (a->cfg.screenshot) {
         const bool written = write_frame(a, a->cfg.screenshot, fb_width, fb_height);
         if (written) printf("nbody: wrote %s (%dx%d)\n", a->cfg.screenshot, fb_width, fb_height);
@@ -473,6 +495,7 @@ bool app_finish(app *a, int fb_width, int fb_height) {
 }
 
 void app_destroy(app *a) {
+    if (a->render) app_record_finish(a); /* a recording still running ends here */
     app_interop_destroy(&a->interop);
     render_boxes_destroy(a->boxes);
     render_overlay_destroy(a->overlay);

@@ -25,6 +25,8 @@
  *   app_interop.c   CUDA-GL interop: the only file that includes
  *                   cuda_gl_interop.h.
  *   app_output.c    PNG, CSV and JSON files, written atomically.
+ *   app_record.c    videos through an ffmpeg child (--record, M), PNG
+ *                   sequences (--frames-dir) and --encode.
  *
  * The state is split along its seams: app_config (what the command line
  * said, fixed after start-up), app_view (camera and look), app_frontend
@@ -139,6 +141,14 @@ typedef struct app_config {
     bool bench_frames;        /* --frame: also time whole headless frames */
     const char *plot;         /* --plot FILE.png: the benchmark table as a bar chart, or NULL */
     bool fullscreen;          /* --fullscreen: start fullscreen (F11 toggles) */
+    /* Videos and PNG sequences (app_record.c); the size, HUD and rate also
+     * apply to M's recordings. */
+    const char *record;              /* --record FILE.mp4, or NULL */
+    int record_fps;                  /* frames/s of the video; 0 -> 30 */
+    int record_width, record_height; /* --record-size (even); 0: the frame's own size */
+    bool record_hud;                 /* the HUD in the video too */
+    const char *frames_dir;          /* --frames-dir DIR: frame-000000.png ... instead, or NULL */
+    const char *encode;              /* --encode DIR: its frame-*.png into --record, nothing else */
 } app_config;
 
 /* How body positions reach the vertex buffer. */
@@ -233,6 +243,10 @@ typedef struct app_outputs {
     int script_count, script_next;
     char *status; /* --status-json lines, written at exit */
     size_t status_len, status_cap;
+    bool record_toggle_requested;         /* M */
+    struct app_recording *recording;      /* the video or PNG sequence being written, or NULL */
+    struct app_recording *record_closing; /* stopped videos whose ffmpeg is finishing */
+    bool record_failed;                   /* a --record / --frames-dir one failed: exit 1 */
 } app_outputs;
 
 /* The whole running application. One instance, passed by pointer (GLFW
@@ -414,6 +428,31 @@ bool app_output_check_writable(const char *path, const char *flag);
 bool app_output_png(const char *path, int width, int height, const uint8_t *rgba);
 bool app_output_csv(const char *path, const sim_body *bodies, int n);
 bool app_output_text(const char *path, const char *what, const char *text);
+
+/* app_record.c: videos through an ffmpeg child (--record, M) and PNG
+ * sequences (--frames-dir). Every drawn frame is one video frame. */
+typedef struct app_recording app_recording;
+/* At the start of a frame: starts --record / --frames-dir on the first one,
+ * M's start or stop, and stops a recording at the frame's size when the
+ * framebuffer is resized. */
+void app_record_update(app *a, int fb_width, int fb_height);
+/* The target a --record-size recording draws into, and its size; NULL when
+ * none is running at a size of its own. */
+render_target *app_record_target(const app *a, int *width, int *height);
+/* Queues the picture just drawn for the recording: offscreen true for the
+ * picture in app_record_target, false for the frame's own (ignored unless
+ * the recording is at the frame's size). */
+void app_record_capture(app *a, bool offscreen);
+/* Ends a running recording: the last frames, ffmpeg's exit, the rename.
+ * false (message printed) when a --record or --frames-dir recording failed
+ * at any point; M's failures are only reported. Needs the GL context. */
+bool app_record_finish(app *a);
+/* --frames-dir: creates DIR if missing and checks that it is writable and
+ * holds no frame-*.png yet; false with a message (flag names the option). */
+bool app_record_check_frames_dir(const char *dir, const char *flag);
+/* --encode DIR --record FILE: DIR's frame-*.png in order through the same
+ * ffmpeg settings; no GL. Returns the exit code. */
+int app_record_encode(const app_config *cfg);
 
 /* Front-ends: return the process exit code. */
 int app_window_run(app *a);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "app.h"
 
@@ -38,10 +39,16 @@ enum option_id {
     O_PLOT,
     O_HELP,
     O_FULLSCREEN,
+    O_RECORD,
+    O_RECORD_FPS,
+    O_RECORD_SIZE,
+    O_RECORD_HUD,
+    O_FRAMES_DIR,
+    O_ENCODE,
     O_COUNT
 };
 
-typedef enum value_kind { SWITCH, WHOLE, REAL, PATH } value_kind;
+typedef enum value_kind { SWITCH, WHOLE, REAL, PATH, TEXT } value_kind; /* TEXT: parsed in apply */
 
 typedef struct option_spec {
     enum option_id id;
@@ -86,6 +93,16 @@ static const option_spec options[] = {
     {O_HELP, "help", NULL, SWITCH, 0, 0, "", "print this and exit"},
     {O_FULLSCREEN, "fullscreen", NULL, SWITCH, 0, 0, "off",
      "start fullscreen on the window's monitor (F11 toggles)"},
+    {O_RECORD, "record", "FILE.mp4", PATH, 0, 0, "none",
+     "record every frame drawn to an H.264 video through ffmpeg ($NBODY_FFMPEG)"},
+    {O_RECORD_FPS, "record-fps", "N", WHOLE, 1, 240, "30", "frames/s of the video (also M's)"},
+    {O_RECORD_SIZE, "record-size", "WxH", TEXT, 16, 16384, "the window's or image's size",
+     "record at this size, drawn offscreen (rounded down to even)"},
+    {O_RECORD_HUD, "record-hud", NULL, SWITCH, 0, 0, "off", "put the HUD in the video too"},
+    {O_FRAMES_DIR, "frames-dir", "DIR", PATH, 0, 0, "none",
+     "write every frame as DIR/frame-000000.png ... instead of a video"},
+    {O_ENCODE, "encode", "DIR", PATH, 0, 0, "none",
+     "with --record: encode DIR/frame-*.png into the video, nothing else"},
 };
 _Static_assert(sizeof options / sizeof options[0] == O_COUNT, "one spec per option id");
 
@@ -217,10 +234,61 @@ static int apply(app_config *c, const option_spec *o, const char *v) {
     case O_FULLSCREEN:
         c->fullscreen = true;
         break;
+    case O_RECORD:
+        c->record = v;
+        break;
+    case O_RECORD_FPS:
+        c->record_fps = (int)d;
+        break;
+    case O_RECORD_SIZE: {
+        /* Rounded down to even (yuv420p), then within the range. */
+        int w = 0, h = 0;
+        char x = 0, extra = 0;
+        if (sscanf(v, "%d%c%d%c", &w, &x, &h, &extra) != 3 || (x != 'x' && x != 'X') ||
+            (w & ~1) < o->min || (w & ~1) > o->max || (h & ~1) < o->min || (h & ~1) > o->max) {
+            return bad("give WxH with both from 16 to 16384, e.g. --record-size 1920x1080",
+                       "--record-size '%s': not WxH in range", v);
+        }
+        c->record_width = w & ~1;
+        c->record_height = h & ~1;
+        break;
+    }
+    case O_RECORD_HUD:
+        c->record_hud = true;
+        break;
+    case O_FRAMES_DIR:
+        c->frames_dir = v;
+        break;
+    case O_ENCODE:
+        c->encode = v;
+        break;
     case O_HELP:
     case O_COUNT:
         break;
     }
+    return 0;
+}
+
+/* What --record, --frames-dir and --encode cannot be given with. */
+static int check_recording(app_config *c) {
+    if (c->record && c->frames_dir) {
+        return bad("pick one: a video (--record) or PNGs (--frames-dir)",
+                   "--record and --frames-dir cannot be given together");
+    }
+    if (c->encode && !c->record) {
+        return bad("add --record FILE.mp4", "--encode %s needs --record", c->encode);
+    }
+    if (c->benchmark && (c->record || c->frames_dir)) {
+        return bad("record without --benchmark", "--record and --frames-dir do not apply to "
+                                                 "--benchmark");
+    }
+    struct stat st;
+    if (c->encode && (stat(c->encode, &st) != 0 || !S_ISDIR(st.st_mode))) {
+        return bad("give the folder that --frames-dir wrote", "--encode %s: not a folder",
+                   c->encode);
+    }
+    if (c->record && !app_output_check_writable(c->record, "--record")) return 2;
+    if (c->frames_dir && !app_record_check_frames_dir(c->frames_dir, "--frames-dir")) return 2;
     return 0;
 }
 
@@ -268,7 +336,7 @@ static int check_combinations(app_config *c) {
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         if (files[i].path && !app_output_check_writable(files[i].path, files[i].flag)) return 2;
     }
-    return 0;
+    return check_recording(c);
 }
 
 int app_cli_parse(int argc, char **argv, app_config *c) {

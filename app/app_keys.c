@@ -95,6 +95,9 @@ static void hud(app *a) {
 static void screenshot(app *a) {
     a->out.screenshot_requested = true;
 }
+static void record(app *a) {
+    a->out.record_toggle_requested = true;
+}
 static void quit(app *a) {
     a->fe.quit = true;
 }
@@ -203,6 +206,7 @@ static const binding bindings[] = {
     {GLFW_KEY_PAGE_UP, "PgUp / PgDn", "zoom in / out (Shift: a quarter as far)", NULL},
     {GLFW_KEY_HOME, "Home", "back to the scene's camera", camera_home},
     {GLFW_KEY_F11, "F11", "fullscreen on / off", fullscreen},
+    {GLFW_KEY_M, "M", "record a video to nbody-<time>.mp4 / stop", record},
 };
 #define BINDING_COUNT ((int)(sizeof bindings / sizeof bindings[0]))
 

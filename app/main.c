@@ -19,6 +19,7 @@ int main(int argc, char **argv) {
     if (a.cfg.width == 0) a.cfg.width = 1280;
     if (a.cfg.height == 0) a.cfg.height = 720;
     if (a.cfg.benchmark) return app_bench_run(&a.cfg);
+    if (a.cfg.encode) return app_record_encode(&a.cfg); /* PNGs to a video, no simulation */
     if (!app_create_sim(&a)) return 1;
     rc = a.cfg.headless ? app_headless_run(&a) : app_window_run(&a);
     app_destroy(&a); /* no-op when the front-end already tore down */

@@ -55,7 +55,8 @@ struct render {
     target bloom_a, bloom_b;
     GLuint fbo, color_rb; /* offscreen final target (headless), or 0: the window */
     int off_w, off_h;
-    float auto_exposure; /* current automatic exposure (0: not measured yet) */
+    render_target *bound; /* render_bind_target's target, or NULL */
+    float auto_exposure;  /* current automatic exposure (0: not measured yet) */
     float last_exposure;
     int frame;
 };
@@ -171,6 +172,7 @@ render *render_create(const render_desc *desc, render_error *err) {
 
 void render_destroy(render *r) {
     if (!r) return;
+    render_bind_target(r, NULL); /* its own float framebuffers back, to be deleted here */
     const GLuint programs[] = {r->bodies, r->tonemap, r->bright, r->blur};
     for (size_t i = 0; i < sizeof programs / sizeof programs[0]; i++) {
         if (programs[i]) glDeleteProgram(programs[i]);
@@ -409,7 +411,7 @@ bool render_frame(render *r, const render_view *view, int n) {
     r->frame++;
     const bool bloomed = view->bloom && bloom(r, exposure);
 
-    glBindFramebuffer(GL_FRAMEBUFFER, r->fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, render_gl_output_fbo(r));
     glViewport(0, 0, w, h);
     glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_2D, r->hdr.tex);
@@ -435,7 +437,7 @@ float render_exposure(const render *r) {
 }
 
 void render_read_pixels(render *r, int width, int height, uint8_t *rgba) {
-    glBindFramebuffer(GL_FRAMEBUFFER, r->fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, render_gl_output_fbo(r));
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
     /* GL's first row is the bottom one: swap rows in place. */
@@ -459,4 +461,90 @@ const char *render_gl_renderer(void) {
 const char *render_gl_version(void) {
     const GLubyte *s = glGetString(GL_VERSION);
     return s ? (const char *)s : "?";
+}
+
+/* ---- targets of their own size (render_target) ------------------------------
+ * A video at --record-size is drawn by the same render_frame as the window,
+ * into a picture of another size. Its float framebuffers (HDR and bloom) are
+ * its own, swapped into the renderer while it is bound, so that drawing the
+ * window and the video in one frame never resizes (reallocates) them. The
+ * automatic exposure stays one state: it is measured on whichever picture
+ * its turn falls on, and both pictures show the same scene. */
+
+struct render_target {
+    GLuint fbo, color_rb; /* the final RGBA8 picture */
+    int w, h;
+    target hdr, bloom_a, bloom_b; /* the renderer's own while this one is bound */
+};
+
+GLuint render_gl_output_fbo(const render *r) {
+    return r->bound ? r->bound->fbo : r->fbo;
+}
+
+render_target *render_target_create(int width, int height, render_error *err) {
+    render_target *t = calloc(1, sizeof *t);
+    if (!t) {
+        render_gl_error(err, "free some memory", "out of host memory for a render target");
+        return NULL;
+    }
+    t->w = width;
+    t->h = height;
+    glGenFramebuffers(1, &t->fbo);
+    glGenRenderbuffers(1, &t->color_rb);
+    glBindRenderbuffer(GL_RENDERBUFFER, t->color_rb);
+    glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, width, height);
+    glBindRenderbuffer(GL_RENDERBUFFER, 0);
+    glBindFramebuffer(GL_FRAMEBUFFER, t->fbo);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, t->color_rb);
+    const GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+    const bool oom = GL_OUT_OF_MEMORY_AFTER("a render target");
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    if (oom || status != GL_FRAMEBUFFER_COMPLETE) {
+        render_gl_error(err, "try a smaller size",
+                        "cannot make a %dx%d offscreen framebuffer: %s (status 0x%04x)", width,
+                        height, oom ? "GL is out of memory" : "incomplete", status);
+        render_target_destroy(NULL, t);
+        return NULL;
+    }
+    /* The float framebuffer its frames draw into, made now so a size GL
+     * cannot hold fails here, not mid-run. */
+    if (!ensure_target(&t->hdr, width, height, true, err)) {
+        render_target_destroy(NULL, t);
+        return NULL;
+    }
+    GL_CHECK("render_target_create");
+    return t;
+}
+
+void render_target_destroy(render *r, render_target *t) {
+    if (!t) return;
+    if (r && r->bound == t) render_bind_target(r, NULL);
+    destroy_target(&t->hdr);
+    destroy_target(&t->bloom_a);
+    destroy_target(&t->bloom_b);
+    if (t->fbo) glDeleteFramebuffers(1, &t->fbo);
+    if (t->color_rb) glDeleteRenderbuffers(1, &t->color_rb);
+    free(t);
+}
+
+static void swap_targets(target *a, target *b) {
+    const target t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* Swaps t's float framebuffers with the renderer's (binding and unbinding
+ * are the same swap). */
+static void swap_float_targets(render *r, render_target *t) {
+    swap_targets(&r->hdr, &t->hdr);
+    swap_targets(&r->bloom_a, &t->bloom_a);
+    swap_targets(&r->bloom_b, &t->bloom_b);
+}
+
+void render_bind_target(render *r, render_target *t) {
+    if (r->bound == t) return;
+    if (r->bound) swap_float_targets(r, r->bound);
+    r->bound = t;
+    if (t) swap_float_targets(r, t);
+    glBindFramebuffer(GL_FRAMEBUFFER, render_gl_output_fbo(r));
 }

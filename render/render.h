@@ -181,4 +181,44 @@ void render_boxes_destroy(render_boxes *b);
 bool render_boxes_draw(render_boxes *b, const render_view *view, const render_box *boxes, int count,
                        render_error *err);
 
+/* ------------------------------------------------------------------------ */
+/* Targets and read-back, for videos: a picture of a size of its own (drawn
+ * by the same render_frame as the window, e.g. 1920x1080 from a 1280x720
+ * window) and a ring of pixel-pack buffers that reads frames back without
+ * waiting for the GPU (render_readback.c). */
+
+typedef struct render_target render_target;
+
+/* An offscreen RGBA8 picture of width x height with float framebuffers of
+ * its own, all made now. NULL with *err when GL cannot hold that size. */
+render_target *render_target_create(int width, int height, render_error *err);
+/* Unbinds t from r first when it is bound there (r may be NULL: never bound). */
+void render_target_destroy(render *r, render_target *t);
+/* Where the next render_frame, the overlays and boxes drawn after it,
+ * render_read_pixels and render_readback_push go: t (draw it with a view of
+ * t's size), or NULL for the window (or render_create's offscreen target). */
+void render_bind_target(render *r, render_target *t);
+
+typedef struct render_readback render_readback;
+
+/* Pixel-pack buffers in the ring: a frame is mapped two frames after it
+ * was queued, by when the GPU has long finished it. */
+#define RENDER_READBACK_DEPTH 3
+
+/* A ring of RENDER_READBACK_DEPTH buffers of width x height RGBA8; NULL
+ * with *err (GL out of memory). */
+render_readback *render_readback_create(int width, int height, render_error *err);
+void render_readback_destroy(render_readback *rb);
+/* Queues a copy of the lower-left width x height pixels of what r drew last
+ * (its bound target) into the next buffer and returns at once. false when
+ * every buffer holds a frame not yet popped: pop one first. */
+bool render_readback_push(render *r, render_readback *rb);
+/* Frames queued and not yet popped. */
+int render_readback_pending(const render_readback *rb);
+/* Copies the oldest queued frame as RGBA8, top row first (as
+ * render_read_pixels), into rgba[width * height * 4] and frees its buffer;
+ * waits for the GPU only if that frame is not done yet. false with *err
+ * when nothing is pending or the buffer cannot be mapped. */
+bool render_readback_pop(render_readback *rb, uint8_t *rgba, render_error *err);
+
 #endif /* NBODY_RENDER_H */

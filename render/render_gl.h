@@ -44,4 +44,8 @@ GLuint render_gl_program(const char *dir, const char *vs, const char *fs, render
  * (render.c): the bodies and the boxes are drawn through the same one. */
 void render_gl_camera(const render_view *v, mat4 view, mat4 proj);
 
+/* The framebuffer a frame ends in (render.c): the bound render_target's, else
+ * the offscreen one of render_create, else 0 (the window's). */
+GLuint render_gl_output_fbo(const render *r);
+
 #endif /* NBODY_RENDER_GL_H */

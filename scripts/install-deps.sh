@@ -7,7 +7,7 @@
 set -euo pipefail
 
 pkgs=(cmake pkg-config gcc g++ make libglfw3-dev libglew-dev libcglm-dev libstb-dev
-      libegl-dev libgl-dev libopengl-dev xvfb xauth python3)
+      libegl-dev libgl-dev libopengl-dev xvfb xauth python3 ffmpeg)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -14,7 +14,8 @@
 # where negatives are not allowed, -1; whole-number flags also with 1.5 and
 # a value past 64 bits. Enum flags: an unknown name and empty. Switches:
 # =1. Output files: empty, in a missing folder, a folder (non-zero exit,
-# "nbody:" and "hint:", nothing written). Both ends of each range must be
+# "nbody:" and "hint:", nothing written); output folders: empty, in a
+# missing folder, a file. Both ends of each range must be
 # accepted, checked at parse time: "--flag VALUE --help" parses VALUE, then
 # prints help and exits 0 without running; this needs flags parsed in
 # order, which "--dt -1 --help" (must exit 2) checks first.
@@ -188,6 +189,12 @@ benchmark        switch run
 frame            switch bench
 help             switch run
 fullscreen       switch run
+record           file   run
+record-fps       int    run   1      240                  0         241
+record-size      enum   run   15x15
+record-hud       switch run
+frames-dir       outdir run
+encode           input  run
 '
 
 mkdir -p "$tmp/adir" "$tmp/fixtures"
@@ -233,6 +240,13 @@ while read -r name kind ctxkind lo hi below above; do
         expect_refusal "--$name '' empty" "${ctx[@]}" "--$name" ""
         expect_refusal "--$name in a missing folder" "${ctx[@]}" "--$name" /nonexistent/dir/x
         expect_refusal "--$name is a folder" "${ctx[@]}" "--$name" "$tmp/adir"
+        ;;
+    outdir) # a folder written into, made when missing
+        context "$ctxkind" "$name"
+        : >"$tmp/fixtures/afile"
+        expect_refusal "--$name= empty" "${ctx[@]}" "--$name="
+        expect_refusal "--$name in a missing folder" "${ctx[@]}" "--$name" /nonexistent/dir/x
+        expect_refusal "--$name is a file" "${ctx[@]}" "--$name" "$tmp/fixtures/afile"
         ;;
     input)
         context "$ctxkind" "$name"

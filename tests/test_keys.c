@@ -337,7 +337,7 @@ static void check_key_names(void) {
                                        "F",           "G",           "H, F1",
                                        "Tab",         "F12",         "Esc",
                                        "arrow keys",  "PgUp / PgDn", "Home",
-                                       "F11",         "left drag",   "right/middle drag",
+                                       "F11",         "M",           "left drag",   "right/middle drag",
                                        "scroll"};
     const int count = (int)(sizeof want / sizeof want[0]);
     bool found[sizeof want / sizeof want[0]] = {false};

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# test_record.sh - videos and PNG sequences: --record, --record-size,
+# --record-hud, --frames-dir, --encode, key M in the window, and ffmpeg
+# missing or failing (NBODY_FFMPEG).
+#
+#   test_record.sh NBODY PNG_CHECK
+#
+# CPU backend, 256 bodies, 30 frames of 640x360. The PNG checks need no
+# ffmpeg; the video checks read the files back with ffprobe and are skipped
+# (the test exits 77 once the rest has passed) where ffprobe is absent. The
+# window part runs on an Xvfb of its own, and is skipped without Xvfb.
+#
+# PNGs are compared with cmp: --screenshot and --frames-dir both go through
+# app_output_png, which encodes equal pixels into equal bytes.
+set -u
+nbody=$1 png_check=$2
+tmp=$(mktemp -d)
+xvfb_pid=
+cleanup() {
+    [ -n "$xvfb_pid" ] && kill "$xvfb_pid" 2>/dev/null && wait "$xvfb_pid" 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+cd "$tmp" || exit 1
+
+fail=0
+failed() {
+    echo "FAIL $*"
+    fail=1
+}
+ok() { echo "ok   $*"; }
+args=(--headless --backend cpu --n 256 --frames 30 --width 640 --height 360)
+short=(--headless --backend cpu --n 256 --frames 8 --width 640 --height 360) # no frames counted
+run() { # run NAME [ENV=VALUE...] -- ARGS...: nbody with its output in NAME.out/.err; sets rc
+    local name=$1
+    shift
+    local envs=()
+    while [ "$1" != -- ]; do
+        envs+=("$1")
+        shift
+    done
+    shift
+    env "${envs[@]}" "$nbody" "$@" >"$name.out" 2>"$name.err"
+    rc=$?
+    cat "$name.out" "$name.err"
+}
+same() { # same NAME A.png B.png
+    cmp -s "$2" "$3" && ok "$1: $2 = $3" || failed "$1: $2 and $3 differ"
+}
+differ() { # differ NAME A.png B.png
+    cmp -s "$2" "$3" && failed "$1: $2 and $3 are the same" || ok "$1: $2 != $3"
+}
+
+# --- PNG sequences (no ffmpeg) ---------------------------------------------------
+
+run frames -- "${args[@]}" --no-hud --frames-dir fr --screenshot shot.png
+[ "$rc" -eq 0 ] || failed "frames: exit $rc"
+count=$(find fr -name 'frame-*.png' | wc -l)
+[ "$count" -eq 30 ] && ok "frames: 30 PNGs" || failed "frames: $count PNGs, expected 30"
+[ -f fr/frame-000000.png ] && [ -f fr/frame-000029.png ] || failed "frames: not numbered 0-29"
+"$png_check" fr/frame-000029.png --size 640x360 || failed "frames: png_check"
+# The recorded frame is exactly the picture drawn: the last one is the screenshot.
+same frames fr/frame-000029.png shot.png
+
+# The HUD (on by default) stays out of the video unless --record-hud.
+run nohud -- "${short[@]}" --frames-dir h0 --screenshot h0.png
+[ "$rc" -eq 0 ] || failed "nohud: exit $rc"
+differ nohud h0/frame-000007.png h0.png
+run hud -- "${short[@]}" --record-hud --frames-dir h1 --screenshot h1.png
+[ "$rc" -eq 0 ] || failed "hud: exit $rc"
+same hud h1/frame-000007.png h1.png
+
+# --record-size: drawn offscreen at its own size, an odd one rounded down to even.
+run size -- "${short[@]}" --record-size 321x241 --frames-dir rs
+[ "$rc" -eq 0 ] || failed "size: exit $rc"
+"$png_check" rs/frame-000007.png --size 320x240 || failed "size: png_check --size 320x240"
+
+run again -- "${args[@]}" --frames-dir fr
+[ "$rc" -eq 2 ] && ok "again: a folder holding frames refused" || failed "again: exit $rc, not 2"
+
+# --- the command line ---------------------------------------------------------------
+refused() { # refused NAME ARGS...: exit 2, nothing written
+    local name=$1
+    shift
+    run "$name" -- "$@"
+    [ "$rc" -eq 2 ] && grep -q '^hint: ' "$name.err" && ok "$name: refused with a hint" ||
+        failed "$name: exit $rc, expected 2 with a hint"
+}
+refused both "${args[@]}" --record both.mp4 --frames-dir both
+refused encode_alone --encode fr
+refused tiny "${args[@]}" --record tiny.mp4 --record-size 15x15
+refused not_size "${args[@]}" --record x.mp4 --record-size 640-360
+refused bad_fps "${args[@]}" --record x.mp4 --record-fps 0
+[ ! -e both ] && [ ! -e both.mp4 ] && [ ! -e tiny.mp4 ] && [ ! -e x.mp4 ] ||
+    failed "refused command lines left files"
+
+# --- videos (ffprobe reads them back) ----------------------------------------------
+if ! command -v ffprobe >/dev/null || ! command -v ffmpeg >/dev/null; then
+    echo "ffmpeg/ffprobe not installed: the video checks are skipped"
+    [ $fail -eq 0 ] && exit 77
+    exit 1
+fi
+probe() { # probe FILE: frames,width,height,pix_fmt,codec
+    ffprobe -v error -count_frames -select_streams v:0 \
+        -show_entries stream=nb_read_frames,width,height,pix_fmt,codec_name -of csv=p=0 "$1" |
+        awk -F, '{print $5 "," $2 "," $3 "," $4 "," $1}'
+}
+expect_video() { # expect_video NAME FILE FRAMES,W,H
+    local got
+    got=$(probe "$2")
+    [ "$got" = "$3,yuv420p,h264" ] && ok "$1: $2 is $got" ||
+        failed "$1: $2 is '$got', expected '$3,yuv420p,h264'"
+}
+no_leftovers() { # no_leftovers NAME: no temporary file of a recording left
+    local left
+    left=$(find . -maxdepth 1 -name '*.tmp-*')
+    [ -z "$left" ] && ok "$1: no temporary files" || failed "$1: left $left"
+}
+
+run record -- "${args[@]}" --record a.mp4
+[ "$rc" -eq 0 ] || failed "record: exit $rc"
+expect_video record a.mp4 30,640,360
+grep -q 'frames/s' record.out && ok "record: frames/s printed" || failed "record: no frames/s"
+run record_size -- "${args[@]}" --record b.mp4 --record-size 320x240 --record-fps 24
+expect_video record_size b.mp4 30,320,240
+run record_odd -- "${short[@]}" --width 641 --height 361 --record c.mp4
+expect_video record_odd c.mp4 8,640,360
+no_leftovers record
+
+for bad in /nonexistent /bin/false; do
+    run broken NBODY_FFMPEG=$bad -- "${short[@]}" --record broken.mp4
+    lines=$(grep -c '^nbody: cannot record broken.mp4: ' broken.err)
+    [ "$rc" -eq 1 ] && [ "$lines" -eq 1 ] && grep -q '^hint: .*apt-get install ffmpeg' broken.err &&
+        ok "NBODY_FFMPEG=$bad: one line, a hint, exit 1" ||
+        failed "NBODY_FFMPEG=$bad: exit $rc, $lines message lines"
+    [ ! -e broken.mp4 ] || failed "NBODY_FFMPEG=$bad: broken.mp4 written"
+    no_leftovers "NBODY_FFMPEG=$bad"
+done
+
+run encode -- --encode fr --record enc.mp4
+[ "$rc" -eq 0 ] || failed "encode: exit $rc"
+expect_video encode enc.mp4 30,640,360
+
+# --- the window: M starts and stops a recording -------------------------------------
+if ! command -v Xvfb >/dev/null; then
+    echo "Xvfb is not installed: the window check is skipped"
+else
+    Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp ${NBODY_XVFB_ARGS:-} \
+        3>display >xvfb.log 2>&1 &
+    xvfb_pid=$!
+    for _ in $(seq 100); do
+        [ -s display ] && break
+        kill -0 "$xvfb_pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    if [ ! -s display ]; then
+        failed "Xvfb did not start"
+    else
+        mkdir win && cd win || exit 1
+        printf '5 M\n25 M\n' >keys.txt
+        run window DISPLAY=":$(head -n 1 ../display)" -- --backend cpu --n 256 --frames 30 \
+            --width 640 --height 360 --script keys.txt
+        [ "$rc" -eq 0 ] || failed "window: exit $rc"
+        videos=(nbody-*.mp4)
+        if [ ${#videos[@]} -eq 1 ] && [ -f "${videos[0]}" ]; then
+            expect_video window "${videos[0]}" 20,640,360
+            grep -q "recording 640x360 at 30 frames/s to $PWD/${videos[0]}" window.out &&
+                ok "window: the absolute path shown" || failed "window: no absolute path shown"
+        else
+            failed "window: ${#videos[@]} nbody-*.mp4 files: ${videos[*]}"
+        fi
+        no_leftovers window
+        # M with a failing encoder: the window runs on and says why; no file.
+        rm -f nbody-*.mp4
+        run window_broken NBODY_FFMPEG=/bin/false DISPLAY=":$(head -n 1 ../display)" -- \
+            --backend cpu --n 256 --frames 30 --width 640 --height 360 --script keys.txt
+        [ "$rc" -eq 0 ] && grep -q "^nbody: recording stopped: cannot record $PWD/nbody-" \
+            window_broken.out && ok "window_broken: runs on, says why" ||
+            failed "window_broken: exit $rc or no message"
+        left=$(find . -name 'nbody-*')
+        [ -z "$left" ] && ok "window_broken: no file" || failed "window_broken: left $left"
+        cd ..
+    fi
+fi
+echo "test_record: $([ $fail -eq 0 ] && echo passed || echo FAILED)"
+exit $fail
