@@ -37,6 +37,7 @@ enum option_id {
     O_FRAME,
     O_PLOT,
     O_HELP,
+    O_LOAD,
     O_COUNT
 };
 
@@ -58,7 +59,7 @@ static const option_spec options[] = {
      "stop after N frames"},
     {O_SCREENSHOT, "screenshot", "FILE.png", PATH, 0, 0, "none", "write the last frame as PNG"},
     {O_DUMP, "dump", "FILE.csv", PATH, 0, 0, "none",
-     "write x,y,z,vx,vy,vz,m,ax,ay,az of every body at exit"},
+     "write x,y,z,vx,vy,vz,m,ax,ay,az of every body at exit (.tipsy, .hdf5, .h5: a snapshot)"},
     {O_WIDTH, "width", "W", WHOLE, 16, 16384, "1280", "window or image width in pixels"},
     {O_HEIGHT, "height", "H", WHOLE, 16, 16384, "720", "window or image height in pixels"},
     {O_HOST_COPY, "host-copy", NULL, SWITCH, 0, 0, "off",
@@ -83,6 +84,8 @@ static const option_spec options[] = {
      "benchmark: also time whole headless frames (step+interop+draw)"},
     {O_PLOT, "plot", "FILE.png", PATH, 0, 0, "none", "benchmark: also draw the table as a chart"},
     {O_HELP, "help", NULL, SWITCH, 0, 0, "", "print this and exit"},
+    {O_LOAD, "load", "FILE|DIR|'GLOB'", PATH, 0, 0, "none",
+     "start from a tipsy, GADGET-2 or HDF5 snapshot; a folder or pattern plays as a movie"},
 };
 _Static_assert(sizeof options / sizeof options[0] == O_COUNT, "one spec per option id");
 
@@ -211,6 +214,9 @@ static int apply(app_config *c, const option_spec *o, const char *v) {
     case O_PLOT:
         c->plot = v;
         break;
+    case O_LOAD:
+        c->load = v;
+        break;
     case O_HELP:
     case O_COUNT:
         break;
@@ -258,6 +264,7 @@ static int check_combinations(app_config *c) {
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         if (files[i].path && !app_output_check_writable(files[i].path, files[i].flag)) return 2;
     }
+    if (!app_snapshot_check_cli(c)) return 2; /* --load readable, --dump's format built */
     return 0;
 }
 

@@ -136,6 +136,28 @@ static void tree_depth(app *a, int dir) {
     app_message(a, "tree cells: %d levels from the first that fits the view", d + 1);
 }
 
+static void save(app *a) {
+    app_snapshot_save(a);
+}
+static void reload(app *a) {
+    app_snapshot_reload(a);
+}
+/* , [ ]: a series only (Space and . step it too: app_key). */
+static void playback(app *a, int dir) {
+    if (!app_snapshot_playback_key(a, dir)) {
+        app_message(a, ", [ ] step a snapshot series: --load 'run_*.hdf5' or a folder");
+    }
+}
+static void previous(app *a) {
+    playback(a, -1);
+}
+static void back10(app *a) {
+    playback(a, -10);
+}
+static void forward10(app *a) {
+    playback(a, 10);
+}
+
 static const binding bindings[] = {
     {GLFW_KEY_SPACE, "Space", "pause / run", toggle_pause},
     {GLFW_KEY_PERIOD, ".", "one step while paused", step_once},
@@ -154,6 +176,11 @@ static const binding bindings[] = {
     {GLFW_KEY_TAB, "Tab", "HUD on / off", hud},
     {GLFW_KEY_F12, "F12", "screenshot to nbody-<time>-f<frame>.png", screenshot},
     {GLFW_KEY_ESCAPE, "Esc", "quit", quit},
+    {GLFW_KEY_F5, "F5", "save the state to nbody-<time>-f<frame>.tipsy (+ .nbody)", save},
+    {GLFW_KEY_F9, "F9", "reload the last save of this session", reload},
+    {GLFW_KEY_COMMA, ",", "snapshot series: previous (Space plays, . next)", previous},
+    {GLFW_KEY_LEFT_BRACKET, "[", "snapshot series: 10 back", back10},
+    {GLFW_KEY_RIGHT_BRACKET, "]", "snapshot series: 10 forward", forward10},
 };
 #define BINDING_COUNT ((int)(sizeof bindings / sizeof bindings[0]))
 
@@ -179,6 +206,11 @@ void app_key(app *a, int key, int mods) {
     /* + is Shift+= on most layouts: + and = both step N up. */
     if (key == GLFW_KEY_EQUAL) mods &= ~GLFW_MOD_SHIFT;
     key = canonical(key, &mods);
+    /* A snapshot series plays instead of the simulation: Space and . drive it. */
+    if ((key == GLFW_KEY_SPACE || key == GLFW_KEY_PERIOD) &&
+        app_snapshot_playback_key(a, key == GLFW_KEY_SPACE ? 0 : 1)) {
+        return;
+    }
     const int dir = (mods & GLFW_MOD_SHIFT) ? -1 : 1;
     for (int k = 0; k < APP_KNOB_COUNT; k++) {
         if (app_knob_get((app_knob)k)->key == key) {
@@ -265,6 +297,8 @@ static const struct {
     {"+", GLFW_KEY_EQUAL},       {"Plus", GLFW_KEY_EQUAL}, {"-", GLFW_KEY_MINUS},
     {"Minus", GLFW_KEY_MINUS},   {"Tab", GLFW_KEY_TAB},    {"Esc", GLFW_KEY_ESCAPE},
     {"Escape", GLFW_KEY_ESCAPE}, {"F1", GLFW_KEY_F1},      {"F12", GLFW_KEY_F12},
+    {"F5", GLFW_KEY_F5},         {"F9", GLFW_KEY_F9},      {",", GLFW_KEY_COMMA},
+    {"Comma", GLFW_KEY_COMMA},   {"[", GLFW_KEY_LEFT_BRACKET}, {"]", GLFW_KEY_RIGHT_BRACKET},
 };
 
 bool app_key_parse(const char *name, int *key, int *mods) {

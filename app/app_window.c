@@ -14,6 +14,7 @@
 
 #include <GLFW/glfw3.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "app.h"
 
@@ -76,8 +77,10 @@ static void on_content_scale(GLFWwindow *window, float xs, float ys) {
 static void update_title(GLFWwindow *window, app *a) {
     const sim_params p = sim_get_params(a->sim);
     char title[256];
-    snprintf(title, sizeof title, "nbody - %d bodies, %s, %s, %.0f frames/s%s", p.body_count,
-             sim_ic_name(p.ic),
+    const char *file = a->snapshot.file[0] ? strrchr(a->snapshot.file, '/') : NULL;
+    file = file ? file + 1 : a->snapshot.file; /* --load's file, by name */
+    snprintf(title, sizeof title, "nbody - %.96s%s%d bodies, %s, %s, %.0f frames/s%s", file,
+             file[0] ? ", " : "", p.body_count, sim_ic_name(p.ic),
              p.backend == SIM_BACKEND_CUDA ? sim_variant_info(p.variant)->name : "cpu reference",
              a->live.fps, a->live.paused ? " (paused)" : "");
     glfwSetWindowTitle(window, title);
