@@ -300,7 +300,11 @@ static bool resolve(const char *arg, load_kind *kind, char ***list, int *count, 
 }
 
 static void load_error(const char *arg, const snap_error *err) {
-    fprintf(stderr, "nbody: --load %s: %s\nhint: %s\n", arg, err->message,
+    /* snap/'s messages start with the file's name, which this line already gives. */
+    const char *what = err->message, *name = base_name(arg);
+    const size_t len = strlen(name);
+    if (strncmp(what, name, len) == 0 && strncmp(what + len, ": ", 2) == 0) what += len + 2;
+    fprintf(stderr, "nbody: --load %s: %s\nhint: %s\n", arg, what,
             err->hint[0] ? err->hint : "check the file");
 }
 
