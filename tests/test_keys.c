@@ -300,6 +300,11 @@ static void check_key_names(void) {
     CHECK(app_key_parse("+", &key, &mods) && key == GLFW_KEY_EQUAL, "+");
     CHECK(app_key_parse(".", &key, &mods) && key == GLFW_KEY_PERIOD, ".");
     CHECK(app_key_parse("F12", &key, &mods) && key == GLFW_KEY_F12, "F12");
+    CHECK(app_key_parse("F5", &key, &mods) && key == GLFW_KEY_F5, "F5");
+    CHECK(app_key_parse("F9", &key, &mods) && key == GLFW_KEY_F9, "F9");
+    CHECK(app_key_parse(",", &key, &mods) && key == GLFW_KEY_COMMA, ",");
+    CHECK(app_key_parse("[", &key, &mods) && key == GLFW_KEY_LEFT_BRACKET, "[");
+    CHECK(app_key_parse("]", &key, &mods) && key == GLFW_KEY_RIGHT_BRACKET, "]");
     CHECK(!app_key_parse("Ctrl+X", &key, &mods), "Ctrl+X is not a key here");
     CHECK(!app_key_parse("", &key, &mods), "empty");
     /* The help lists exactly the bindings app_key serves: the knobs' keys, a
@@ -312,7 +317,8 @@ static void check_key_names(void) {
         "A",           "B",           "O",           "V",           "X",
         "W",           "L",           "F",           "G",           "H, F1",
         "Tab",         "F12",         "Esc",         "left drag",   "right/middle drag",
-        "scroll"};
+        "scroll",      "F5",          "F9",          ",",           "[",
+        "]"};
     const int count = (int)(sizeof want / sizeof want[0]);
     bool found[sizeof want / sizeof want[0]] = {false};
     char label[64], text[160];
