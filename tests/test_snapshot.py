@@ -44,7 +44,7 @@ import subprocess
 import sys
 import tempfile
 
-nbody = sys.argv[1]
+nbody = os.path.abspath(sys.argv[1])
 failures = 0
 COMMON = ["--headless", "--backend", "cpu", "--width", "160", "--height", "100"]
 
