@@ -409,6 +409,82 @@ bool snap_read_memory(const uint8_t *data, size_t len, const char *name, snap_da
     return snap_read_memory_sidecar(data, len, NULL, 0, name, out, err);
 }
 
+/* A GADGET snapshot of several files is named <base>.0, <base>.1, ...; the
+ * header's num_files says how many. Whichever of them path names, all are
+ * read, in order, and their bodies concatenated. */
+enum { GADGET_MAX_FILES = 65536 };
+
+static bool read_gadget(const char *path, const uint8_t *data, size_t len, snap_data *out,
+                        snap_error *err) {
+    int num_files;
+    if (!snap_gadget_read_part(data, len, path, out, &num_files, err))
+        return false;
+    if (num_files == 1)
+        return true;
+    const char *dot = strrchr(path, '.');
+    size_t digits = dot ? strspn(dot + 1, "0123456789") : 0;
+    if (!dot || digits == 0 || dot[1 + digits] != '\0') {
+        snap_free(out);
+        return snap_fail(err, path,
+                         "the files of a multi-file GADGET snapshot are named <base>.0, "
+                         "<base>.1, ...; keep those names",
+                         "is one file of a %d-file GADGET snapshot, and its name does not end in "
+                         ".<number>",
+                         num_files);
+    }
+    if (num_files > GADGET_MAX_FILES) {
+        snap_free(out);
+        return snap_fail(err, path, "the header is damaged",
+                         "GADGET header says the snapshot spans %d files", num_files);
+    }
+    snap_free(out);
+    size_t base = (size_t)(dot - path);
+    char *sibling = malloc(base + 16);
+    if (!sibling)
+        return snap_fail(err, path, "free some memory", "out of memory");
+    bool ok = true;
+    for (int i = 0; i < num_files && ok; i++) {
+        snprintf(sibling, base + 16, "%.*s.%d", (int)base, path, i);
+        uint8_t *part_data = NULL;
+        size_t part_len = 0;
+        snap_data part = {0};
+        int n = 0;
+        ok = read_path(sibling, SIZE_MAX, &part_data, &part_len, err) &&
+             snap_gadget_read_part(part_data, part_len, sibling, &part, &n, err);
+        free(part_data);
+        if (ok && n != num_files)
+            ok = snap_fail(err, sibling, "the files belong to different snapshots",
+                           "says the snapshot spans %d files, file 0 says %d", n, num_files);
+        if (ok && (int64_t)out->count + part.count > SNAP_MAX_BODIES)
+            ok = snap_fail(err, sibling, "the headers are damaged",
+                           "the files together hold more than %d particles", SNAP_MAX_BODIES);
+        snap_body *grown = NULL;
+        if (ok) {
+            grown = realloc(out->bodies, ((size_t)out->count + (size_t)part.count) *
+                                             sizeof *out->bodies);
+            if (!grown)
+                ok = snap_fail(err, sibling, "free some memory", "out of memory");
+        }
+        if (ok) {
+            out->bodies = grown;
+            memcpy(out->bodies + out->count, part.bodies, (size_t)part.count * sizeof *part.bodies);
+            out->count += part.count;
+            for (int t = 0; t < 6; t++)
+                out->type_counts[t] += part.type_counts[t];
+            if (i == 0) {
+                out->time = part.time;
+                out->format = part.format;
+                out->units = part.units;
+            }
+        }
+        snap_free(&part);
+    }
+    free(sibling);
+    if (!ok)
+        snap_free(out);
+    return ok;
+}
+
 bool snap_read_file(const char *path, snap_data *out, snap_error *err) {
     memset(out, 0, sizeof *out);
     snap_format f = snap_detect_file(path, err);
@@ -424,6 +500,13 @@ bool snap_read_file(const char *path, snap_data *out, snap_error *err) {
     size_t len;
     if (!read_path(path, SIZE_MAX, &data, &len, err))
         return false;
+    if (f == SNAP_FORMAT_GADGET2) {
+        bool ok = read_gadget(path, data, len, out, err) && snap_check_bodies(out, path, err);
+        free(data);
+        if (!ok)
+            snap_free(out);
+        return ok;
+    }
     uint8_t *side = NULL;
     size_t side_len = 0;
     if (f == SNAP_FORMAT_TIPSY) {
