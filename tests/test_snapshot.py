@@ -22,9 +22,11 @@ Everything runs headless on the CPU backend at small N. What is checked:
     be taken as G = 1;
   - HDF5 (when this nbody has it; else --dump x.hdf5 must be refused with
     exit 2 and a hint): --dump a.hdf5 then --load it gives back the bodies;
-    an HDF5 file with GADGET units (kpc/h, 10^10 Msun/h, km/s, h = 0.7)
-    written with h5py (the running Python's, else Debian's python3-h5py;
-    skipped without either) is converted to the galaxy units;
+    HDF5 files with GADGET units (Mpc, 10^10 Msun, km/s), a plain run and a
+    cosmological one (lengths and masses per h, h = 0.7; time the scale
+    factor), written with h5py (the running Python's, else Debian's
+    python3-h5py; skipped without either), are converted to the galaxy
+    units and run with the galaxy scenes' dt and softening;
   - playback of a folder of 4 snapshots of different N (one truncated) plus
     a text file and a FIFO that are not part of the series: paused at frame
     0, then . . , ] [ move the status's playback index 0 1 3 1 3 0 (the
@@ -128,6 +130,38 @@ def bodies(n, offset, seed):
         v = [0.5 + 0.2 * math.cos(a * (k + 2.1)) for k in range(3)]
         out.append((0.01 * (1 + i % 3), p, v))
     return out
+
+
+# Writes an HDF5 snapshot in GADGET's layout with h5py, and its values as text.
+GEN_H5 = """import sys, h5py, numpy as np
+n = 40
+i = np.arange(n)
+pos = np.stack([10 + np.sin(i), -4 + np.cos(1.3 * i), 2 + np.sin(0.7 * i)], 1)
+vel = np.stack([100 + 30 * np.cos(i), -50 + 20 * np.sin(i), 10 * np.cos(2.0 * i)], 1)
+mass = 0.001 * (1 + i % 4)
+cosmo = sys.argv[2] == "cosmo"
+with h5py.File(sys.argv[1], "w") as f:
+    h = f.create_group("Header")
+    h.attrs["NumPart_ThisFile"] = np.array([0, n, 0, 0, 0, 0], dtype=np.uint32)
+    h.attrs["NumPart_Total"] = np.array([0, n, 0, 0, 0, 0], dtype=np.uint32)
+    h.attrs["NumPart_Total_HighWord"] = np.zeros(6, dtype=np.uint32)
+    h.attrs["MassTable"] = np.zeros(6)
+    h.attrs["Time"] = 0.5
+    h.attrs["Redshift"] = 1.0 if cosmo else 0.0
+    h.attrs["NumFilesPerSnapshot"] = 1
+    h.attrs["Omega0"] = 0.3 if cosmo else 0.0
+    h.attrs["OmegaLambda"] = 0.7 if cosmo else 0.0
+    h.attrs["HubbleParam"] = 0.7
+    h.attrs["UnitLength_in_cm"] = 3.085678e24
+    h.attrs["UnitMass_in_g"] = 1.989e43
+    h.attrs["UnitVelocity_in_cm_per_s"] = 1e5
+    g = f.create_group("PartType1")
+    g["Coordinates"] = pos
+    g["Velocities"] = vel
+    g["Masses"] = mass
+    g["ParticleIDs"] = np.arange(n, dtype=np.uint64)
+np.savetxt(sys.argv[1] + ".txt", np.column_stack([pos, vel, mass]))
+"""
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -245,52 +279,31 @@ with tempfile.TemporaryDirectory() as tmp:
             check(len(got) == 300 and worst < 1e-6, f"--dump .hdf5 then --load: the bodies "
                                                      f"(worst difference {worst:.2e})")
 
+            # GADGET units (Mpc, 10^10 Msun, km/s) in a plain run, where h is
+            # not applied, and in a cosmological one (Omega0 > 0), where lengths
+            # and masses are per h and the time is the scale factor.
             gen = os.path.join(tmp, "gen_h5.py")
             with open(gen, "w") as f:
-                f.write("""import sys, h5py, numpy as np
-n = 40
-i = np.arange(n)
-pos = np.stack([10 + np.sin(i), -4 + np.cos(1.3 * i), 2 + np.sin(0.7 * i)], 1)
-vel = np.stack([100 + 30 * np.cos(i), -50 + 20 * np.sin(i), 10 * np.cos(2.0 * i)], 1)
-mass = 0.001 * (1 + i % 4)
-with h5py.File(sys.argv[1], "w") as f:
-    h = f.create_group("Header")
-    h.attrs["NumPart_ThisFile"] = np.array([0, n, 0, 0, 0, 0], dtype=np.uint32)
-    h.attrs["NumPart_Total"] = np.array([0, n, 0, 0, 0, 0], dtype=np.uint32)
-    h.attrs["NumPart_Total_HighWord"] = np.zeros(6, dtype=np.uint32)
-    h.attrs["MassTable"] = np.zeros(6)
-    h.attrs["Time"] = 0.5
-    h.attrs["Redshift"] = 0.0
-    h.attrs["NumFilesPerSnapshot"] = 1
-    h.attrs["HubbleParam"] = 0.7
-    h.attrs["UnitLength_in_cm"] = 3.085678e21
-    h.attrs["UnitMass_in_g"] = 1.989e43
-    h.attrs["UnitVelocity_in_cm_per_s"] = 1e5
-    g = f.create_group("PartType1")
-    g["Coordinates"] = pos
-    g["Velocities"] = vel
-    g["Masses"] = mass
-    g["ParticleIDs"] = np.arange(n, dtype=np.uint64)
-np.savetxt(sys.argv[1] + ".txt", np.column_stack([pos, vel, mass]))
-""")
-            made = None
-            for py in [sys.executable, "/usr/bin/python3"]:
-                if os.path.exists(py) and subprocess.run(
-                        [py, gen, os.path.join(tmp, "units.hdf5")], capture_output=True).returncode == 0:
-                    made = py
+                f.write(GEN_H5)
+            kpc, msun, grav = 3.0856775814913673e21, 1.98841e33, 6.6743e-8
+            v_unit = math.sqrt(grav * 1e10 * msun / kpc)  # 207.4 km/s in cm/s
+            t_unit = kpc / v_unit  # 4.71 Myr in s
+            for kind, h in [("plain", 1.0), ("cosmo", 0.7)]:
+                path = os.path.join(tmp, f"units-{kind}.hdf5")
+                made = any(os.path.exists(py) and subprocess.run(
+                    [py, gen, path, kind], capture_output=True).returncode == 0
+                    for py in [sys.executable, "/usr/bin/python3"])
+                if not made:
+                    print("skip HDF5 unit conversion: no h5py (pip install h5py, or apt "
+                          "python3-h5py)")
                     break
-            if not made:
-                print("skip HDF5 unit conversion: no h5py (pip install h5py, or apt python3-h5py)")
-            else:
-                u_status = os.path.join(tmp, "u.jsonl")
-                r = run(["--load", "units.hdf5", "--frames", "1", "--script", pause, "--dump", "u.csv",
+                u_status = os.path.join(tmp, f"u-{kind}.jsonl")
+                r = run(["--load", path, "--frames", "1", "--script", pause, "--dump", "u.csv",
                          "--status-json", u_status], tmp)
-                check(r.returncode == 0, f"--load units.hdf5: exit {r.returncode} {r.stderr.strip()}")
-                src = [list(map(float, l.split())) for l in open(os.path.join(tmp, "units.hdf5.txt"))]
-                h = 0.7
-                kpc, msun, grav = 3.0856775814913673e21, 1.98841e33, 6.6743e-8
-                v_unit = math.sqrt(grav * 1e10 * msun / kpc)
-                ls, ms, vs = 3.085678e21 / h / kpc, 1.989e43 / h / (1e10 * msun), 1e5 / v_unit
+                check(r.returncode == 0, f"--load {kind} HDF5: exit {r.returncode} "
+                                         f"{r.stderr.strip()}")
+                src = [list(map(float, l.split())) for l in open(path + ".txt")]
+                ls, ms, vs = 3.085678e24 / h / kpc, 1.989e43 / h / (1e10 * msun), 1e5 / v_unit
                 want = [[row[k] * ls for k in range(3)] + [row[3 + k] * vs for k in range(3)] +
                         [row[6] * ms] for row in src]
                 mass = sum(w[6] for w in want)
@@ -302,16 +315,16 @@ np.savetxt(sys.argv[1] + ".txt", np.column_stack([pos, vel, mass]))
                 worst = max((abs(g[k] - w[k]) / max(abs(w[k]), 1e-3 * (1 + abs(w[k])))
                              for g, w in zip(got, want) for k in range(7)), default=1)
                 check(len(got) == 40 and worst < 1e-3,
-                      f"GADGET units with h = 0.7 -> kpc, 1e10 Msun, 207.4 km/s, recentred "
-                      f"(worst relative difference {worst:.2e})")
-                snap = status_lines(u_status)[-1]["snapshot"]
-                check("galaxy units" in snap["units"] and abs(snap["time"] - 0.5 * 0.9778e3 / 0.7 /
-                                                               4.714) < 0.01 * snap["time"],
-                      f"the HUD's note and the time in galaxy units: {snap['units']}, t = "
-                      f"{snap['time']}")
-                check(status_lines(u_status)[-1]["softening"] == 0.150000006 or
-                      abs(status_lines(u_status)[-1]["softening"] - 0.15) < 1e-6,
-                      "galaxy units: the galaxy scenes' softening")
+                      f"{kind}: Mpc, 1e10 Msun, km/s (h = {h}) -> kpc, 1e10 Msun, 207.4 km/s, "
+                      f"recentred (worst relative difference {worst:.2e})")
+                last = status_lines(u_status)[-1]
+                t_want = 0.5 if kind == "cosmo" else 0.5 * (3.085678e24 / 1e5) / t_unit
+                check("galaxy units" in last["snapshot"]["units"] and
+                      abs(last["snapshot"]["time"] - t_want) < 1e-6 * t_want,
+                      f"{kind}: the note and the time ({t_want:.6g}): "
+                      f"{last['snapshot']['units']}, t = {last['snapshot']['time']}")
+                check(abs(last["softening"] - 0.15) < 1e-6 and abs(last["dt"] - 0.025) < 1e-6,
+                      f"{kind}: galaxy units run with the galaxy scenes' dt and softening")
 
     guard('HDF5', section_4)
 
