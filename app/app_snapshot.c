@@ -368,7 +368,6 @@ static bool install(app *a, const char *path, prepared *p, snap_error *err) {
     snprintf(s->units_note, sizeof s->units_note, "%s", p->note);
     s->time_offset = p->time;
     s->steps_offset = p->own ? p->knobs.steps : 0;
-    app_physics_changed(a);
     return true;
 }
 
@@ -393,8 +392,8 @@ static void update_hud(app *a) {
                      s->playing ? "playing" : "paused", s->series_shown + 1, s->series_count,
                      base_name(s->file), t, s->units_note);
     } else if (s->file[0]) {
-        n = snprintf(s->hud, sizeof s->hud, "%s (t0 = %.4g): %s", base_name(s->file),
-                     s->time_offset, s->units_note);
+        n = snprintf(s->hud, sizeof s->hud, "%s at t = %.4g (the t above counts from it): %s",
+                     base_name(s->file), s->time_offset, s->units_note);
     }
     if (n < 0 || (size_t)n >= sizeof s->hud) n = 0;
     if (s->last_save[0]) { /* the newest news first, in case the line is cut */
@@ -469,8 +468,8 @@ bool app_snapshot_start(app *a) {
         app_message(a, "playing %d snapshots from %s (Space pauses; . , step; [ ] 10): %s",
                     s->series_count, base_name(s->file), s->units_note);
     } else {
-        app_message(a, "loaded %s: %s, %d bodies, t = %.6g; %s", s->file, s->format, p.body_count,
-                    s->time_offset, s->units_note);
+        app_message(a, "loaded %s (%s, %d bodies, t = %.6g): %s", base_name(s->file), s->format,
+                    p.body_count, s->time_offset, s->units_note);
     }
     return true;
 }
@@ -488,7 +487,13 @@ static void show(app *a, int from, int step) {
         const bool ok = prepare(s->series[i], &p, &err) && install(a, s->series[i], &p, &err);
         prepared_free(&p);
         if (ok) {
-            if (sim_get_params(a->sim).body_count != before) app_scene_brightness(a);
+            /* A new N: a new energy reference and brightness. The same N
+             * keeps the first file's energy, so the HUD's dE/E0 is the
+             * series' drift (and the O(N^2) energy is not paid per frame). */
+            if (sim_get_params(a->sim).body_count != before) {
+                app_physics_changed(a);
+                app_scene_brightness(a);
+            }
             s->series_index = s->series_shown = i;
             s->series_shown_at = a->live.frame;
             update_hud(a);
@@ -660,7 +665,10 @@ void app_snapshot_reload(app *a) {
         ok = false;
     }
     ok = ok && install(a, s->last_save, &p, &err);
-    if (ok) apply_knobs(a, &p.knobs);
+    if (ok) {
+        apply_knobs(a, &p.knobs);
+        app_physics_changed(a);
+    }
     prepared_free(&p);
     if (!ok) {
         app_message(a, "F9: %s: %s (%s)", s->last_save, err.message, err.hint);
