@@ -325,7 +325,7 @@ static void close_type(part_type *p) {
  * NumPart_ThisFile, or -1 to take the Coordinates' rows). */
 static bool open_type(hid_t file_id, int t, int64_t count, const double *mass_table, bool ours,
                       part_type *p, const char *file, snap_error *err) {
-    char gname[16];
+    char gname[24];
     snprintf(gname, sizeof gname, "PartType%d", t);
     p->count = 0;
     if (!has_link(file_id, gname)) {
@@ -386,7 +386,7 @@ static bool open_type(hid_t file_id, int t, int64_t count, const double *mass_ta
 static bool read_type(const part_type *p, int t, const double *mass_table, snap_data *out,
                       int64_t first, bool ours, int64_t *order, const char *file,
                       snap_error *err) {
-    char gname[16];
+    char gname[24];
     snprintf(gname, sizeof gname, "PartType%d", t);
     double *pos = read_doubles(&p->pos, gname, "Coordinates", file, err);
     double *vel = pos ? read_doubles(&p->vel, gname, "Velocities", file, err) : NULL;
@@ -605,7 +605,7 @@ static bool write_types(hid_t f, const snap_data *d) {
             tags[k] = b->tag;
             k++;
         }
-        char gname[16];
+        char gname[24];
         snprintf(gname, sizeof gname, "PartType%d", t);
         hid_t g = ok ? H5Gcreate2(f, gname, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
         ok = g >= 0 && write_dataset(g, "Coordinates", H5T_NATIVE_DOUBLE, n, 3, pos) &&
