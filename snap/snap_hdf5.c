@@ -22,7 +22,8 @@
  * Write: the same layout with PartType1 halo, 2 disk, 3 bulge (GADGET-2's
  * galaxy convention), double Coordinates, Velocities and Masses, and
  * ParticleIDs = the body's index; plus our own /Nbody group (scene and knobs
- * as attributes) and a per-type NbodyTag dataset (the galaxy and component).
+ * as attributes, when the state has them) and a per-type NbodyTag dataset
+ * (the galaxy and component).
  * When /Nbody is present the reader restores the tags and the body order
  * from them, so our own HDF5 saves round-trip exactly. The file is built in
  * memory (core driver without a backing store) and handed out with
@@ -262,7 +263,11 @@ static bool read_knobs(hid_t file_id, const char *file, snap_knobs *k, snap_erro
         return true;
     static const char *const names[5] = {"Dt", "Softening", "Damping", "Theta", "Steps"};
     double v[5] = {0};
-    bool ok = g >= 0;
+    bool ok = true;
+    if (H5Aexists(g, "Dt") <= 0) { /* a save without knobs: tags and order only */
+        hclose(g);
+        return true;
+    }
     for (int i = 0; i < 5 && ok; i++) {
         int n = attr_scalar(g, names[i], &v[i], file, "/Nbody", err);
         ok = n > 0 && isfinite(v[i]);
@@ -442,7 +447,9 @@ bool snap_hdf5_read(const char *path, snap_data *out, snap_error *err) {
     hid_t file_id = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     bool ok = file_id >= 0;
     if (!ok)
-        snap_fail(err, path, "the file is damaged or truncated; copy it again",
+        snap_fail(err, path,
+                  "the file is damaged or truncated (copy it again), or a running simulation "
+                  "holds it open (then set HDF5_USE_FILE_LOCKING=FALSE)",
                   "cannot open as HDF5 (it has the HDF5 signature)");
     if (ok && !has_link(file_id, "Header"))
         ok = snap_fail(err, path, layout_hint, "has no /Header group");
@@ -671,13 +678,16 @@ bool snap_write_hdf5(const snap_data *d, uint8_t **buf, size_t *len, snap_error 
                             &d->units.velocity_cm_s);
     }
     ok = ok && write_types(f, d);
+    /* /Nbody marks the file as ours (the reader then restores tags and order);
+     * the knobs go into it when the state has them. */
+    hid_t g = ok ? H5Gcreate2(f, "Nbody", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
+    ok = ok && g >= 0;
     if (ok && d->knobs.valid) {
-        hid_t g = H5Gcreate2(f, "Nbody", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
         const double steps = (double)d->knobs.steps;
         char scene[sizeof d->knobs.scene] = {0};
         snprintf(scene, sizeof scene, "%s", d->knobs.scene);
         hid_t str = H5Tcopy(H5T_C_S1);
-        ok = g >= 0 && str >= 0 && H5Tset_size(str, sizeof scene - 1) >= 0 &&
+        ok = str >= 0 && H5Tset_size(str, sizeof scene - 1) >= 0 &&
              write_attr(g, "Scene", str, 0, scene) &&
              write_attr(g, "Dt", H5T_NATIVE_DOUBLE, 0, &d->knobs.dt) &&
              write_attr(g, "Softening", H5T_NATIVE_DOUBLE, 0, &d->knobs.softening) &&
@@ -685,8 +695,8 @@ bool snap_write_hdf5(const snap_data *d, uint8_t **buf, size_t *len, snap_error 
              write_attr(g, "Theta", H5T_NATIVE_DOUBLE, 0, &d->knobs.theta) &&
              write_attr(g, "Steps", H5T_NATIVE_DOUBLE, 0, &steps);
         hclose(str);
-        hclose(g);
     }
+    hclose(g);
     if (ok && H5Fflush(f, H5F_SCOPE_GLOBAL) < 0)
         ok = false;
     ssize_t size = ok ? H5Fget_file_image(f, NULL, 0) : -1;
