@@ -208,6 +208,9 @@ bool snap_gadget_read_part(const uint8_t *data, size_t len, const char *name, sn
             return snap_fail(err, name, damaged_hint,
                              "GADGET format-2 file starts with block \"%s\", expected \"HEAD\"",
                              label);
+        if (next != GADGET_HEADER + 8)
+            return snap_fail(err, name, damaged_hint,
+                             "GADGET block \"HEAD\": its label says %u bytes, expected 264", next);
     }
     if (!record(&r, "header", &head))
         return false;
