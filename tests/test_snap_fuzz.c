@@ -44,8 +44,12 @@ static uint64_t next(rng *r) { /* xorshift64* */
     r->s ^= r->s >> 27;
     return r->s * 2685821657736338717ull;
 }
-static size_t below(rng *r, size_t n) { return n ? (size_t)(next(r) % n) : 0; }
-static float frand(rng *r) { return (float)((next(r) >> 40) / 16777216.0 * 20 - 10); }
+static size_t below(rng *r, size_t n) {
+    return n ? (size_t)(next(r) % n) : 0;
+}
+static float frand(rng *r) {
+    return (float)((next(r) >> 40) / 16777216.0 * 20 - 10);
+}
 
 /* A growing byte image with a chosen byte order. */
 typedef struct image {
@@ -71,8 +75,7 @@ static void put(image *im, const void *src, size_t n) {
 }
 static void put32(image *im, uint32_t v) {
     uint8_t b[4];
-    for (int i = 0; i < 4; i++)
-        b[im->big ? i : 3 - i] = (uint8_t)(v >> (24 - 8 * i));
+    for (int i = 0; i < 4; i++) b[im->big ? i : 3 - i] = (uint8_t)(v >> (24 - 8 * i));
     put(im, b, 4);
 }
 static void put64(image *im, uint64_t v) {
@@ -96,16 +99,13 @@ static image tipsy_image(rng *r, int nsph, int ndark, int nstar, bool big, bool 
     im.counts_at = 8;
     im.counts_len = 20;
     const int32_t h[5] = {nsph + ndark + nstar, 3, nsph, ndark, nstar};
-    for (int k = 0; k < 5; k++)
-        put32(&im, (uint32_t)h[k]);
-    if (pad)
-        put32(&im, 0);
+    for (int k = 0; k < 5; k++) put32(&im, (uint32_t)h[k]);
+    if (pad) put32(&im, 0);
     const int counts[3] = {nsph, ndark, nstar}, floats[3] = {12, 9, 11};
     for (int kind = 0; kind < 3; kind++)
         for (int i = 0; i < counts[kind]; i++) {
             putf(&im, 0.01f + (float)i * 1e-3f);
-            for (int f = 1; f < floats[kind]; f++)
-                putf(&im, frand(r));
+            for (int f = 1; f < floats[kind]; f++) putf(&im, frand(r));
         }
     return im;
 }
@@ -134,25 +134,21 @@ static image gadget_image(rng *r, int format, bool big, const int npart[6], cons
         put32(&h, (uint32_t)npart[t]);
         total += npart[t];
     }
-    for (int t = 0; t < 6; t++)
-        putd(&h, mass[t]);
+    for (int t = 0; t < 6; t++) putd(&h, mass[t]);
     putd(&h, 0.25); /* time */
     putd(&h, 0);    /* redshift */
     put32(&h, 0);
     put32(&h, 0);
-    for (int t = 0; t < 6; t++)
-        put32(&h, (uint32_t)npart[t]);
+    for (int t = 0; t < 6; t++) put32(&h, (uint32_t)npart[t]);
     put32(&h, 0);
     put32(&h, 1); /* num_files */
-    while (h.len < 256)
-        put32(&h, 0);
+    while (h.len < 256) put32(&h, 0);
     im.counts_at = format == 2 ? 16 + 4 : 4;
     im.counts_len = 24;
     record(&im, format, "HEAD", &h);
     for (int blk = 0; blk < 2; blk++) {
         b.len = 0;
-        for (int i = 0; i < 3 * total; i++)
-            dbl ? putd(&b, frand(r)) : putf(&b, frand(r));
+        for (int i = 0; i < 3 * total; i++) dbl ? putd(&b, frand(r)) : putf(&b, frand(r));
         record(&im, format, blk ? "VEL " : "POS ", &b);
         if (extra && blk == 0 && format == 2) {
             b.len = 0;
@@ -161,15 +157,13 @@ static image gadget_image(rng *r, int format, bool big, const int npart[6], cons
         }
     }
     b.len = 0;
-    for (int i = 0; i < total; i++)
-        id64 ? put64(&b, (uint64_t)i) : put32(&b, (uint32_t)i);
+    for (int i = 0; i < total; i++) id64 ? put64(&b, (uint64_t)i) : put32(&b, (uint32_t)i);
     record(&im, format, "ID  ", &b);
     b.len = 0;
     for (int t = 0; t < 6; t++)
         for (int i = 0; mass[t] == 0 && i < npart[t]; i++)
             dbl ? putd(&b, 0.001 * (i + 1)) : putf(&b, 0.001f * (float)(i + 1));
-    if (b.len)
-        record(&im, format, "MASS", &b);
+    if (b.len) record(&im, format, "MASS", &b);
     free(h.p);
     free(b.p);
     return im;
@@ -177,9 +171,9 @@ static image gadget_image(rng *r, int format, bool big, const int npart[6], cons
 
 /* --- mutation ------------------------------------------------------------------- */
 
-static const uint32_t edge32[] = {0,          1,          3,          8,          256,
-                                  0x7fffffff, 0x80000000, 0xffffffff, 0x00010000, 0x01000000,
-                                  0x00000100, 0x08000000};
+static const uint32_t edge32[] = {0,          1,          3,          8,
+                                  256,        0x7fffffff, 0x80000000, 0xffffffff,
+                                  0x00010000, 0x01000000, 0x00000100, 0x08000000};
 
 /* Applies one mutation to buf (capacity cap), returns the new length. */
 static size_t mutate(rng *r, uint8_t *buf, size_t len, size_t cap, const image *seed) {
@@ -190,16 +184,14 @@ static size_t mutate(rng *r, uint8_t *buf, size_t len, size_t cap, const image *
         return len;
     case 1: { /* a byte to an edge value */
         static const uint8_t v[4] = {0, 0xff, 0x7f, 0x80};
-        if (len)
-            buf[below(r, len)] = v[below(r, 4)];
+        if (len) buf[below(r, len)] = v[below(r, 4)];
         return len;
     }
     case 2: /* truncation */
         return below(r, len + 1);
     case 3: /* a header count to an edge value or one off */
     case 4: {
-        if (!seed->counts_len || seed->counts_at + seed->counts_len > len)
-            return len;
+        if (!seed->counts_len || seed->counts_at + seed->counts_len > len) return len;
         size_t at = seed->counts_at + 4 * below(r, seed->counts_len / 4);
         uint32_t v = edge32[below(r, sizeof edge32 / sizeof edge32[0])];
         if (below(r, 2)) { /* one off, in the seed's byte order */
@@ -217,8 +209,7 @@ static size_t mutate(rng *r, uint8_t *buf, size_t len, size_t cap, const image *
     case 5: { /* a record marker (GADGET) or a 4-byte word (others) to an edge value */
         size_t at = seed->nmarkers ? seed->markers[below(r, (size_t)seed->nmarkers)]
                                    : 4 * below(r, len / 4 + 1);
-        if (at + 4 > len)
-            return len;
+        if (at + 4 > len) return len;
         uint32_t v = edge32[below(r, sizeof edge32 / sizeof edge32[0])];
         if (below(r, 2)) { /* plus or minus a little, either byte order */
             uint32_t old;
@@ -229,20 +220,16 @@ static size_t mutate(rng *r, uint8_t *buf, size_t len, size_t cap, const image *
         return len;
     }
     case 6: { /* remove a range */
-        if (!len)
-            return len;
+        if (!len) return len;
         size_t a = below(r, len), n = 1 + below(r, len - a);
-        if (below(r, 2) && n > 64)
-            n = 1 + below(r, 64);
+        if (below(r, 2) && n > 64) n = 1 + below(r, 64);
         memmove(buf + a, buf + a + n, len - a - n);
         return len - n;
     }
     case 7: { /* duplicate a range in place after itself */
-        if (!len)
-            return len;
+        if (!len) return len;
         size_t a = below(r, len), n = 1 + below(r, len - a);
-        if (n > cap - len)
-            n = cap - len;
+        if (n > cap - len) n = cap - len;
         memmove(buf + a + 2 * n, buf + a + n, len - a - n);
         memcpy(buf + a + n, buf + a, n);
         return len + n;
@@ -250,12 +237,10 @@ static size_t mutate(rng *r, uint8_t *buf, size_t len, size_t cap, const image *
     default: { /* a float or double to NaN/inf/huge */
         static const uint8_t pat[4][4] = {
             {0x7f, 0xc0, 0, 0}, {0x7f, 0x80, 0, 0}, {0xff, 0x80, 0, 0}, {0x7f, 0x7f, 0xff, 0xff}};
-        if (len < 4)
-            return len;
+        if (len < 4) return len;
         size_t at = 4 * below(r, len / 4);
         const uint8_t *p = pat[below(r, 4)];
-        for (int i = 0; i < 4; i++)
-            buf[at + (seed->big ? (size_t)i : 3 - (size_t)i)] = p[i];
+        for (int i = 0; i < 4; i++) buf[at + (seed->big ? (size_t)i : 3 - (size_t)i)] = p[i];
         return len;
     }
     }
@@ -311,8 +296,7 @@ static void fuzz(const char *what, const image *seed, const uint8_t *tipsy, size
     for (long i = 0; i < rounds; i++) {
         memcpy(buf, seed->p, seed->len);
         size_t len = seed->len;
-        for (int k = 1 + (int)below(&r, 3); k > 0; k--)
-            len = mutate(&r, buf, len, cap, seed);
+        for (int k = 1 + (int)below(&r, 3); k > 0; k--) len = mutate(&r, buf, len, cap, seed);
         try_read(buf, len, tipsy, tipsy_len, what, i, &st);
     }
     printf("%-28s %6ld mutants: %6ld read, %6ld refused\n", what, rounds, st.ok, st.failed);
@@ -321,8 +305,7 @@ static void fuzz(const char *what, const image *seed, const uint8_t *tipsy, size
 
 int main(int argc, char **argv) {
     long rounds = argc > 1 ? strtol(argv[1], NULL, 10) : 20000;
-    if (rounds < 1)
-        rounds = 1;
+    if (rounds < 1) rounds = 1;
     rng r = {0x5eed5eed5eedull};
     struct {
         const char *name;
@@ -339,9 +322,8 @@ int main(int argc, char **argv) {
         {"gadget2 LE, extra block",
          gadget_image(&r, 2, false, (int[6]){2, 4, 0, 0, 3, 0}, (double[6]){0, 0.01, 0, 0, 0, 0},
                       true, false, true)},
-        {"gadget2 BE double",
-         gadget_image(&r, 2, true, (int[6]){0, 4, 3, 2, 0, 0}, (double[6]){0, 0, 0, 0.03, 0, 0},
-                      false, true, true)},
+        {"gadget2 BE double", gadget_image(&r, 2, true, (int[6]){0, 4, 3, 2, 0, 0},
+                                           (double[6]){0, 0, 0, 0.03, 0, 0}, false, true, true)},
     };
     int nseeds = (int)(sizeof seeds / sizeof seeds[0]);
     for (int s = 0; s < nseeds; s++)
@@ -373,8 +355,7 @@ int main(int argc, char **argv) {
     image tp = {.p = tip, .len = tip_len, .big = true, .counts_at = 8, .counts_len = 20};
     fuzz("tipsy from our writer", &tp, NULL, 0, rounds, 3000);
 
-    for (int s = 0; s < nseeds; s++)
-        free(seeds[s].im.p);
+    for (int s = 0; s < nseeds; s++) free(seeds[s].im.p);
     free(tip);
     free(side);
     snap_free(&st);
