@@ -159,17 +159,21 @@ static bool element_size(gadget_reader *r, const char *what, const gadget_block 
     return true;
 }
 
-static double load_real(const uint8_t *p, unsigned size, bool big) {
+/* One float or double (size 4 or 8) from c; false past the end of its block. */
+static bool cur_real(snap_cursor *c, unsigned size, double *v) {
     if (size == 4) {
-        uint32_t u = snap_load_u32(p, big);
         float f;
-        memcpy(&f, &u, sizeof f);
-        return f;
+        if (!snap_cur_f32(c, &f)) return false;
+        *v = f;
+        return true;
     }
-    uint64_t u = snap_load_u64(p, big);
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
+    return snap_cur_f64(c, v);
+}
+
+/* A cursor over one block's data only. */
+static snap_cursor block_cursor(const gadget_reader *r, const gadget_block *b) {
+    return (snap_cursor){
+        .data = r->data, .len = b->offset + b->length, .pos = b->offset, .big = r->c.big};
 }
 
 bool snap_gadget_read_part(const uint8_t *data, size_t len, const char *name, snap_data *out,
@@ -277,24 +281,25 @@ bool snap_gadget_read_part(const uint8_t *data, size_t len, const char *name, sn
     out->format = SNAP_FORMAT_GADGET2;
     out->units.comoving = h.omega0 > 0 || h.omega_lambda > 0;
     out->units.hubble = out->units.comoving && isfinite(h.hubble) && h.hubble > 0 ? h.hubble : 1;
-    size_t i = 0, m = 0;
+    snap_cursor pc = block_cursor(&r, &blocks[POS]), vc = block_cursor(&r, &blocks[VEL]);
+    snap_cursor mc = block_cursor(&r, &blocks[MASS]);
+    bool ok = true;
+    size_t i = 0;
     for (int t = 0; t < GADGET_TYPES; t++) {
         out->type_counts[t] = h.npart[t];
         for (int k = 0; k < h.npart[t]; k++, i++) {
             snap_body *b = &out->bodies[i];
-            for (int a = 0; a < 3; a++) {
-                b->pos[a] = load_real(data + blocks[POS].offset + (3 * i + a) * pos_size, pos_size,
-                                      r.c.big);
-                b->vel[a] = load_real(data + blocks[VEL].offset + (3 * i + a) * vel_size, vel_size,
-                                      r.c.big);
-            }
-            if (h.mass[t] > 0)
-                b->mass = h.mass[t];
-            else
-                b->mass =
-                    load_real(data + blocks[MASS].offset + m++ * mass_size, mass_size, r.c.big);
+            for (int a = 0; a < 3; a++)
+                ok = ok && cur_real(&pc, pos_size, &b->pos[a]) &&
+                     cur_real(&vc, vel_size, &b->vel[a]);
+            b->mass = h.mass[t];
+            if (h.mass[t] == 0) ok = ok && cur_real(&mc, mass_size, &b->mass);
             b->tag = snap_gadget_tag(t);
         }
+    }
+    if (!ok) { /* cannot happen: every block's length was checked against the counts */
+        snap_free(out);
+        return snap_fail(err, name, damaged_hint, "GADGET blocks shorter than their counts");
     }
     return true;
 }
@@ -307,8 +312,8 @@ bool snap_gadget_read(const uint8_t *data, size_t len, const char *name, snap_da
         int here = out->count;
         snap_free(out);
         return snap_fail(err, name,
-                         "load it by its file name ending in .0 (nbody then reads the numbered "
-                         "siblings), or combine the files into one",
+                         "load it from its file <base>.<n> (nbody then reads all the numbered "
+                         "files), or combine the files into one",
                          "is one file of a %d-file GADGET snapshot (%d particles here)", num_files,
                          here);
     }
