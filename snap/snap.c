@@ -32,8 +32,7 @@ const char *snap_format_name(snap_format f) {
 /* --- cursor ---------------------------------------------------------------- */
 
 uint32_t snap_load_u32(const uint8_t *p, bool big) {
-    if (big)
-        return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+    if (big) return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
     return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
 }
 
@@ -44,23 +43,20 @@ uint64_t snap_load_u64(const uint8_t *p, bool big) {
 }
 
 bool snap_cur_skip(snap_cursor *c, size_t n) {
-    if (n > c->len - c->pos)
-        return false;
+    if (n > c->len - c->pos) return false;
     c->pos += n;
     return true;
 }
 
 bool snap_cur_bytes(snap_cursor *c, void *dst, size_t n) {
-    if (n > c->len - c->pos)
-        return false;
+    if (n > c->len - c->pos) return false;
     memcpy(dst, c->data + c->pos, n);
     c->pos += n;
     return true;
 }
 
 bool snap_cur_u32(snap_cursor *c, uint32_t *v) {
-    if (4 > c->len - c->pos)
-        return false;
+    if (4 > c->len - c->pos) return false;
     *v = snap_load_u32(c->data + c->pos, c->big);
     c->pos += 4;
     return true;
@@ -68,15 +64,13 @@ bool snap_cur_u32(snap_cursor *c, uint32_t *v) {
 
 bool snap_cur_i32(snap_cursor *c, int32_t *v) {
     uint32_t u;
-    if (!snap_cur_u32(c, &u))
-        return false;
+    if (!snap_cur_u32(c, &u)) return false;
     memcpy(v, &u, sizeof u); /* two's complement reinterpretation, no UB */
     return true;
 }
 
 bool snap_cur_u64(snap_cursor *c, uint64_t *v) {
-    if (8 > c->len - c->pos)
-        return false;
+    if (8 > c->len - c->pos) return false;
     *v = snap_load_u64(c->data + c->pos, c->big);
     c->pos += 8;
     return true;
@@ -84,16 +78,14 @@ bool snap_cur_u64(snap_cursor *c, uint64_t *v) {
 
 bool snap_cur_f32(snap_cursor *c, float *v) {
     uint32_t u;
-    if (!snap_cur_u32(c, &u))
-        return false;
+    if (!snap_cur_u32(c, &u)) return false;
     memcpy(v, &u, sizeof u);
     return true;
 }
 
 bool snap_cur_f64(snap_cursor *c, double *v) {
     uint64_t u;
-    if (!snap_cur_u64(c, &u))
-        return false;
+    if (!snap_cur_u64(c, &u)) return false;
     memcpy(v, &u, sizeof u);
     return true;
 }
@@ -101,10 +93,8 @@ bool snap_cur_f64(snap_cursor *c, double *v) {
 /* --- output buffer ---------------------------------------------------------- */
 
 bool snap_out_reserve(snap_out *o, size_t total) {
-    if (o->failed)
-        return false;
-    if (total <= o->cap)
-        return true;
+    if (o->failed) return false;
+    if (total <= o->cap) return true;
     uint8_t *p = realloc(o->data, total);
     if (!p) {
         o->failed = true;
@@ -116,8 +106,7 @@ bool snap_out_reserve(snap_out *o, size_t total) {
 }
 
 void snap_out_bytes(snap_out *o, const void *src, size_t n) {
-    if (o->failed)
-        return;
+    if (o->failed) return;
     if (n > o->cap - o->len) {
         size_t want = o->cap ? o->cap : 256;
         while (want - o->len < n) {
@@ -127,8 +116,7 @@ void snap_out_bytes(snap_out *o, const void *src, size_t n) {
             }
             want *= 2;
         }
-        if (!snap_out_reserve(o, want))
-            return;
+        if (!snap_out_reserve(o, want)) return;
     }
     memcpy(o->data + o->len, src, n);
     o->len += n;
@@ -136,15 +124,13 @@ void snap_out_bytes(snap_out *o, const void *src, size_t n) {
 
 void snap_out_u32(snap_out *o, uint32_t v) {
     uint8_t b[4];
-    for (int i = 0; i < 4; i++)
-        b[o->big ? i : 3 - i] = (uint8_t)(v >> (24 - 8 * i));
+    for (int i = 0; i < 4; i++) b[o->big ? i : 3 - i] = (uint8_t)(v >> (24 - 8 * i));
     snap_out_bytes(o, b, 4);
 }
 
 void snap_out_u64(snap_out *o, uint64_t v) {
     uint8_t b[8];
-    for (int i = 0; i < 8; i++)
-        b[o->big ? i : 7 - i] = (uint8_t)(v >> (56 - 8 * i));
+    for (int i = 0; i < 8; i++) b[o->big ? i : 7 - i] = (uint8_t)(v >> (56 - 8 * i));
     snap_out_bytes(o, b, 8);
 }
 
@@ -163,15 +149,13 @@ void snap_out_f64(snap_out *o, double v) {
 /* --- errors and checks ------------------------------------------------------ */
 
 const char *snap_short_name(const char *name) {
-    if (!name || !*name)
-        return "snapshot";
+    if (!name || !*name) return "snapshot";
     size_t n = strlen(name);
     return n > 80 ? name + (n - 80) : name;
 }
 
 bool snap_fail(snap_error *err, const char *name, const char *hint, const char *fmt, ...) {
-    if (!err)
-        return false;
+    if (!err) return false;
     char what[200];
     va_list ap;
     va_start(ap, fmt);
@@ -197,11 +181,12 @@ bool snap_check_bodies(const snap_data *d, const char *name, snap_error *err) {
                 return snap_fail(err, name,
                                  "the file is damaged, or the run that wrote it blew up; load "
                                  "an earlier snapshot",
-                                 "body %d of %d has a non-finite velocity (v%c = %g)", i,
-                                 d->count, axis[k], b->vel[k]);
+                                 "body %d of %d has a non-finite velocity (v%c = %g)", i, d->count,
+                                 axis[k], b->vel[k]);
         }
         if (!isfinite(b->mass) || b->mass < 0)
-            return snap_fail(err, name, "masses must be finite and not negative; the file is damaged",
+            return snap_fail(err, name,
+                             "masses must be finite and not negative; the file is damaged",
                              "body %d of %d has mass %g", i, d->count, b->mass);
         if (b->tag > 15 || SNAP_TAG_COMPONENT(b->tag) > SNAP_COMPONENT_HALO)
             return snap_fail(err, name, "tags are galaxy (bits 0-1) | component 0-2 (bits 2-3)",
@@ -212,17 +197,21 @@ bool snap_check_bodies(const snap_data *d, const char *name, snap_error *err) {
 
 uint8_t snap_gadget_tag(int type) {
     switch (type) {
-    case 1: return SNAP_TAG(0, SNAP_COMPONENT_HALO);
-    case 2: return SNAP_TAG(0, SNAP_COMPONENT_DISK);
-    case 3: return SNAP_TAG(0, SNAP_COMPONENT_BULGE);
-    case 5: return SNAP_TAG(0, SNAP_COMPONENT_HALO); /* black holes: point masses, drawn dim */
-    default: return SNAP_TAG(0, SNAP_COMPONENT_DISK); /* 0 gas, 4 stars */
+    case 1:
+        return SNAP_TAG(0, SNAP_COMPONENT_HALO);
+    case 2:
+        return SNAP_TAG(0, SNAP_COMPONENT_DISK);
+    case 3:
+        return SNAP_TAG(0, SNAP_COMPONENT_BULGE);
+    case 5:
+        return SNAP_TAG(0, SNAP_COMPONENT_HALO); /* black holes: point masses, drawn dim */
+    default:
+        return SNAP_TAG(0, SNAP_COMPONENT_DISK); /* 0 gas, 4 stars */
     }
 }
 
 void snap_free(snap_data *d) {
-    if (!d)
-        return;
+    if (!d) return;
     free(d->bodies);
     memset(d, 0, sizeof *d);
 }
@@ -232,31 +221,24 @@ void snap_free(snap_data *d) {
 static bool hdf5_detect(const uint8_t *data, size_t len) {
     /* The superblock sits at 0 or, after a user block, at 512, 1024, 2048, ... */
     for (size_t off = 0; off + 8 <= len; off = off ? off * 2 : 512)
-        if (memcmp(data + off, hdf5_signature, 8) == 0)
-            return true;
+        if (memcmp(data + off, hdf5_signature, 8) == 0) return true;
     return false;
 }
 
 /* GADGET-2 with only the first record marker checked: a damaged header then
  * reaches the GADGET reader, whose message says what is wrong with it. */
 static bool gadget_detect_lenient(const uint8_t *data, size_t len) {
-    if (len < 4)
-        return false;
+    if (len < 4) return false;
     uint32_t le = snap_load_u32(data, false), be = snap_load_u32(data, true);
     return le == 256 || be == 256 || le == 8 || be == 8;
 }
 
 snap_format snap_detect_memory(const uint8_t *data, size_t len) {
-    if (!data)
-        return SNAP_FORMAT_UNKNOWN;
-    if (hdf5_detect(data, len))
-        return SNAP_FORMAT_HDF5;
-    if (snap_gadget_detect(data, len))
-        return SNAP_FORMAT_GADGET2;
-    if (snap_tipsy_detect(data, len))
-        return SNAP_FORMAT_TIPSY;
-    if (gadget_detect_lenient(data, len))
-        return SNAP_FORMAT_GADGET2;
+    if (!data) return SNAP_FORMAT_UNKNOWN;
+    if (hdf5_detect(data, len)) return SNAP_FORMAT_HDF5;
+    if (snap_gadget_detect(data, len)) return SNAP_FORMAT_GADGET2;
+    if (snap_tipsy_detect(data, len)) return SNAP_FORMAT_TIPSY;
+    if (gadget_detect_lenient(data, len)) return SNAP_FORMAT_GADGET2;
     return SNAP_FORMAT_UNKNOWN;
 }
 
@@ -302,14 +284,12 @@ static int open_regular(const char *path, struct stat *st, snap_error *err) {
 }
 
 /* Reads up to max bytes (the whole file when max is SIZE_MAX) into a malloc'd buffer. */
-static bool read_path(const char *path, size_t max, uint8_t **data, size_t *len,
-                      snap_error *err) {
+static bool read_path(const char *path, size_t max, uint8_t **data, size_t *len, snap_error *err) {
     *data = NULL;
     *len = 0;
     struct stat st;
     int fd = open_regular(path, &st, err);
-    if (fd < 0)
-        return false;
+    if (fd < 0) return false;
     if ((uintmax_t)st.st_size > (uintmax_t)SIZE_MAX / 2) {
         close(fd);
         return snap_fail(err, path, "the file is too large for this machine's memory",
@@ -325,8 +305,7 @@ static bool read_path(const char *path, size_t max, uint8_t **data, size_t *len,
     size_t got = 0;
     while (got < want) {
         ssize_t r = read(fd, buf + got, want - got);
-        if (r < 0 && errno == EINTR)
-            continue;
+        if (r < 0 && errno == EINTR) continue;
         if (r < 0) {
             int e = errno;
             free(buf);
@@ -334,8 +313,7 @@ static bool read_path(const char *path, size_t max, uint8_t **data, size_t *len,
             return snap_fail(err, path, "check the file and the disk", "read failed: %s",
                              strerror(e));
         }
-        if (r == 0)
-            break; /* shrank while we read: the readers see the shorter image */
+        if (r == 0) break; /* shrank while we read: the readers see the shorter image */
         got += (size_t)r;
     }
     close(fd);
@@ -349,8 +327,7 @@ static const char unknown_hint[] =
     "snapshots, recognised by their content";
 
 static bool fail_unknown(const uint8_t *data, size_t len, const char *name, snap_error *err) {
-    if (len == 0)
-        return snap_fail(err, name, unknown_hint, "is empty");
+    if (len == 0) return snap_fail(err, name, unknown_hint, "is empty");
     char first[40] = "";
     for (size_t i = 0; i < len && i < 8; i++)
         snprintf(first + 3 * i, sizeof first - 3 * i, "%02x ", data[i]);
@@ -362,11 +339,9 @@ static bool fail_unknown(const uint8_t *data, size_t len, const char *name, snap
 snap_format snap_detect_file(const char *path, snap_error *err) {
     uint8_t *data;
     size_t len;
-    if (!read_path(path, DETECT_BYTES, &data, &len, err))
-        return SNAP_FORMAT_UNKNOWN;
+    if (!read_path(path, DETECT_BYTES, &data, &len, err)) return SNAP_FORMAT_UNKNOWN;
     snap_format f = snap_detect_memory(data, len);
-    if (f == SNAP_FORMAT_UNKNOWN)
-        fail_unknown(data, len, path, err);
+    if (f == SNAP_FORMAT_UNKNOWN) fail_unknown(data, len, path, err);
     free(data);
     return f;
 }
@@ -377,14 +352,12 @@ bool snap_read_memory_sidecar(const uint8_t *data, size_t len, const uint8_t *si
                               size_t sidecar_len, const char *name, snap_data *out,
                               snap_error *err) {
     memset(out, 0, sizeof *out);
-    if (!data)
-        len = 0;
+    if (!data) len = 0;
     bool ok;
     switch (snap_detect_memory(data, len)) {
     case SNAP_FORMAT_TIPSY:
         ok = snap_tipsy_read(data, len, name, out, err);
-        if (ok && sidecar)
-            ok = snap_sidecar_apply(sidecar, sidecar_len, name, out, err);
+        if (ok && sidecar) ok = snap_sidecar_apply(sidecar, sidecar_len, name, out, err);
         break;
     case SNAP_FORMAT_GADGET2:
         ok = snap_gadget_read(data, len, name, out, err);
@@ -397,10 +370,8 @@ bool snap_read_memory_sidecar(const uint8_t *data, size_t len, const uint8_t *si
         ok = fail_unknown(data, len, name, err);
         break;
     }
-    if (ok)
-        ok = snap_check_bodies(out, name, err);
-    if (!ok)
-        snap_free(out);
+    if (ok) ok = snap_check_bodies(out, name, err);
+    if (!ok) snap_free(out);
     return ok;
 }
 
@@ -417,10 +388,8 @@ enum { GADGET_MAX_FILES = 65536 };
 static bool read_gadget(const char *path, const uint8_t *data, size_t len, snap_data *out,
                         snap_error *err) {
     int num_files;
-    if (!snap_gadget_read_part(data, len, path, out, &num_files, err))
-        return false;
-    if (num_files == 1)
-        return true;
+    if (!snap_gadget_read_part(data, len, path, out, &num_files, err)) return false;
+    if (num_files == 1) return true;
     const char *dot = strrchr(path, '.');
     size_t digits = dot ? strspn(dot + 1, "0123456789") : 0;
     if (!dot || digits == 0 || dot[1 + digits] != '\0') {
@@ -440,8 +409,7 @@ static bool read_gadget(const char *path, const uint8_t *data, size_t len, snap_
     snap_free(out);
     size_t base = (size_t)(dot - path);
     char *sibling = malloc(base + 16);
-    if (!sibling)
-        return snap_fail(err, path, "free some memory", "out of memory");
+    if (!sibling) return snap_fail(err, path, "free some memory", "out of memory");
     bool ok = true;
     for (int i = 0; i < num_files && ok; i++) {
         snprintf(sibling, base + 16, "%.*s.%d", (int)base, path, i);
@@ -460,17 +428,15 @@ static bool read_gadget(const char *path, const uint8_t *data, size_t len, snap_
                            "the files together hold more than %d particles", SNAP_MAX_BODIES);
         snap_body *grown = NULL;
         if (ok) {
-            grown = realloc(out->bodies, ((size_t)out->count + (size_t)part.count) *
-                                             sizeof *out->bodies);
-            if (!grown)
-                ok = snap_fail(err, sibling, "free some memory", "out of memory");
+            grown = realloc(out->bodies,
+                            ((size_t)out->count + (size_t)part.count) * sizeof *out->bodies);
+            if (!grown) ok = snap_fail(err, sibling, "free some memory", "out of memory");
         }
         if (ok) {
             out->bodies = grown;
             memcpy(out->bodies + out->count, part.bodies, (size_t)part.count * sizeof *part.bodies);
             out->count += part.count;
-            for (int t = 0; t < 6; t++)
-                out->type_counts[t] += part.type_counts[t];
+            for (int t = 0; t < 6; t++) out->type_counts[t] += part.type_counts[t];
             if (i == 0) {
                 out->time = part.time;
                 out->format = part.format;
@@ -480,31 +446,26 @@ static bool read_gadget(const char *path, const uint8_t *data, size_t len, snap_
         snap_free(&part);
     }
     free(sibling);
-    if (!ok)
-        snap_free(out);
+    if (!ok) snap_free(out);
     return ok;
 }
 
 bool snap_read_file(const char *path, snap_data *out, snap_error *err) {
     memset(out, 0, sizeof *out);
     snap_format f = snap_detect_file(path, err);
-    if (f == SNAP_FORMAT_UNKNOWN)
-        return false;
+    if (f == SNAP_FORMAT_UNKNOWN) return false;
     if (f == SNAP_FORMAT_HDF5) {
         bool ok = snap_hdf5_read(path, out, err) && snap_check_bodies(out, path, err);
-        if (!ok)
-            snap_free(out);
+        if (!ok) snap_free(out);
         return ok;
     }
     uint8_t *data;
     size_t len;
-    if (!read_path(path, SIZE_MAX, &data, &len, err))
-        return false;
+    if (!read_path(path, SIZE_MAX, &data, &len, err)) return false;
     if (f == SNAP_FORMAT_GADGET2) {
         bool ok = read_gadget(path, data, len, out, err) && snap_check_bodies(out, path, err);
         free(data);
-        if (!ok)
-            snap_free(out);
+        if (!ok) snap_free(out);
         return ok;
     }
     uint8_t *side = NULL;
@@ -546,7 +507,9 @@ static const char no_hdf5_hint[] =
     "this nbody was built without HDF5; install libhdf5-dev (scripts/install-deps.sh) and "
     "rebuild";
 
-bool snap_hdf5_available(void) { return false; }
+bool snap_hdf5_available(void) {
+    return false;
+}
 
 bool snap_hdf5_read(const char *path, snap_data *out, snap_error *err) {
     return snap_fail(err, path, no_hdf5_hint, "is an HDF5 snapshot, and HDF5 support is missing");

@@ -42,7 +42,8 @@ extern "C" {
 
 typedef enum snap_format {
     SNAP_FORMAT_UNKNOWN = 0,
-    SNAP_FORMAT_TIPSY,   /* standard big-endian tipsy (also native little-endian), 28/32-byte header */
+    SNAP_FORMAT_TIPSY,   /* standard big-endian tipsy (also native little-endian), 28/32-byte header
+                          */
     SNAP_FORMAT_GADGET2, /* GADGET-2 binary, SnapFormat 1 or 2, either endianness */
     SNAP_FORMAT_HDF5,    /* GADGET/AREPO/SWIFT HDF5 layout */
     SNAP_FORMAT_COUNT

@@ -55,8 +55,7 @@ static const char damaged_hint[] =
     "was written";
 
 bool snap_gadget_detect(const uint8_t *data, size_t len) {
-    if (!data || len < 4)
-        return false;
+    if (!data || len < 4) return false;
     for (int big = 0; big < 2; big++) {
         uint32_t first = snap_load_u32(data, big);
         if (first == GADGET_HEADER && len >= 8 + GADGET_HEADER &&
@@ -101,8 +100,7 @@ static bool record(gadget_reader *r, const char *what, gadget_block *b) {
 static bool label_record(gadget_reader *r, char label[5], uint32_t *next) {
     size_t at = r->c.pos;
     gadget_block b = {0};
-    if (!record(r, "label", &b))
-        return false;
+    if (!record(r, "label", &b)) return false;
     if (b.length != GADGET_LABEL)
         return snap_fail(r->err, r->name, damaged_hint,
                          "GADGET format-2 label record at byte %zu has %zu bytes, expected 8", at,
@@ -111,29 +109,24 @@ static bool label_record(gadget_reader *r, char label[5], uint32_t *next) {
     label[4] = '\0';
     *next = snap_load_u32(r->data + b.offset + 4, r->c.big);
     for (int i = 0; i < 4; i++)
-        if ((unsigned char)label[i] < 0x20 || (unsigned char)label[i] > 0x7e)
-            label[i] = '?';
+        if ((unsigned char)label[i] < 0x20 || (unsigned char)label[i] > 0x7e) label[i] = '?';
     return true;
 }
 
 static bool parse_header(gadget_reader *r, const gadget_block *b, gadget_header *h) {
-    snap_cursor c = {.data = r->data, .len = b->offset + b->length, .pos = b->offset,
-                     .big = r->c.big};
+    snap_cursor c = {
+        .data = r->data, .len = b->offset + b->length, .pos = b->offset, .big = r->c.big};
     bool ok = true;
-    for (int t = 0; t < GADGET_TYPES; t++)
-        ok = ok && snap_cur_i32(&c, &h->npart[t]);
-    for (int t = 0; t < GADGET_TYPES; t++)
-        ok = ok && snap_cur_f64(&c, &h->mass[t]);
+    for (int t = 0; t < GADGET_TYPES; t++) ok = ok && snap_cur_i32(&c, &h->npart[t]);
+    for (int t = 0; t < GADGET_TYPES; t++) ok = ok && snap_cur_f64(&c, &h->mass[t]);
     ok = ok && snap_cur_f64(&c, &h->time) && snap_cur_f64(&c, &h->redshift);
     ok = ok && snap_cur_skip(&c, 8); /* flag_sfr, flag_feedback */
-    for (int t = 0; t < GADGET_TYPES; t++)
-        ok = ok && snap_cur_u32(&c, &h->npart_total[t]);
+    for (int t = 0; t < GADGET_TYPES; t++) ok = ok && snap_cur_u32(&c, &h->npart_total[t]);
     ok = ok && snap_cur_skip(&c, 4) && snap_cur_i32(&c, &h->num_files); /* after flag_cooling */
     ok = ok && snap_cur_f64(&c, &h->box) && snap_cur_f64(&c, &h->omega0) &&
          snap_cur_f64(&c, &h->omega_lambda) && snap_cur_f64(&c, &h->hubble);
     ok = ok && snap_cur_skip(&c, 8); /* flag_stellarage, flag_metals */
-    for (int t = 0; t < GADGET_TYPES; t++)
-        ok = ok && snap_cur_u32(&c, &h->high_word[t]);
+    for (int t = 0; t < GADGET_TYPES; t++) ok = ok && snap_cur_u32(&c, &h->high_word[t]);
     if (!ok) /* cannot happen: the record is 256 bytes */
         return snap_fail(r->err, r->name, damaged_hint, "GADGET header is short");
     for (int t = 0; t < GADGET_TYPES; t++) {
@@ -142,8 +135,8 @@ static bool parse_header(gadget_reader *r, const gadget_block *b, gadget_header 
                              "GADGET header: PartType%d count is %d (negative)%s", t, h->npart[t],
                              r->c.big ? "" : "; wrong byte order?");
         if (!isfinite(h->mass[t]) || h->mass[t] < 0)
-            return snap_fail(r->err, r->name, damaged_hint,
-                             "GADGET header: PartType%d mass is %g", t, h->mass[t]);
+            return snap_fail(r->err, r->name, damaged_hint, "GADGET header: PartType%d mass is %g",
+                             t, h->mass[t]);
     }
     if (!isfinite(h->time))
         return snap_fail(r->err, r->name, damaged_hint, "GADGET header: time is %g", h->time);
@@ -161,22 +154,26 @@ static bool element_size(gadget_reader *r, const char *what, const gadget_block 
         return snap_fail(r->err, r->name, damaged_hint,
                          "GADGET %s block has %zu bytes; the header's %llu particles need %llu "
                          "(4-byte) or %llu (8-byte)",
-                         what, b->length, (unsigned long long)n,
-                         (unsigned long long)(n * per * 4), (unsigned long long)(n * per * 8));
+                         what, b->length, (unsigned long long)n, (unsigned long long)(n * per * 4),
+                         (unsigned long long)(n * per * 8));
     return true;
 }
 
-static double load_real(const uint8_t *p, unsigned size, bool big) {
+/* One float or double (size 4 or 8) from c; false past the end of its block. */
+static bool cur_real(snap_cursor *c, unsigned size, double *v) {
     if (size == 4) {
-        uint32_t u = snap_load_u32(p, big);
         float f;
-        memcpy(&f, &u, sizeof f);
-        return f;
+        if (!snap_cur_f32(c, &f)) return false;
+        *v = f;
+        return true;
     }
-    uint64_t u = snap_load_u64(p, big);
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
+    return snap_cur_f64(c, v);
+}
+
+/* A cursor over one block's data only. */
+static snap_cursor block_cursor(const gadget_reader *r, const gadget_block *b) {
+    return (snap_cursor){
+        .data = r->data, .len = b->offset + b->length, .pos = b->offset, .big = r->c.big};
 }
 
 bool snap_gadget_read_part(const uint8_t *data, size_t len, const char *name, snap_data *out,
@@ -185,8 +182,7 @@ bool snap_gadget_read_part(const uint8_t *data, size_t len, const char *name, sn
     *num_files = 1;
     gadget_reader r = {.data = data, .len = len, .name = name, .err = err};
     r.c = (snap_cursor){.data = data, .len = data ? len : 0};
-    if (len < 4)
-        return snap_fail(err, name, damaged_hint, "truncated GADGET file: %zu bytes", len);
+    if (len < 4) return snap_fail(err, name, damaged_hint, "truncated GADGET file: %zu bytes", len);
     uint32_t le = snap_load_u32(data, false), be = snap_load_u32(data, true);
     r.format = (le == GADGET_LABEL || be == GADGET_LABEL) ? 2 : 1;
     r.c.big = !(le == GADGET_HEADER || le == GADGET_LABEL);
@@ -202,26 +198,25 @@ bool snap_gadget_read_part(const uint8_t *data, size_t len, const char *name, sn
     if (r.format == 2) {
         char label[5];
         uint32_t next;
-        if (!label_record(&r, label, &next))
-            return false;
+        if (!label_record(&r, label, &next)) return false;
         if (strcmp(label, "HEAD") != 0)
             return snap_fail(err, name, damaged_hint,
                              "GADGET format-2 file starts with block \"%s\", expected \"HEAD\"",
                              label);
+        if (next != GADGET_HEADER + 8)
+            return snap_fail(err, name, damaged_hint,
+                             "GADGET block \"HEAD\": its label says %u bytes, expected 264", next);
     }
-    if (!record(&r, "header", &head))
-        return false;
+    if (!record(&r, "header", &head)) return false;
     if (head.length != GADGET_HEADER)
-        return snap_fail(err, name, damaged_hint, "GADGET header record has %zu bytes, expected 256",
-                         head.length);
+        return snap_fail(err, name, damaged_hint,
+                         "GADGET header record has %zu bytes, expected 256", head.length);
     gadget_header h;
-    if (!parse_header(&r, &head, &h))
-        return false;
+    if (!parse_header(&r, &head, &h)) return false;
     int64_t total = 0, in_mass_block = 0;
     for (int t = 0; t < GADGET_TYPES; t++) {
         total += h.npart[t];
-        if (h.mass[t] == 0)
-            in_mass_block += h.npart[t];
+        if (h.mass[t] == 0) in_mass_block += h.npart[t];
     }
     if (total == 0)
         return snap_fail(err, name, "write the snapshot again from a run with particles",
@@ -240,38 +235,31 @@ bool snap_gadget_read_part(const uint8_t *data, size_t len, const char *name, sn
     int wanted = in_mass_block > 0 ? NBLOCKS : MASS;
     if (r.format == 1) {
         for (int k = 0; k < wanted; k++)
-            if (!record(&r, names[k], &blocks[k]))
-                return false;
+            if (!record(&r, names[k], &blocks[k])) return false;
     } else {
         /* Walk the labelled blocks until all we need are found or the file ends. */
         while (snap_cur_left(&r.c) > 0) {
             bool all = true;
-            for (int k = 0; k < wanted; k++)
-                all = all && blocks[k].found;
-            if (all)
-                break;
+            for (int k = 0; k < wanted; k++) all = all && blocks[k].found;
+            if (all) break;
             char label[5];
             uint32_t next;
-            if (!label_record(&r, label, &next))
-                return false;
+            if (!label_record(&r, label, &next)) return false;
             gadget_block b = {0};
-            if (!record(&r, label, &b))
-                return false;
+            if (!record(&r, label, &b)) return false;
             if ((uint64_t)b.length + 8 != next)
                 return snap_fail(err, name, damaged_hint,
                                  "GADGET block \"%s\": its label says %u bytes, the record has "
                                  "%zu (+8)",
                                  label, next, b.length);
             for (int k = 0; k < NBLOCKS; k++)
-                if (strcmp(label, labels[k]) == 0 && !blocks[k].found)
-                    blocks[k] = b;
+                if (strcmp(label, labels[k]) == 0 && !blocks[k].found) blocks[k] = b;
         }
         for (int k = 0; k < wanted; k++)
             if (!blocks[k].found && k != ID)
                 return snap_fail(err, name, damaged_hint,
                                  "GADGET format-2 file has no \"%s\" block%s", labels[k],
-                                 k == MASS ? " (the header's mass table leaves masses to it)"
-                                           : "");
+                                 k == MASS ? " (the header's mass table leaves masses to it)" : "");
     }
     unsigned pos_size = 4, vel_size = 4, id_size = 4, mass_size = 4;
     if (!element_size(&r, "POS", &blocks[POS], (uint64_t)total, 3, &pos_size) ||
@@ -293,24 +281,25 @@ bool snap_gadget_read_part(const uint8_t *data, size_t len, const char *name, sn
     out->format = SNAP_FORMAT_GADGET2;
     out->units.comoving = h.omega0 > 0 || h.omega_lambda > 0;
     out->units.hubble = out->units.comoving && isfinite(h.hubble) && h.hubble > 0 ? h.hubble : 1;
-    size_t i = 0, m = 0;
+    snap_cursor pc = block_cursor(&r, &blocks[POS]), vc = block_cursor(&r, &blocks[VEL]);
+    snap_cursor mc = block_cursor(&r, &blocks[MASS]);
+    bool ok = true;
+    size_t i = 0;
     for (int t = 0; t < GADGET_TYPES; t++) {
         out->type_counts[t] = h.npart[t];
         for (int k = 0; k < h.npart[t]; k++, i++) {
             snap_body *b = &out->bodies[i];
-            for (int a = 0; a < 3; a++) {
-                b->pos[a] = load_real(data + blocks[POS].offset + (3 * i + a) * pos_size,
-                                      pos_size, r.c.big);
-                b->vel[a] = load_real(data + blocks[VEL].offset + (3 * i + a) * vel_size,
-                                      vel_size, r.c.big);
-            }
-            if (h.mass[t] > 0)
-                b->mass = h.mass[t];
-            else
-                b->mass = load_real(data + blocks[MASS].offset + m++ * mass_size, mass_size,
-                                    r.c.big);
+            for (int a = 0; a < 3; a++)
+                ok = ok && cur_real(&pc, pos_size, &b->pos[a]) &&
+                     cur_real(&vc, vel_size, &b->vel[a]);
+            b->mass = h.mass[t];
+            if (h.mass[t] == 0) ok = ok && cur_real(&mc, mass_size, &b->mass);
             b->tag = snap_gadget_tag(t);
         }
+    }
+    if (!ok) { /* cannot happen: every block's length was checked against the counts */
+        snap_free(out);
+        return snap_fail(err, name, damaged_hint, "GADGET blocks shorter than their counts");
     }
     return true;
 }
@@ -318,14 +307,13 @@ bool snap_gadget_read_part(const uint8_t *data, size_t len, const char *name, sn
 bool snap_gadget_read(const uint8_t *data, size_t len, const char *name, snap_data *out,
                       snap_error *err) {
     int num_files;
-    if (!snap_gadget_read_part(data, len, name, out, &num_files, err))
-        return false;
+    if (!snap_gadget_read_part(data, len, name, out, &num_files, err)) return false;
     if (num_files > 1) {
         int here = out->count;
         snap_free(out);
         return snap_fail(err, name,
-                         "load it by its file name ending in .0 (nbody then reads the numbered "
-                         "siblings), or combine the files into one",
+                         "load it from its file <base>.<n> (nbody then reads all the numbered "
+                         "files), or combine the files into one",
                          "is one file of a %d-file GADGET snapshot (%d particles here)", num_files,
                          here);
     }

@@ -22,7 +22,8 @@
  * Write: the same layout with PartType1 halo, 2 disk, 3 bulge (GADGET-2's
  * galaxy convention), double Coordinates, Velocities and Masses, and
  * ParticleIDs = the body's index; plus our own /Nbody group (scene and knobs
- * as attributes) and a per-type NbodyTag dataset (the galaxy and component).
+ * as attributes, when the state has them) and a per-type NbodyTag dataset
+ * (the galaxy and component).
  * When /Nbody is present the reader restores the tags and the body order
  * from them, so our own HDF5 saves round-trip exactly. The file is built in
  * memory (core driver without a backing store) and handed out with
@@ -37,12 +38,14 @@
 #include "snap_internal.h"
 
 enum {
-    HDF5_TYPES = 7,     /* PartType0..6 (6: SWIFT's neutrinos) */
-    ATTR_MAX = 16,      /* the most elements an attribute we read may have */
+    HDF5_TYPES = 7,      /* PartType0..6 (6: SWIFT's neutrinos) */
+    ATTR_MAX = 16,       /* the most elements an attribute we read may have */
     COMPRESSION_MAX = 64 /* the most a dataset's claimed bytes may exceed its stored bytes */
 };
 
-bool snap_hdf5_available(void) { return true; }
+bool snap_hdf5_available(void) {
+    return true;
+}
 
 static const char layout_hint[] =
     "nbody reads HDF5 snapshots in the GADGET/AREPO/SWIFT layout: a /Header group and "
@@ -50,25 +53,38 @@ static const char layout_hint[] =
 
 /* Closes any HDF5 id by its kind; ids < 0 are ignored. */
 static void hclose(hid_t id) {
-    if (id < 0)
-        return;
+    if (id < 0) return;
     switch (H5Iget_type(id)) {
-    case H5I_FILE: H5Fclose(id); break;
-    case H5I_GROUP: H5Gclose(id); break;
-    case H5I_DATASET: H5Dclose(id); break;
-    case H5I_ATTR: H5Aclose(id); break;
-    case H5I_DATASPACE: H5Sclose(id); break;
-    case H5I_DATATYPE: H5Tclose(id); break;
-    case H5I_GENPROP_LST: H5Pclose(id); break;
-    default: break;
+    case H5I_FILE:
+        H5Fclose(id);
+        break;
+    case H5I_GROUP:
+        H5Gclose(id);
+        break;
+    case H5I_DATASET:
+        H5Dclose(id);
+        break;
+    case H5I_ATTR:
+        H5Aclose(id);
+        break;
+    case H5I_DATASPACE:
+        H5Sclose(id);
+        break;
+    case H5I_DATATYPE:
+        H5Tclose(id);
+        break;
+    case H5I_GENPROP_LST:
+        H5Pclose(id);
+        break;
+    default:
+        break;
     }
 }
 
 /* The kind of object loc/name is (H5I_GROUP, H5I_DATASET, ...), H5I_BADID if none. */
 static H5I_type_t object_kind(hid_t loc, const char *name) {
     hid_t o = H5Oopen(loc, name, H5P_DEFAULT);
-    if (o < 0)
-        return H5I_BADID;
+    if (o < 0) return H5I_BADID;
     H5I_type_t kind = H5Iget_type(o);
     H5Oclose(o);
     return kind;
@@ -81,8 +97,7 @@ static bool has_link(hid_t loc, const char *name) {
 
 /* loc/name when it is a group, else -1. */
 static hid_t open_group(hid_t loc, const char *name) {
-    if (!has_link(loc, name) || object_kind(loc, name) != H5I_GROUP)
-        return -1;
+    if (!has_link(loc, name) || object_kind(loc, name) != H5I_GROUP) return -1;
     return H5Gopen2(loc, name, H5P_DEFAULT);
 }
 
@@ -90,8 +105,7 @@ static hid_t open_group(hid_t loc, const char *name) {
  * numeric or too large (*err set); else the element count. */
 static int attr_doubles(hid_t loc, const char *name, double *out, int max, const char *file,
                         const char *where, snap_error *err) {
-    if (loc < 0 || H5Aexists(loc, name) <= 0)
-        return 0;
+    if (loc < 0 || H5Aexists(loc, name) <= 0) return 0;
     hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
     hid_t space = a >= 0 ? H5Aget_space(a) : -1;
     hid_t type = a >= 0 ? H5Aget_type(a) : -1;
@@ -106,8 +120,7 @@ static int attr_doubles(hid_t loc, const char *name, double *out, int max, const
         snap_fail(err, file, layout_hint, "cannot read attribute %s/%s", where, name);
     else {
         got = (int)n;
-        for (int i = 0; i < got; i++)
-            out[i] = buf[i];
+        for (int i = 0; i < got; i++) out[i] = buf[i];
     }
     hclose(type);
     hclose(space);
@@ -120,8 +133,7 @@ static int attr_scalar(hid_t loc, const char *name, double *out, const char *fil
                        const char *where, snap_error *err) {
     double v[ATTR_MAX];
     int n = attr_doubles(loc, name, v, ATTR_MAX, file, where, err);
-    if (n > 0)
-        *out = v[0];
+    if (n > 0) *out = v[0];
     return n;
 }
 
@@ -135,8 +147,7 @@ typedef struct dset_info {
 static bool open_dataset(hid_t group, const char *gname, const char *name, dset_info *ds,
                          const char *file, snap_error *err) {
     ds->id = -1;
-    if (!has_link(group, name))
-        return true; /* absent: the caller decides */
+    if (!has_link(group, name)) return true; /* absent: the caller decides */
     if (object_kind(group, name) != H5I_DATASET)
         return snap_fail(err, file, layout_hint, "%s/%s is not a dataset", gname, name);
     ds->id = H5Dopen2(group, name, H5P_DEFAULT);
@@ -162,10 +173,10 @@ static bool open_dataset(hid_t group, const char *gname, const char *name, dset_
         double claimed = (double)ds->rows * (double)ds->cols * (double)elem;
         double stored = (double)H5Dget_storage_size(ds->id);
         if (claimed > stored * COMPRESSION_MAX)
-            ok = snap_fail(err, file, layout_hint,
-                           "%s/%s claims %llu x %llu values but stores only %.0f bytes", gname,
-                           name, (unsigned long long)ds->rows, (unsigned long long)ds->cols,
-                           stored);
+            ok =
+                snap_fail(err, file, layout_hint,
+                          "%s/%s claims %llu x %llu values but stores only %.0f bytes", gname, name,
+                          (unsigned long long)ds->rows, (unsigned long long)ds->cols, stored);
     }
     hclose(type);
     hclose(space);
@@ -200,8 +211,8 @@ static bool read_units(hid_t file_id, hid_t header, const char *file, snap_units
                        snap_error *err) {
     static const char *const gadget_names[3] = {"UnitLength_in_cm", "UnitMass_in_g",
                                                 "UnitVelocity_in_cm_per_s"};
-    static const char *const swift_names[3] = {"Unit length in cgs (U_L)",
-                                               "Unit mass in cgs (U_M)", "Unit time in cgs (U_t)"};
+    static const char *const swift_names[3] = {"Unit length in cgs (U_L)", "Unit mass in cgs (U_M)",
+                                               "Unit time in cgs (U_t)"};
     hid_t params = open_group(file_id, "Parameters");
     hid_t units = open_group(file_id, "Units");
     const hid_t locs[3] = {header, params, units};
@@ -244,11 +255,9 @@ static bool read_units(hid_t file_id, hid_t header, const char *file, snap_units
     bool swift = units >= 0;
     if (ok && u->comoving && !swift) {
         int n = attr_scalar(header, "HubbleParam", &h, file, "/Header", err);
-        if (n == 0)
-            n = attr_scalar(params, "HubbleParam", &h, file, "/Parameters", err);
+        if (n == 0) n = attr_scalar(params, "HubbleParam", &h, file, "/Parameters", err);
         ok = n >= 0;
-        if (n > 0 && isfinite(h) && h > 0)
-            u->hubble = h;
+        if (n > 0 && isfinite(h) && h > 0) u->hubble = h;
     }
     hclose(params);
     hclose(units);
@@ -258,11 +267,14 @@ static bool read_units(hid_t file_id, hid_t header, const char *file, snap_units
 /* Our /Nbody group: knobs. */
 static bool read_knobs(hid_t file_id, const char *file, snap_knobs *k, snap_error *err) {
     hid_t g = open_group(file_id, "Nbody");
-    if (g < 0)
-        return true;
+    if (g < 0) return true;
     static const char *const names[5] = {"Dt", "Softening", "Damping", "Theta", "Steps"};
     double v[5] = {0};
-    bool ok = g >= 0;
+    bool ok = true;
+    if (H5Aexists(g, "Dt") <= 0) { /* a save without knobs: tags and order only */
+        hclose(g);
+        return true;
+    }
     for (int i = 0; i < 5 && ok; i++) {
         int n = attr_scalar(g, names[i], &v[i], file, "/Nbody", err);
         ok = n > 0 && isfinite(v[i]);
@@ -274,9 +286,10 @@ static bool read_knobs(hid_t file_id, const char *file, snap_knobs *k, snap_erro
         hid_t a = H5Aopen(g, "Scene", H5P_DEFAULT);
         hid_t type = a >= 0 ? H5Aget_type(a) : -1;
         size_t size = type >= 0 ? H5Tget_size(type) : 0;
-        if (type < 0 || H5Tget_class(type) != H5T_STRING || H5Tis_variable_str(type) ||
-            size == 0 || size >= sizeof k->scene)
-            ok = snap_fail(err, file, "the /Nbody group is damaged; delete it to load the bodies alone",
+        if (type < 0 || H5Tget_class(type) != H5T_STRING || H5Tis_variable_str(type) || size == 0 ||
+            size >= sizeof k->scene)
+            ok = snap_fail(err, file,
+                           "the /Nbody group is damaged; delete it to load the bodies alone",
                            "/Nbody/Scene is not a short fixed-length string");
         else {
             char scene[sizeof k->scene] = {0};
@@ -286,16 +299,14 @@ static bool read_knobs(hid_t file_id, const char *file, snap_knobs *k, snap_erro
             hclose(mem);
             scene[size] = '\0';
             for (char *s = scene; *s; s++)
-                if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
-                    *s = '?';
+                if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e) *s = '?';
             memcpy(k->scene, scene, sizeof scene);
         }
         hclose(type);
         hclose(a);
     }
     hclose(g);
-    if (!ok)
-        return false;
+    if (!ok) return false;
     k->valid = true;
     k->dt = v[0];
     k->softening = v[1];
@@ -325,7 +336,7 @@ static void close_type(part_type *p) {
  * NumPart_ThisFile, or -1 to take the Coordinates' rows). */
 static bool open_type(hid_t file_id, int t, int64_t count, const double *mass_table, bool ours,
                       part_type *p, const char *file, snap_error *err) {
-    char gname[16];
+    char gname[24];
     snprintf(gname, sizeof gname, "PartType%d", t);
     p->count = 0;
     if (!has_link(file_id, gname)) {
@@ -339,10 +350,8 @@ static bool open_type(hid_t file_id, int t, int64_t count, const double *mass_ta
     if (object_kind(file_id, gname) != H5I_GROUP)
         return snap_fail(err, file, layout_hint, "/%s is not a group", gname);
     p->group = H5Gopen2(file_id, gname, H5P_DEFAULT);
-    if (p->group < 0)
-        return snap_fail(err, file, layout_hint, "cannot open /%s", gname);
-    if (count == 0)
-        return true; /* an empty type's datasets are not read */
+    if (p->group < 0) return snap_fail(err, file, layout_hint, "cannot open /%s", gname);
+    if (count == 0) return true; /* an empty type's datasets are not read */
     if (!open_dataset(p->group, gname, "Coordinates", &p->pos, file, err) ||
         !open_dataset(p->group, gname, "Velocities", &p->vel, file, err) ||
         !open_dataset(p->group, gname, "Masses", &p->mass, file, err))
@@ -368,8 +377,8 @@ static bool open_type(hid_t file_id, int t, int64_t count, const double *mass_ta
                          (long long)rows);
     if (p->mass.id >= 0 && (p->mass.rows != p->pos.rows || p->mass.cols != 1))
         return snap_fail(err, file, layout_hint, "/%s/Masses has %llu x %llu values, expected %lld",
-                         gname, (unsigned long long)p->mass.rows,
-                         (unsigned long long)p->mass.cols, (long long)rows);
+                         gname, (unsigned long long)p->mass.rows, (unsigned long long)p->mass.cols,
+                         (long long)rows);
     if (p->mass.id < 0 && !(mass_table[t] > 0))
         return snap_fail(err, file, layout_hint,
                          "/%s has no Masses dataset and /Header MassTable[%d] is %g", gname, t,
@@ -384,16 +393,15 @@ static bool open_type(hid_t file_id, int t, int64_t count, const double *mass_ta
 
 /* Fills the bodies of one type at out->bodies + first. */
 static bool read_type(const part_type *p, int t, const double *mass_table, snap_data *out,
-                      int64_t first, bool ours, int64_t *order, const char *file,
-                      snap_error *err) {
-    char gname[16];
+                      int64_t first, bool ours, int64_t *order, const char *file, snap_error *err) {
+    char gname[24];
     snprintf(gname, sizeof gname, "PartType%d", t);
     double *pos = read_doubles(&p->pos, gname, "Coordinates", file, err);
     double *vel = pos ? read_doubles(&p->vel, gname, "Velocities", file, err) : NULL;
-    double *mass = vel && p->mass.id >= 0 ? read_doubles(&p->mass, gname, "Masses", file, err)
-                                          : NULL;
-    double *tag = vel && ours && p->tag.id >= 0 ? read_doubles(&p->tag, gname, "NbodyTag", file, err)
-                                                : NULL;
+    double *mass =
+        vel && p->mass.id >= 0 ? read_doubles(&p->mass, gname, "Masses", file, err) : NULL;
+    double *tag =
+        vel && ours && p->tag.id >= 0 ? read_doubles(&p->tag, gname, "NbodyTag", file, err) : NULL;
     double *ids = vel && ours && p->ids.id >= 0
                       ? read_doubles(&p->ids, gname, "ParticleIDs", file, err)
                       : NULL;
@@ -435,21 +443,22 @@ bool snap_hdf5_read(const char *path, snap_data *out, snap_error *err) {
 
     part_type types[HDF5_TYPES];
     for (int t = 0; t < HDF5_TYPES; t++)
-        types[t] = (part_type){.group = -1, .pos.id = -1, .vel.id = -1, .mass.id = -1,
-                               .tag.id = -1, .ids.id = -1};
+        types[t] = (part_type){
+            .group = -1, .pos.id = -1, .vel.id = -1, .mass.id = -1, .tag.id = -1, .ids.id = -1};
     int64_t *order = NULL;
     hid_t header = -1;
     hid_t file_id = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     bool ok = file_id >= 0;
     if (!ok)
-        snap_fail(err, path, "the file is damaged or truncated; copy it again",
+        snap_fail(err, path,
+                  "the file is damaged or truncated (copy it again), or a running simulation "
+                  "holds it open (then set HDF5_USE_FILE_LOCKING=FALSE)",
                   "cannot open as HDF5 (it has the HDF5 signature)");
     if (ok && !has_link(file_id, "Header"))
         ok = snap_fail(err, path, layout_hint, "has no /Header group");
     if (ok && object_kind(file_id, "Header") != H5I_GROUP)
         ok = snap_fail(err, path, layout_hint, "/Header is not a group");
-    if (ok)
-        header = H5Gopen2(file_id, "Header", H5P_DEFAULT);
+    if (ok) header = H5Gopen2(file_id, "Header", H5P_DEFAULT);
     double counts[ATTR_MAX] = {0}, mass_table[ATTR_MAX] = {0}, num_files = 1, time = 0;
     int ncounts = 0;
     if (ok) {
@@ -498,8 +507,7 @@ bool snap_hdf5_read(const char *path, snap_data *out, snap_error *err) {
     for (int t = 0; ok && t < HDF5_TYPES; t++) {
         if (types[t].count > 0)
             ok = read_type(&types[t], t, mass_table, out, first, ours, order, path, err);
-        if (t < 6)
-            out->type_counts[t] = (int)types[t].count;
+        if (t < 6) out->type_counts[t] = (int)types[t].count;
         first += types[t].count;
     }
     if (ok) {
@@ -514,8 +522,7 @@ bool snap_hdf5_read(const char *path, snap_data *out, snap_error *err) {
         snap_body *sorted = malloc((size_t)total * sizeof *sorted);
         bool *seen = calloc((size_t)total, 1);
         ok = sorted && seen;
-        if (!ok)
-            snap_fail(err, path, "free some memory", "out of memory");
+        if (!ok) snap_fail(err, path, "free some memory", "out of memory");
         for (int64_t i = 0; ok && i < total; i++) {
             int64_t j = order[i];
             if (j < 0 || j >= total || seen[j])
@@ -534,13 +541,11 @@ bool snap_hdf5_read(const char *path, snap_data *out, snap_error *err) {
         free(seen);
     }
     free(order);
-    for (int t = 0; t < HDF5_TYPES; t++)
-        close_type(&types[t]);
+    for (int t = 0; t < HDF5_TYPES; t++) close_type(&types[t]);
     hclose(header);
     hclose(file_id);
     H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
-    if (!ok)
-        snap_free(out);
+    if (!ok) snap_free(out);
     return ok;
 }
 
@@ -560,9 +565,8 @@ static bool write_dataset(hid_t loc, const char *name, hid_t type, hsize_t rows,
                           const void *v) {
     hsize_t dims[2] = {rows, cols};
     hid_t space = H5Screate_simple(cols > 1 ? 2 : 1, dims, NULL);
-    hid_t d = space >= 0 ? H5Dcreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT,
-                                      H5P_DEFAULT)
-                         : -1;
+    hid_t d =
+        space >= 0 ? H5Dcreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
     bool ok = d >= 0 && H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0;
     hclose(d);
     hclose(space);
@@ -572,9 +576,12 @@ static bool write_dataset(hid_t loc, const char *name, hid_t type, hsize_t rows,
 /* The file type that holds a body: 1 halo, 2 disk, 3 bulge. */
 static int file_type(uint8_t tag) {
     switch (SNAP_TAG_COMPONENT(tag)) {
-    case SNAP_COMPONENT_HALO: return 1;
-    case SNAP_COMPONENT_BULGE: return 3;
-    default: return 2;
+    case SNAP_COMPONENT_HALO:
+        return 1;
+    case SNAP_COMPONENT_BULGE:
+        return 3;
+    default:
+        return 2;
     }
 }
 
@@ -582,10 +589,8 @@ static bool write_types(hid_t f, const snap_data *d) {
     bool ok = true;
     for (int t = 1; t <= 3 && ok; t++) {
         size_t n = 0;
-        for (int i = 0; i < d->count; i++)
-            n += file_type(d->bodies[i].tag) == t;
-        if (n == 0)
-            continue;
+        for (int i = 0; i < d->count; i++) n += file_type(d->bodies[i].tag) == t;
+        if (n == 0) continue;
         double *pos = malloc(n * 3 * sizeof *pos), *vel = malloc(n * 3 * sizeof *vel);
         double *mass = malloc(n * sizeof *mass);
         uint64_t *ids = malloc(n * sizeof *ids);
@@ -594,8 +599,7 @@ static bool write_types(hid_t f, const snap_data *d) {
         size_t k = 0;
         for (int i = 0; ok && i < d->count; i++) {
             const snap_body *b = &d->bodies[i];
-            if (file_type(b->tag) != t)
-                continue;
+            if (file_type(b->tag) != t) continue;
             for (int a = 0; a < 3; a++) {
                 pos[3 * k + a] = b->pos[a];
                 vel[3 * k + a] = b->vel[a];
@@ -605,7 +609,7 @@ static bool write_types(hid_t f, const snap_data *d) {
             tags[k] = b->tag;
             k++;
         }
-        char gname[16];
+        char gname[24];
         snprintf(gname, sizeof gname, "PartType%d", t);
         hid_t g = ok ? H5Gcreate2(f, gname, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
         ok = g >= 0 && write_dataset(g, "Coordinates", H5T_NATIVE_DOUBLE, n, 3, pos) &&
@@ -629,8 +633,7 @@ bool snap_write_hdf5(const snap_data *d, uint8_t **buf, size_t *len, snap_error 
     const char *name = "HDF5 output";
     if (!d || d->count <= 0 || !d->bodies)
         return snap_fail(err, name, "save a state with bodies", "no bodies to write");
-    if (!snap_check_bodies(d, name, err))
-        return false;
+    if (!snap_check_bodies(d, name, err)) return false;
     if (!isfinite(d->time))
         return snap_fail(err, name, "the simulation time is damaged", "time is %g", d->time);
     H5E_auto2_t old_func;
@@ -640,17 +643,15 @@ bool snap_write_hdf5(const snap_data *d, uint8_t **buf, size_t *len, snap_error 
 
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     bool ok = fapl >= 0 && H5Pset_fapl_core(fapl, 1 << 20, 0) >= 0; /* memory only */
-    hid_t f = ok ? H5Fcreate("nbody-snapshot-in-memory.hdf5", H5F_ACC_TRUNC, H5P_DEFAULT, fapl)
-                 : -1;
+    hid_t f =
+        ok ? H5Fcreate("nbody-snapshot-in-memory.hdf5", H5F_ACC_TRUNC, H5P_DEFAULT, fapl) : -1;
     ok = f >= 0;
     hid_t h = ok ? H5Gcreate2(f, "Header", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
     if (ok) {
         int32_t npart[6] = {0};
         uint32_t total[6] = {0}, high[6] = {0};
-        for (int i = 0; i < d->count; i++)
-            npart[file_type(d->bodies[i].tag)]++;
-        for (int t = 0; t < 6; t++)
-            total[t] = (uint32_t)npart[t];
+        for (int i = 0; i < d->count; i++) npart[file_type(d->bodies[i].tag)]++;
+        for (int t = 0; t < 6; t++) total[t] = (uint32_t)npart[t];
         const double zeros[6] = {0}, one = 1, zero = 0;
         const int32_t files = 1;
         ok = h >= 0 && write_attr(h, "NumPart_ThisFile", H5T_NATIVE_INT32, 6, npart) &&
@@ -671,13 +672,16 @@ bool snap_write_hdf5(const snap_data *d, uint8_t **buf, size_t *len, snap_error 
                             &d->units.velocity_cm_s);
     }
     ok = ok && write_types(f, d);
+    /* /Nbody marks the file as ours (the reader then restores tags and order);
+     * the knobs go into it when the state has them. */
+    hid_t g = ok ? H5Gcreate2(f, "Nbody", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
+    ok = ok && g >= 0;
     if (ok && d->knobs.valid) {
-        hid_t g = H5Gcreate2(f, "Nbody", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
         const double steps = (double)d->knobs.steps;
         char scene[sizeof d->knobs.scene] = {0};
         snprintf(scene, sizeof scene, "%s", d->knobs.scene);
         hid_t str = H5Tcopy(H5T_C_S1);
-        ok = g >= 0 && str >= 0 && H5Tset_size(str, sizeof scene - 1) >= 0 &&
+        ok = str >= 0 && H5Tset_size(str, sizeof scene - 1) >= 0 &&
              write_attr(g, "Scene", str, 0, scene) &&
              write_attr(g, "Dt", H5T_NATIVE_DOUBLE, 0, &d->knobs.dt) &&
              write_attr(g, "Softening", H5T_NATIVE_DOUBLE, 0, &d->knobs.softening) &&
@@ -685,10 +689,9 @@ bool snap_write_hdf5(const snap_data *d, uint8_t **buf, size_t *len, snap_error 
              write_attr(g, "Theta", H5T_NATIVE_DOUBLE, 0, &d->knobs.theta) &&
              write_attr(g, "Steps", H5T_NATIVE_DOUBLE, 0, &steps);
         hclose(str);
-        hclose(g);
     }
-    if (ok && H5Fflush(f, H5F_SCOPE_GLOBAL) < 0)
-        ok = false;
+    hclose(g);
+    if (ok && H5Fflush(f, H5F_SCOPE_GLOBAL) < 0) ok = false;
     ssize_t size = ok ? H5Fget_file_image(f, NULL, 0) : -1;
     uint8_t *image = size > 0 ? malloc((size_t)size) : NULL;
     if (image && H5Fget_file_image(f, image, (size_t)size) != size) {

@@ -25,7 +25,9 @@ bool snap_cur_u64(snap_cursor *c, uint64_t *v);
 bool snap_cur_f32(snap_cursor *c, float *v);
 bool snap_cur_f64(snap_cursor *c, double *v);
 bool snap_cur_bytes(snap_cursor *c, void *dst, size_t n);
-static inline size_t snap_cur_left(const snap_cursor *c) { return c->len - c->pos; }
+static inline size_t snap_cur_left(const snap_cursor *c) {
+    return c->len - c->pos;
+}
 
 uint32_t snap_load_u32(const uint8_t *p, bool big);
 uint64_t snap_load_u64(const uint8_t *p, bool big);

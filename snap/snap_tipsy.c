@@ -65,8 +65,7 @@ static bool header_consistent(const tipsy_header *h) {
 
 /* Which byte order makes the header consistent: 1 big, 0 little, -1 neither. */
 static int header_order(const uint8_t *data, size_t len, tipsy_header *h) {
-    if (header_read(data, len, true, h) && header_consistent(h))
-        return 1;
+    if (header_read(data, len, true, h) && header_consistent(h)) return 1;
     tipsy_header le;
     if (header_read(data, len, false, &le) && header_consistent(&le)) {
         *h = le;
@@ -158,9 +157,13 @@ bool snap_tipsy_read(const uint8_t *data, size_t len, const char *name, snap_dat
 }
 
 /* Halo bodies are dark particles, the rest star particles. */
-static bool is_dark(uint8_t tag) { return SNAP_TAG_COMPONENT(tag) == SNAP_COMPONENT_HALO; }
+static bool is_dark(uint8_t tag) {
+    return SNAP_TAG_COMPONENT(tag) == SNAP_COMPONENT_HALO;
+}
 
-static bool fits_float(double v) { return fabs(v) <= FLT_MAX; }
+static bool fits_float(double v) {
+    return fabs(v) <= FLT_MAX;
+}
 
 bool snap_write_tipsy(const snap_data *d, uint8_t **buf, size_t *len, snap_error *err) {
     *buf = NULL;
@@ -168,8 +171,7 @@ bool snap_write_tipsy(const snap_data *d, uint8_t **buf, size_t *len, snap_error
     const char *name = "tipsy output";
     if (!d || d->count <= 0 || !d->bodies)
         return snap_fail(err, name, "save a state with bodies", "no bodies to write");
-    if (!snap_check_bodies(d, name, err))
-        return false;
+    if (!snap_check_bodies(d, name, err)) return false;
     if (!isfinite(d->time))
         return snap_fail(err, name, "the simulation time is damaged", "time is %g", d->time);
     int ndark = 0;
@@ -177,8 +179,7 @@ bool snap_write_tipsy(const snap_data *d, uint8_t **buf, size_t *len, snap_error
         const snap_body *b = &d->bodies[i];
         ndark += is_dark(b->tag);
         bool fits = fits_float(b->mass);
-        for (int a = 0; a < 3; a++)
-            fits = fits && fits_float(b->pos[a]) && fits_float(b->vel[a]);
+        for (int a = 0; a < 3; a++) fits = fits && fits_float(b->pos[a]) && fits_float(b->vel[a]);
         if (!fits)
             return snap_fail(err, name, "tipsy holds 4-byte floats; save as HDF5 instead",
                              "body %d has a value beyond float range", i);
@@ -192,19 +193,15 @@ bool snap_write_tipsy(const snap_data *d, uint8_t **buf, size_t *len, snap_error
                          (unsigned long long)total);
     snap_out_f64(&o, d->time);
     const uint32_t header[6] = {(uint32_t)d->count, 3, 0, (uint32_t)ndark, (uint32_t)nstar, 0};
-    for (int k = 0; k < 6; k++)
-        snap_out_u32(&o, header[k]);
+    for (int k = 0; k < 6; k++) snap_out_u32(&o, header[k]);
     float eps = d->knobs.valid && fits_float(d->knobs.softening) ? (float)d->knobs.softening : 0;
     for (int pass = 0; pass < 2; pass++) {
         for (int i = 0; i < d->count; i++) {
             const snap_body *b = &d->bodies[i];
-            if (is_dark(b->tag) != (pass == 0))
-                continue;
+            if (is_dark(b->tag) != (pass == 0)) continue;
             snap_out_f32(&o, (float)b->mass);
-            for (int a = 0; a < 3; a++)
-                snap_out_f32(&o, (float)b->pos[a]);
-            for (int a = 0; a < 3; a++)
-                snap_out_f32(&o, (float)b->vel[a]);
+            for (int a = 0; a < 3; a++) snap_out_f32(&o, (float)b->pos[a]);
+            for (int a = 0; a < 3; a++) snap_out_f32(&o, (float)b->vel[a]);
             if (pass == 1) { /* star: metals, tform */
                 snap_out_f32(&o, 0);
                 snap_out_f32(&o, 0);
@@ -230,8 +227,7 @@ bool snap_write_sidecar(const snap_data *d, uint8_t **buf, size_t *len, snap_err
     const char *name = "sidecar output";
     if (!d || d->count <= 0 || !d->bodies)
         return snap_fail(err, name, "save a state with bodies", "no bodies to write");
-    if (!snap_check_bodies(d, name, err))
-        return false;
+    if (!snap_check_bodies(d, name, err)) return false;
     const double knobs[4] = {d->knobs.dt, d->knobs.softening, d->knobs.damping, d->knobs.theta};
     for (int k = 0; k < 4; k++)
         if (!isfinite(knobs[k]))
@@ -249,19 +245,15 @@ bool snap_write_sidecar(const snap_data *d, uint8_t **buf, size_t *len, snap_err
     char scene[64] = {0};
     snprintf(scene, sizeof scene, "%s", d->knobs.scene);
     snap_out_bytes(&o, scene, sizeof scene);
-    for (int k = 0; k < 4; k++)
-        snap_out_f64(&o, knobs[k]);
+    for (int k = 0; k < 4; k++) snap_out_f64(&o, knobs[k]);
     snap_out_u64(&o, (uint64_t)d->knobs.steps);
     for (int i = 0; i < d->count; i++) {
         const snap_body *b = &d->bodies[i];
-        for (int a = 0; a < 3; a++)
-            snap_out_f64(&o, b->pos[a]);
-        for (int a = 0; a < 3; a++)
-            snap_out_f64(&o, b->vel[a]);
+        for (int a = 0; a < 3; a++) snap_out_f64(&o, b->pos[a]);
+        for (int a = 0; a < 3; a++) snap_out_f64(&o, b->vel[a]);
         snap_out_f64(&o, b->mass);
     }
-    for (int i = 0; i < d->count; i++)
-        snap_out_bytes(&o, &d->bodies[i].tag, 1);
+    for (int i = 0; i < d->count; i++) snap_out_bytes(&o, &d->bodies[i].tag, 1);
     if (o.failed || o.len != total) {
         free(o.data);
         return snap_fail(err, name, "free some memory", "out of memory while writing");
@@ -275,7 +267,9 @@ static const char sidecar_hint[] =
     "the sidecar (<file>.nbody) belongs to another save or is damaged; remove or rename it to "
     "load the tipsy file alone";
 
-static bool same_float(float stored, double exact) { return stored == (float)exact; }
+static bool same_float(float stored, double exact) {
+    return stored == (float)exact;
+}
 
 bool snap_sidecar_apply(const uint8_t *data, size_t len, const char *name, snap_data *d,
                         snap_error *err) {
@@ -291,9 +285,11 @@ bool snap_sidecar_apply(const uint8_t *data, size_t len, const char *name, snap_
         !snap_cur_f64(&c, &knobs[1]) || !snap_cur_f64(&c, &knobs[2]) ||
         !snap_cur_f64(&c, &knobs[3]) || !snap_cur_u64(&c, &steps)) {
         if (len >= sizeof magic && memcmp(data, sidecar_magic, sizeof magic) != 0)
-            return snap_fail(err, name, sidecar_hint, "sidecar is not an nbody sidecar (bad magic)");
-        return snap_fail(err, name, sidecar_hint, "sidecar is truncated: %zu bytes, its header needs %d",
-                         len, SIDECAR_HEADER);
+            return snap_fail(err, name, sidecar_hint,
+                             "sidecar is not an nbody sidecar (bad magic)");
+        return snap_fail(err, name, sidecar_hint,
+                         "sidecar is truncated: %zu bytes, its header needs %d", len,
+                         SIDECAR_HEADER);
     }
     if (memcmp(magic, sidecar_magic, sizeof magic) != 0)
         return snap_fail(err, name, sidecar_hint, "sidecar is not an nbody sidecar (bad magic)");
@@ -334,14 +330,11 @@ bool snap_sidecar_apply(const uint8_t *data, size_t len, const char *name, snap_
         return snap_fail(err, name, "free some memory", "cannot allocate the sidecar's bodies");
     for (size_t i = 0; i < count; i++) {
         snap_body *b = &bodies[i];
-        for (int a = 0; a < 3; a++)
-            snap_cur_f64(&c, &b->pos[a]);
-        for (int a = 0; a < 3; a++)
-            snap_cur_f64(&c, &b->vel[a]);
+        for (int a = 0; a < 3; a++) snap_cur_f64(&c, &b->pos[a]);
+        for (int a = 0; a < 3; a++) snap_cur_f64(&c, &b->vel[a]);
         snap_cur_f64(&c, &b->mass);
     }
-    for (size_t i = 0; i < count; i++)
-        snap_cur_bytes(&c, &bodies[i].tag, 1);
+    for (size_t i = 0; i < count; i++) snap_cur_bytes(&c, &bodies[i].tag, 1);
     /* The sidecar must describe this very tipsy file: same dark/star split,
      * and each tipsy float the rounding of the sidecar's double. */
     int ndark = 0;

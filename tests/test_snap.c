@@ -59,15 +59,19 @@ static snap_data make_state(int n) {
         b->tag = SNAP_TAG(i % 3, (i / 3) % 3); /* galaxies 0-2, disk/bulge/halo */
     }
     d.time = 12.345678901234567;
-    d.knobs = (snap_knobs){.valid = true, .scene = "antennae-like", .dt = 0.0123456789,
-                           .softening = 0.05, .damping = 1e-4, .theta = 0.6, .steps = 123456789};
+    d.knobs = (snap_knobs){.valid = true,
+                           .scene = "antennae-like",
+                           .dt = 0.0123456789,
+                           .softening = 0.05,
+                           .damping = 1e-4,
+                           .theta = 0.6,
+                           .steps = 123456789};
     return d;
 }
 
 static bool write_file(const char *path, const uint8_t *data, size_t len) {
     FILE *f = fopen(path, "wb");
-    if (!f)
-        return false;
+    if (!f) return false;
     bool ok = fwrite(data, 1, len, f) == len;
     return fclose(f) == 0 && ok;
 }
@@ -75,10 +79,9 @@ static bool write_file(const char *path, const uint8_t *data, size_t len) {
 /* Expects failure with a message containing want and a non-empty hint. */
 static void expect_fail(bool ok, const snap_error *err, const char *want, const char *what) {
     CHECK(!ok, "%s: accepted", what);
-    if (ok)
-        return;
-    CHECK(strstr(err->message, want) != NULL, "%s: message \"%s\" lacks \"%s\"", what,
-          err->message, want);
+    if (ok) return;
+    CHECK(strstr(err->message, want) != NULL, "%s: message \"%s\" lacks \"%s\"", what, err->message,
+          want);
     CHECK(err->hint[0] != '\0', "%s: no hint (message \"%s\")", what, err->message);
 }
 
@@ -102,12 +105,13 @@ static double round_float(double v) {
     return f;
 }
 
-static bool same_double(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+static bool same_double(double a, double b) {
+    return memcmp(&a, &b, sizeof a) == 0;
+}
 
 static int bodies_differ(const snap_body *a, const snap_body *b) {
     for (int k = 0; k < 3; k++)
-        if (!same_double(a->pos[k], b->pos[k]) || !same_double(a->vel[k], b->vel[k]))
-            return 1;
+        if (!same_double(a->pos[k], b->pos[k]) || !same_double(a->vel[k], b->vel[k])) return 1;
     return !same_double(a->mass, b->mass) || a->tag != b->tag;
 }
 
@@ -183,8 +187,7 @@ static void test_tipsy_round_trip(void) {
         for (int i = 0; i < d.count; i++) {
             const snap_body *b = &d.bodies[i];
             bool halo = SNAP_TAG_COMPONENT(b->tag) == SNAP_COMPONENT_HALO;
-            if (halo != (pass == 0) || k >= r.count)
-                continue;
+            if (halo != (pass == 0) || k >= r.count) continue;
             snap_body want = {.mass = round_float(b->mass),
                               .tag = halo ? SNAP_TAG(0, SNAP_COMPONENT_HALO)
                                           : SNAP_TAG(0, SNAP_COMPONENT_DISK)};
@@ -193,9 +196,11 @@ static void test_tipsy_round_trip(void) {
                 want.vel[a] = round_float(b->vel[a]);
             }
             if (bodies_differ(&want, &r.bodies[k]) && bad++ == 0)
-                fprintf(stderr, "tipsy alone: body %d (file %d): x %.9g vs %.9g, m %.9g vs %.9g, "
-                        "tag %u vs %u\n", i, k, want.pos[0], r.bodies[k].pos[0], want.mass,
-                        r.bodies[k].mass, want.tag, r.bodies[k].tag);
+                fprintf(stderr,
+                        "tipsy alone: body %d (file %d): x %.9g vs %.9g, m %.9g vs %.9g, "
+                        "tag %u vs %u\n",
+                        i, k, want.pos[0], r.bodies[k].pos[0], want.mass, r.bodies[k].mass,
+                        want.tag, r.bodies[k].tag);
             k++;
         }
     CHECK(bad == 0 && k == r.count, "%d bodies differ in the tipsy file alone", bad);
@@ -206,12 +211,10 @@ static void test_tipsy_round_trip(void) {
     memcpy(t28, tip, 28);
     memcpy(t28 + 28, tip + 32, tip_len - 32);
     snap_data r28;
-    CHECK(snap_read_memory(t28, tip_len - 4, "t28", &r28, &err), "28-byte header: %s",
-          err.message);
+    CHECK(snap_read_memory(t28, tip_len - 4, "t28", &r28, &err), "28-byte header: %s", err.message);
     CHECK(snap_read_memory(tip, tip_len, "t32", &r, &err), "%s", err.message);
     bad = r28.count != r.count;
-    for (int i = 0; !bad && i < r.count; i++)
-        bad += bodies_differ(&r28.bodies[i], &r.bodies[i]);
+    for (int i = 0; !bad && i < r.count; i++) bad += bodies_differ(&r28.bodies[i], &r.bodies[i]);
     CHECK(bad == 0, "28-byte header reads differently");
     snap_free(&r28);
 
@@ -219,13 +222,11 @@ static void test_tipsy_round_trip(void) {
     uint8_t *le = malloc(tip_len);
     memcpy(le, tip, tip_len);
     swap_range(le, 8);
-    for (size_t off = 8; off + 4 <= tip_len; off += 4)
-        swap_range(le + off, 4);
+    for (size_t off = 8; off + 4 <= tip_len; off += 4) swap_range(le + off, 4);
     snap_data rle;
     CHECK(snap_read_memory(le, tip_len, "le", &rle, &err), "little-endian: %s", err.message);
     bad = rle.count != r.count || !same_double(rle.time, r.time);
-    for (int i = 0; !bad && i < r.count; i++)
-        bad += bodies_differ(&rle.bodies[i], &r.bodies[i]);
+    for (int i = 0; !bad && i < r.count; i++) bad += bodies_differ(&rle.bodies[i], &r.bodies[i]);
     CHECK(bad == 0, "little-endian tipsy reads differently");
     snap_free(&rle);
     snap_free(&r);
@@ -261,7 +262,10 @@ static void test_tipsy_round_trip(void) {
     memcpy(m, tip, tip_len);
     put_be_float(m + 32, NAN);
     expect_mem_fail(m, tip_len, "body 0 of 301 has mass nan", "NaN mass");
-    memcpy(m, "\x7f" "ELF\2\1\1\0garbage-garbage-garbage-garbage", 40);
+    memcpy(m,
+           "\x7f"
+           "ELF\2\1\1\0garbage-garbage-garbage-garbage",
+           40);
     expect_mem_fail(m, tip_len, "is not a snapshot this nbody can read", "wrong magic");
 
     /* --- bad sidecars --- */
@@ -298,8 +302,7 @@ static void test_tipsy_round_trip(void) {
                 "not terminated", "sidecar scene");
     memcpy(s, side, side_len);
     uint64_t nan_bits = 0x7ff8000000000000ull;
-    for (int b = 0; b < 8; b++)
-        s[88 + b] = (uint8_t)(nan_bits >> (8 * b)); /* dt */
+    for (int b = 0; b < 8; b++) s[88 + b] = (uint8_t)(nan_bits >> (8 * b)); /* dt */
     expect_fail(snap_read_memory_sidecar(tip, tip_len, s, side_len, "sc", &rs, &err), &err,
                 "sidecar dt is nan", "sidecar NaN knob");
     /* a sidecar that is a directory: the file read names it */
@@ -337,8 +340,9 @@ static void test_tipsy_round_trip(void) {
 static uint8_t *gadget_image(int n, size_t *len) {
     size_t cap = 16 + 264 + 3 * (16 + 8 + 12 * (size_t)n) + (16 + 8 + 4 * (size_t)n);
     uint8_t *p = calloc(1, cap), *q = p;
-#define U32(v) (q[0] = (uint8_t)(v), q[1] = (uint8_t)((v) >> 8), q[2] = (uint8_t)((v) >> 16), \
-                q[3] = (uint8_t)((uint32_t)(v) >> 24), q += 4)
+#define U32(v)                                                                                     \
+    (q[0] = (uint8_t)(v), q[1] = (uint8_t)((v) >> 8), q[2] = (uint8_t)((v) >> 16),                 \
+     q[3] = (uint8_t)((uint32_t)(v) >> 24), q += 4)
 #define LABEL(s, next) (U32(8), memcpy(q, s, 4), q += 4, U32(next), U32(8))
     LABEL("HEAD", 264);
     U32(256);
@@ -389,7 +393,8 @@ static void test_gadget_small(void) {
     m[16 + 264 + 8] = 99; /* the POS label's next-block length */
     expect_mem_fail(m, len, "its label says", "label length");
     memcpy(m, g, len);
-    m[16 + 4 + 24 + 8 + 7] = 0x3f; /* PartType1 header mass -> MASS block no longer expected: fine */
+    m[16 + 4 + 24 + 8 + 7] =
+        0x3f; /* PartType1 header mass -> MASS block no longer expected: fine */
     CHECK(snap_read_memory(m, len, "g", &d, &err), "header mass: %s", err.message);
     snap_free(&d);
     memcpy(m, g, len);
@@ -420,8 +425,7 @@ static void test_not_files(void) {
     char missing[300];
     snprintf(missing, sizeof missing, "%s/missing.tipsy", dir);
     expect_fail(snap_read_file(missing, &d, &err), &err, "cannot open", "missing file");
-    CHECK(strstr(err.message, "missing.tipsy") != NULL, "message lacks the name: %s",
-          err.message);
+    CHECK(strstr(err.message, "missing.tipsy") != NULL, "message lacks the name: %s", err.message);
     expect_fail(snap_read_file("", &d, &err), &err, "no file name", "empty name");
 
     /* an HDF5 signature with garbage after it */
@@ -461,12 +465,20 @@ static void test_hdf5_round_trip(void) {
     snap_data r;
     CHECK(snap_read_file(path, &r, &err), "%s (%s)", err.message, err.hint);
     int bad = r.count != d.count;
-    for (int i = 0; !bad && i < d.count; i++)
-        bad += bodies_differ(&d.bodies[i], &r.bodies[i]);
+    for (int i = 0; !bad && i < d.count; i++) bad += bodies_differ(&d.bodies[i], &r.bodies[i]);
     CHECK(bad == 0, "HDF5 round trip: %d bodies differ", bad);
     CHECK(same_double(r.time, d.time) && r.knobs.valid && r.knobs.steps == d.knobs.steps &&
               same_double(r.knobs.dt, d.knobs.dt) && strcmp(r.knobs.scene, d.knobs.scene) == 0,
           "HDF5 round trip: time or knobs differ");
+    snap_free(&r);
+    free(buf);
+    /* without knobs (e.g. a foreign file saved again): tags and order still exact */
+    d.knobs.valid = false;
+    CHECK(snap_write_hdf5(&d, &buf, &len, &err) && write_file(path, buf, len), "%s", err.message);
+    CHECK(snap_read_file(path, &r, &err), "%s", err.message);
+    bad = r.count != d.count || r.knobs.valid;
+    for (int i = 0; !bad && i < d.count; i++) bad += bodies_differ(&d.bodies[i], &r.bodies[i]);
+    CHECK(bad == 0, "HDF5 round trip without knobs differs");
     snap_free(&r);
     free(buf);
     d.bodies[3].pos[0] = INFINITY;
@@ -493,8 +505,7 @@ static int check_manifest(const char *manifest) {
     int files = 0;
     while (fgets(line, sizeof line, f)) {
         char kind[8], name[256], fmt[16];
-        if (sscanf(line, "%7s %255s", kind, name) != 2)
-            continue;
+        if (sscanf(line, "%7s %255s", kind, name) != 2) continue;
         char path[800];
         snprintf(path, sizeof path, "%s%s", base, name);
         snap_data d;
@@ -514,9 +525,9 @@ static int check_manifest(const char *manifest) {
         }
         int count, known, comoving, tc[6];
         double time, lcm, mg, vcm, hubble;
-        if (sscanf(line, "%*s %*s %15s %d %lf %d %lf %lf %lf %d %lf %d %d %d %d %d %d", fmt,
-                   &count, &time, &known, &lcm, &mg, &vcm, &comoving, &hubble, &tc[0], &tc[1],
-                   &tc[2], &tc[3], &tc[4], &tc[5]) != 15) {
+        if (sscanf(line, "%*s %*s %15s %d %lf %d %lf %lf %lf %d %lf %d %d %d %d %d %d", fmt, &count,
+                   &time, &known, &lcm, &mg, &vcm, &comoving, &hubble, &tc[0], &tc[1], &tc[2],
+                   &tc[3], &tc[4], &tc[5]) != 15) {
             fprintf(stderr, "bad manifest line: %s", line);
             fclose(f);
             return 1;
@@ -542,11 +553,9 @@ static int check_manifest(const char *manifest) {
                 return 1;
             }
             want.tag = (uint8_t)tag;
-            if (ok && i < d.count && bodies_differ(&want, &d.bodies[i]) && bad++ == 0)
-                worst = i;
+            if (ok && i < d.count && bodies_differ(&want, &d.bodies[i]) && bad++ == 0) worst = i;
         }
-        if (!ok)
-            continue;
+        if (!ok) continue;
         CHECK(strcmp(snap_format_name(d.format), fmt) == 0, "%s: format %s", name,
               snap_format_name(d.format));
         CHECK(d.count == count, "%s: %d bodies, expected %d", name, d.count, count);
@@ -555,7 +564,8 @@ static int check_manifest(const char *manifest) {
         CHECK(same_double(d.time, time), "%s: time %.17g, expected %.17g", name, d.time, time);
         CHECK(d.units.known == (known != 0), "%s: units known %d", name, d.units.known);
         if (known)
-            CHECK(fabs(d.units.length_cm / lcm - 1) < 1e-12 && fabs(d.units.mass_g / mg - 1) < 1e-12 &&
+            CHECK(fabs(d.units.length_cm / lcm - 1) < 1e-12 &&
+                      fabs(d.units.mass_g / mg - 1) < 1e-12 &&
                       fabs(d.units.velocity_cm_s / vcm - 1) < 1e-12,
                   "%s: units %g cm %g g %g cm/s", name, d.units.length_cm, d.units.mass_g,
                   d.units.velocity_cm_s);
@@ -577,8 +587,7 @@ static int check_manifest(const char *manifest) {
 }
 
 int main(int argc, char **argv) {
-    if (argc == 3 && strcmp(argv[1], "--manifest") == 0)
-        return check_manifest(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "--manifest") == 0) return check_manifest(argv[2]);
     const char *tmp = getenv("TMPDIR");
     snprintf(dir, sizeof dir, "%s/test_snap.XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(dir)) {
