@@ -420,8 +420,11 @@ bool app_snapshot_open(app *a, bool cpu, sim_desc *desc) {
         load_error(first, &err);
         return false;
     }
+    /* The save's scene; for a foreign file --preset, else a galaxy scene in
+     * galaxy units and the Plummer sphere's G = 1 units otherwise. */
     int scene = -1;
     if (p.own) scene = app_scene_find(p.knobs.scene);
+    if (scene < 0 && a->cfg.preset) scene = app_scene_find(a->cfg.preset);
     if (scene < 0) scene = app_scene_find(p.galaxy_units ? "disk" : "plummer");
     a->scene = scene;
     *desc = app_scene_desc(scene, &a->cfg, cpu, true);

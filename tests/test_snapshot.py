@@ -19,7 +19,8 @@ Everything runs headless on the CPU backend at small N. What is checked:
   - a tipsy file written here with struct (an independent writer: 5 dark and
     7 star particles off centre): loaded, the bodies are the file's floats
     less the centre of mass and the mean velocity, and the units are said to
-    be taken as G = 1;
+    be taken as G = 1, with the Plummer scene's dt and softening (--preset
+    and --dt on top);
   - the GADGET-2 (format 1 and 2, both byte orders) and little-endian tipsy
     files of tests/snapgen.py (snap/'s independent writer, with its
     manifest of the values written) load as stored, recentred;
@@ -260,6 +261,16 @@ with tempfile.TemporaryDirectory() as tmp:
         note = status_lines(e_status)[-1]["snapshot"]
         check(note["format"] == "tipsy" and "G = 1" in note["units"] and note["time"] == 1.25,
               f"no units: taken as G = 1, time as stored: {note}")
+        last = status_lines(e_status)[-1]
+        check(last["preset"] == "plummer" and last["dt"] == 0.0078125,
+              f"G = 1 units run as the Plummer scene: {last['preset']}, dt {last['dt']}")
+        r = run(["--load", "ext.tipsy", "--preset", "antennae-like", "--dt", "0.03", "--frames",
+                 "1", "--status-json", e_status], tmp)
+        last = status_lines(e_status)[-1]
+        check(r.returncode == 0 and last["preset"] == "antennae-like" and
+              abs(last["dt"] - 0.03) < 1e-7 and abs(last["softening"] - 0.15) < 1e-7,
+              f"--preset and --dt apply to a foreign file: {last['preset']}, dt {last['dt']}, "
+              f"softening {last['softening']}")
 
     guard('a tipsy file from an independent writer', section_3)
 
