@@ -225,20 +225,20 @@ typedef struct app_outputs {
 /* Snapshots (app_snapshot.c): --load, F5 / F9, --dump .tipsy / .hdf5, and
  * a series (--load 'run_*.hdf5' or a folder) played as a movie. */
 typedef struct app_snapshot {
-    char file[PATH_MAX];       /* the snapshot on screen (--load, F9, playback), or "" */
-    char format[16];           /* its format's name */
-    double time_offset;        /* its time: sim_set_bodies restarts the sim's clock at 0 */
-    char units_note[256];      /* how its units were taken, for the HUD and the status */
-    char last_save[PATH_MAX];  /* F5's last file this session (absolute), for F9 */
-    char hud[320];             /* the HUD's snapshot line, or "" */
-    int64_t steps_offset;      /* its steps, likewise */
-    sim_body *pending;         /* --load: the bodies read before the sim existed */
+    char file[PATH_MAX];      /* the snapshot on screen (--load, F9, playback), or "" */
+    char format[16];          /* its format's name */
+    double time_offset;       /* its time: sim_set_bodies restarts the sim's clock at 0 */
+    char units_note[256];     /* how its units were taken, for the HUD and the status */
+    char last_save[PATH_MAX]; /* F5's last file this session (absolute), for F9 */
+    char hud[320];            /* the HUD's snapshot line, or "" */
+    int64_t steps_offset;     /* its steps, likewise */
+    sim_body *pending;        /* --load: the bodies read before the sim existed */
     int pending_count;
-    char **series;             /* playback: the files, sorted by name; NULL: no series */
+    char **series; /* playback: the files, sorted by name; NULL: no series */
     int series_count;
-    int series_index;     /* the file to show */
-    int series_shown;     /* the file on screen */
-    int series_shown_at;  /* the frame it was loaded in */
+    int series_index;    /* the file to show */
+    int series_shown;    /* the file on screen */
+    int series_shown_at; /* the frame it was loaded in */
     bool playing;
 } app_snapshot;
 

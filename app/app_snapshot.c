@@ -104,8 +104,8 @@ static void convert_units(const snap_data *d, prepared *p) {
     const double v_unit = sqrt(G_CGS * GALAXY_MASS_G / KPC_CM); /* cm/s */
     const double velocity = u->velocity_cm_s / v_unit;
     const double time = (u->length_cm / u->velocity_cm_s) / h / (KPC_CM / v_unit);
-    const bool usable = u->known && isfinite(length) && length > 0 && isfinite(mass) &&
-                        mass > 0 && isfinite(velocity) && velocity > 0 && isfinite(time);
+    const bool usable = u->known && isfinite(length) && length > 0 && isfinite(mass) && mass > 0 &&
+                        isfinite(velocity) && velocity > 0 && isfinite(time);
     if (!usable) {
         snprintf(p->note, sizeof p->note, "%.8s: %s; taken as G = 1 model units as they are",
                  p->format, u->known ? "its units are not usable" : "no units in the file");
@@ -141,8 +141,9 @@ static bool check_knobs(const snap_knobs *k, snap_error *err) {
         sim_error e = {0};
         if (!sim_knob_check(knobs[i].knob, knobs[i].v, &e)) {
             snprintf(err->message, sizeof err->message, "its sidecar's %.200s", e.message);
-            snprintf(err->hint, sizeof err->hint, "the .nbody sidecar is damaged: remove it to "
-                                                  "load the bodies as a foreign file");
+            snprintf(err->hint, sizeof err->hint,
+                     "the .nbody sidecar is damaged: remove it to "
+                     "load the bodies as a foreign file");
             return false;
         }
     }
@@ -156,8 +157,7 @@ static bool prepare(const char *path, prepared *p, snap_error *err) {
     *err = (snap_error){0};
     if (snap_detect_file(path, err) == SNAP_FORMAT_UNKNOWN) {
         if (!err->message[0]) {
-            snprintf(err->message, sizeof err->message,
-                     "not a tipsy, GADGET-2 or HDF5 snapshot");
+            snprintf(err->message, sizeof err->message, "not a tipsy, GADGET-2 or HDF5 snapshot");
         }
         if (!err->hint[0]) snprintf(err->hint, sizeof err->hint, "check the file name");
         return false;
@@ -328,8 +328,9 @@ bool app_snapshot_check_cli(const app_config *c) {
     }
     if (!c->load) return true;
     if (c->benchmark) {
-        fprintf(stderr, "nbody: --load %s does not apply to --benchmark\n"
-                        "hint: drop --load, or --benchmark\n",
+        fprintf(stderr,
+                "nbody: --load %s does not apply to --benchmark\n"
+                "hint: drop --load, or --benchmark\n",
                 c->load);
         return false;
     }
@@ -715,8 +716,7 @@ void app_snapshot_json(const app *a, char *out, size_t len) {
                      ", \"snapshot\": {\"file\": %s, \"format\": \"%s\", \"time\": %.17g, "
                      "\"steps\": %lld, \"units\": %s, \"last_save\": %s}",
                      s->file[0] ? file : "null", s->format, s->time_offset + p.time,
-                     (long long)(s->steps_offset + p.steps), note,
-                     s->last_save[0] ? save : "null");
+                     (long long)(s->steps_offset + p.steps), note, s->last_save[0] ? save : "null");
     if (n < 0 || (size_t)n >= len) return;
     if (!s->series) {
         snprintf(out + n, len - (size_t)n, ", \"playback\": null");
@@ -725,8 +725,8 @@ void app_snapshot_json(const app *a, char *out, size_t len) {
     snprintf(out + n, len - (size_t)n,
              ", \"playback\": {\"index\": %d, \"count\": %d, \"file\": %s, \"playing\": %s, "
              "\"time\": %.17g, \"bodies\": %d}",
-             s->series_shown, s->series_count, file, s->playing ? "true" : "false",
-             s->time_offset, p.body_count);
+             s->series_shown, s->series_count, file, s->playing ? "true" : "false", s->time_offset,
+             p.body_count);
 }
 
 void app_snapshot_destroy(app *a) {
