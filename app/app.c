@@ -329,7 +329,8 @@ void app_frame(app *a, int fb_width, int fb_height) {
     update_fps(a);
     app_script_dispatch(a);
     if (!a->live.energy0_valid) sample_diagnostics(a); /* E0 before the first step */
-    if (app_snapshot_playback_frame(a)) {              /* a series plays: nothing steps */
+    if (app_snapshot_playback_frame(a)) {
+        /* a snapshot series plays: nothing steps */
     } else if (!a->live.paused || a->live.step_once) {
         sim_step(a->sim, a->cfg.steps_per_frame);
         a->live.step_once = false;
