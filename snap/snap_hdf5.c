@@ -14,10 +14,10 @@
  * header with Omega0 or OmegaLambda > 0) has time = the scale factor, and in
  * GADGET's convention lengths and masses in units of 1/h (SWIFT's are not).
  * Types and shapes are checked before any data is read, a dataset's row
- * count against the NumPart_ThisFile it belongs to, and its stored bytes
- * against the rows it claims (so a tiny file cannot make us allocate for a
- * huge, never-written dataset). Attribute values that HDF5 converts for us
- * (any integer or float type to double) are bounded by a fixed buffer.
+ * count against the NumPart_ThisFile it belongs to, and the bytes it claims
+ * against those it stores and the file's size (at most 64 times more, for
+ * compression), so a tiny file cannot make us allocate for a huge dataset. Attribute values that
+ * HDF5 converts for us (any integer or float type to double) are bounded by a fixed buffer.
  *
  * Write: the same layout with PartType1 halo, 2 disk, 3 bulge (GADGET-2's
  * galaxy convention), double Coordinates, Velocities and Masses, and
@@ -171,7 +171,13 @@ static bool open_dataset(hid_t group, const char *gname, const char *name, dset_
         /* A dataset may claim far more rows than the file stores (never
          * written, or filled by a fill value): refuse before allocating. */
         double claimed = (double)ds->rows * (double)ds->cols * (double)elem;
+        /* What HDF5 says is allocated, but never more than the file itself. */
         double stored = (double)H5Dget_storage_size(ds->id);
+        hsize_t file_size = 0;
+        hid_t fid = H5Iget_file_id(group);
+        if (fid >= 0 && H5Fget_filesize(fid, &file_size) >= 0 && stored > (double)file_size)
+            stored = (double)file_size;
+        hclose(fid);
         if (claimed > stored * COMPRESSION_MAX)
             ok =
                 snap_fail(err, file, layout_hint,

@@ -307,6 +307,13 @@ def hdf5_files(out, man, rng):
     bad('h5_nan.hdf5', 'body 2 of 4', lambda f: (header(f), part(f, nan=True)))
     bad('h5_group.hdf5', 'Coordinates', lambda f: (header(f), f.create_group('PartType1')))
 
+    def huge(f):  # 10^8 rows claimed, none written: refused before allocating
+        header(f, 10**8, 1.0)
+        g = f.create_group('PartType1')
+        g.create_dataset('Coordinates', shape=(10**8, 3), dtype='f8')
+        g.create_dataset('Velocities', shape=(10**8, 3), dtype='f8')
+    bad('h5_huge.hdf5', 'claims 100000000 x 3 values but stores only 0 bytes', huge)
+
 
 def main():
     args = sys.argv[1:]
