@@ -115,8 +115,10 @@ snap_format snap_detect_memory(const uint8_t *data, size_t len);
 snap_format snap_detect_file(const char *path, snap_error *err);
 
 /* Reads any supported format. For tipsy, also reads the sidecar "<path>.nbody" when present
- * (knobs, tags, exact doubles). false with *err (naming the file and what is wrong) on failure;
- * never reads past the end, never crashes on hostile input. On failure *out is zeroed. */
+ * (knobs, tags, exact doubles). A GADGET or HDF5 snapshot split into files <base>.0, <base>.1,
+ * ... (before any extension: snap_099.3.hdf5) is read whole from any one of them. false with *err
+ * (naming the file and what is wrong) on failure; never reads past the end, never crashes on
+ * hostile input. On failure *out is zeroed. */
 bool snap_read_file(const char *path, snap_data *out, snap_error *err);
 /* Tipsy and GADGET-2 from memory (the fuzz tests use this); name is for messages. */
 bool snap_read_memory(const uint8_t *data, size_t len, const char *name, snap_data *out,

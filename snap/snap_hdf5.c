@@ -2,7 +2,8 @@
  * libhdf5 (built only when CMake found it; snap.c has the stand-ins).
  *
  * Read: /Header attributes NumPart_ThisFile, MassTable, Time,
- * NumFilesPerSnapshot (and HubbleParam, Omega0, OmegaLambda where present);
+ * NumFilesPerSnapshot (a snapshot in several files <base>.<n>.hdf5 is put
+ * together by snap.c) and HubbleParam, Omega0, OmegaLambda where present;
  * /PartTypeN/Coordinates and Velocities (N x 3) and Masses (N), or the header's
  * MassTable entry for a type without Masses. N runs over 0..5 (GADGET, AREPO)
  * and 6 (SWIFT's neutrinos, drawn as halo; type_counts has no slot for them).
@@ -439,8 +440,9 @@ static bool read_type(const part_type *p, int t, const double *mass_table, snap_
     return ok;
 }
 
-bool snap_hdf5_read(const char *path, snap_data *out, snap_error *err) {
+bool snap_hdf5_read_part(const char *path, snap_data *out, int *num_files_out, snap_error *err) {
     memset(out, 0, sizeof *out);
+    *num_files_out = 1;
     /* HDF5 prints its error stack by default; we report our own lines. */
     H5E_auto2_t old_func;
     void *old_data;
@@ -485,11 +487,10 @@ bool snap_hdf5_read(const char *path, snap_data *out, snap_error *err) {
                                mass_table[t]);
         if (ok && !isfinite(time))
             ok = snap_fail(err, path, layout_hint, "/Header Time is %g", time);
-        if (ok && num_files > 1)
-            ok = snap_fail(err, path,
-                           "nbody reads single-file HDF5 snapshots; combine the files into one "
-                           "(e.g. with h5py)",
-                           "is one file of a %.0f-file snapshot (NumFilesPerSnapshot)", num_files);
+        if (ok && !(num_files >= 1 && num_files <= 65536))
+            ok = snap_fail(err, path, layout_hint, "/Header NumFilesPerSnapshot is %g", num_files);
+        else if (ok)
+            *num_files_out = (int)num_files;
     }
     bool ours = ok && object_kind(file_id, "Nbody") == H5I_GROUP;
     int64_t total = 0;
