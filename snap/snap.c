@@ -1,8 +1,9 @@
 /* snap.c - the snapshot module's front door: format names, content sniffing,
  * reading a file (refusing directories, FIFOs and devices before opening them
- * for reading), the bounds-checked cursor and output buffer every reader and
- * writer goes through, the body checks, and the HDF5 stand-ins of a build
- * without libhdf5.
+ * for reading; the tipsy sidecar; snapshots split into numbered files), the
+ * bounds-checked cursor and output buffer that the tipsy, sidecar and GADGET
+ * code reads and writes through, the body checks, and the HDF5 stand-ins of a
+ * build without libhdf5.
  */
 #include <errno.h>
 #include <fcntl.h>

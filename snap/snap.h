@@ -89,7 +89,8 @@ typedef struct snap_data {
     snap_units units;
     snap_knobs knobs;
     int type_counts[6]; /* bodies per file particle type as read (tipsy: gas, dark, star in 0..2;
-                           GADGET/HDF5: PartType0..5), for the HUD/messages */
+                           GADGET/HDF5: PartType0..5; SWIFT's PartType6 is read but not
+                           counted here), for the HUD/messages */
 } snap_data;
 
 typedef struct snap_error {
@@ -138,7 +139,9 @@ bool snap_write_tipsy(const snap_data *d, uint8_t **buf, size_t *len, snap_error
  * positions, velocities and masses (tipsy holds floats), so save/load round-trips exactly. */
 bool snap_write_sidecar(const snap_data *d, uint8_t **buf, size_t *len, snap_error *err);
 /* HDF5 in the GADGET/SWIFT layout (PartType1 halo, 2 disk, 3 bulge, with Masses), built in
- * memory (core driver + H5Fget_file_image). */
+ * memory (core driver + H5Fget_file_image). Exact doubles; an /Nbody group with the knobs and
+ * per-body tags lets snap_read_file restore tags, body order and knobs exactly. Fails with a
+ * hint in a build without HDF5. */
 bool snap_write_hdf5(const snap_data *d, uint8_t **buf, size_t *len, snap_error *err);
 
 void snap_free(snap_data *d);
