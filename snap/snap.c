@@ -1,8 +1,9 @@
 /* snap.c - the snapshot module's front door: format names, content sniffing,
  * reading a file (refusing directories, FIFOs and devices before opening them
- * for reading), the bounds-checked cursor and output buffer every reader and
- * writer goes through, the body checks, and the HDF5 stand-ins of a build
- * without libhdf5.
+ * for reading; the tipsy sidecar; snapshots split into numbered files), the
+ * bounds-checked cursor and output buffer that the tipsy, sidecar and GADGET
+ * code reads and writes through, the body checks, and the HDF5 stand-ins of a
+ * build without libhdf5.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -380,49 +381,93 @@ bool snap_read_memory(const uint8_t *data, size_t len, const char *name, snap_da
     return snap_read_memory_sidecar(data, len, NULL, 0, name, out, err);
 }
 
-/* A GADGET snapshot of several files is named <base>.0, <base>.1, ...; the
- * header's num_files says how many. Whichever of them path names, all are
- * read, in order, and their bodies concatenated. */
-enum { GADGET_MAX_FILES = 65536 };
+/* One file of a snapshot that may span several: *num_files from its header. */
+typedef bool (*part_reader)(const char *path, snap_data *out, int *num_files, snap_error *err);
 
-static bool read_gadget(const char *path, const uint8_t *data, size_t len, snap_data *out,
-                        snap_error *err) {
-    int num_files;
-    if (!snap_gadget_read_part(data, len, path, out, &num_files, err)) return false;
+static bool gadget_part(const char *path, snap_data *out, int *num_files, snap_error *err) {
+    uint8_t *data;
+    size_t len;
+    if (!read_path(path, SIZE_MAX, &data, &len, err)) return false;
+    bool ok = snap_gadget_read_part(data, len, path, out, num_files, err);
+    free(data);
+    return ok;
+}
+
+/* HDF5 files are opened by libhdf5; a sibling that is missing or not a
+ * regular file is reported here first, in our words. */
+static bool hdf5_part(const char *path, snap_data *out, int *num_files, snap_error *err) {
+    memset(out, 0, sizeof *out);
+    *num_files = 1;
+    struct stat st;
+    int fd = open_regular(path, &st, err);
+    if (fd < 0) return false;
+    close(fd);
+    return snap_hdf5_read_part(path, out, num_files, err);
+}
+
+/* Where the file number sits in a name like snap_099.3 or snap_099.3.hdf5:
+ * the last dot-separated run of digits, either at the end or before one
+ * extension. false when there is none. */
+static bool file_number(const char *path, size_t *at, size_t *digits) {
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    const char *last = strrchr(name, '.');
+    for (int pass = 0; last && pass < 2; pass++) {
+        size_t n = strspn(last + 1, "0123456789");
+        if (n > 0 && (last[1 + n] == '\0' || last[1 + n] == '.')) {
+            *at = (size_t)(last + 1 - path);
+            *digits = n;
+            return true;
+        }
+        const char *prev = last;
+        last = NULL;
+        for (const char *q = name; q < prev; q++)
+            if (*q == '.') last = q;
+    }
+    return false;
+}
+
+/* A snapshot of several files is named <base>.0<ext>, <base>.1<ext>, ...
+ * (GADGET and AREPO/SWIFT alike); the header's file count says how many.
+ * Whichever of them path names, all are read, in order, and their bodies
+ * concatenated; time, units and knobs are file 0's. */
+enum { MAX_FILES = 65536 };
+
+static bool read_parts(const char *path, part_reader read_part, const char *kind, snap_data *out,
+                       snap_error *err) {
+    int num_files = 1;
+    if (!read_part(path, out, &num_files, err)) return false;
     if (num_files == 1) return true;
-    const char *dot = strrchr(path, '.');
-    size_t digits = dot ? strspn(dot + 1, "0123456789") : 0;
-    if (!dot || digits == 0 || dot[1 + digits] != '\0') {
-        snap_free(out);
-        return snap_fail(err, path,
-                         "the files of a multi-file GADGET snapshot are named <base>.0, "
-                         "<base>.1, ...; keep those names",
-                         "is one file of a %d-file GADGET snapshot, and its name does not end in "
-                         ".<number>",
-                         num_files);
-    }
-    if (num_files > GADGET_MAX_FILES) {
-        snap_free(out);
-        return snap_fail(err, path, "the header is damaged",
-                         "GADGET header says the snapshot spans %d files", num_files);
-    }
     snap_free(out);
-    size_t base = (size_t)(dot - path);
-    char *sibling = malloc(base + 16);
+    size_t at, digits;
+    if (!file_number(path, &at, &digits))
+        return snap_fail(err, path,
+                         "the files of a multi-file snapshot are named <base>.0, <base>.1, ... "
+                         "(before any extension); keep those names",
+                         "is one file of a %d-file %s snapshot, and its name has no file number",
+                         num_files, kind);
+    if (num_files > MAX_FILES)
+        return snap_fail(err, path, "the header is damaged",
+                         "%s header says the snapshot spans %d files", kind, num_files);
+    const char *suffix = path + at + digits;
+    size_t cap = at + strlen(suffix) + 16;
+    char *sibling = malloc(cap);
     if (!sibling) return snap_fail(err, path, "free some memory", "out of memory");
     bool ok = true;
     for (int i = 0; i < num_files && ok; i++) {
-        snprintf(sibling, base + 16, "%.*s.%d", (int)base, path, i);
-        uint8_t *part_data = NULL;
-        size_t part_len = 0;
+        snprintf(sibling, cap, "%.*s%d%s", (int)at, path, i, suffix);
         snap_data part = {0};
         int n = 0;
-        ok = read_path(sibling, SIZE_MAX, &part_data, &part_len, err) &&
-             snap_gadget_read_part(part_data, part_len, sibling, &part, &n, err);
-        free(part_data);
+        ok = read_part(sibling, &part, &n, err);
+        if (!ok && strcmp(sibling, path) != 0)
+            snprintf(err->hint, sizeof err->hint,
+                     "the snapshot spans %d files, %.*s0%s to %.*s%d%s; all of them must be there",
+                     num_files, (int)(at < 60 ? at : 60), path + (at < 60 ? 0 : at - 60), suffix,
+                     (int)(at < 60 ? at : 60), path + (at < 60 ? 0 : at - 60), num_files - 1,
+                     suffix);
         if (ok && n != num_files)
             ok = snap_fail(err, sibling, "the files belong to different snapshots",
-                           "says the snapshot spans %d files, file 0 says %d", n, num_files);
+                           "says the snapshot spans %d files, %s says %d", n, path, num_files);
         if (ok && (int64_t)out->count + part.count > SNAP_MAX_BODIES)
             ok = snap_fail(err, sibling, "the headers are damaged",
                            "the files together hold more than %d particles", SNAP_MAX_BODIES);
@@ -441,6 +486,7 @@ static bool read_gadget(const char *path, const uint8_t *data, size_t len, snap_
                 out->time = part.time;
                 out->format = part.format;
                 out->units = part.units;
+                out->knobs = part.knobs;
             }
         }
         snap_free(&part);
@@ -454,20 +500,16 @@ bool snap_read_file(const char *path, snap_data *out, snap_error *err) {
     memset(out, 0, sizeof *out);
     snap_format f = snap_detect_file(path, err);
     if (f == SNAP_FORMAT_UNKNOWN) return false;
-    if (f == SNAP_FORMAT_HDF5) {
-        bool ok = snap_hdf5_read(path, out, err) && snap_check_bodies(out, path, err);
+    if (f == SNAP_FORMAT_HDF5 || f == SNAP_FORMAT_GADGET2) {
+        bool ok = f == SNAP_FORMAT_HDF5 ? read_parts(path, hdf5_part, "HDF5", out, err)
+                                        : read_parts(path, gadget_part, "GADGET", out, err);
+        ok = ok && snap_check_bodies(out, path, err);
         if (!ok) snap_free(out);
         return ok;
     }
     uint8_t *data;
     size_t len;
     if (!read_path(path, SIZE_MAX, &data, &len, err)) return false;
-    if (f == SNAP_FORMAT_GADGET2) {
-        bool ok = read_gadget(path, data, len, out, err) && snap_check_bodies(out, path, err);
-        free(data);
-        if (!ok) snap_free(out);
-        return ok;
-    }
     uint8_t *side = NULL;
     size_t side_len = 0;
     if (f == SNAP_FORMAT_TIPSY) {
@@ -511,7 +553,9 @@ bool snap_hdf5_available(void) {
     return false;
 }
 
-bool snap_hdf5_read(const char *path, snap_data *out, snap_error *err) {
+bool snap_hdf5_read_part(const char *path, snap_data *out, int *num_files, snap_error *err) {
+    memset(out, 0, sizeof *out);
+    *num_files = 1;
     return snap_fail(err, path, no_hdf5_hint, "is an HDF5 snapshot, and HDF5 support is missing");
 }
 

@@ -89,7 +89,8 @@ typedef struct snap_data {
     snap_units units;
     snap_knobs knobs;
     int type_counts[6]; /* bodies per file particle type as read (tipsy: gas, dark, star in 0..2;
-                           GADGET/HDF5: PartType0..5), for the HUD/messages */
+                           GADGET/HDF5: PartType0..5; SWIFT's PartType6 is read but not
+                           counted here), for the HUD/messages */
 } snap_data;
 
 typedef struct snap_error {
@@ -115,8 +116,10 @@ snap_format snap_detect_memory(const uint8_t *data, size_t len);
 snap_format snap_detect_file(const char *path, snap_error *err);
 
 /* Reads any supported format. For tipsy, also reads the sidecar "<path>.nbody" when present
- * (knobs, tags, exact doubles). false with *err (naming the file and what is wrong) on failure;
- * never reads past the end, never crashes on hostile input. On failure *out is zeroed. */
+ * (knobs, tags, exact doubles). A GADGET or HDF5 snapshot split into files <base>.0, <base>.1,
+ * ... (before any extension: snap_099.3.hdf5) is read whole from any one of them. false with *err
+ * (naming the file and what is wrong) on failure; never reads past the end, never crashes on
+ * hostile input. On failure *out is zeroed. */
 bool snap_read_file(const char *path, snap_data *out, snap_error *err);
 /* Tipsy and GADGET-2 from memory (the fuzz tests use this); name is for messages. */
 bool snap_read_memory(const uint8_t *data, size_t len, const char *name, snap_data *out,
@@ -136,7 +139,9 @@ bool snap_write_tipsy(const snap_data *d, uint8_t **buf, size_t *len, snap_error
  * positions, velocities and masses (tipsy holds floats), so save/load round-trips exactly. */
 bool snap_write_sidecar(const snap_data *d, uint8_t **buf, size_t *len, snap_error *err);
 /* HDF5 in the GADGET/SWIFT layout (PartType1 halo, 2 disk, 3 bulge, with Masses), built in
- * memory (core driver + H5Fget_file_image). */
+ * memory (core driver + H5Fget_file_image). Exact doubles; an /Nbody group with the knobs and
+ * per-body tags lets snap_read_file restore tags, body order and knobs exactly. Fails with a
+ * hint in a build without HDF5. */
 bool snap_write_hdf5(const snap_data *d, uint8_t **buf, size_t *len, snap_error *err);
 
 void snap_free(snap_data *d);

@@ -2,7 +2,8 @@
  * libhdf5 (built only when CMake found it; snap.c has the stand-ins).
  *
  * Read: /Header attributes NumPart_ThisFile, MassTable, Time,
- * NumFilesPerSnapshot (and HubbleParam, Omega0, OmegaLambda where present);
+ * NumFilesPerSnapshot (a snapshot in several files <base>.<n>.hdf5 is put
+ * together by snap.c) and HubbleParam, Omega0, OmegaLambda where present;
  * /PartTypeN/Coordinates and Velocities (N x 3) and Masses (N), or the header's
  * MassTable entry for a type without Masses. N runs over 0..5 (GADGET, AREPO)
  * and 6 (SWIFT's neutrinos, drawn as halo; type_counts has no slot for them).
@@ -14,10 +15,10 @@
  * header with Omega0 or OmegaLambda > 0) has time = the scale factor, and in
  * GADGET's convention lengths and masses in units of 1/h (SWIFT's are not).
  * Types and shapes are checked before any data is read, a dataset's row
- * count against the NumPart_ThisFile it belongs to, and its stored bytes
- * against the rows it claims (so a tiny file cannot make us allocate for a
- * huge, never-written dataset). Attribute values that HDF5 converts for us
- * (any integer or float type to double) are bounded by a fixed buffer.
+ * count against the NumPart_ThisFile it belongs to, and the bytes it claims
+ * against those it stores and the file's size (at most 64 times more, for
+ * compression), so a tiny file cannot make us allocate for a huge dataset. Attribute values that
+ * HDF5 converts for us (any integer or float type to double) are bounded by a fixed buffer.
  *
  * Write: the same layout with PartType1 halo, 2 disk, 3 bulge (GADGET-2's
  * galaxy convention), double Coordinates, Velocities and Masses, and
@@ -171,7 +172,13 @@ static bool open_dataset(hid_t group, const char *gname, const char *name, dset_
         /* A dataset may claim far more rows than the file stores (never
          * written, or filled by a fill value): refuse before allocating. */
         double claimed = (double)ds->rows * (double)ds->cols * (double)elem;
+        /* What HDF5 says is allocated, but never more than the file itself. */
         double stored = (double)H5Dget_storage_size(ds->id);
+        hsize_t file_size = 0;
+        hid_t fid = H5Iget_file_id(group);
+        if (fid >= 0 && H5Fget_filesize(fid, &file_size) >= 0 && stored > (double)file_size)
+            stored = (double)file_size;
+        hclose(fid);
         if (claimed > stored * COMPRESSION_MAX)
             ok =
                 snap_fail(err, file, layout_hint,
@@ -433,8 +440,9 @@ static bool read_type(const part_type *p, int t, const double *mass_table, snap_
     return ok;
 }
 
-bool snap_hdf5_read(const char *path, snap_data *out, snap_error *err) {
+bool snap_hdf5_read_part(const char *path, snap_data *out, int *num_files_out, snap_error *err) {
     memset(out, 0, sizeof *out);
+    *num_files_out = 1;
     /* HDF5 prints its error stack by default; we report our own lines. */
     H5E_auto2_t old_func;
     void *old_data;
@@ -479,11 +487,10 @@ bool snap_hdf5_read(const char *path, snap_data *out, snap_error *err) {
                                mass_table[t]);
         if (ok && !isfinite(time))
             ok = snap_fail(err, path, layout_hint, "/Header Time is %g", time);
-        if (ok && num_files > 1)
-            ok = snap_fail(err, path,
-                           "nbody reads single-file HDF5 snapshots; combine the files into one "
-                           "(e.g. with h5py)",
-                           "is one file of a %.0f-file snapshot (NumFilesPerSnapshot)", num_files);
+        if (ok && !(num_files >= 1 && num_files <= 65536))
+            ok = snap_fail(err, path, layout_hint, "/Header NumFilesPerSnapshot is %g", num_files);
+        else if (ok)
+            *num_files_out = (int)num_files;
     }
     bool ours = ok && object_kind(file_id, "Nbody") == H5I_GROUP;
     int64_t total = 0;

@@ -75,6 +75,7 @@ bool snap_gadget_detect(const uint8_t *data, size_t len);
 /* One file of a GADGET snapshot that may span several (*num_files from its header). */
 bool snap_gadget_read_part(const uint8_t *data, size_t len, const char *name, snap_data *out,
                            int *num_files, snap_error *err);
-bool snap_hdf5_read(const char *path, snap_data *out, snap_error *err);
+/* One file of an HDF5 snapshot that may span several (*num_files from NumFilesPerSnapshot). */
+bool snap_hdf5_read_part(const char *path, snap_data *out, int *num_files, snap_error *err);
 
 #endif /* NBODY_SNAP_INTERNAL_H */

@@ -277,6 +277,28 @@ def hdf5_files(out, man, rng):
     man.read('swift_layout.hdf5', 'hdf5', [b for t in types for b in t], 0.75, counts7[:6],
              units=(1, ul, um, ul / ut), comoving=False, hubble=1.0)
 
+    # A snapshot in two files, <base>.0.hdf5 and <base>.1.hdf5; loading either reads both.
+    parts = []
+    for i, counts in enumerate(([0, 5, 3, 0, 0, 0], [0, 2, 4, 0, 0, 0])):
+        types = [make_bodies(rng, n, GADGET_TAG[t]) for t, n in enumerate(counts)]
+        parts.append(types)
+        with h5py.File(os.path.join(out, 'multi.%d.hdf5' % i), 'w') as f:
+            h = f.create_group('Header')
+            h.attrs['NumPart_ThisFile'] = np.array(counts, dtype=np.int32)
+            h.attrs['NumPart_Total'] = np.array([0, 7, 7, 0, 0, 0], dtype=np.uint32)
+            h.attrs['MassTable'] = np.zeros(6)
+            h.attrs['Time'] = 2.0
+            h.attrs['NumFilesPerSnapshot'] = np.int32(2)
+            for t, bl in enumerate(types):
+                if bl:
+                    g = f.create_group('PartType%d' % t)
+                    pos, vel = arrays(bl, np.float32)
+                    g['Coordinates'] = pos
+                    g['Velocities'] = vel
+                    g['Masses'] = np.array([b[6] for b in bl], dtype=np.float32)
+    man.read('multi.0.hdf5', 'hdf5', [b for types in parts for t in types for b in t], 2.0,
+             [0, 7, 7, 0, 0, 0])
+
     # HDF5 files without what a snapshot needs.
     def bad(name, text, build):
         with h5py.File(os.path.join(out, name), 'w') as f:
@@ -306,6 +328,19 @@ def hdf5_files(out, man, rng):
     bad('h5_nomass.hdf5', 'Masses', lambda f: (header(f), part(f, masses=False)))
     bad('h5_nan.hdf5', 'body 2 of 4', lambda f: (header(f), part(f, nan=True)))
     bad('h5_group.hdf5', 'Coordinates', lambda f: (header(f), f.create_group('PartType1')))
+
+    def huge(f):  # 10^8 rows claimed, none written: refused before allocating
+        header(f, 10**8, 1.0)
+        g = f.create_group('PartType1')
+        g.create_dataset('Coordinates', shape=(10**8, 3), dtype='f8')
+        g.create_dataset('Velocities', shape=(10**8, 3), dtype='f8')
+    bad('h5_huge.hdf5', 'claims 100000000 x 3 values but stores only 0 bytes', huge)
+
+    def of_three(f):  # file 0 of 3, whose siblings do not exist
+        header(f)
+        f['Header'].attrs['NumFilesPerSnapshot'] = np.int32(3)
+        part(f)
+    bad('lost.0.hdf5', 'lost.1.hdf5: cannot open: No such file', of_three)
 
 
 def main():

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "snap.h"
 
@@ -303,6 +304,55 @@ static void fuzz(const char *what, const image *seed, const uint8_t *tipsy, size
     free(buf);
 }
 
+/* As fuzz, through a file and snap_read_file (HDF5 is read from files only):
+ * bit flips, edge bytes and truncations. */
+static void fuzz_file(const char *what, const image *seed, long rounds, uint64_t seed_value) {
+    const char *tmp = getenv("TMPDIR");
+    char path[512];
+    snprintf(path, sizeof path, "%s/test_snap_fuzz_%ld.h5", tmp && *tmp ? tmp : "/tmp",
+             (long)getpid());
+    rng r = {seed_value};
+    uint8_t *buf = malloc(seed->len);
+    stats st = {0};
+    for (long i = -1; i < rounds; i++) {
+        memcpy(buf, seed->p, seed->len);
+        size_t len = seed->len;
+        for (int k = i < 0 ? 0 : 1 + (int)below(&r, 3); k > 0; k--) {
+            static const uint8_t edge[4] = {0, 0xff, 0x7f, 0x80};
+            switch (below(&r, 3)) {
+            case 0:
+                buf[below(&r, len)] ^= (uint8_t)(1u << below(&r, 8));
+                break;
+            case 1:
+                buf[below(&r, len)] = edge[below(&r, 4)];
+                break;
+            default:
+                len = len > 8 ? 8 + below(&r, len - 8) : len;
+                break;
+            }
+        }
+        FILE *f = fopen(path, "wb");
+        if (!f || fwrite(buf, 1, len, f) != len || fclose(f) != 0) {
+            fprintf(stderr, "cannot write %s\n", path);
+            exit(1);
+        }
+        snap_data d;
+        snap_error err = {0};
+        if (snap_read_file(path, &d, &err)) {
+            st.ok++;
+            snap_free(&d);
+        } else {
+            st.failed++;
+            CHECK(err.message[0] && err.hint[0], "%s #%ld: failure without message or hint", what,
+                  i);
+        }
+        CHECK(i >= 0 || st.ok == 1, "%s: the valid image does not read (%s)", what, err.message);
+    }
+    remove(path);
+    printf("%-28s %6ld mutants: %6ld read, %6ld refused\n", what, rounds, st.ok, st.failed);
+    free(buf);
+}
+
 int main(int argc, char **argv) {
     long rounds = argc > 1 ? strtol(argv[1], NULL, 10) : 20000;
     if (rounds < 1) rounds = 1;
@@ -354,6 +404,15 @@ int main(int argc, char **argv) {
     fuzz("sidecar", &sc, tip, tip_len, rounds, 2000);
     image tp = {.p = tip, .len = tip_len, .big = true, .counts_at = 8, .counts_len = 20};
     fuzz("tipsy from our writer", &tp, NULL, 0, rounds, 3000);
+
+    /* HDF5 goes through libhdf5 from a file: fewer mutants (each is a file). */
+    uint8_t *h5;
+    size_t h5_len;
+    if (snap_hdf5_available() && snap_write_hdf5(&st, &h5, &h5_len, &err)) {
+        image hi = {.p = h5, .len = h5_len};
+        fuzz_file("hdf5 (ours)", &hi, rounds / 40 + 1, 4000);
+        free(h5);
+    }
 
     for (int s = 0; s < nseeds; s++) free(seeds[s].im.p);
     free(tip);
