@@ -73,7 +73,8 @@ bool app_create_sim(app *a) {
     a->cfg.sim.backend = sim_backend_resolve(a->cfg.sim.backend, why, sizeof why);
     const bool cpu = a->cfg.sim.backend == SIM_BACKEND_CPU;
     a->scene = app_scene_from_config(&a->cfg);
-    const sim_desc desc = app_scene_desc(a->scene, &a->cfg, cpu, true);
+    sim_desc desc = app_scene_desc(a->scene, &a->cfg, cpu, true);
+    if (a->cfg.load && !app_snapshot_open(a, cpu, &desc)) return false; /* its scene, its knobs */
     if (a->cfg.steps_per_frame == 0) {
         a->cfg.steps_per_frame = app_scene_steps(a->scene, cpu, desc.variant);
     }
@@ -106,7 +107,7 @@ bool app_create_sim(app *a) {
     a->view.speed_scale = 1.0f;
     a->view.tree_depth = 3;
     app_scene_view(a, a->scene);
-    return true;
+    return !a->cfg.load || app_snapshot_start(a);
 }
 
 bool app_create_render(app *a, bool offscreen) {
@@ -421,7 +422,9 @@ void app_frame(app *a, int fb_width, int fb_height) {
     app_record_update(a, fb_width, fb_height);
     if (!a->live.energy0_valid) sample_diagnostics(a); /* E0 before the first step */
     if (a->live.frame + 1 == a->live.runaway_at) test_runaway(a);
-    if (!a->live.paused || a->live.step_once) {
+    if (app_snapshot_playback_frame(a)) {
+        /* a snapshot series plays: nothing steps */
+    } else if (!a->live.paused || a->live.step_once) {
         app_step_frame(a);
         a->live.step_once = false;
     }
@@ -473,7 +476,10 @@ bool app_finish(app *a, int fb_width, int fb_height) {
         if (written) printf("nbody: wrote %s (%dx%d)\n", a->cfg.screenshot, fb_width, fb_height);
         ok = written && ok;
     }
-    if (a->cfg.dump) {
+    bool snapshot = false;
+    if (a->cfg.dump && app_snapshot_dump(a, a->cfg.dump, &snapshot)) { /* .tipsy, .hdf5, .h5 */
+        ok = snapshot && ok;
+    } else if (a->cfg.dump) {
         const int n = sim_get_params(a->sim).body_count;
         sim_body *b = malloc(sizeof(sim_body) * (size_t)n);
         if (!b) {
@@ -501,6 +507,7 @@ void app_destroy(app *a) {
     render_overlay_destroy(a->overlay);
     render_destroy(a->render);
     sim_destroy(a->sim);
+    app_snapshot_destroy(a);
     free(a->cell_scratch);
     free(a->box_scratch);
     a->cell_scratch = NULL;

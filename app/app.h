@@ -27,6 +27,8 @@
  *   app_output.c    PNG, CSV and JSON files, written atomically.
  *   app_record.c    videos through an ffmpeg child (--record, M), PNG
  *                   sequences (--frames-dir) and --encode.
+ *   app_snapshot.c  snapshots: --load (tipsy, GADGET-2, HDF5 through snap/),
+ *                   F5 / F9, --dump .tipsy / .hdf5, series playback.
  *
  * The state is split along its seams: app_config (what the command line
  * said, fixed after start-up), app_view (camera and look), app_frontend
@@ -149,6 +151,7 @@ typedef struct app_config {
     bool record_hud;                 /* the HUD in the video too */
     const char *frames_dir;          /* --frames-dir DIR: frame-000000.png ... instead, or NULL */
     const char *encode;              /* --encode DIR: its frame-*.png into --record, nothing else */
+    const char *load;         /* --load FILE, 'GLOB' or DIR: start from snapshot(s), or NULL */
 } app_config;
 
 /* How body positions reach the vertex buffer. */
@@ -249,6 +252,26 @@ typedef struct app_outputs {
     bool record_failed;                   /* a --record / --frames-dir one failed: exit 1 */
 } app_outputs;
 
+/* Snapshots (app_snapshot.c): --load, F5 / F9, --dump .tipsy / .hdf5, and
+ * a series (--load 'run_*.hdf5' or a folder) played as a movie. */
+typedef struct app_snapshot {
+    char file[PATH_MAX];      /* the snapshot on screen (--load, F9, playback), or "" */
+    char format[16];          /* its format's name */
+    double time_offset;       /* its time: sim_set_bodies restarts the sim's clock at 0 */
+    char units_note[256];     /* how its units were taken, for the HUD and the status */
+    char last_save[PATH_MAX]; /* F5's last file this session (absolute), for F9 */
+    char hud[320];            /* the HUD's snapshot line, or "" */
+    int64_t steps_offset;     /* its steps, likewise */
+    sim_body *pending;        /* --load: the bodies read before the sim existed */
+    int pending_count;
+    char **series; /* playback: the files, sorted by name; NULL: no series */
+    int series_count;
+    int series_index;    /* the file to show */
+    int series_shown;    /* the file on screen */
+    int series_shown_at; /* the frame it was loaded in */
+    bool playing;
+} app_snapshot;
+
 /* The whole running application. One instance, passed by pointer (GLFW
  * callbacks reach it through the window user pointer). */
 typedef struct app {
@@ -267,6 +290,7 @@ typedef struct app {
     app_frontend fe;
     app_live live;
     app_outputs out;
+    app_snapshot snapshot;
 } app;
 
 /* app_knobs.c */
@@ -403,6 +427,31 @@ bool app_script_load(app *a, const char *path);
 /* Feeds the events due at this frame to app_key. */
 void app_script_dispatch(app *a);
 
+/* app_snapshot.c */
+/* Start-up checks for the command line (exit 2 when false, message
+ * printed): --load names readable snapshot(s), --dump's format is built. */
+bool app_snapshot_check_cli(const app_config *c);
+/* --load, in app_create_sim: reads the file (or the series' first) and
+ * picks the scene and the knobs for it in *desc (before sim_create), then
+ * puts its bodies in the simulation and fits the view (after). false with
+ * a message printed. */
+bool app_snapshot_open(app *a, bool cpu, sim_desc *desc);
+bool app_snapshot_start(app *a);
+/* app_frame in playback: loads the file due; true when a series plays
+ * (then nothing is stepped). */
+bool app_snapshot_playback_frame(app *a);
+/* Playback keys: Space, '.', ',', '[' and ']' (dir: frames to move; 0
+ * play / pause). false when no series is loaded. */
+bool app_snapshot_playback_key(app *a, int dir);
+void app_snapshot_save(app *a);   /* F5 */
+void app_snapshot_reload(app *a); /* F9 */
+/* Writes the bodies to path in the format its extension names (.tipsy,
+ * .hdf5, .h5); false when path is not one of those. *ok: written. */
+bool app_snapshot_dump(app *a, const char *path, bool *ok);
+/* The "snapshot" and "playback" fields of a status line (", ..."). */
+void app_snapshot_json(const app *a, char *out, size_t len);
+void app_snapshot_destroy(app *a);
+
 /* app_status.c */
 /* Appends the live state as one JSON line to the status buffer. */
 void app_status_append(app *a);
@@ -428,6 +477,7 @@ bool app_output_check_writable(const char *path, const char *flag);
 bool app_output_png(const char *path, int width, int height, const uint8_t *rgba);
 bool app_output_csv(const char *path, const sim_body *bodies, int n);
 bool app_output_text(const char *path, const char *what, const char *text);
+bool app_output_bytes(const char *path, const char *what, const void *data, size_t len);
 
 /* app_record.c: videos through an ffmpeg child (--record, M) and PNG
  * sequences (--frames-dir). Every drawn frame is one video frame. */

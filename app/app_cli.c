@@ -45,6 +45,7 @@ enum option_id {
     O_RECORD_HUD,
     O_FRAMES_DIR,
     O_ENCODE,
+    O_LOAD,
     O_COUNT
 };
 
@@ -66,7 +67,7 @@ static const option_spec options[] = {
      "stop after N frames"},
     {O_SCREENSHOT, "screenshot", "FILE.png", PATH, 0, 0, "none", "write the last frame as PNG"},
     {O_DUMP, "dump", "FILE.csv", PATH, 0, 0, "none",
-     "write x,y,z,vx,vy,vz,m,ax,ay,az of every body at exit"},
+     "write x,y,z,vx,vy,vz,m,ax,ay,az of every body at exit (.tipsy, .hdf5, .h5: a snapshot)"},
     {O_WIDTH, "width", "W", WHOLE, 16, 16384, "1280", "window or image width in pixels"},
     {O_HEIGHT, "height", "H", WHOLE, 16, 16384, "720", "window or image height in pixels"},
     {O_HOST_COPY, "host-copy", NULL, SWITCH, 0, 0, "off",
@@ -103,6 +104,8 @@ static const option_spec options[] = {
      "write every frame as DIR/frame-000000.png ... instead of a video"},
     {O_ENCODE, "encode", "DIR", PATH, 0, 0, "none",
      "with --record: encode DIR/frame-*.png into the video, nothing else"},
+    {O_LOAD, "load", "FILE|DIR|'GLOB'", PATH, 0, 0, "none",
+     "start from a tipsy, GADGET-2 or HDF5 snapshot; a folder or pattern plays as a movie"},
 };
 _Static_assert(sizeof options / sizeof options[0] == O_COUNT, "one spec per option id");
 
@@ -262,6 +265,9 @@ static int apply(app_config *c, const option_spec *o, const char *v) {
     case O_ENCODE:
         c->encode = v;
         break;
+    case O_LOAD:
+        c->load = v;
+        break;
     case O_HELP:
     case O_COUNT:
         break;
@@ -336,6 +342,7 @@ static int check_combinations(app_config *c) {
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         if (files[i].path && !app_output_check_writable(files[i].path, files[i].flag)) return 2;
     }
+    if (!app_snapshot_check_cli(c)) return 2; /* --load readable, --dump's format built */
     return check_recording(c);
 }
 

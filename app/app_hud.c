@@ -254,6 +254,7 @@ static void hud_text(app *a, hud_lines *l) {
         colors[a->view.color], a->view.point_size, exposure, a->view.auto_exposure ? " (auto)" : "",
         a->view.bloom ? " · bloom" : "",
         units ? (a->view.hide_halo ? " · halo hidden" : " · halo shown") : "");
+    if (a->snapshot.hud[0]) add(l, KEY, "%s", a->snapshot.hud); /* app_snapshot.c */
     if (p.damping < 1.0f) add(l, WARN, "damping < 1: energy is not conserved");
     if (a->live.blown_up) {
         add(l, WARN, "NaN/Inf positions: paused. R re-seeds, Shift+T halves dt, S softens");

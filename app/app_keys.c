@@ -184,6 +184,28 @@ static bool camera_key(app *a, int key, int mods) {
     }
 }
 
+static void save(app *a) {
+    app_snapshot_save(a);
+}
+static void reload(app *a) {
+    app_snapshot_reload(a);
+}
+/* , [ ]: a series only (Space and . step it too: app_key). */
+static void playback(app *a, int dir) {
+    if (!app_snapshot_playback_key(a, dir)) {
+        app_message(a, ", [ ] step a snapshot series: --load 'run_*.hdf5' or a folder");
+    }
+}
+static void previous(app *a) {
+    playback(a, -1);
+}
+static void back10(app *a) {
+    playback(a, -10);
+}
+static void forward10(app *a) {
+    playback(a, 10);
+}
+
 static const binding bindings[] = {
     {GLFW_KEY_SPACE, "Space", "pause / run", toggle_pause},
     {GLFW_KEY_PERIOD, ".", "one step while paused", step_once},
@@ -207,6 +229,11 @@ static const binding bindings[] = {
     {GLFW_KEY_HOME, "Home", "back to the scene's camera", camera_home},
     {GLFW_KEY_F11, "F11", "fullscreen on / off", fullscreen},
     {GLFW_KEY_M, "M", "record a video to nbody-<time>.mp4 / stop", record},
+    {GLFW_KEY_F5, "F5", "save the state to nbody-<time>-f<frame>.tipsy (+ .nbody)", save},
+    {GLFW_KEY_F9, "F9", "reload the last save of this session", reload},
+    {GLFW_KEY_COMMA, ",", "snapshot series: previous (Space plays, . next)", previous},
+    {GLFW_KEY_LEFT_BRACKET, "[", "snapshot series: 10 back", back10},
+    {GLFW_KEY_RIGHT_BRACKET, "]", "snapshot series: 10 forward", forward10},
 };
 #define BINDING_COUNT ((int)(sizeof bindings / sizeof bindings[0]))
 
@@ -232,6 +259,11 @@ void app_key(app *a, int key, int mods) {
     /* + is Shift+= on most layouts: + and = both step N up. */
     if (key == GLFW_KEY_EQUAL) mods &= ~GLFW_MOD_SHIFT;
     key = canonical(key, &mods);
+    /* A snapshot series plays instead of the simulation: Space and . drive it. */
+    if ((key == GLFW_KEY_SPACE || key == GLFW_KEY_PERIOD) &&
+        app_snapshot_playback_key(a, key == GLFW_KEY_SPACE ? 0 : 1)) {
+        return;
+    }
     const int dir = (mods & GLFW_MOD_SHIFT) ? -1 : 1;
     for (int k = 0; k < APP_KNOB_COUNT; k++) {
         if (app_knob_get((app_knob)k)->key == key) {
@@ -322,6 +354,8 @@ static const struct {
     {"Left", GLFW_KEY_LEFT},     {"Right", GLFW_KEY_RIGHT},    {"Up", GLFW_KEY_UP},
     {"Down", GLFW_KEY_DOWN},     {"PageUp", GLFW_KEY_PAGE_UP}, {"PageDown", GLFW_KEY_PAGE_DOWN},
     {"Home", GLFW_KEY_HOME},     {"F11", GLFW_KEY_F11},
+    {"F5", GLFW_KEY_F5},         {"F9", GLFW_KEY_F9},          {",", GLFW_KEY_COMMA},
+    {"Comma", GLFW_KEY_COMMA},   {"[", GLFW_KEY_LEFT_BRACKET}, {"]", GLFW_KEY_RIGHT_BRACKET},
 };
 
 bool app_key_parse(const char *name, int *key, int *mods) {

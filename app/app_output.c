@@ -88,3 +88,20 @@ bool app_output_text(const char *path, const char *what, const char *text) {
     if (fclose(f) != 0) ok = false;
     return commit(tmp, path, ok, what, err);
 }
+
+/* Raw bytes (snapshots: tipsy, its sidecar, HDF5), atomically like the rest.
+ * A simple version for the snapshot work; the outputs branch has its own. */
+bool app_output_bytes(const char *path, const char *what, const void *data, size_t len) {
+    char tmp[4096];
+    temp_path(path, tmp, sizeof tmp);
+    FILE *f = fopen(tmp, "wb");
+    if (!f) return fail(what, path, errno);
+    errno = 0;
+    bool ok = len == 0 || fwrite(data, 1, len, f) == len;
+    int err = errno ? errno : EIO;
+    if (fclose(f) != 0) {
+        if (ok) err = errno ? errno : EIO;
+        ok = false;
+    }
+    return commit(tmp, path, ok, what, err);
+}

@@ -73,6 +73,9 @@ void app_status_append(app *a) {
     number(vr, sizeof vr, d.virial_ratio);
     emit(a, ", \"fullscreen\": %s, \"window\": [%d, %d]", a->fe.fullscreen ? "true" : "false",
          a->fe.window_width, a->fe.window_height);
+    char snapshot[3 * PATH_MAX + 1024]; /* "snapshot" and "playback" (app_snapshot.c) */
+    app_snapshot_json(a, snapshot, sizeof snapshot);
+    emit(a, "%s", snapshot);
     emit(a,
          ", \"t\": %.9g, \"steps\": %lld, \"paused\": %s, \"fps\": %.4g, \"ms_per_step\": %.6g, "
          "\"interactions_per_s\": %.6g, \"energy\": %s, \"dE_over_E0\": %s, \"virial_ratio\": %s, "

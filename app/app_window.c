@@ -16,6 +16,7 @@
 
 #include <GLFW/glfw3.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "app.h"
 
@@ -141,8 +142,10 @@ static void apply_fullscreen(GLFWwindow *window, window_state *s) {
 static void update_title(GLFWwindow *window, app *a) {
     const sim_params p = sim_get_params(a->sim);
     char title[256];
-    snprintf(title, sizeof title, "nbody - %d bod%s, %s, %s, %.0f frames/s%s", p.body_count,
-             p.body_count == 1 ? "y" : "ies", sim_ic_name(p.ic),
+    const char *file = a->snapshot.file[0] ? strrchr(a->snapshot.file, '/') : NULL;
+    file = file ? file + 1 : a->snapshot.file; /* --load's file, by name */
+    snprintf(title, sizeof title, "nbody - %.96s%s%d bod%s, %s, %s, %.0f frames/s%s", file,
+             file[0] ? ", " : "", p.body_count, p.body_count == 1 ? "y" : "ies", sim_ic_name(p.ic),
              p.backend == SIM_BACKEND_CUDA ? sim_variant_info(p.variant)->name : "cpu reference",
              a->live.fps, a->live.paused ? " (paused)" : "");
     glfwSetWindowTitle(window, title);

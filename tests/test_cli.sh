@@ -180,6 +180,7 @@ status-json      file   run
 json             file   bench
 plot             file   bench
 script           input  run
+load             input  run
 headless         switch run
 host-copy        switch run
 no-vsync         switch run

@@ -321,24 +321,26 @@ static void check_key_names(void) {
     CHECK(app_key_parse("Shift+Left", &key, &mods) && key == GLFW_KEY_LEFT &&
               mods == GLFW_MOD_SHIFT,
           "Shift+Left");
+    CHECK(app_key_parse("F5", &key, &mods) && key == GLFW_KEY_F5, "F5");
+    CHECK(app_key_parse("F9", &key, &mods) && key == GLFW_KEY_F9, "F9");
+    CHECK(app_key_parse(",", &key, &mods) && key == GLFW_KEY_COMMA, ",");
+    CHECK(app_key_parse("[", &key, &mods) && key == GLFW_KEY_LEFT_BRACKET, "[");
+    CHECK(app_key_parse("]", &key, &mods) && key == GLFW_KEY_RIGHT_BRACKET, "]");
     CHECK(!app_key_parse("Ctrl+X", &key, &mods), "Ctrl+X is not a key here");
     CHECK(!app_key_parse("", &key, &mods), "empty");
     /* The help lists exactly the bindings app_key serves: the knobs' keys, a
      * line per scene, the view and loop keys, the mouse. */
-    static const char *const want[] = {"+ / -",       "R / Shift+R", "T / Shift+T",
-                                       "S / Shift+S", "D / Shift+D", "J / Shift+J",
-                                       "K / Shift+K", "P / Shift+P", "Q / Shift+Q",
-                                       "1",           "2",           "3",
-                                       "4",           "5",           "6",
-                                       "7",           "Space",       ".",
-                                       "C",           "E",           "A",
-                                       "B",           "O",           "V",
-                                       "X",           "W",           "L",
-                                       "F",           "G",           "H, F1",
-                                       "Tab",         "F12",         "Esc",
-                                       "arrow keys",  "PgUp / PgDn", "Home",
-                                       "F11",         "M",           "left drag",   "right/middle drag",
-                                       "scroll"};
+    static const char *const want[] = {
+        "+ / -",       "R / Shift+R", "T / Shift+T", "S / Shift+S", "D / Shift+D",
+        "J / Shift+J", "K / Shift+K", "P / Shift+P", "Q / Shift+Q", "1",
+        "2",           "3",           "4",           "5",           "6",
+        "7",           "Space",       ".",           "C",           "E",
+        "A",           "B",           "O",           "V",           "X",
+        "W",           "L",           "F",           "G",           "H, F1",
+        "Tab",         "F12",         "Esc",         "arrow keys",  "PgUp / PgDn",
+        "Home",        "F11",         "M",           "F5",          "F9",
+        ",",           "[",           "]",           "left drag",   "right/middle drag",
+        "scroll"};
     const int count = (int)(sizeof want / sizeof want[0]);
     bool found[sizeof want / sizeof want[0]] = {false};
     char label[64], text[160];
