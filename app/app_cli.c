@@ -37,6 +37,7 @@ enum option_id {
     O_FRAME,
     O_PLOT,
     O_HELP,
+    O_PROGRESS,
     O_COUNT
 };
 
@@ -83,6 +84,8 @@ static const option_spec options[] = {
      "benchmark: also time whole headless frames (step+interop+draw)"},
     {O_PLOT, "plot", "FILE.png", PATH, 0, 0, "none", "benchmark: also draw the table as a chart"},
     {O_HELP, "help", NULL, SWITCH, 0, 0, "", "print this and exit"},
+    {O_PROGRESS, "progress", NULL, SWITCH, 0, 0, "only when stderr is a terminal",
+     "headless: a progress line on stderr every second, even into a file"},
 };
 _Static_assert(sizeof options / sizeof options[0] == O_COUNT, "one spec per option id");
 
@@ -210,6 +213,9 @@ static int apply(app_config *c, const option_spec *o, const char *v) {
         break;
     case O_PLOT:
         c->plot = v;
+        break;
+    case O_PROGRESS:
+        c->progress = true;
         break;
     case O_HELP:
     case O_COUNT:
