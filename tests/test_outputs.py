@@ -14,6 +14,9 @@ Every case runs the CPU backend headless with 64 bodies:
   - symlink: --dump through a relative symbolic link: the link stays a link
     to the same name, its target gets the CSV; a dangling link's target is
     created;
+  - F12 (from --script): the printed path is absolute, and the second
+    screenshot does not show the first one's "wrote ..." message (one body
+    at rest: its lit pixels reach no lower on the image than the first's);
   - full disk (needs root: a tmpfs mounted in a private mount namespace
     with `unshare -m`, filled up): --screenshot, --dump, --status-json (at
     exit and with --status-every) and F12 from --script each exit 1 with
@@ -38,6 +41,7 @@ exceeds.
 import json
 import os
 import pty
+import re
 import shutil
 import signal
 import stat
@@ -48,7 +52,8 @@ import threading
 import time
 
 NBODY, PNG_CHECK = (os.path.abspath(p) for p in sys.argv[1:3])
-BASE = [NBODY, "--backend", "cpu", "--headless", "--n", "64", "--width", "320", "--height", "180"]
+CPU = [NBODY, "--backend", "cpu", "--headless"]
+BASE = CPU + ["--n", "64", "--width", "320", "--height", "180"]
 LONG = "100000000"
 failures = []
 
@@ -131,7 +136,7 @@ def test_fifo(tmp):
         with open(fifo, "rb") as f:
             got["data"] = f.read()
 
-    t = threading.Thread(target=reader)
+    t = threading.Thread(target=reader, daemon=True)  # never hangs the test
     t.start()
     r = run(BASE + ["--frames", "3", "--dump", fifo])
     t.join(60)
@@ -242,6 +247,21 @@ def test_full_disk(tmp):
         check(f"full disk, {name}: no file, no temporary left", left == [], f"left {left}")
         check(f"full disk, {name}: never claims it wrote", b"wrote" not in r.stdout,
               f"stdout: {r.stdout.decode()}")
+    # F12's failure is on the HUD: the final --screenshot (written outside
+    # the full disk) of one body at rest shows it at the bottom of the image,
+    # where the same run without F12 has nothing lit.
+    bottom = []
+    for name, extra in [("without F12", []), ("after a failed F12", ["--script", script])]:
+        d = os.path.join(tmp, f"hud {name}")
+        os.mkdir(d)
+        png = os.path.join(tmp, f"hud {name}.png")
+        r = run(["unshare", "-m", "sh", "-c", FULL, "sh", d, os.devnull] + CPU +
+                ["--n", "1", "--width", "640", "--height", "360", "--frames", "4",
+                 "--screenshot", png] + extra)
+        box = lit_box(png)
+        bottom.append(box[3] if box else -1)
+    check("full disk, F12: the failure is shown on the HUD",
+          0 <= bottom[0] < 270 and bottom[1] >= 270, f"lowest lit rows {bottom} of 360")
     return True
 
 
@@ -311,6 +331,38 @@ def test_second_signal(tmp):
             p.wait()
 
 
+def lit_box(path):
+    """png_check's bounding box of the lit pixels: (x0, x1, y0, y1), or None."""
+    r = subprocess.run([PNG_CHECK, path, "--min-lit", "0"], stdout=subprocess.PIPE, text=True)
+    m = re.search(r"box x (\d+)\.\.(\d+), y (\d+)\.\.(\d+)", r.stdout)
+    return tuple(int(v) for v in m.groups()) if m else None
+
+
+def test_f12(tmp):
+    # One body at rest at the origin: the picture is the body and the HUD
+    # panel (top left). F12 at frame 1 and again at frame 3: the second
+    # picture must not hold the first one's "wrote ..." line, which the HUD
+    # draws at the bottom, so its lit pixels reach no lower than the first's.
+    d = os.path.join(tmp, "f12")
+    os.mkdir(d)
+    script = os.path.join(tmp, "f12twice.txt")
+    with open(script, "w") as f:
+        f.write("1 F12\n3 F12\n")
+    r = run(CPU + ["--n", "1", "--width", "640", "--height", "360", "--frames", "5",
+                         "--script", script], cwd=d)
+    shots = sorted(f for f in os.listdir(d) if f.endswith(".png"))
+    wrote = re.findall(r"nbody: wrote (\S+)", r.stdout.decode())
+    check("F12: two screenshots, their absolute paths printed",
+          r.returncode == 0 and len(shots) == 2 and
+          wrote == [os.path.join(os.path.realpath(d), s) for s in shots],
+          f"exit {r.returncode}, files {shots}, printed {wrote}")
+    if len(shots) == 2:
+        first, second = (lit_box(os.path.join(d, s)) for s in shots)
+        check("F12: the second screenshot holds no \"wrote ...\" message",
+              first and second and second[3] <= first[3] + 2,
+              f"lit boxes {first} then {second}")
+
+
 def test_progress(tmp):
     err = os.path.join(tmp, "progress.err")
     with open(err, "w") as fe:
@@ -364,6 +416,7 @@ def main():
         test_fifo(tmp)
         test_stdout(tmp)
         test_symlink(tmp)
+        test_f12(tmp)
         test_full_disk(tmp)
         test_signal(tmp, signal.SIGINT, 130)
         test_signal(tmp, signal.SIGTERM, 143)
