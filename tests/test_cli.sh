@@ -187,6 +187,7 @@ no-hud           switch run
 benchmark        switch run
 frame            switch bench
 help             switch run
+progress         switch run
 '
 
 mkdir -p "$tmp/adir" "$tmp/fixtures"
