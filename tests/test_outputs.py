@@ -29,6 +29,7 @@ Every case runs the CPU backend headless with 64 bodies:
     nbody's start-up lines): exit 130 / 143, and the screenshot, dump and
     status file are complete (the PNG loads, 64 CSV rows, every status line
     parses as JSON);
+  - the same SIGINT to the window front-end, under Xvfb (skipped without);
   - a second signal while nbody is blocked writing (--dump to a FIFO with no
     reader blocks in open) ends it at once (within 5 s; the signal kills it);
   - progress: --progress with stderr in a file gives "frame N/N" lines;
@@ -265,25 +266,31 @@ def test_full_disk(tmp):
     return True
 
 
-def test_signal(tmp, sig, code):
-    name = signal.Signals(sig).name
+def test_signal(tmp, sig, code, window_env=None):
+    name = signal.Signals(sig).name + (" (window)" if window_env else "")
     d = os.path.join(tmp, name)
     os.mkdir(d)
     png, csv, status = (os.path.join(d, f) for f in ("shot.png", "dump.csv", "status.json"))
     out, err = os.path.join(d, "out.txt"), os.path.join(d, "err.txt")
+    args = BASE + ["--frames", LONG, "--screenshot", png, "--dump", csv, "--status-json", status,
+                   "--status-every", "1"]
+    if window_env:
+        args.remove("--headless")
     with open(out, "w") as fo, open(err, "w") as fe:
-        p = subprocess.Popen(BASE + ["--frames", LONG, "--screenshot", png, "--dump", csv,
-                                     "--status-json", status, "--status-every", "1"],
-                             stdout=fo, stderr=fe)
+        p = subprocess.Popen(args, stdout=fo, stderr=fe, env=window_env)
     try:
         seen = wait_for(lambda: len(status_lines(status) or []) >= 1, 60)
         check(f"{name}: status lines in the file while running", seen, "none after 60 s")
         with open(out) as f:
             early = f.read()
         check(f"{name}: redirected stdout has the start-up lines while running",
-              "nbody: headless on" in early, f"stdout so far: {early!r}")
+              "nbody: headless on" in early or "nbody: window on" in early,
+              f"stdout so far: {early!r}")
         p.send_signal(sig)
-        rc = p.wait(60)
+        try:
+            rc = p.wait(60)
+        except subprocess.TimeoutExpired:
+            rc = "none: still running 60 s after the signal"
     finally:
         if p.poll() is None:
             p.kill()
@@ -300,6 +307,35 @@ def test_signal(tmp, sig, code):
         text = f.read()
     check(f"{name}: stdout kept", "nbody: wrote" in text, f"stdout: {text!r}")
     check(f"{name}: no temporary", not no_temps(d), f"left {no_temps(d)}")
+
+
+def start_xvfb():
+    """An Xvfb on a free display: (process, environment with DISPLAY), or None."""
+    if not shutil.which("Xvfb"):
+        return None
+    r, w = os.pipe()
+    x = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", "640x480x24",
+                          "-nolisten", "tcp"] + os.environ.get("NBODY_XVFB_ARGS", "").split(),
+                         pass_fds=(w,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(w)
+    with os.fdopen(r) as f:
+        display = f.readline().strip()
+    if not display:
+        x.wait()
+        return None
+    return x, dict(os.environ, DISPLAY=":" + display)
+
+
+def test_window_signal(tmp):
+    xvfb = start_xvfb()
+    if not xvfb:
+        print("skip window SIGINT: no Xvfb")
+        return
+    try:
+        test_signal(tmp, signal.SIGINT, 130, xvfb[1])
+    finally:
+        xvfb[0].terminate()
+        xvfb[0].wait()
 
 
 def test_second_signal(tmp):
@@ -420,6 +456,7 @@ def main():
         test_full_disk(tmp)
         test_signal(tmp, signal.SIGINT, 130)
         test_signal(tmp, signal.SIGTERM, 143)
+        test_window_signal(tmp)
         test_second_signal(tmp)
         test_progress(tmp)
     finally:
