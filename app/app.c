@@ -5,6 +5,7 @@
  * only make a GL context and pump events; everything a frame does happens
  * here, so the headless tests exercise the same code the window runs.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -334,6 +335,7 @@ static bool write_frame(app *a, const char *path, int w, int h) {
     uint8_t *rgba = malloc((size_t)w * (size_t)h * 4);
     if (!rgba) {
         fprintf(stderr, "nbody: out of memory for a %dx%d screenshot\n", w, h);
+        errno = ENOMEM;
         return false;
     }
     render_read_pixels(a->render, w, h, rgba);
@@ -343,16 +345,37 @@ static bool write_frame(app *a, const char *path, int w, int h) {
     return ok;
 }
 
-/* F12: to nbody-<local time>-f<frame>.png in the current folder. */
+/* F12: to nbody-<local time>-f<frame>.png in the current folder, shown and
+ * printed with its absolute path. A failure is on the terminal (app_output.c)
+ * and on the HUD, and makes the run exit 1 at the end. */
 static void save_screenshot(app *a, int w, int h) {
     a->out.screenshot_requested = false;
-    char path[64], stamp[32];
+    char name[64], stamp[32], cwd[PATH_MAX], path[PATH_MAX + 64];
     const time_t t = time(NULL);
     struct tm tm;
     localtime_r(&t, &tm);
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-    snprintf(path, sizeof path, "nbody-%s-f%06d.png", stamp, a->live.frame);
-    if (write_frame(a, path, w, h)) app_message(a, "wrote %s", path);
+    snprintf(name, sizeof name, "nbody-%s-f%06d.png", stamp, a->live.frame);
+    if (getcwd(cwd, sizeof cwd)) {
+        snprintf(path, sizeof path, "%s/%s", cwd, name);
+    } else {
+        snprintf(path, sizeof path, "%s", name);
+    }
+    if (write_frame(a, path, w, h)) {
+        app_message(a, "wrote %s", path);
+        return;
+    }
+    const int err = errno;
+    a->out.write_failed = true;
+    /* Not app_message: the terminal has the error line already. */
+    const int len = snprintf(a->live.message, sizeof a->live.message,
+                             "F12: screenshot NOT written (%s): ", strerror(err));
+    if (len > 0 && (size_t)len < sizeof a->live.message) { /* the path's end, as fits */
+        const size_t room = sizeof a->live.message - (size_t)len - 1, plen = strlen(path);
+        const char *end = plen > room ? path + plen - room : path;
+        memcpy(a->live.message + len, end, strlen(end) + 1);
+    }
+    a->live.message_until = app_now() + MESSAGE_SECONDS;
 }
 
 /* Test hook: with NBODY_TEST_RUNAWAY=F in the environment, body 0's
@@ -462,6 +485,7 @@ void app_frame(app *a, int fb_width, int fb_height) {
     render_frame(a->render, &view, p.body_count);
     draw_tree_cells(a, &view);
     if (!a->cfg.record_hud) app_record_capture(a, false); /* the video: the scene only */
+    a->out.capturing = a->out.screenshot_requested; /* no old "wrote ..." in the new picture */
     app_hud_draw(a, fb_width, fb_height);
     if (a->cfg.record_hud) app_record_capture(a, false);
     if (a->out.screenshot_requested) save_screenshot(a, fb_width, fb_height);
@@ -482,13 +506,12 @@ bool app_finish(app *a, int fb_width, int fb_height) {
     } else if (a->cfg.dump) {
         const int n = sim_get_params(a->sim).body_count;
         sim_body *b = malloc(sizeof(sim_body) * (size_t)n);
+        if (b) sim_get_bodies(a->sim, b);
         if (!b) {
             fprintf(stderr, "nbody: out of memory for a dump of %d %s\n", n,
                     n == 1 ? "body" : "bodies");
-            return false;
         }
-        sim_get_bodies(a->sim, b);
-        const bool dumped = app_output_csv(a->cfg.dump, b, n);
+        const bool dumped = b && app_output_csv(a->cfg.dump, b, n);
         free(b);
         if (dumped) printf("nbody: wrote %s (%d %s)\n", a->cfg.dump, n, n == 1 ? "body" : "bodies");
         ok = dumped && ok;
@@ -497,7 +520,7 @@ bool app_finish(app *a, int fb_width, int fb_height) {
         app_status_append(a); /* the state at exit */
         ok = app_status_write(a) && ok;
     }
-    return ok;
+    return ok && !a->out.write_failed; /* F12 or a status line failed earlier */
 }
 
 void app_destroy(app *a) {
@@ -514,6 +537,8 @@ void app_destroy(app *a) {
     a->box_scratch = NULL;
     free(a->out.script);
     free(a->out.status);
+    if (a->out.status_file) app_file_close(a->out.status_file, true); /* ended early */
+    a->out.status_file = NULL;
     a->overlay = NULL;
     a->boxes = NULL;
     a->render = NULL;

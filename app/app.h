@@ -24,7 +24,9 @@
  *                   from the timing so a CPU test can check them.
  *   app_interop.c   CUDA-GL interop: the only file that includes
  *                   cuda_gl_interop.h.
- *   app_output.c    PNG, CSV and JSON files, written atomically.
+ *   app_output.c    PNG, CSV and JSON files, written atomically; every
+ *                   write checked; devices, FIFOs and stdout in place.
+ *   app_signal.c    SIGINT/SIGTERM: finish the frame, write the outputs.
  *   app_record.c    videos through an ffmpeg child (--record, M), PNG
  *                   sequences (--frames-dir) and --encode.
  *   app_snapshot.c  snapshots: --load (tipsy, GADGET-2, HDF5 through snap/),
@@ -152,6 +154,7 @@ typedef struct app_config {
     const char *frames_dir;          /* --frames-dir DIR: frame-000000.png ... instead, or NULL */
     const char *encode;              /* --encode DIR: its frame-*.png into --record, nothing else */
     const char *load;         /* --load FILE, 'GLOB' or DIR: start from snapshot(s), or NULL */
+    bool progress;            /* --progress: the headless progress line even into a file */
 } app_config;
 
 /* How body positions reach the vertex buffer. */
@@ -250,6 +253,10 @@ typedef struct app_outputs {
     struct app_recording *recording;      /* the video or PNG sequence being written, or NULL */
     struct app_recording *record_closing; /* stopped videos whose ffmpeg is finishing */
     bool record_failed;                   /* a --record / --frames-dir one failed: exit 1 */
+    struct app_file *status_file; /* --status-every: the file, written line by line */
+    bool status_failed;           /* a status line could not be written: no more are */
+    bool capturing;               /* this frame is saved (F12): the HUD leaves out its message */
+    bool write_failed;            /* an output failed during the run: exit 1 at the end */
 } app_outputs;
 
 /* Snapshots (app_snapshot.c): --load, F5 / F9, --dump .tipsy / .hdf5, and
@@ -477,7 +484,35 @@ bool app_output_check_writable(const char *path, const char *flag);
 bool app_output_png(const char *path, int width, int height, const uint8_t *rgba);
 bool app_output_csv(const char *path, const sim_body *bodies, int n);
 bool app_output_text(const char *path, const char *what, const char *text);
+/* The whole buffer, by the same rules. */
 bool app_output_bytes(const char *path, const char *what, const void *data, size_t len);
+/* A file written over time. atomic: to a temporary renamed over path at
+ * close when ok and every write succeeded (else removed); not atomic: under
+ * the real name as it goes (status lines for tail -f), removed on a failure.
+ * Devices, FIFOs and "-" are always written in place. Writes are buffered;
+ * flush pushes them to the file. Each returns false once a write failed (the
+ * message printed once, errno says why); open returns NULL. close frees f. */
+typedef struct app_file app_file;
+app_file *app_file_open(const char *path, const char *what, bool atomic);
+bool app_file_write(app_file *f, const void *data, size_t len);
+bool app_file_flush(app_file *f);
+bool app_file_close(app_file *f, bool ok);
+/* When one of *paths[0..count) names stdout ("-", /dev/stdout): keeps the
+ * real stdout for it alone (the path becomes "/dev/fd/N", written into
+ * name) and points nbody's own stdout text at stderr, so the pipe carries
+ * exactly the file. false: message printed. */
+bool app_output_claim_stdout(const char **paths[], int count, char *name, size_t len);
+
+/* app_signal.c: the first SIGINT or SIGTERM asks the front-end to finish
+ * the frame, write every output and exit with 128 + the signal; a second
+ * one ends the process at once. SIGPIPE is ignored, so writing to a closed
+ * pipe is a reported failure (EPIPE). */
+void app_signal_install(void);
+/* The first signal caught (SIGINT, SIGTERM), or 0. */
+int app_signal_caught(void);
+/* The exit status of a front-end whose run went ok or not: 1 when not ok
+ * (an output failed), else 128 + the signal when one stopped it, else 0. */
+int app_signal_exit_code(bool ok);
 
 /* app_record.c: videos through an ffmpeg child (--record, M) and PNG
  * sequences (--frames-dir). Every drawn frame is one video frame. */

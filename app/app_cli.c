@@ -46,6 +46,7 @@ enum option_id {
     O_FRAMES_DIR,
     O_ENCODE,
     O_LOAD,
+    O_PROGRESS,
     O_COUNT
 };
 
@@ -106,6 +107,8 @@ static const option_spec options[] = {
      "with --record: encode DIR/frame-*.png into the video, nothing else"},
     {O_LOAD, "load", "FILE|DIR|'GLOB'", PATH, 0, 0, "none",
      "start from a tipsy, GADGET-2 or HDF5 snapshot; a folder or pattern plays as a movie"},
+    {O_PROGRESS, "progress", NULL, SWITCH, 0, 0, "only when stderr is a terminal",
+     "headless: a progress line on stderr every second, even into a file"},
 };
 _Static_assert(sizeof options / sizeof options[0] == O_COUNT, "one spec per option id");
 
@@ -267,6 +270,9 @@ static int apply(app_config *c, const option_spec *o, const char *v) {
         break;
     case O_LOAD:
         c->load = v;
+        break;
+    case O_PROGRESS:
+        c->progress = true;
         break;
     case O_HELP:
     case O_COUNT:

@@ -7,7 +7,13 @@
  * device (CI, Mesa) it takes whatever device or default display EGL gives,
  * e.g. llvmpipe. It then runs the same app_frame() the window runs, into an
  * offscreen framebuffer, for --frames frames, prints the frame rate, and
- * writes --screenshot / --dump.
+ * writes --screenshot / --dump. A first SIGINT or SIGTERM ends the loop
+ * after the current frame; the outputs are written all the same.
+ *
+ * A long run shows a progress line on stderr (frames, simulated time,
+ * frames/s, ETA) at most once a second plus a last one at the end: in place
+ * when stderr is a terminal, and one line per update into a file only with
+ * --progress (a redirected stderr gets none otherwise).
  */
 #include <GL/glew.h> /* before any GL header */
 
@@ -17,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "app.h"
 
@@ -136,6 +143,44 @@ void app_egl_close(app_egl *e) {
     free(e);
 }
 
+/* The progress line's state: where it goes and when it last went. */
+typedef struct progress {
+    bool on, tty;  /* shown at all; on a terminal (rewritten in place) */
+    bool shown;    /* the line is on the terminal, to be completed at the end */
+    double t0;     /* when the loop started */
+    double last;   /* when the line was last printed */
+    int frame0;    /* frames done at t0 */
+} progress;
+
+static void progress_update(progress *pr, const app *a, int frames, bool done) {
+    const double now = app_now();
+    if (!pr->on || (!done && now - pr->last < 1.0)) return;
+    if (done && pr->tty && !pr->shown) return; /* a short run: no line to complete */
+    pr->last = now;
+    const int frame = a->live.frame;
+    const double rate = now > pr->t0 ? (frame - pr->frame0) / (now - pr->t0) : 0;
+    char eta[32] = "-";
+    if (rate > 0 && !done) {
+        const double left = (frames - frame) / rate;
+        if (left < 360000) {
+            const long s = (long)(left + 0.5);
+            snprintf(eta, sizeof eta, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+        } else {
+            snprintf(eta, sizeof eta, "%.3g days", left / 86400);
+        }
+    }
+    char line[160];
+    snprintf(line, sizeof line, "nbody: frame %d/%d (%.1f%%), t = %.6g, %.1f frames/s, ETA %s",
+             frame, frames, 100.0 * frame / frames, sim_get_params(a->sim).time, rate, eta);
+    if (pr->tty) { /* rewrite the line; erase what a longer one left */
+        fprintf(stderr, "\r%s\033[K%s", line, done ? "\n" : "");
+        pr->shown = !done;
+    } else {
+        fprintf(stderr, "%s\n", line);
+    }
+    fflush(stderr);
+}
+
 int app_headless_run(app *a) {
     const sim_params p = sim_get_params(a->sim);
     app_egl *egl = app_egl_open(p.backend == SIM_BACKEND_CUDA ? a->cfg.sim.device : -1);
@@ -161,10 +206,15 @@ int app_headless_run(app *a) {
            app_interop_path_name(a->interop.path));
     glFinish();
     const double t0 = app_now();
-    while (a->live.frame < frames && !a->fe.quit && !a->live.blown_up) {
+    progress pr = {.tty = isatty(2) != 0, .t0 = t0, .last = t0, .frame0 = a->live.frame};
+    pr.on = pr.tty || a->cfg.progress;
+    while (a->live.frame < frames && !a->fe.quit && !a->live.blown_up &&
+           !app_signal_caught()) {
         app_frame(a, w, h);
+        progress_update(&pr, a, frames, false);
     }
     glFinish();
+    progress_update(&pr, a, frames, true);
     const double seconds = app_now() - t0;
     const int timed = a->live.frame - 1;
     const sim_params end = sim_get_params(a->sim);
@@ -184,8 +234,13 @@ int app_headless_run(app *a) {
         fprintf(stderr, "nbody: the energy is not finite (t = %.6g): stopped after %d frames\n",
                 a->live.blown_up_time, a->live.frame);
     }
+    if (app_signal_caught()) {
+        fprintf(stderr, "nbody: stopped by signal %d after frame %d; writing the outputs\n",
+                app_signal_caught(), a->live.frame);
+    }
     bool ok = app_finish(a, w, h);
     app_destroy(a);
     app_egl_close(egl);
-    return !ok ? 1 : blown_up ? 3 : 0;
+    const int rc = app_signal_exit_code(ok); /* 1: an output failed; 128 + signal */
+    return rc == 0 && blown_up ? 3 : rc;
 }

@@ -573,7 +573,8 @@ static void draw_help(app *a, int fb_width, int fb_height, float want) {
 void app_hud_draw(app *a, int fb_width, int fb_height) {
     /* Messages belong to the HUD: with it off (Tab, --no-hud) the picture is
      * clean - screenshots too - and messages still go to stdout. */
-    const bool message = a->view.hud && a->live.message[0] && app_now() < a->live.message_until;
+    const bool message = a->view.hud && !a->out.capturing && a->live.message[0] &&
+                         app_now() < a->live.message_until;
     if (!a->view.hud && !a->view.help && !message) return;
     render_overlay *o = a->overlay;
     hud_layout L;

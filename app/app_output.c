@@ -1,12 +1,32 @@
 /* app_output.c - the files the app writes: PNG (screenshots, F12), CSV
  * (--dump: positions, velocities, masses and the running method's
- * accelerations) and text (--status-json, the benchmark's --json).
+ * accelerations) and text (--status-json, the benchmark's --json), and
+ * whatever later outputs write through app_output_bytes or app_file.
  *
- * Every file is written to "<path>.tmp-<pid>" and renamed over <path> only
- * when complete, so a failed write (one that stdio or stb reports) never
- * leaves a half-written file under the name the user asked for. Paths are
- * checked for writability at start-up so a typo fails before minutes of
- * simulation.
+ * One write path: every file goes through app_file (open, buffered
+ * checked writes, flush, close); the whole-buffer functions are built on
+ * it. Every write(2), fsync and close is checked, so a full disk is a
+ * failure, not a truncated file reported as written. On a failure the file
+ * is removed (never a half-written file under the user's name), one line
+ * naming the file and the OS error is printed with a hint, errno is left
+ * saying why, and the call returns false.
+ *
+ * Where the path points decides how it is written:
+ *   - a regular file or a new name: to "<target>.tmp-<pid>" beside the
+ *     final target, fsync'ed and renamed over it when complete (atomic);
+ *   - a symbolic link: followed to its target, which is written as above;
+ *     the link stays a link;
+ *   - a character or block device or a FIFO: opened and written in place
+ *     (no temporary, nothing renamed or replaced: `--dump /dev/null` as
+ *     root leaves /dev/null alone, a FIFO stays a FIFO);
+ *   - "-", /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: written
+ *     straight to that file descriptor, wherever the shell pointed it.
+ * app_output_claim_stdout moves nbody's own text lines to stderr when an
+ * output goes to stdout, so a pipe carries exactly the file.
+ *
+ * Paths are checked for writability at start-up so a typo fails before
+ * minutes of simulation; the check never opens a device or a FIFO (a FIFO
+ * without a reader would block) and creates nothing next to them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,88 +40,342 @@
 
 #include "app.h"
 
-static void temp_path(const char *path, char *out, size_t len) {
-    snprintf(out, len, "%s.tmp-%ld", path, (long)getpid());
+#define FILE_BUFFER 65536 /* bytes collected before a write(2) */
+#define LINKS_MAX 40      /* symbolic links followed, as the kernel's ELOOP limit */
+
+struct app_file {
+    int fd;
+    bool atomic_rename; /* tmp is renamed over target at close */
+    bool remove_on_fail; /* a regular file: removed when the write fails */
+    bool failed;        /* a write failed (message printed) */
+    const char *what;   /* the flag or the kind of file, for messages */
+    char *path;         /* the user's name, for messages */
+    char *target;       /* the name written (the symlink's target) */
+    char *tmp;          /* the temporary name, or NULL */
+    size_t used;        /* bytes in buf */
+    unsigned char buf[FILE_BUFFER];
+};
+
+static const char *hint_for(int err) {
+    switch (err) {
+    case ENOSPC:
+    case EDQUOT:
+        return "free some space on that disk (or raise the quota), or write elsewhere";
+    case EPIPE:
+        return "the program reading the pipe went away before the file was complete";
+    case EISDIR:
+        return "give a file name, not a folder";
+    case EACCES:
+    case EPERM:
+    case EROFS:
+        return "write to a folder you may write to";
+    default:
+        return "check that the folder exists, is writable and has space";
+    }
 }
 
+/* Prints the one failure line and its hint; leaves errno = err; false. */
 static bool fail(const char *what, const char *path, int err) {
     fprintf(stderr, "nbody: cannot write %s %s: %s\n", what, path, strerror(err));
-    fprintf(stderr, "hint: check that the folder exists, is writable and has space\n");
+    fprintf(stderr, "hint: %s\n", hint_for(err));
+    errno = err;
     return false;
 }
 
+/* The file descriptor a name stands for ("-", /dev/stdout, /dev/fd/N, ...),
+ * or -1: those are written to the descriptor itself, so the bytes go where
+ * the shell sent them (a pipe, a socket, a terminal, a file opened with >>). */
+static int named_fd(const char *path) {
+    if (strcmp(path, "-") == 0 || strcmp(path, "/dev/stdout") == 0) return 1;
+    if (strcmp(path, "/dev/stderr") == 0) return 2;
+    const char *digits = NULL;
+    if (strncmp(path, "/dev/fd/", 8) == 0) digits = path + 8;
+    if (strncmp(path, "/proc/self/fd/", 14) == 0) digits = path + 14;
+    if (!digits || !*digits) return -1;
+    long fd = 0;
+    for (const char *c = digits; *c; c++) {
+        if (*c < '0' || *c > '9' || fd > 1000000) return -1;
+        fd = fd * 10 + (*c - '0');
+    }
+    return (int)fd;
+}
+
+/* Follows symbolic links from path to the name that is finally written (a
+ * dangling link gives its missing target, which is then created). Returns
+ * a malloc'ed name, or NULL with errno set. */
+static char *resolve(const char *path) {
+    char *cur = strdup(path);
+    for (int i = 0; cur && i < LINKS_MAX; i++) {
+        struct stat st;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) return cur;
+        char link[PATH_MAX];
+        const ssize_t n = readlink(cur, link, sizeof link - 1);
+        if (n < 0) {
+            free(cur);
+            return NULL;
+        }
+        link[n] = 0;
+        /* A relative link is relative to the folder holding the link. */
+        const char *slash = strrchr(cur, '/');
+        const size_t dir = link[0] == '/' || !slash ? 0 : (size_t)(slash - cur) + 1;
+        char *next = malloc(dir + (size_t)n + 1);
+        if (next) {
+            memcpy(next, cur, dir);
+            memcpy(next + dir, link, (size_t)n + 1);
+        }
+        free(cur);
+        cur = next;
+    }
+    if (cur) {
+        free(cur);
+        errno = ELOOP;
+    } else {
+        errno = ENOMEM;
+    }
+    return NULL;
+}
+
+/* The temporary name beside target (malloc'ed), or NULL. */
+static char *temp_name(const char *target) {
+    const size_t len = strlen(target) + 32;
+    char *tmp = malloc(len);
+    if (tmp) snprintf(tmp, len, "%s.tmp-%ld", target, (long)getpid());
+    return tmp;
+}
+
+/* Is fd open for writing? */
+static bool fd_writable(int fd) {
+    const int flags = fcntl(fd, F_GETFL);
+    return flags >= 0 && ((flags & O_ACCMODE) == O_WRONLY || (flags & O_ACCMODE) == O_RDWR);
+}
+
 bool app_output_check_writable(const char *path, const char *flag) {
-    struct stat st;
     if (path[0] == 0) return fail(flag, "''", ENOENT);
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return fail(flag, path, EISDIR);
-    char tmp[4096];
-    temp_path(path, tmp, sizeof tmp);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
-    if (fd < 0) return fail(flag, path, errno);
-    close(fd);
-    unlink(tmp);
+    const int fd = named_fd(path);
+    if (fd >= 0) return fd_writable(fd) ? true : fail(flag, path, EBADF);
+    char *target = resolve(path);
+    if (!target) return fail(flag, path, errno);
+    struct stat st;
+    bool ok = true;
+    if (stat(target, &st) == 0 && S_ISDIR(st.st_mode)) {
+        ok = fail(flag, path, EISDIR);
+    } else if (stat(target, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* A device or FIFO is written in place: opening a FIFO would block
+         * until a reader comes, so only the permission is checked. */
+        if (access(target, W_OK) != 0) ok = fail(flag, path, errno);
+    } else {
+        /* A regular file is replaced by renaming a temporary over it: the
+         * folder must let us create one. */
+        char *tmp = temp_name(target);
+        const int t = tmp ? open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644) : -1;
+        if (t < 0) {
+            ok = fail(flag, path, tmp ? errno : ENOMEM);
+        } else {
+            close(t);
+            unlink(tmp);
+        }
+        free(tmp);
+    }
+    free(target);
+    return ok;
+}
+
+bool app_output_claim_stdout(const char **paths[], int count, char *name, size_t len) {
+    bool any = false;
+    for (int i = 0; i < count; i++) any = any || (*paths[i] && named_fd(*paths[i]) == 1);
+    if (!any) return true;
+    fflush(stdout);
+    const int data = fcntl(1, F_DUPFD_CLOEXEC, 3);
+    if (data < 0 || dup2(2, 1) < 0) {
+        fprintf(stderr, "nbody: cannot keep stdout for the output: %s\n", strerror(errno));
+        fprintf(stderr, "hint: write the output to a file instead of '-'\n");
+        if (data >= 0) close(data);
+        return false;
+    }
+    snprintf(name, len, "/dev/fd/%d", data);
+    for (int i = 0; i < count; i++) {
+        if (*paths[i] && named_fd(*paths[i]) == 1) *paths[i] = name;
+    }
     return true;
 }
 
-/* Renames tmp over path, or removes tmp when ok is false. */
-static bool commit(const char *tmp, const char *path, bool ok, const char *what, int err) {
-    if (ok && rename(tmp, path) == 0) return true;
-    if (ok) err = errno;
-    unlink(tmp);
-    return fail(what, path, err);
+/* Frees f's names and f itself. */
+static void file_free(app_file *f) {
+    free(f->path);
+    free(f->target);
+    free(f->tmp);
+    free(f);
+}
+
+app_file *app_file_open(const char *path, const char *what, bool atomic) {
+    app_file *f = calloc(1, sizeof *f);
+    if (!f) {
+        fail(what, path, ENOMEM);
+        return NULL;
+    }
+    f->fd = -1;
+    f->what = what;
+    f->path = strdup(path);
+    const int named = named_fd(path);
+    if (named >= 0) { /* the descriptor itself; closing the copy leaves it open */
+        f->fd = fcntl(named, F_DUPFD_CLOEXEC, 3);
+        if (f->fd < 0 || !f->path) {
+            fail(what, path, f->path ? errno : ENOMEM);
+            if (f->fd >= 0) close(f->fd);
+            file_free(f);
+            return NULL;
+        }
+        return f;
+    }
+    f->target = f->path ? resolve(path) : NULL;
+    if (!f->target) {
+        fail(what, path, f->path ? errno : ENOMEM);
+        file_free(f);
+        return NULL;
+    }
+    struct stat st;
+    const bool exists = stat(f->target, &st) == 0;
+    int err = 0;
+    if (exists && S_ISDIR(st.st_mode)) {
+        err = EISDIR;
+    } else if (exists && !S_ISREG(st.st_mode)) {
+        /* Device or FIFO: in place, never truncated or replaced. A FIFO
+         * blocks here until a reader opens it. */
+        f->fd = open(f->target, O_WRONLY | O_CLOEXEC);
+    } else if (atomic) {
+        f->tmp = temp_name(f->target);
+        if (f->tmp) {
+            f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+            if (f->fd < 0 && errno == EEXIST) { /* left by a killed run with our pid */
+                unlink(f->tmp);
+                f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+            }
+            /* The replacement keeps the replaced file's permissions. */
+            if (f->fd >= 0 && exists) fchmod(f->fd, st.st_mode & 07777);
+        } else {
+            err = ENOMEM;
+        }
+        f->atomic_rename = true;
+        f->remove_on_fail = true;
+    } else {
+        f->fd = open(f->target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        f->remove_on_fail = true;
+    }
+    if (f->fd < 0) {
+        fail(what, path, err ? err : errno);
+        file_free(f);
+        return NULL;
+    }
+    return f;
+}
+
+/* Writes all of data to fd, through partial writes and interruptions. */
+static bool write_all(int fd, const unsigned char *data, size_t len) {
+    while (len > 0) {
+        const ssize_t n = write(fd, data, len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            if (n == 0) errno = EIO;
+            return false;
+        }
+        data += n;
+        len -= (size_t)n;
+    }
+    return true;
+}
+
+/* Records the first failure and prints it; later calls stay quiet. */
+static bool file_failed(app_file *f, int err) {
+    if (!f->failed) fail(f->what, f->path, err);
+    f->failed = true;
+    errno = err;
+    return false;
+}
+
+bool app_file_flush(app_file *f) {
+    if (f->failed) return false;
+    const bool ok = write_all(f->fd, f->buf, f->used);
+    f->used = 0;
+    return ok ? true : file_failed(f, errno);
+}
+
+bool app_file_write(app_file *f, const void *data, size_t len) {
+    if (f->failed) return false;
+    const unsigned char *p = data;
+    if (f->used + len > sizeof f->buf) {
+        if (!app_file_flush(f)) return false;
+        if (len > sizeof f->buf) return write_all(f->fd, p, len) ? true : file_failed(f, errno);
+    }
+    memcpy(f->buf + f->used, p, len);
+    f->used += len;
+    return true;
+}
+
+bool app_file_close(app_file *f, bool ok) {
+    if (!f) return false;
+    if (ok && !f->failed) app_file_flush(f);
+    /* Data on the disk before the rename, so a crash leaves the old file or
+     * the new one; fsync also reports write-back errors (NFS, quotas). A
+     * device or pipe need not support it. */
+    if (ok && !f->failed && f->atomic_rename && fsync(f->fd) != 0) file_failed(f, errno);
+    if (close(f->fd) != 0 && ok && !f->failed) file_failed(f, errno);
+    if (ok && !f->failed && f->atomic_rename && rename(f->tmp, f->target) != 0) {
+        file_failed(f, errno);
+    }
+    const bool done = ok && !f->failed;
+    if (!done) {
+        const int err = errno;
+        if (f->atomic_rename) {
+            unlink(f->tmp);
+        } else if (f->remove_on_fail) {
+            unlink(f->target);
+        }
+        errno = err;
+    }
+    file_free(f);
+    return done;
+}
+
+bool app_output_bytes(const char *path, const char *what, const void *data, size_t len) {
+    app_file *f = app_file_open(path, what, true);
+    if (!f) return false;
+    return app_file_close(f, app_file_write(f, data, len));
+}
+
+/* stb hands the encoded PNG over in one piece. */
+static void png_chunk(void *context, void *data, int size) {
+    app_file_write(context, data, (size_t)size);
 }
 
 bool app_output_png(const char *path, int width, int height, const uint8_t *rgba) {
-    char tmp[4096];
-    temp_path(path, tmp, sizeof tmp);
-    errno = 0;
-    bool ok = stbi_write_png(tmp, width, height, 4, rgba, width * 4) != 0;
-    return commit(tmp, path, ok, "screenshot", errno ? errno : EIO);
+    app_file *f = app_file_open(path, "screenshot", true);
+    if (!f) return false;
+    /* stb encodes to memory and calls png_chunk; 0 means it had no memory. */
+    if (!stbi_write_png_to_func(png_chunk, f, width, height, 4, rgba, width * 4)) {
+        app_file_close(f, false);
+        return fail("screenshot", path, ENOMEM);
+    }
+    return app_file_close(f, true);
 }
 
 bool app_output_csv(const char *path, const sim_body *b, int n) {
-    char tmp[4096];
-    temp_path(path, tmp, sizeof tmp);
-    FILE *f = fopen(tmp, "w");
-    if (!f) return fail("dump", path, errno);
-    bool ok = fprintf(f, "x,y,z,vx,vy,vz,m,ax,ay,az\n") > 0;
+    app_file *f = app_file_open(path, "dump", true);
+    if (!f) return false;
+    static const char header[] = "x,y,z,vx,vy,vz,m,ax,ay,az\n";
+    bool ok = app_file_write(f, header, sizeof header - 1);
     /* %.9g round-trips a float exactly; the CPU backend's doubles are printed
      * at the same precision the GPU holds. The accelerations are the running
      * force method's at the dumped positions. */
     for (int i = 0; ok && i < n; i++) {
-        ok = fprintf(f, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", b[i].pos[0],
-                     b[i].pos[1], b[i].pos[2], b[i].vel[0], b[i].vel[1], b[i].vel[2], b[i].mass,
-                     b[i].acc[0], b[i].acc[1], b[i].acc[2]) > 0;
+        char line[256];
+        const int len = snprintf(line, sizeof line, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n",
+                                 b[i].pos[0], b[i].pos[1], b[i].pos[2], b[i].vel[0], b[i].vel[1],
+                                 b[i].vel[2], b[i].mass, b[i].acc[0], b[i].acc[1], b[i].acc[2]);
+        ok = len > 0 && (size_t)len < sizeof line && app_file_write(f, line, (size_t)len);
     }
-    int err = errno ? errno : EIO;
-    if (fclose(f) != 0) ok = false;
-    return commit(tmp, path, ok, "dump", err);
+    return app_file_close(f, ok);
 }
 
 bool app_output_text(const char *path, const char *what, const char *text) {
-    char tmp[4096];
-    temp_path(path, tmp, sizeof tmp);
-    FILE *f = fopen(tmp, "w");
-    if (!f) return fail(what, path, errno);
-    bool ok = fputs(text, f) >= 0;
-    int err = errno ? errno : EIO;
-    if (fclose(f) != 0) ok = false;
-    return commit(tmp, path, ok, what, err);
-}
-
-/* Raw bytes (snapshots: tipsy, its sidecar, HDF5), atomically like the rest.
- * A simple version for the snapshot work; the outputs branch has its own. */
-bool app_output_bytes(const char *path, const char *what, const void *data, size_t len) {
-    char tmp[4096];
-    temp_path(path, tmp, sizeof tmp);
-    FILE *f = fopen(tmp, "wb");
-    if (!f) return fail(what, path, errno);
-    errno = 0;
-    bool ok = len == 0 || fwrite(data, 1, len, f) == len;
-    int err = errno ? errno : EIO;
-    if (fclose(f) != 0) {
-        if (ok) err = errno ? errno : EIO;
-        ok = false;
-    }
-    return commit(tmp, path, ok, what, err);
+    return app_output_bytes(path, what, text, strlen(text));
 }

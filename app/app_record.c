@@ -157,7 +157,21 @@ static bool encoder_open(encoder *e, const char *path, int width, int height, in
     posix_spawn_file_actions_adddup2(&fa, fds[0], 0);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 2, e->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int rc = posix_spawnp(&e->pid, e->program, &fa, NULL, argv, environ);
+    /* ffmpeg in a process group of its own: Ctrl-C at the terminal goes to
+     * the foreground group, and ffmpeg killed by it would leave a video that
+     * is never renamed into place; nbody instead finishes the frame, closes
+     * ffmpeg's input and waits for it (app_signal.c). SIGPIPE back to its
+     * default, which nbody ignores (ignored signals survive exec). */
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t def;
+    sigemptyset(&def);
+    sigaddset(&def, SIGPIPE);
+    posix_spawnattr_setsigdefault(&attr, &def);
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
+    const int rc = posix_spawnp(&e->pid, e->program, &fa, &attr, argv, environ);
+    posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&fa);
     close(fds[0]);
     if (rc != 0) {

@@ -4,8 +4,13 @@
  * line (JSON Lines): every knob of the knob table under its flag's name
  * (app_knobs.c), then the numbers the HUD shows. The energy fields are
  * computed fresh for each line, so a script can check what each key press
- * did. Lines are kept in a growing buffer (no line length limit) and the
- * file is written once, atomically, at exit.
+ * did. Each line is formatted in a growing buffer (no line length limit).
+ *
+ * With --status-every the file is opened at the first line and written
+ * under its own name as the run goes, each line flushed as it is made, so
+ * `tail -f` follows a long run and a killed one keeps its lines. Without it
+ * the one line is written at exit, atomically. A line that cannot be
+ * written stops the status (one message) and the run exits 1 at the end.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -49,6 +54,21 @@ static void number(char *out, size_t len, double v) {
     }
 }
 
+/* --status-every: the line in the buffer goes to the file now. */
+static void stream_line(app *a) {
+    app_outputs *o = &a->out;
+    if (o->status_failed) return;
+    if (!o->status_file) o->status_file = app_file_open(a->cfg.status_json, "--status-json", false);
+    const bool ok = o->status_file && app_file_write(o->status_file, o->status, o->status_len) &&
+                    app_file_flush(o->status_file);
+    o->status_len = 0;
+    if (ok) return;
+    o->status_failed = true; /* the message is printed; no more lines */
+    o->write_failed = true;
+    if (o->status_file) app_file_close(o->status_file, false);
+    o->status_file = NULL;
+}
+
 void app_status_append(app *a) {
     const sim_params p = sim_get_params(a->sim);
     const sim_diag d = sim_diagnostics(a->sim);
@@ -84,8 +104,17 @@ void app_status_append(app *a) {
          (double)sim_last_step_ms(a->sim), app_interactions_per_s(a), e, de_s, vr,
          zero_copy ? "zero-copy" : "host-copy", (int)a->view.color, a->view.hud ? "true" : "false",
          a->view.help ? "true" : "false", a->fe.vsync ? "true" : "false");
+    if (a->cfg.status_every > 0) stream_line(a);
 }
 
 bool app_status_write(app *a) {
-    return app_output_text(a->cfg.status_json, "--status-json", a->out.status ? a->out.status : "");
+    app_outputs *o = &a->out;
+    if (a->cfg.status_every > 0) { /* every line, the last one too, is in the file */
+        if (o->status_failed) return false;
+        const bool ok = app_file_close(o->status_file, true);
+        o->status_file = NULL;
+        o->status_failed = !ok;
+        return ok;
+    }
+    return app_output_text(a->cfg.status_json, "--status-json", o->status ? o->status : "");
 }

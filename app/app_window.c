@@ -199,7 +199,7 @@ int app_window_run(app *a) {
         glfwPollEvents();
         if (a->fe.fullscreen_changed) apply_fullscreen(window, &state);
         glfwGetWindowSize(window, &a->fe.window_width, &a->fe.window_height);
-        const bool closing = glfwWindowShouldClose(window) || a->fe.quit;
+        const bool closing = glfwWindowShouldClose(window) || a->fe.quit || app_signal_caught();
         int fbw = 0, fbh = 0;
         glfwGetFramebufferSize(window, &fbw, &fbh);
         if ((fbw == 0 || fbh == 0) && !closing) {
@@ -229,5 +229,5 @@ int app_window_run(app *a) {
     app_destroy(a); /* GL objects go while the context is current */
     glfwDestroyWindow(window);
     glfwTerminate();
-    return ok ? 0 : 1;
+    return app_signal_exit_code(ok);
 }

@@ -196,6 +196,7 @@ record-size      enum   run   15x15
 record-hud       switch run
 frames-dir       outdir run
 encode           input  run
+progress         switch run
 '
 
 mkdir -p "$tmp/adir" "$tmp/fixtures"

@@ -137,6 +137,28 @@ for bad in /nonexistent /bin/false; do
     no_leftovers "NBODY_FFMPEG=$bad"
 done
 
+
+# Ctrl-C at a terminal signals the whole foreground process group. nbody
+# finishes the frame and the video and exits 130; ffmpeg runs in a group of
+# its own, so it is not killed half-way (it would leave no video to rename).
+setsid "$nbody" --headless --backend cpu --n 256 --frames 100000000 --width 320 --height 180 \
+    --record sigint.mp4 >sigint.out 2>sigint.err &
+pid=$!
+for _ in $(seq 300); do
+    [ "$(find . -maxdepth 1 -name 'sigint.mp4.tmp-*' -size +1k | head -n 1)" ] && break
+    sleep 0.1
+done
+kill -INT -- "-$pid" 2>/dev/null
+wait "$pid"
+rc=$?
+cat sigint.out sigint.err
+got=$(probe sigint.mp4)
+if [ "$rc" -eq 130 ] && [[ "$got" =~ ^[1-9][0-9]*,320,180,yuv420p,h264$ ]]; then
+    ok "sigint: exit 130 and a whole video ($got)"
+else
+    failed "sigint: exit $rc, sigint.mp4 is '$got'"
+fi
+no_leftovers sigint
 run encode -- --encode fr --record enc.mp4
 [ "$rc" -eq 0 ] || failed "encode: exit $rc"
 expect_video encode enc.mp4 30,640,360
