@@ -211,6 +211,7 @@ void app_hud_draw(app *a, int fb_width, int fb_height) {
         hud_lines l = {.count = 0};
         hud_text(a, &l);
         panel(o, margin, margin, &l);
+        app_spark_draw(a, margin, margin + render_overlay_line_height(o) * (l.count + 1.4f), 0, 0);
     }
     if (a->view.help) {
         hud_lines l = {.count = 0};

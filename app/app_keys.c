@@ -154,6 +154,7 @@ static const binding bindings[] = {
     {GLFW_KEY_TAB, "Tab", "HUD on / off", hud},
     {GLFW_KEY_F12, "F12", "screenshot to nbody-<time>-f<frame>.png", screenshot},
     {GLFW_KEY_ESCAPE, "Esc", "quit", quit},
+    {GLFW_KEY_I, "I", "ladder chart: every rung's interactions/s at this N, timed live", app_chart_toggle},
 };
 #define BINDING_COUNT ((int)(sizeof bindings / sizeof bindings[0]))
 

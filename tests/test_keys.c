@@ -312,7 +312,7 @@ static void check_key_names(void) {
         "A",           "B",           "O",           "V",           "X",
         "W",           "L",           "F",           "G",           "H, F1",
         "Tab",         "F12",         "Esc",         "left drag",   "right/middle drag",
-        "scroll"};
+        "scroll",      "I"};
     const int count = (int)(sizeof want / sizeof want[0]);
     bool found[sizeof want / sizeof want[0]] = {false};
     char label[64], text[160];
