@@ -355,7 +355,8 @@ static void draw_chart(app *a, int fb_width, int fb_height) {
     for (int i = 0; i < head; i++) text_w = fmaxf(text_w, render_overlay_text_width(o, lines[i]));
     const float w = fminf(fb_width - 2 * margin, fmaxf(0.5f * fb_width, text_w + 2 * pad));
     const float h = 2 * pad + lh * head + 0.4f * lh + row * count + 1.2f * lh;
-    const float x = fb_width - margin - w, y = fmaxf(margin, (fb_height - h) / 2);
+    /* Right and low, above the message line: clear of the HUD where the screen allows. */
+    const float x = fb_width - margin - w, y = fmaxf(margin, fb_height - margin - 2.4f * lh - h);
     const float bar_x = x + pad + label_w, bar_w = w - 2 * pad - label_w;
 
     render_overlay_begin(o, fb_width, fb_height);
@@ -410,7 +411,8 @@ static void draw_chart(app *a, int fb_width, int fb_height) {
                 snprintf(first, sizeof first, "   ×%.3g vs %s", vs_first[i], rung_name(a, rungs[0]));
             snprintf(sp, sizeof sp, "%s%s", prev, first);
         }
-        snprintf(line, sizeof line, "%s/s  %s%s%s", rate, ms, r->live ? " (running)" : "", sp);
+        snprintf(line, sizeof line, "%s/s  %s%s%s", rate, ms,
+                 !r->live ? "" : current ? " (running)" : " (its last run)", sp);
         render_overlay_text(o, tx, ty, WHITE, line);
     }
     render_overlay_end(o);
@@ -467,6 +469,11 @@ void app_spark_draw(app *a, float x, float y, float w, float h) {
         double t;
         app_spark_get(s, i, &t, &de);
         range = fmax(range, fabs(de));
+    }
+    /* The range rounded up to one significant digit: a bound the curve stays within. */
+    if (range > 0) {
+        const double unit = pow(10, floor(log10(range)));
+        range = ceil(range / unit * (1 - 1e-12)) * unit;
     }
     render_overlay_rect(o, x, y, w, h, PANEL);
     char line[128], r[32];
