@@ -32,7 +32,8 @@
 #define CHART_ONE_STEP_MS 20.0 /* ... or of one step, when a step is slower */
 #define CHART_CAP_MS 1000.0    /* the most one rung's timing may take (app_chart.cap_ms) */
 #define CHART_MAX_STEPS 100000 /* tiny N: steps are microseconds */
-#define CHART_PILOT_N 4096     /* first estimate of a rung from a subset this large */
+#define CHART_PILOT_N 4096     /* first estimate of a rung from a subset this large: */
+#define CHART_PILOT_N_CPU 1024 /* ~10 ms of the CPU reference where 4096 would take ~0.2 s */
 #define CHART_PILOT_GROW 4     /* then subsets this much larger, while they fit the cap */
 #define CHART_LIVE_WEIGHT 0.2  /* a new live step time's weight against the kept one */
 #define CHART_BASE_PX 17.0f    /* as the HUD's, so both share the font size */
@@ -148,12 +149,13 @@ static void record_running(app *a) {
     c->seen_steps = p.steps;
 }
 
-/* Times rung v on a copy of n of the current bodies (every N/n-th, masses
- * scaled to keep the total) and keeps the result at n; a failure to make the
- * copy marks (v, n_key) "no memory". */
 static double cap_ms(const app *a) {
     return a->chart.cap_ms > 0 ? a->chart.cap_ms : CHART_CAP_MS;
 }
+
+/* Times rung v on a copy of n of the current bodies (every N/n-th, masses
+ * scaled to keep the total) and keeps the result at n; a failure to make the
+ * copy marks (v, n_key) "no memory". */
 
 static void time_rung(app *a, sim_variant v, int n_key, int n) {
     const sim_params p = sim_get_params(a->sim);
@@ -235,7 +237,8 @@ static void measure_next(app *a) {
         const bool tree = v == SIM_VARIANT_TREE;
         const app_rung_result *near = nearest(a, v, n);
         if (!near) {
-            time_rung(a, v, n, n <= CHART_PILOT_N ? n : CHART_PILOT_N);
+            const int pilot = cpu_backend(a) ? CHART_PILOT_N_CPU : CHART_PILOT_N;
+            time_rung(a, v, n, n <= pilot ? n : pilot);
             return;
         }
         const double est = app_chart_estimate_ms(tree, near->n, near->ms, n);
