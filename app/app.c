@@ -143,6 +143,7 @@ void app_physics_changed(app *a) {
     a->live.energy0_valid = false;
     a->live.diag_valid = false;
     a->live.blown_up = false;
+    app_spark_reset(&a->chart.spark); /* the sparkline starts over with E0 */
 }
 
 const char *app_method_name(const app *a) {
@@ -266,6 +267,7 @@ static void sample_diagnostics(app *a) {
     }
     a->live.energy_error =
         a->live.energy0 != 0 ? (a->live.diag.total - a->live.energy0) / fabs(a->live.energy0) : 0;
+    app_spark_sample(a); /* the sparkline (app_chart.c) */
 }
 
 /* Frames per second over windows of half a second; until the first window
@@ -488,6 +490,7 @@ void app_frame(app *a, int fb_width, int fb_height) {
     a->out.capturing = a->out.screenshot_requested; /* no old "wrote ..." in the new picture */
     app_hud_draw(a, fb_width, fb_height);
     if (a->cfg.record_hud) app_record_capture(a, false);
+    app_chart_frame(a, fb_width, fb_height); /* I: the ladder chart, timed and drawn */
     if (a->out.screenshot_requested) save_screenshot(a, fb_width, fb_height);
     if (a->cfg.status_every > 0 && a->live.frame % a->cfg.status_every == 0) app_status_append(a);
     a->live.frame++;

@@ -15,6 +15,7 @@
  *   app_keys.c      key dispatch: the knobs' keys, the scenes' keys and the
  *                   view and loop keys; help text; key names for --script.
  *   app_hud.c       the HUD and the help overlay.
+ *   app_chart.c     the ladder chart (I) and the energy sparkline.
  *   app_script.c    --script: "frame key" lines fed through the key dispatch.
  *   app_status.c    --status-json: the live state as JSON.
  *   app_window.c    GLFW window front-end: keys, mouse, vsync, HiDPI.
@@ -279,6 +280,85 @@ typedef struct app_snapshot {
     bool playing;
 } app_snapshot;
 
+/* ---- the ladder chart (I) and the energy sparkline: app_chart.c ---------- */
+typedef struct app app;
+
+/* (variant, N) results the chart keeps; the least recent goes first. */
+#define APP_CHART_RESULTS 64
+/* Samples of the energy error the sparkline keeps (a ring). */
+#define APP_SPARK_SAMPLES 256
+
+typedef enum app_rung_status {
+    APP_RUNG_OK = 1,    /* ms holds the measured step time */
+    APP_RUNG_TOO_SLOW,  /* not timed: ms is the estimate, over the ~1 s a rung may take */
+    APP_RUNG_NO_MEMORY, /* the copy to time could not be made */
+} app_rung_status;
+
+/* One rung's step time at one N. On the CPU backend every variant but the
+ * tree runs the exact reference; its results are kept as SIM_VARIANT_BEST
+ * (the variant K switches the CPU back to). */
+typedef struct app_rung_result {
+    sim_variant variant;
+    int n;
+    app_rung_status status;
+    double ms;   /* milliseconds per step (estimated when TOO_SLOW) */
+    bool live;   /* from the running simulation's own steps, not a timed copy */
+    double when; /* app_now() of the measurement */
+} app_rung_result;
+
+typedef struct app_spark {
+    double t[APP_SPARK_SAMPLES];  /* simulated time of the sample */
+    double de[APP_SPARK_SAMPLES]; /* (E - E0) / |E0| */
+    int count, next;              /* samples held; where the next one goes */
+} app_spark;
+
+typedef struct app_chart {
+    bool open; /* I */
+    app_rung_result results[APP_CHART_RESULTS];
+    int result_count;
+    char device[256]; /* what the title says the rungs ran on */
+    double cap_ms;    /* the most one rung's timing may take; 0 -> about a second */
+    /* The running simulation last frame: its step time is recorded when it
+     * has stepped since with the same bodies, method and N. */
+    uint32_t seen_generation;
+    sim_variant seen_variant;
+    int seen_n;
+    int64_t seen_steps;
+    /* Where the last frame drew each rung's bar (framebuffer pixels; w 0:
+     * none), in app_chart_rungs order, for the tests. */
+    float bar[SIM_VARIANT_COUNT][4];
+    app_spark spark;
+} app_chart;
+
+/* I: opens or closes the chart. */
+void app_chart_toggle(app *a);
+/* Every frame, after the HUD: records the running method's step time, times
+ * one rung that has no result at this N while the chart is open (on a copy
+ * of the bodies; the running simulation is not touched), draws the chart. */
+void app_chart_frame(app *a, int fb_width, int fb_height);
+/* The timing part of app_chart_frame alone (no GL). */
+void app_chart_update(app *a);
+/* The rungs on this backend, in ladder order, into out; returns how many. */
+int app_chart_rungs(const app *a, sim_variant out[SIM_VARIANT_COUNT]);
+/* The result of rung v at n bodies, or NULL. */
+const app_rung_result *app_chart_result(const app *a, sim_variant v, int n);
+/* n^2 / time: what every bar shows (the tree's "N^2 equivalent"). */
+double app_chart_interactions_per_s(int n, double ms);
+/* Speedups of rung i over rung i-1 and over rung 0 from their rates;
+ * 0 where a rate is unknown (<= 0 or not finite), vs_prev[0] = 0. */
+void app_chart_speedups(const double *ips, int count, double *vs_prev, double *vs_first);
+/* A step time at n_to from one at n_from: N^2 scaling, N log N for the tree. */
+double app_chart_estimate_ms(bool tree, int n_from, double ms_from, int n_to);
+/* The sparkline: after each energy sample, on a change of physics, and drawn
+ * inside an open overlay into the rectangle x, y, w, h (w, h <= 0: a size
+ * from the line height). */
+void app_spark_sample(app *a);
+void app_spark_push(app_spark *s, double t, double de);
+void app_spark_reset(app_spark *s);
+/* Sample i, oldest first; false past the end. */
+bool app_spark_get(const app_spark *s, int i, double *t, double *de);
+void app_spark_draw(app *a, float x, float y, float w, float h);
+
 /* The whole running application. One instance, passed by pointer (GLFW
  * callbacks reach it through the window user pointer). */
 typedef struct app {
@@ -298,6 +378,7 @@ typedef struct app {
     app_live live;
     app_outputs out;
     app_snapshot snapshot;
+    app_chart chart; /* I, and the energy sparkline */
 } app;
 
 /* app_knobs.c */

@@ -29,7 +29,8 @@
 #define HUD_MAX_HEIGHT 0.45f /* of the window's height: beyond it the HUD font shrinks */
 #define MAX_LINES 64
 #define HELP_LABEL 18      /* characters of the key column in the help */
-#define PANEL_ROWS_BELOW 2 /* rows under the HUD's text: the scale bar, the legend */
+#define PANEL_ROWS_BELOW 7 /* rows under the HUD's text: the scale bar, the legend, the
+                              energy sparkline (4.5 rows, app_chart.c) */
 
 /* Galaxy units (docs/GALAXIES.md): G = 1, length 1 kpc, mass 10^10 solar
  * masses, hence the time and velocity units. */
@@ -595,6 +596,8 @@ void app_hud_draw(app *a, int fb_width, int fb_height) {
             render_overlay_text(o, bx + L.bar_px + 0.5f * lh, by, WHITE, L.bar_label);
         }
         draw_legend(o, &L, bx, by + lh);
+        /* ΔE/E₀ over time (app_chart.c), inside the panel so the lens leaves it room */
+        app_spark_draw(a, bx, by + 2.25f * lh, fminf(22 * lh, L.w - 2 * pad), 4.5f * lh);
     }
     if (a->view.help) draw_help(a, fb_width, fb_height, L.font_px);
     if (message) {

@@ -234,6 +234,7 @@ static const binding bindings[] = {
     {GLFW_KEY_COMMA, ",", "snapshot series: previous (Space plays, . next)", previous},
     {GLFW_KEY_LEFT_BRACKET, "[", "snapshot series: 10 back", back10},
     {GLFW_KEY_RIGHT_BRACKET, "]", "snapshot series: 10 forward", forward10},
+    {GLFW_KEY_I, "I", "ladder chart: every rung's interactions/s at this N, timed live", app_chart_toggle},
 };
 #define BINDING_COUNT ((int)(sizeof bindings / sizeof bindings[0]))
 
