@@ -862,11 +862,31 @@ static int blocks_per_sm(const variant_entry *e, int threads, const sim_device_l
     return blocks > 0 ? blocks : 1;
 }
 
+/* Warps per SM for `best` at n bodies when p and q are both automatic: about
+ * n / 512, at least 8. Below ~14K bodies a warp has only a few tasks and a
+ * full SM of warps spends its time loading and flushing i bodies; the H100
+ * sweep of 2026-11-23 (docs/PERFORMANCE.md) was fastest at 8 warps per SM up
+ * to 4,096 bodies (128 x 2), 16 at 8,192 (512 x 1), and with the largest
+ * block from 16,384 on. */
+static int small_n_warps(int n) {
+    return n / 512 < 8 ? 8 : n / 512;
+}
+
 /* A persistent grid: p threads per block in whole warps, q blocks per SM.
  * Auto: the largest block the kernel's registers allow, as many as fit
- * (on the H100, 896 x 1 beat 512 x 1 and 256 x 3 by 2-8 %: docs/PERFORMANCE.md). */
-static sim_block clamp_warps(const variant_entry *e, int p, int q, const sim_device_limits *lim) {
+ * (on the H100, 896 x 1 beat 512 x 1 and 256 x 3 by 2-8 % at 16K and more:
+ * docs/PERFORMANCE.md), except at small N (small_n_warps). */
+static sim_block clamp_warps(const variant_entry *e, int p, int q, int n,
+                             const sim_device_limits *lim) {
     const int max_threads = kernel_max_threads(e, lim) / 32 * 32;
+    if (p <= 0 && q <= 0 && n > 0) {
+        const int warps = small_n_warps(n);
+        const int full = max_threads / 32 * blocks_per_sm(e, max_threads, lim);
+        if (warps < full) {
+            p = warps <= 8 ? 128 : warps * 32 <= max_threads ? warps * 32 : max_threads;
+            q = warps <= 8 ? warps / 4 : 1;
+        }
+    }
     sim_block b = {p > 0 ? p : max_threads, q, false, ""};
     if (b.p % 32) {
         b.p = b.p < 32 ? 32 : b.p / 32 * 32;
@@ -900,7 +920,7 @@ static sim_block clamp_groups(int p, int q) {
 extern "C" sim_block sim_kernels_clamp(sim_variant v, int p, int q, int n,
                                        const sim_device_limits *lim) {
     const variant_entry *e = kernels_entry(v);
-    if (e->rule == BLOCK_WARPS) return clamp_warps(e, p, q, lim);
+    if (e->rule == BLOCK_WARPS) return clamp_warps(e, p, q, n, lim);
     if (e->rule == BLOCK_GROUPS) return clamp_groups(p, q);
     const int max_threads = kernel_max_threads(e, lim);
     sim_block b = {p, q, false, ""};
