@@ -34,7 +34,7 @@ typedef struct knob_row {
 #define STEPS_PER_FRAME_MAX 100000
 
 static const knob_row rows[] = {
-    [APP_KNOB_N] = {{"n", "N", "by scene: 16384, galaxies 65536 (CPU: 4096, 8192)",
+    [APP_KNOB_N] = {{"n", "N", "by scene: 16384; galaxies 1048576 on the tree, 65536 all-pairs (CPU: 4096, 8192)",
                      "number of bodies (a list with --benchmark)", GLFW_KEY_EQUAL,
                      "N x2, re-seeded", "N /2, re-seeded", true},
                     SIM_KNOB_BODY_COUNT},
@@ -84,7 +84,7 @@ static const knob_row rows[] = {
                      "threads per body, rows of the block (list: --benchmark)", GLFW_KEY_Q,
                      "double q", "halve q", true},
                     SIM_KNOB_Q},
-    [APP_KNOB_STEPS_PER_FRAME] = {{"steps-per-frame", "K", "by scene: 1, galaxies 4 (CPU: 1)",
+    [APP_KNOB_STEPS_PER_FRAME] = {{"steps-per-frame", "K", "by scene: 1; galaxies 2 on the tree, 4 all-pairs (CPU: 1)",
                                    "simulation steps per drawn frame (1 .. 100000)", 0, NULL, NULL,
                                    false},
                                   NONE},
