@@ -500,6 +500,8 @@ void app_scene_brightness(app *a);
 void app_scene_switch(app *a, int i);
 
 /* app_hud.c */
+/* 16384 -> "16,384" into out (the HUD's and the chart's numbers). */
+void app_with_commas(long v, char *out, size_t len);
 /* |dE/E0| above which the HUD's energy line becomes a warning. */
 #define APP_ENERGY_WARN 0.01
 void app_hud_draw(app *a, int fb_width, int fb_height);

@@ -285,19 +285,6 @@ void app_chart_toggle(app *a) {
 
 /* ---- drawing --------------------------------------------------------------- */
 
-/* 16384 -> "16,384" */
-static void with_commas(long v, char *out, size_t len) {
-    char digits[32];
-    snprintf(digits, sizeof digits, "%ld", v);
-    const size_t n = strlen(digits);
-    size_t o = 0;
-    for (size_t i = 0; i < n && o + 2 < len; i++) {
-        if (i > 0 && (n - i) % 3 == 0) out[o++] = ',';
-        out[o++] = digits[i];
-    }
-    out[o] = 0;
-}
-
 /* 2.04e12 -> "2.04e12" (no "+", no leading zeros in the exponent). */
 static void sci(double v, char *out, size_t len) {
     const int e = v > 0 ? (int)floor(log10(v)) : 0;
@@ -344,7 +331,7 @@ static void draw_chart(app *a, int fb_width, int fb_height) {
     }
     label_w += lh;
     char n[32], line[sizeof c->device + 96];
-    with_commas(p.body_count, n, sizeof n);
+    app_with_commas(p.body_count, n, sizeof n);
     snprintf(line, sizeof line, "The ladder at N = %s, measured live on %s", n, c->device);
     const char *const lines[] = {
         line,

@@ -106,7 +106,7 @@ __attribute__((format(printf, 3, 4))) static void add(hud_lines *l, const float 
 }
 
 /* 16384 -> "16,384" */
-static void with_commas(long v, char *out, size_t len) {
+void app_with_commas(long v, char *out, size_t len) {
     char digits[32];
     snprintf(digits, sizeof digits, "%ld", v);
     const size_t n = strlen(digits);
@@ -176,7 +176,7 @@ static void hud_text(app *a, hud_lines *l) {
     const bool units = galactic(p.ic);
     const sim_variant_desc *v = sim_variant_info(p.variant);
     char n[32];
-    with_commas(p.body_count, n, sizeof n);
+    app_with_commas(p.body_count, n, sizeof n);
     const float ms = sim_last_step_ms(a->sim);
     const double ips = app_interactions_per_s(a), fpi = app_flops_per_interaction(a);
 
@@ -205,7 +205,7 @@ static void hud_text(app *a, hud_lines *l) {
         const sim_tree_stats t = sim_get_tree_stats(a->sim);
         if (t.valid) {
             char cells[32];
-            with_commas(t.cells, cells, sizeof cells);
+            app_with_commas(t.cells, cells, sizeof cells);
             add(l, WHITE, "build %.2f ms  walk %.2f ms  depth %d  %s cells  %.0f interactions/body",
                 t.build_ms, t.walk_ms, t.depth, cells, t.interactions_per_body);
         }
