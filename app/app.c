@@ -68,7 +68,8 @@ void app_find_data_dir(char *dir, size_t len) {
 }
 
 bool app_create_sim(app *a) {
-    if (a->cfg.script && !app_script_load(a, a->cfg.script)) return false;
+    /* main.c loads --script first (exit 2); callers that do not, get it here. */
+    if (a->cfg.script && !a->out.script && !app_script_load(a, a->cfg.script)) return false;
     /* Decided once, here: the backend picks the scene's N. */
     char why[160] = "";
     a->cfg.sim.backend = sim_backend_resolve(a->cfg.sim.backend, why, sizeof why);

@@ -35,6 +35,8 @@ int main(int argc, char **argv) {
     if (a.cfg.benchmark) return app_bench_run(&a.cfg);
     if (a.cfg.encode) return app_record_encode(&a.cfg); /* PNGs to a video, no simulation */
     app_signal_install(); /* after --benchmark, which Ctrl-C simply stops */
+    /* A bad script is a bad command line: exit 2, before anything runs. */
+    if (a.cfg.script && !app_script_load(&a, a.cfg.script)) return 2;
     if (!app_create_sim(&a)) return 1;
     rc = a.cfg.headless ? app_headless_run(&a) : app_window_run(&a);
     app_destroy(&a); /* no-op when the front-end already tore down */

@@ -36,12 +36,12 @@ run() { # run ARGS...: nbody headless on a tiny scene; rc in $rc, stderr in $tmp
     rc=$?
 }
 
-# expect_script_refusal WHAT FILE PATTERN: non-zero, not a timeout, one
+# expect_script_refusal WHAT FILE PATTERN: exit 2 (not a timeout), one
 # "nbody:" line matching PATTERN and a "hint:" line.
 expect_script_refusal() {
     local what=$1 file=$2 pattern=$3
     run --frames 3 --script "$file"
-    if [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ]; then
+    if [ "$rc" -ne 2 ]; then # a bad script is a bad command line
         fail "($what): exit $rc"
     elif [ "$(grep -c '^nbody: ' "$tmp/err")" -ne 1 ] || ! grep -q '^hint: ' "$tmp/err"; then
         fail "($what): not one 'nbody:' and a 'hint:' line"; cat "$tmp/err"
