@@ -515,7 +515,8 @@ bool app_snapshot_playback_frame(app *a) {
     if (!s->series) return false;
     if (s->series_index != s->series_shown) {
         show(a, s->series_index, s->series_index > s->series_shown ? 1 : -1);
-    } else if (s->playing && a->live.frame > s->series_shown_at) {
+    } else if (s->playing && !a->live.paused && a->live.frame > s->series_shown_at) {
+        /* (paused: the window's last frame as it closes shows what is on screen) */
         if (s->series_shown + 1 < s->series_count) {
             show(a, s->series_shown + 1, 1);
         } else {
