@@ -130,15 +130,21 @@ static void wrap(render_overlay *o, const hud_line *line, float max_w, float mea
     while (*rest && out->count < MAX_LINES) {
         hud_line piece = {.color = line->color};
         const char *indent = first ? "" : spaces + (sizeof spaces - 1 - (size_t)hang);
-        size_t take = strlen(rest), last_space = 0;
-        for (size_t k = 1; k <= strlen(rest); k++) {
-            char buf[sizeof piece.text];
-            const size_t indent_len = strlen(indent);
-            const size_t len = indent_len + k < sizeof buf ? k : sizeof buf - 1 - indent_len;
-            memcpy(buf, indent, indent_len);
-            memcpy(buf + indent_len, rest, len);
-            buf[indent_len + len] = 0;
-            if (render_overlay_text_width(o, buf) * measure > max_w && last_space > 0) {
+        /* The longest run of whole words that fits (a first word too wide
+         * for the line is taken whole), measured word by word: the HUD is
+         * laid out twice a frame, so this runs often. */
+        const size_t len = strlen(rest);
+        size_t take = len, last_space = 0, from = 0;
+        float w = render_overlay_text_width(o, indent);
+        for (size_t k = 1; k <= len; k++) {
+            if (rest[k] != ' ' && rest[k] != 0) continue;
+            char word[sizeof piece.text];
+            const size_t n = k - from < sizeof word ? k - from : sizeof word - 1;
+            memcpy(word, rest + from, n);
+            word[n] = 0;
+            w += render_overlay_text_width(o, word);
+            from = k;
+            if (w * measure > max_w && last_space > 0) {
                 take = last_space;
                 break;
             }
