@@ -441,22 +441,64 @@ static void record_offscreen(app *a, const render_view *view, int n) {
     render_bind_target(a->render, NULL);
 }
 
+void app_profile_mark(app *a, app_phase p) {
+    if (!a->cfg.profile) return;
+    const double now = app_now();
+    if (a->prof.last > 0) a->prof.seconds[p] += now - a->prof.last;
+    a->prof.last = now;
+}
+
+void app_profile_reset(app *a) {
+    render_timer_destroy(a->prof.gl);
+    a->prof = (app_profile){0};
+}
+
+void app_profile_print(app *a) {
+    static const char *const names[APP_PHASE_COUNT] = {
+        "input", "step", "diagnostics", "upload", "draw", "hud + readback", "rest", "loop"};
+    double total = 0;
+    for (int p = 0; p < APP_PHASE_COUNT; p++) total += a->prof.seconds[p];
+    if (a->prof.frames <= 0 || total <= 0) return;
+    printf("nbody: profile of %ld frames (wall time per frame; the GPU's work is counted where "
+           "the CPU waits for it):\n",
+           a->prof.frames);
+    for (int p = 0; p < APP_PHASE_COUNT; p++) {
+        printf("  %-15s %8.4f ms %5.1f %%\n", names[p], 1e3 * a->prof.seconds[p] / a->prof.frames,
+               100 * a->prof.seconds[p] / total);
+    }
+    printf("  %-15s %8.4f ms\n", "total", 1e3 * total / a->prof.frames);
+    double gl_ms = 0;
+    long gl_frames = 0;
+    if (a->prof.gl) render_timer_result(a->prof.gl, true, &gl_ms, &gl_frames);
+    if (gl_frames > 0) {
+        printf("  on the GPU: drawing %.4f ms (GL timer queries, %ld frames)", gl_ms / gl_frames,
+               gl_frames);
+        if (sim_get_params(a->sim).backend == SIM_BACKEND_CUDA) {
+            printf("; a step %.4f ms (CUDA events)", sim_last_step_ms(a->sim));
+        }
+        printf("\n");
+    }
+}
+
 void app_frame(app *a, int fb_width, int fb_height) {
+    app_profile_mark(a, APP_PHASE_LOOP);
     update_fps(a);
     app_script_dispatch(a);
     /* --record, --frames-dir, M: started and stopped before the frame is drawn */
     app_record_update(a, fb_width, fb_height);
     if (!a->live.energy0_valid) sample_diagnostics(a); /* E0 before the first step */
     if (a->live.frame + 1 == a->live.runaway_at) test_runaway(a);
-    if (app_snapshot_playback_frame(a)) {
-        /* a snapshot series plays: nothing steps */
-    } else if (!a->live.paused || a->live.step_once) {
+    const bool playback = app_snapshot_playback_frame(a); /* a series plays: nothing steps */
+    app_profile_mark(a, APP_PHASE_INPUT);
+    if (!playback && (!a->live.paused || a->live.step_once)) {
         app_step_frame(a);
         a->live.step_once = false;
     }
+    app_profile_mark(a, APP_PHASE_STEP);
     sample_diagnostics(a);
     sample_force_error(a);
     if (a->view.follow_com) app_follow(a);
+    app_profile_mark(a, APP_PHASE_DIAG);
     if (!app_interop_upload(&a->interop, a->sim, a->render))
         a->fe.quit = true; /* message printed */
     check_nonfinite(a);
@@ -470,6 +512,9 @@ void app_frame(app *a, int fb_width, int fb_height) {
             free(tags);
         }
     }
+    app_profile_mark(a, APP_PHASE_UPLOAD);
+    if (a->cfg.profile && !a->prof.gl) a->prof.gl = render_timer_create();
+    if (a->prof.gl) render_timer_begin(a->prof.gl);
     render_view view = {
         .fb_width = fb_width,
         .fb_height = fb_height,
@@ -487,13 +532,18 @@ void app_frame(app *a, int fb_width, int fb_height) {
     app_hud_fit_view(a, fb_width, fb_height, &view); /* the HUD never covers the scene */
     render_frame(a->render, &view, p.body_count);
     draw_tree_cells(a, &view);
+    app_profile_mark(a, APP_PHASE_DRAW);
     if (!a->cfg.record_hud) app_record_capture(a, false); /* the video: the scene only */
     a->out.capturing = a->out.screenshot_requested; /* no old "wrote ..." in the new picture */
     app_hud_draw(a, fb_width, fb_height);
     if (a->cfg.record_hud) app_record_capture(a, false);
+    if (a->prof.gl) render_timer_end(a->prof.gl);
+    app_profile_mark(a, APP_PHASE_HUD);
     app_chart_frame(a, fb_width, fb_height); /* I: the ladder chart, timed and drawn */
     if (a->out.screenshot_requested) save_screenshot(a, fb_width, fb_height);
     if (a->cfg.status_every > 0 && a->live.frame % a->cfg.status_every == 0) app_status_append(a);
+    app_profile_mark(a, APP_PHASE_REST);
+    if (a->prof.last > 0) a->prof.frames++;
     a->live.frame++;
 }
 
@@ -530,6 +580,7 @@ bool app_finish(app *a, int fb_width, int fb_height) {
 void app_destroy(app *a) {
     if (a->render) app_record_finish(a); /* a recording still running ends here */
     app_interop_destroy(&a->interop);
+    if (a->render) app_profile_reset(a); /* its GL queries, while the context is current */
     render_boxes_destroy(a->boxes);
     render_overlay_destroy(a->overlay);
     render_destroy(a->render);

@@ -156,6 +156,7 @@ typedef struct app_config {
     const char *encode;              /* --encode DIR: its frame-*.png into --record, nothing else */
     const char *load;         /* --load FILE, 'GLOB' or DIR: start from snapshot(s), or NULL */
     bool progress;            /* --progress: the headless progress line even into a file */
+    bool profile;             /* --profile: at exit, where each frame's time went */
 } app_config;
 
 /* How body positions reach the vertex buffer. */
@@ -361,6 +362,30 @@ void app_spark_draw(app *a, float x, float y, float w, float h);
 
 /* The whole running application. One instance, passed by pointer (GLFW
  * callbacks reach it through the window user pointer). */
+/* --profile: the wall time of each part of app_frame, summed over the
+ * frames. GL and CUDA calls return before the GPU is done, so a part's time
+ * is the CPU's work plus its waits: the GPU's time shows up in the part that
+ * waits for it (the interop map or the vertex write for the GL drawing and
+ * the step), not necessarily in the part that queued it. */
+typedef enum app_phase {
+    APP_PHASE_INPUT,  /* script keys, recording start/stop, E0 */
+    APP_PHASE_STEP,   /* sim_step (queued; a CUDA step is waited for below) */
+    APP_PHASE_DIAG,   /* energy and force-error samples, follow */
+    APP_PHASE_UPLOAD, /* the interop map, vertex write and unmap (or host copy), tags */
+    APP_PHASE_DRAW,   /* the scene: the video's own picture, the window's, tree cells */
+    APP_PHASE_HUD,    /* the HUD and the recording's read-back */
+    APP_PHASE_REST,   /* the chart, screenshot and status lines */
+    APP_PHASE_LOOP,   /* between frames: the front-end's own work */
+    APP_PHASE_COUNT
+} app_phase;
+
+typedef struct app_profile {
+    double seconds[APP_PHASE_COUNT];
+    double last; /* app_now() at the end of the last part timed */
+    long frames;
+    render_timer *gl; /* the GPU time of the drawing (draw and HUD parts) */
+} app_profile;
+
 typedef struct app {
     app_config cfg;
     char data_dir[PATH_MAX]; /* holds shaders/ and assets/ */
@@ -379,6 +404,7 @@ typedef struct app {
     app_outputs out;
     app_snapshot snapshot;
     app_chart chart; /* I, and the energy sparkline */
+    app_profile prof; /* --profile */
 } app;
 
 /* app_knobs.c */
@@ -426,6 +452,13 @@ bool app_create_render(app *a, bool offscreen);
 /* One frame: scripted keys, steps (unless paused), diagnostics, vertices to
  * the GL buffer, the scene, the HUD, F12 and --status-every. */
 void app_frame(app *a, int fb_width, int fb_height);
+/* --profile: adds the time since the last mark to phase p. */
+void app_profile_mark(app *a, app_phase p);
+/* --profile: starts over (the frames after this one are timed). */
+void app_profile_reset(app *a);
+/* --profile: the table of where the frames' time went, on stdout (waits
+ * for the GPU's last timings). */
+void app_profile_print(app *a);
 /* The frame's steps (app_frame calls it; unless paused): one call of
  * sim_step, or, when the last measured step time says the frame's steps
  * take longer than fe.poll_ms and there is a fe.poll, one step at a time

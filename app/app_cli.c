@@ -47,6 +47,7 @@ enum option_id {
     O_ENCODE,
     O_LOAD,
     O_PROGRESS,
+    O_PROFILE,
     O_COUNT
 };
 
@@ -109,6 +110,8 @@ static const option_spec options[] = {
      "start from a tipsy, GADGET-2 or HDF5 snapshot; a folder or pattern plays as a movie"},
     {O_PROGRESS, "progress", NULL, SWITCH, 0, 0, "only when stderr is a terminal",
      "headless: a progress line on stderr every second, even into a file"},
+    {O_PROFILE, "profile", NULL, SWITCH, 0, 0, "off",
+     "at exit, print where each frame's time went (step, upload, draw, HUD, ...)"},
 };
 _Static_assert(sizeof options / sizeof options[0] == O_COUNT, "one spec per option id");
 
@@ -273,6 +276,9 @@ static int apply(app_config *c, const option_spec *o, const char *v) {
         break;
     case O_PROGRESS:
         c->progress = true;
+        break;
+    case O_PROFILE:
+        c->profile = true;
         break;
     case O_HELP:
     case O_COUNT:

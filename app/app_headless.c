@@ -205,6 +205,7 @@ int app_headless_run(app *a) {
     printf("nbody: headless on %s (OpenGL %s), %s\n", render_gl_renderer(), render_gl_version(),
            app_interop_path_name(a->interop.path));
     glFinish();
+    app_profile_reset(a); /* --profile: the timed frames only */
     const double t0 = app_now();
     progress pr = {.tty = isatty(2) != 0, .t0 = t0, .last = t0, .frame0 = a->live.frame};
     pr.on = pr.tty || a->cfg.progress;
@@ -214,6 +215,7 @@ int app_headless_run(app *a) {
         progress_update(&pr, a, frames, false);
     }
     glFinish();
+    app_profile_mark(a, APP_PHASE_LOOP); /* the last frame's GPU work */
     progress_update(&pr, a, frames, true);
     const double seconds = app_now() - t0;
     const int timed = a->live.frame - 1;
@@ -224,6 +226,7 @@ int app_headless_run(app *a) {
                end.body_count == 1 ? "body" : "bodies", a->cfg.steps_per_frame,
                a->cfg.steps_per_frame == 1 ? "step" : "steps", seconds, timed / seconds,
                sim_last_step_ms(a->sim));
+        if (a->cfg.profile) app_profile_print(a);
     }
     /* A blow-up stops the run at its frame; the outputs show that frame. */
     const bool blown_up = a->live.blown_up;

@@ -217,6 +217,7 @@ int app_window_run(app *a) {
         if (a->live.frame == 1) { /* registration has been tried by now */
             printf("nbody: window on %s (OpenGL %s), %s\n", render_gl_renderer(),
                    render_gl_version(), app_interop_path_name(a->interop.path));
+            app_profile_reset(a); /* --profile: the frames after the first */
         }
         finished = closing || (a->cfg.frames > 0 && a->live.frame >= a->cfg.frames);
         if (finished) ok = app_finish(a, fbw, fbh);
@@ -226,6 +227,7 @@ int app_window_run(app *a) {
             t_title = a->live.now;
         }
     }
+    if (a->cfg.profile) app_profile_print(a);
     app_destroy(a); /* GL objects go while the context is current */
     glfwDestroyWindow(window);
     glfwTerminate();

@@ -221,4 +221,21 @@ int render_readback_pending(const render_readback *rb);
  * when nothing is pending or the buffer cannot be mapped. */
 bool render_readback_pop(render_readback *rb, uint8_t *rgba, render_error *err);
 
+/* ------------------------------------------------------------------------ */
+/* The GPU time of GL work (render_timer.c), for --profile: timer queries
+ * read a few frames later, so timing never makes the CPU wait. */
+
+typedef struct render_timer render_timer;
+
+/* NULL when out of host memory. */
+render_timer *render_timer_create(void);
+void render_timer_destroy(render_timer *t);
+/* Brackets GL commands (not nested); a pair whose query slot is still busy
+ * is skipped, not waited for. */
+void render_timer_begin(render_timer *t);
+void render_timer_end(render_timer *t);
+/* The GPU milliseconds summed over the pairs timed so far, and how many
+ * there were; with wait, every pair ended so far is included (waits). */
+void render_timer_result(render_timer *t, bool wait, double *ms, long *count);
+
 #endif /* NBODY_RENDER_H */

@@ -45,6 +45,8 @@
 # 1280x720; without the lens 174 px, Andromeda behind the panel); the same
 # at 480x320, where the panel wraps and shrinks its font to fit.
 #
+# --profile's table adds up: its parts times the frames are the run's time.
+#
 # The status JSON's "interop" field must be "host-copy" on the CPU backend;
 # on CUDA "zero-copy" by default, "host-copy" with --host-copy, and
 # "host-copy" with NBODY_TEST_REFUSE_INTEROP=1, which must also print exactly
@@ -174,6 +176,29 @@ if awk -v f="${fps:-0}" 'BEGIN { exit !(f > 0) }'; then
     echo "ok   one: fps $fps after 2 frames"
 else
     failed "one: fps '${fps}' after 2 frames, expected above 0"
+fi
+# --profile: the parts of the frame account for the whole timed run. The
+# sum of the parts' ms per frame times the frames must match the run's own
+# "in S s" within 3 % + 2 ms (the clock is read at a few more points than
+# the parts cover: the rate line's own start and end), and the GL timer line
+# must report at least one frame timed.
+if run profile --n 256 --frames 40 --no-hud --width 320 --height 180 --profile; then
+    out="$tmp/profile.out"
+    seconds=$(sed -n 's/^nbody: \([0-9]*\) frames of .* in \([0-9.]*\) s:.*/\1 \2/p' "$out")
+    total=$(sed -n 's/^  total *\([0-9.]*\) ms$/\1/p' "$out")
+    parts=$(awk '/^  (input|step|diagnostics|upload|draw|hud|rest|loop) / { s += $(NF - 3) }
+                 END { print s }' "$out")
+    if [ -n "$seconds" ] && [ -n "$total" ] &&
+        awk -v fs="$seconds" -v t="$total" -v p="$parts" 'BEGIN {
+            split(fs, a, " "); want = a[2] * 1e3; got = t * a[1];
+            exit !(got > want - 0.03 * want - 2 && got < want + 0.03 * want + 2 &&
+                   p > t - 0.01 * t - 0.01 && p < t + 0.01 * t + 0.01) }' &&
+        grep -q '^  on the GPU: drawing [0-9.]* ms (GL timer queries, [1-9][0-9]* frames)' "$out"; then
+        echo "ok   profile: $total ms/frame over '$seconds' (frames, s)"
+    else
+        failed "profile: parts '$parts', total '$total' ms/frame, run '$seconds' (frames, s)"
+        cat "$out"
+    fi
 fi
 echo "test_headless ($backend): $([ $fail -eq 0 ] && echo passed || echo FAILED)"
 exit $fail
