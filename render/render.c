@@ -247,6 +247,11 @@ void render_upload_bodies(render *r, const render_vertex *v, int n) {
     GL_CHECK("render_upload_bodies");
 }
 
+void render_flush(render *r) {
+    (void)r; /* the context current with r */
+    glFlush();
+}
+
 void render_upload_tags(render *r, const uint8_t *tags, int n) {
     assert(n <= r->capacity);
     glBindBuffer(GL_ARRAY_BUFFER, r->tag_vbo);

@@ -221,6 +221,10 @@ int render_readback_pending(const render_readback *rb);
  * when nothing is pending or the buffer cannot be mapped. */
 bool render_readback_pop(render_readback *rb, uint8_t *rgba, render_error *err);
 
+/* Hands the GL commands queued so far to the GPU now (glFlush) instead of
+ * when the driver's buffer fills or something waits for them. */
+void render_flush(render *r);
+
 /* ------------------------------------------------------------------------ */
 /* The GPU time of GL work (render_timer.c), for --profile: timer queries
  * read a few frames later, so timing never makes the CPU wait. */
