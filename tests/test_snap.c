@@ -21,18 +21,7 @@
 #include <unistd.h>
 
 #include "snap.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond);                      \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-        }                                                                                          \
-    } while (0)
+#include "test_check.h"
 
 /* --- helpers ------------------------------------------------------------------ */
 
@@ -578,10 +567,7 @@ static int check_manifest(const char *manifest) {
     }
     fclose(f);
     CHECK(files > 0, "empty manifest");
-    if (failures) {
-        fprintf(stderr, "test_snap: %d check(s) failed\n", failures);
-        return 1;
-    }
+    if (test_failures) return test_exit("test_snap");
     printf("test_snap: %d files from the independent writer read back exactly\n", files);
     return 0;
 }
@@ -606,10 +592,5 @@ int main(int argc, char **argv) {
     snprintf(path, sizeof path, "%s/save.hdf5", dir);
     unlink(path);
     rmdir(dir);
-    if (failures) {
-        fprintf(stderr, "test_snap: %d check(s) failed\n", failures);
-        return 1;
-    }
-    printf("test_snap: all checks passed\n");
-    return 0;
+    return test_exit("test_snap");
 }

@@ -1,10 +1,9 @@
-/* test_util.h - the few helpers the C tests share.
+/* test_util.h - the few helpers the C tests of the simulation share.
  *
- * CHECK(cond, ...) reports a failure with file:line and a message and keeps
- * going, so one run shows every broken property; test_exit() turns the count
- * into the exit status. compare_bodies() applies |a - b| <= atol + rtol*|ref|
- * to every component of every body and prints the worst few. Exit code 77
- * means "skipped" to CTest (SKIP_RETURN_CODE).
+ * CHECK, test_exit and TEST_SKIP come from test_check.h (which tests that do
+ * not link the simulation include alone). compare_bodies() applies
+ * |a - b| <= atol + rtol*|ref| to every component of every body and prints
+ * the worst few.
  */
 #ifndef NBODY_TEST_UTIL_H
 #define NBODY_TEST_UTIL_H
@@ -14,29 +13,7 @@
 #include <stdlib.h>
 
 #include "sim.h"
-
-#define TEST_SKIP 77
-
-static int test_failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            test_failures++;                                                                       \
-            fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond);                      \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-        }                                                                                          \
-    } while (0)
-
-static inline int test_exit(const char *name) {
-    if (test_failures) {
-        fprintf(stderr, "%s: %d check(s) failed\n", name, test_failures);
-        return 1;
-    }
-    printf("%s: all checks passed\n", name);
-    return 0;
-}
+#include "test_check.h"
 
 /* Creates a simulation or fails the test loudly. */
 static inline sim *test_sim(sim_desc d) {
