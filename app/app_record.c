@@ -5,31 +5,43 @@
  * Recording is tied to simulation frames, not to the wall clock: every
  * frame drawn is one video frame, so a video plays smoothly whatever the
  * GPU's speed. Frames come back from GL through a ring of pixel-pack
- * buffers (render_readback), each one read two frames after it was drawn,
- * so the loop does not wait for the GPU. At --record-size the video has a
- * picture of its own (render_target) that app_frame draws before the
- * window's; otherwise the frame's own picture is read, before the HUD
+ * buffers (render_readback), each mapped once a fence says the GPU has
+ * copied it, so the loop does not wait for the GPU. At --record-size the
+ * video has a picture of its own (render_target) that app_frame draws before
+ * the window's; otherwise the frame's own picture is read, before the HUD
  * unless --record-hud.
  *
+ * A video's frames are converted to YUV 4:2:0 (BT.709, limited range) and
+ * flipped on the GPU, 1.5 bytes a pixel, and a writer thread writes each
+ * mapped buffer straight into ffmpeg's pipe, so the frame loop neither
+ * copies nor writes them: it only queues copies, maps and unmaps (GL calls
+ * stay on its thread). It never drops a frame: when every buffer is taken
+ * (the encoder is slower than the loop) it waits for the writer. PNG
+ * sequences read RGBA and write PNGs on the loop's thread, as before.
+ *
  * The encoder is an ffmpeg child process ($NBODY_FFMPEG, else ffmpeg from
- * PATH) reading raw RGB0 frames from a pipe on its stdin and writing H.264
- * (libx264, CRF 20, yuv420p, +faststart) to "FILE.tmp-PID.mp4", which is
- * renamed to FILE only when ffmpeg exits with status 0. yuv420p needs even
- * sizes: a frame of odd width or height loses its last column or bottom
- * row. ffmpeg's messages go to "FILE.tmp-PID.log", whose last line is quoted
- * when it fails; both temporary files are removed either way. When ffmpeg
- * cannot be started, stops reading (EPIPE: SIGPIPE is ignored around the
- * writes) or exits non-zero, one line says so with a hint and nothing is
- * left under FILE; a --record run then exits 1, a recording started with
- * M only stops, with the reason on the HUD. A recording stopped while the
- * program runs on (M, a resized window) lets its ffmpeg finish in the
- * background, polled with waitpid(WNOHANG) each frame; at exit every one is
- * waited for.
+ * PATH) reading raw yuv420p frames (--encode: the PNGs' RGB, converted by
+ * ffmpeg with the same matrix) from a pipe on its stdin and writing H.264
+ * (libx264, CRF 20, yuv420p, BT.709 tagged, +faststart) to
+ * "FILE.tmp-PID.mp4", which is renamed to FILE only when ffmpeg exits with
+ * status 0. yuv420p needs even sizes: a frame of odd width or height loses
+ * its last column or bottom row. ffmpeg's messages go to "FILE.tmp-PID.log",
+ * whose last line is quoted when it fails; both temporary files are removed
+ * either way. When ffmpeg cannot be started, stops reading (EPIPE: the
+ * writer thread blocks every signal, so SIGPIPE stays pending on it instead
+ * of killing the program; --encode ignores SIGPIPE around its writes) or
+ * exits non-zero, one line says so with a hint and nothing is left under
+ * FILE; a --record run then exits 1, a recording started with M only stops,
+ * with the reason on the HUD. A recording stopped while the program runs on
+ * (M, a resized window) lets its ffmpeg finish in the background, polled
+ * with waitpid(WNOHANG) each frame; at exit every one is waited for.
  */
+#define _GNU_SOURCE /* F_SETPIPE_SZ (Linux), with the POSIX 2008 the build asks for */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -116,7 +128,9 @@ static int wait_child(pid_t pid, bool block, int *sig) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-static bool encoder_open(encoder *e, const char *path, int width, int height, int fps,
+/* yuv: frames come as yuv420p (the GPU's conversion), else as RGB0 that
+ * ffmpeg converts with the same matrix and range. */
+static bool encoder_open(encoder *e, const char *path, int width, int height, int fps, bool yuv,
                          record_error *err) {
     const char *env = getenv("NBODY_FFMPEG");
     *e = (encoder){.program = env && env[0] ? env : "ffmpeg",
@@ -141,15 +155,25 @@ static bool encoder_open(encoder *e, const char *path, int width, int height, in
      * there would keep it from ever seeing the end of the video. */
     fcntl(fds[0], F_SETFD, FD_CLOEXEC);
     fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+#ifdef F_SETPIPE_SZ
+    /* 1 MiB (the unprivileged limit by default) instead of 64 KiB: fewer
+     * trips through the kernel per frame. Refused: the default will do. */
+    fcntl(fds[1], F_SETPIPE_SZ, 1 << 20);
+#endif
     char size[32], rate[16];
     snprintf(size, sizeof size, "%dx%d", e->out_w, e->out_h);
     snprintf(rate, sizeof rate, "%d", fps);
+    /* BT.709 limited range, what the GPU's conversion writes, and tagged so
+     * that players decode it with that matrix. */
     /* clang-format off */
     char *const argv[] = {
         (char *)e->program, "-hide_banner", "-loglevel", "error",
-        "-f", "rawvideo", "-pix_fmt", "rgb0", "-video_size", size, "-framerate", rate,
-        "-i", "pipe:0", "-an",
+        "-f", "rawvideo", "-pix_fmt", yuv ? "yuv420p" : "rgb0", "-video_size", size,
+        "-framerate", rate, "-i", "pipe:0", "-an",
+        "-vf", yuv ? "null" : "scale=out_color_matrix=bt709:out_range=tv",
         "-c:v", "libx264", "-crf", RECORD_CRF, "-pix_fmt", "yuv420p",
+        "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709",
+        "-color_range", "tv",
         "-movflags", "+faststart", "-f", "mp4", "-y", e->tmp, NULL};
     /* clang-format on */
     posix_spawn_file_actions_t fa;
@@ -268,6 +292,104 @@ static bool encoder_write(encoder *e, const uint8_t *rgba, record_error *err) {
     return false;
 }
 
+/* ---- the writer thread: mapped frames into the pipe ------------------------ */
+
+/* Frames handed over in order (pointers into mapped read-back buffers,
+ * valid until the loop releases them, which it does only once the thread
+ * is done with them). */
+typedef struct writer {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool started;
+    int fd;
+    size_t len; /* bytes a frame */
+    const uint8_t *job[RENDER_READBACK_DEPTH];
+    long handed, done; /* frames handed over; frames the thread is done with */
+    bool quit;         /* no more will come: end once done == handed */
+    bool abandon;      /* skip the ones left */
+    int err;           /* errno of the first failed write; the frames after it are skipped */
+} writer;
+
+static void *writer_main(void *arg) {
+    writer *w = arg;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (w->done == w->handed && !w->quit) pthread_cond_wait(&w->cv, &w->mu);
+        if (w->done == w->handed) break; /* told to quit, all done */
+        const uint8_t *frame = w->job[w->done % RENDER_READBACK_DEPTH];
+        const bool skip = w->err != 0 || w->abandon;
+        pthread_mutex_unlock(&w->mu);
+        errno = 0;
+        const int e = skip || write_all(w->fd, frame, w->len) ? 0 : errno ? errno : EIO;
+        pthread_mutex_lock(&w->mu);
+        if (e && !w->err) w->err = e;
+        w->done++;
+        pthread_cond_broadcast(&w->cv);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+/* Starts the thread with every signal blocked: SIGINT and SIGTERM go to the
+ * loop's thread (app_signal.c), and a SIGPIPE from a write into a closed
+ * pipe stays pending on this thread while write() returns EPIPE. */
+static bool writer_start(writer *w, int fd, size_t len) {
+    *w = (writer){.fd = fd, .len = len};
+    if (pthread_mutex_init(&w->mu, NULL) != 0) return false;
+    if (pthread_cond_init(&w->cv, NULL) != 0) {
+        pthread_mutex_destroy(&w->mu);
+        return false;
+    }
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    const int rc = pthread_create(&w->thread, NULL, writer_main, w);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        pthread_cond_destroy(&w->cv);
+        pthread_mutex_destroy(&w->mu);
+        errno = rc;
+        return false;
+    }
+    w->started = true;
+    return true;
+}
+
+static void writer_hand(writer *w, const uint8_t *frame) {
+    pthread_mutex_lock(&w->mu);
+    w->job[w->handed % RENDER_READBACK_DEPTH] = frame;
+    w->handed++;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+}
+
+/* Frames done so far (waiting until at least `least`), and the first
+ * write's error, if any. */
+static long writer_done(writer *w, long least, int *err) {
+    pthread_mutex_lock(&w->mu);
+    while (w->done < least) pthread_cond_wait(&w->cv, &w->mu);
+    const long done = w->done;
+    *err = w->err;
+    pthread_mutex_unlock(&w->mu);
+    return done;
+}
+
+/* Ends the thread once it has done every frame handed over (abandon: skips
+ * those it has not started). */
+static void writer_stop(writer *w, bool abandon) {
+    if (!w->started) return;
+    pthread_mutex_lock(&w->mu);
+    w->quit = true;
+    w->abandon = w->abandon || abandon;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->thread, NULL);
+    pthread_cond_destroy(&w->cv);
+    pthread_mutex_destroy(&w->mu);
+    w->started = false;
+}
+
 /* ---- recording drawn frames ------------------------------------------------- */
 
 struct app_recording {
@@ -277,12 +399,13 @@ struct app_recording {
     char dir[PATH_MAX];   /* PNG sequence */
     char shown[PATH_MAX]; /* the absolute path, for the messages */
     int width, height;    /* the frames read back */
-    bool offscreen; /* drawn into target (--record-size, or the HUD on but not recorded), else
-                       the frame's own picture */
+    bool offscreen;       /* drawn into target (--record-size, or the HUD on but not recorded), else
+                             the frame's own picture */
     render_target *target;
     render_readback *ring;
-    uint8_t *rgba;       /* one frame */
-    long frames;         /* frames handed to the encoder or written */
+    writer out;          /* video: the thread writing into ffmpeg's pipe */
+    uint8_t *rgba;       /* PNG sequence: one frame */
+    long frames;         /* frames written (video: by the writer) */
     app_recording *next; /* in the list of videos whose ffmpeg is finishing */
 };
 
@@ -300,8 +423,10 @@ static void report(app *a, bool by_key, const record_error *err) {
     }
 }
 
-/* The GL objects and the frame buffer; the rest goes with free(). */
+/* The writer, the GL objects and the frame buffer; the rest goes with
+ * free(). The writer ends first: it may be reading a mapped buffer. */
 static void free_frames(app *a, app_recording *r) {
+    writer_stop(&r->out, true);
     render_target_destroy(a->render, r->target);
     render_readback_destroy(r->ring);
     free(r->rgba);
@@ -325,35 +450,81 @@ static void failed(app *a, const record_error *err) {
     free_recording(a, r);
 }
 
-/* Hands the oldest frame of the ring to the encoder or the PNG sequence.
- * false: the recording failed and is gone. */
+/* PNG sequence: writes the oldest frame of the ring. false: the recording
+ * failed and is gone. */
 static bool write_oldest(app *a) {
     app_recording *r = a->out.recording;
     render_error gl = {0};
     record_error err = {0};
     if (!render_readback_pop(r->ring, r->rgba, &gl)) {
         fail(&err, gl.hint, "cannot record %s: %s", r->shown, gl.message);
-        if (r->video) encoder_close(&r->enc, false, NULL, NULL);
         failed(a, &err);
         return false;
     }
-    if (r->video) {
-        if (!encoder_write(&r->enc, r->rgba, &err)) {
-            failed(a, &err);
-            return false;
-        }
-    } else {
-        for (size_t i = 3; i < (size_t)r->width * r->height * 4; i += 4) r->rgba[i] = 255;
-        char path[PATH_MAX + 32];
-        snprintf(path, sizeof path, "%s/frame-%06ld.png", r->dir, r->frames);
-        if (!app_output_png(path, r->width, r->height, r->rgba)) { /* message printed */
-            fail(&err, "check the folder", "stopped writing frames to %s", r->dir);
-            failed(a, &err);
-            return false;
-        }
+    for (size_t i = 3; i < (size_t)r->width * r->height * 4; i += 4) r->rgba[i] = 255;
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/frame-%06ld.png", r->dir, r->frames);
+    if (!app_output_png(path, r->width, r->height, r->rgba)) { /* message printed */
+        fail(&err, "check the folder", "stopped writing frames to %s", r->dir);
+        failed(a, &err);
+        return false;
     }
     r->frames++;
     return true;
+}
+
+/* Video: the recording failed, with the ffmpeg message of encoder_close
+ * (why: what the writer saw, or NULL with *gl: a GL failure). */
+static bool video_failed(app *a, const char *why, const render_error *gl) {
+    app_recording *r = a->out.recording;
+    record_error err = {0};
+    writer_stop(&r->out, true);
+    r->enc.frames = r->frames;
+    if (gl) {
+        fail(&err, gl->hint, "cannot record %s: %s", r->shown, gl->message);
+        encoder_close(&r->enc, false, NULL, NULL);
+    } else {
+        encoder_close(&r->enc, false, why, &err);
+    }
+    failed(a, &err);
+    return false;
+}
+
+/* Video: releases the buffers the writer is done with and hands it every
+ * frame the GPU has finished copying. until_free: and then, while every
+ * buffer is taken, waits for the writer (or, when it holds none, for the
+ * GPU's oldest copy); drain: until every frame is written. false: the
+ * recording failed and is gone. */
+static bool pump(app *a, bool until_free, bool drain) {
+    app_recording *r = a->out.recording;
+    render_error gl = {0};
+    long least = 0; /* frames the writer must have done before going on */
+    for (;;) {
+        int werr = 0;
+        const long done = writer_done(&r->out, least, &werr);
+        for (; r->frames < done; r->frames++) render_readback_release(r->ring);
+        if (werr) {
+            char why[128];
+            snprintf(why, sizeof why, "stopped reading (%s)", strerror(werr));
+            return video_failed(a, why, NULL);
+        }
+        const int pending = render_readback_pending(r->ring);
+        const bool must = (until_free && pending == RENDER_READBACK_DEPTH) || (drain && pending);
+        const bool copies = pending > render_readback_mapped(r->ring); /* not handed over yet */
+        /* Waits for the GPU only when the writer holds nothing to free. */
+        const bool wait_gpu = must && copies && (drain || render_readback_mapped(r->ring) == 0);
+        const uint8_t *frame = NULL;
+        bool first = true;
+        do {
+            if (!render_readback_map(r->ring, wait_gpu && first, &frame, &gl)) {
+                return video_failed(a, NULL, &gl);
+            }
+            if (frame) writer_hand(&r->out, frame);
+            first = false;
+        } while (frame);
+        if (!must) return true;
+        least = wait_gpu ? 0 : r->frames + 1;
+    }
 }
 
 /* path, made absolute against the current folder for the messages. */
@@ -391,19 +562,30 @@ static void start(app *a, const char *path, const char *frames_dir, bool by_key,
     if (!r->video) snprintf(r->dir, sizeof r->dir, "%s", frames_dir);
     a->out.recording = r;
     render_error gl = {0};
-    r->rgba = malloc((size_t)r->width * (size_t)r->height * 4);
-    if (!r->rgba) {
+    char shaders[PATH_MAX + 16];
+    snprintf(shaders, sizeof shaders, "%s/shaders", a->data_dir);
+    const render_readback_desc rd = {.width = r->width,
+                                     .height = r->height,
+                                     .format =
+                                         r->video ? RENDER_READBACK_YUV420 : RENDER_READBACK_RGBA,
+                                     .shader_dir = shaders};
+    if (!r->video && !(r->rgba = malloc((size_t)r->width * (size_t)r->height * 4))) {
         fail(&err, "try a smaller --record-size",
              "cannot record %s: out of memory for a %dx%d frame", r->shown, r->width, r->height);
     } else if ((r->offscreen && !(r->target = render_target_create(r->width, r->height, &gl))) ||
-               !(r->ring = render_readback_create(r->width, r->height, &gl))) {
+               !(r->ring = render_readback_create(&rd, &gl))) {
         fail(&err, gl.hint, "cannot record %s: %s", r->shown, gl.message);
     } else if (r->video) {
         const int fps = a->cfg.record_fps > 0 ? a->cfg.record_fps : RECORD_DEFAULT_FPS;
-        if (encoder_open(&r->enc, path, r->width, r->height, fps, &err)) {
-            app_message(a, "recording %dx%d at %d frames/s to %s%s", r->enc.out_w, r->enc.out_h,
-                        fps, r->shown, by_key ? " (M stops)" : "");
-            return;
+        if (encoder_open(&r->enc, path, r->width, r->height, fps, true, &err)) {
+            if (writer_start(&r->out, r->enc.fd, render_readback_frame_bytes(r->ring))) {
+                app_message(a, "recording %dx%d at %d frames/s to %s%s", r->enc.out_w, r->enc.out_h,
+                            fps, r->shown, by_key ? " (M stops)" : "");
+                return;
+            }
+            fail(&err, "free some memory or close some programs",
+                 "cannot record %s: no thread for the writer: %s", r->shown, strerror(errno));
+            encoder_close(&r->enc, false, NULL, NULL);
         }
     } else {
         app_message(a, "writing %dx%d frames to %s/frame-NNNNNN.png", r->width, r->height,
@@ -434,11 +616,13 @@ static bool settled(app *a, app_recording *r, int status, int sig) {
  * on, and app_record_update settles it. */
 static void stop(app *a, bool wait) {
     app_recording *r = a->out.recording;
-    while (a->out.recording && render_readback_pending(r->ring) > 0) {
+    if (r->video && !pump(a, false, true)) return; /* reported, freed */
+    while (!r->video && render_readback_pending(r->ring) > 0) {
         if (!write_oldest(a)) return; /* reported, freed */
     }
     a->out.recording = NULL;
-    free_frames(a, r);
+    r->enc.frames = r->frames;
+    free_frames(a, r); /* the writer has written every frame: it just ends */
     if (!r->video) {
         app_message(a, "wrote %ld frames to %s", r->frames, r->shown);
         free_recording(a, r);
@@ -509,6 +693,12 @@ render_target *app_record_target(const app *a, int *width, int *height) {
 void app_record_capture(app *a, bool offscreen) {
     app_recording *r = a->out.recording;
     if (!r || r->offscreen != offscreen) return;
+    if (r->video) {
+        if (!pump(a, true, false)) return;        /* reported, freed */
+        render_readback_push(a->render, r->ring); /* a buffer is free */
+        pump(a, false, false);
+        return;
+    }
     /* The ring is never full here: a full one is emptied by one below. */
     render_readback_push(a->render, r->ring);
     if (render_readback_pending(r->ring) == RENDER_READBACK_DEPTH) write_oldest(a);
@@ -623,7 +813,7 @@ int app_record_encode(const app_config *cfg) {
         } else if (i == 0) {
             width = w;
             height = h;
-            ok = opened = encoder_open(&enc, cfg->record, w, h, fps, &err);
+            ok = opened = encoder_open(&enc, cfg->record, w, h, fps, false, &err);
         } else if (w != width || h != height) {
             ok = fail(&err, "encode frames of one size", "--encode: %s is %dx%d, %s is %dx%d", path,
                       w, h, names[0], width, height);

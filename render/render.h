@@ -19,6 +19,7 @@
 #define NBODY_RENDER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct render render;
@@ -185,7 +186,8 @@ bool render_boxes_draw(render_boxes *b, const render_view *view, const render_bo
 /* Targets and read-back, for videos: a picture of a size of its own (drawn
  * by the same render_frame as the window, e.g. 1920x1080 from a 1280x720
  * window) and a ring of pixel-pack buffers that reads frames back without
- * waiting for the GPU (render_readback.c). */
+ * waiting for the GPU, as drawn or converted to YUV 4:2:0 on the GPU
+ * (render_readback.c). */
 
 typedef struct render_target render_target;
 
@@ -201,24 +203,47 @@ void render_bind_target(render *r, render_target *t);
 
 typedef struct render_readback render_readback;
 
-/* Pixel-pack buffers in the ring: a frame is mapped two frames after it
- * was queued, by when the GPU has long finished it. */
-#define RENDER_READBACK_DEPTH 3
+/* Buffers in the ring: frames pushed and not yet released. */
+#define RENDER_READBACK_DEPTH 4
 
-/* A ring of RENDER_READBACK_DEPTH buffers of width x height RGBA8; NULL
- * with *err (GL out of memory). */
-render_readback *render_readback_create(int width, int height, render_error *err);
+typedef enum render_readback_format {
+    RENDER_READBACK_RGBA = 0, /* width x height x 4 bytes, as drawn (PNG sequences) */
+    RENDER_READBACK_YUV420,   /* planar YUV 4:2:0, BT.709 limited range, top row first, of
+                                 the even part of the picture: 1.5 bytes a pixel (videos) */
+} render_readback_format;
+
+typedef struct render_readback_desc {
+    int width, height; /* the picture's; required */
+    render_readback_format format;
+    const char *shader_dir; /* holds yuv420.frag; required for YUV420 */
+} render_readback_desc;
+
+/* A ring of RENDER_READBACK_DEPTH buffers; NULL with *err (GL out of
+ * memory, a YUV420 picture under 2x2, the shader missing). */
+render_readback *render_readback_create(const render_readback_desc *desc, render_error *err);
+/* Releases mapped frames and drops queued ones. */
 void render_readback_destroy(render_readback *rb);
-/* Queues a copy of the lower-left width x height pixels of what r drew last
- * (its bound target) into the next buffer and returns at once. false when
- * every buffer holds a frame not yet popped: pop one first. */
+/* Bytes of one frame. */
+size_t render_readback_frame_bytes(const render_readback *rb);
+/* Queues a copy (YUV420: the conversion) of the lower-left width x height
+ * pixels of what r drew last (its bound target) into the next buffer and
+ * returns at once, GL's state as it was. false when every buffer holds a
+ * frame not yet released. */
 bool render_readback_push(render *r, render_readback *rb);
-/* Frames queued and not yet popped. */
+/* Frames pushed and not yet released, and of those the mapped ones. */
 int render_readback_pending(const render_readback *rb);
-/* Copies the oldest queued frame as RGBA8, top row first (as
- * render_read_pixels), into rgba[width * height * 4] and frees its buffer;
- * waits for the GPU only if that frame is not done yet. false with *err
- * when nothing is pending or the buffer cannot be mapped. */
+int render_readback_mapped(const render_readback *rb);
+/* Maps the oldest pushed frame not mapped yet: *data its bytes (RGBA bottom
+ * row first, YUV420 top row first), valid on any thread until it is
+ * released; NULL when there is none or, without wait, when the GPU has not
+ * finished its copy. false with *err when the buffer cannot be mapped. */
+bool render_readback_map(render_readback *rb, bool wait, const uint8_t **data, render_error *err);
+/* Unmaps the oldest mapped frame; its buffer takes pushes again. */
+void render_readback_release(render_readback *rb);
+/* RGBA, none mapped: maps the oldest frame (waiting for the GPU if it must),
+ * copies it top row first (as render_read_pixels) into rgba[width * height *
+ * 4] and releases it. false with *err when nothing is pending or the buffer
+ * cannot be mapped. */
 bool render_readback_pop(render_readback *rb, uint8_t *rgba, render_error *err);
 
 /* Hands the GL commands queued so far to the GPU now (glFlush) instead of

@@ -3,7 +3,7 @@
 # --record-hud, --frames-dir, --encode, key M in the window, and ffmpeg
 # missing or failing (NBODY_FFMPEG).
 #
-#   test_record.sh NBODY PNG_CHECK
+#   test_record.sh NBODY PNG_CHECK YUV_CHECK
 #
 # CPU backend, 256 bodies, 30 frames of 640x360. The PNG checks need no
 # ffmpeg; the video checks read the files back with ffprobe and are skipped
@@ -12,8 +12,17 @@
 #
 # PNGs are compared with cmp: --screenshot and --frames-dir both go through
 # app_output_png, which encodes equal pixels into equal bytes.
+#
+# What a video's encoder is handed (no ffmpeg needed): tests/ffmpeg-capture.sh
+# keeps the raw frames, and yuv_check compares the last one with a
+# screenshot of the same picture converted by the BT.709 limited-range
+# formula (it fails on swapped U and V, an unflipped picture, BT.601 or full
+# range); the arguments ask for yuv420p and the BT.709 tags. An encoder that
+# stops reading after a few frames ends the recording with one line naming
+# what happened, exit 1 and no file, through the writer thread.
 set -u
-nbody=$1 png_check=$2
+nbody=$1 png_check=$2 yuv_check=$3
+capture=$(cd "$(dirname "$0")" && pwd)/ffmpeg-capture.sh
 tmp=$(mktemp -d)
 xvfb_pid=
 cleanup() {
@@ -77,6 +86,30 @@ run size -- "${short[@]}" --record-size 321x241 --frames-dir rs
 
 run again -- "${args[@]}" --frames-dir fr
 [ "$rc" -eq 2 ] && ok "again: a folder holding frames refused" || failed "again: exit $rc, not 2"
+
+# --- what the encoder is handed (no ffmpeg) -------------------------------------------
+# yuv NAME ARGS...: a recording into the capture, the screenshot of its last frame
+yuv() {
+    local name=$1
+    shift
+    run "$name" NBODY_FFMPEG="$capture" NBODY_CAPTURE="$PWD/$name.yuv" -- "$@" \
+        --record "$name.mp4" --screenshot "$name.png"
+    [ "$rc" -eq 0 ] || failed "$name: exit $rc"
+    "$yuv_check" "$name.png" "$name.yuv" && ok "$name: the frame is the picture in BT.709 YUV" ||
+        failed "$name: yuv_check"
+}
+yuv yuv "${short[@]}" --no-hud
+grep -qx yuv420p yuv.yuv.args && grep -qx bt709 yuv.yuv.args && grep -qx tv yuv.yuv.args &&
+    ok "yuv: the encoder is told yuv420p, BT.709, limited range" ||
+    failed "yuv: the encoder's arguments lack yuv420p, bt709 or tv: $(tr '\n' ' ' <yuv.yuv.args)"
+yuv yuv_odd "${short[@]}" --no-hud --width 321 --height 181 # cut to 320x180
+yuv yuv_hud "${short[@]}" --record-hud                     # the window's own picture, HUD in it
+printf '#!/bin/sh\nhead -c 600000 >/dev/null\nexit 1\n' >dies.sh # 2 frames of 640x360 and a bit
+chmod +x dies.sh
+run dies NBODY_FFMPEG="$PWD/dies.sh" -- "${args[@]}" --record dies.mp4
+lines=$(grep -c '^nbody: cannot record dies.mp4: .* stopped reading (Broken pipe), then exited with status 1 after [0-9]* frames' dies.err)
+[ "$rc" -eq 1 ] && [ "$lines" -eq 1 ] && [ ! -e dies.mp4 ] &&
+    ok "dies: one line, exit 1, no file" || failed "dies: exit $rc, $lines message lines"
 
 # --- the command line ---------------------------------------------------------------
 refused() { # refused NAME ARGS...: exit 2, nothing written
@@ -162,6 +195,13 @@ no_leftovers sigint
 run encode -- --encode fr --record enc.mp4
 [ "$rc" -eq 0 ] || failed "encode: exit $rc"
 expect_video encode enc.mp4 30,640,360
+# Both ways to a video are tagged as what they hold: BT.709, limited range.
+for v in a.mp4 enc.mp4; do
+    tags=$(ffprobe -v error -select_streams v:0 -of csv=p=0 \
+        -show_entries stream=color_range,color_space,color_transfer,color_primaries "$v")
+    [ "$tags" = "tv,bt709,bt709,bt709" ] && ok "tags: $v is $tags" ||
+        failed "tags: $v is '$tags', expected 'tv,bt709,bt709,bt709'"
+done
 
 # --- the window: M starts and stops a recording -------------------------------------
 if ! command -v Xvfb >/dev/null; then
