@@ -546,6 +546,7 @@ void app_frame(app *a, int fb_width, int fb_height) {
      * interop map forces it out: measured on an H100 at 16K bodies, headless,
      * 1,035-1,064 frames/s in 4 runs against 506-954 in 7 without
      * (docs/PERFORMANCE.md, "Where a 16K frame goes"). */
+    if (a->out.recording) app_interop_fence_frame(&a->interop);
     render_flush(a->render);
     app_profile_mark(a, APP_PHASE_REST);
     if (a->prof.last > 0) a->prof.frames++;

@@ -170,6 +170,7 @@ typedef struct app_interop {
     bool registered;
     uint32_t vbo; /* the GL buffer that is registered */
     struct cudaGraphicsResource *resource;
+    void *frame_fence; /* GLsync after the last frame's GL work (app_interop_fence_frame) */
     sim_vertex *staging; /* host-copy path */
     int staging_capacity;
 } app_interop;
@@ -589,6 +590,10 @@ void app_interop_init(app_interop *io, bool cuda_backend, bool force_host_copy);
  * falls back to the host copy with a warning. */
 bool app_interop_upload(app_interop *io, sim *s, render *r);
 void app_interop_destroy(app_interop *io);
+/* While a video records, at the end of each frame: the next upload waits
+ * for this frame's GL work by polling a fence before the interop map
+ * (app_interop.c says why). */
+void app_interop_fence_frame(app_interop *io);
 const char *app_interop_path_name(app_interop_path p);
 
 /* The folder holding shaders/ and assets/ (app.c): $NBODY_DATA_DIR, next to the binary,

@@ -161,8 +161,33 @@ static bool upload_via_host(app_interop *io, sim *s, render *r, int n) {
     return true;
 }
 
+void app_interop_fence_frame(app_interop *io) {
+    if (io->path != APP_INTEROP_ZERO_COPY) return;
+    if (io->frame_fence) glDeleteSync((GLsync)io->frame_fence);
+    io->frame_fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+}
+
+/* Polls the last frame's fence until GL's work is done (at most a second).
+ * Measured on an H100 (docs/PERFORMANCE.md, "Recording"): with a frame
+ * read back for a video, the interop map's own wait for GL wakes ~2.9 ms
+ * late - 290 frames/s at 16K bodies - and polling first gives 660; without
+ * a read-back the same poll is slower than the map's wait (313 against
+ * 1,040 frames/s), so it is done only while recording. Measured, not
+ * explained. */
+static void poll_frame_fence(app_interop *io) {
+    if (!io->frame_fence) return;
+    const GLsync f = (GLsync)io->frame_fence;
+    const double give_up = app_now() + 1.0;
+    for (long i = 0; glClientWaitSync(f, 0, 0) == GL_TIMEOUT_EXPIRED; i++) {
+        if (i % 1024 == 1023 && app_now() > give_up) break;
+    }
+    glDeleteSync(f);
+    io->frame_fence = NULL;
+}
+
 bool app_interop_upload(app_interop *io, sim *s, render *r) {
     const int n = sim_get_params(s).body_count;
+    if (io->path == APP_INTEROP_ZERO_COPY) poll_frame_fence(io);
     /* A larger N makes render/ replace its buffer. Let go of the old one
      * first: CUDA must not hold a buffer GL deletes, and GL may hand the
      * same name out again, so names alone cannot tell buffers apart. */
@@ -178,6 +203,7 @@ bool app_interop_upload(app_interop *io, sim *s, render *r) {
 }
 
 void app_interop_destroy(app_interop *io) {
+    if (io->frame_fence) glDeleteSync((GLsync)io->frame_fence);
     unregister(io);
     free(io->staging);
     *io = (app_interop){0};

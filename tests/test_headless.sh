@@ -2,7 +2,7 @@
 # test_headless.sh - the headless front-end draws the bodies where they are,
 # and says from its status JSON which path the positions took to GL.
 #
-#   test_headless.sh NBODY PNG_CHECK CUDA_AVAILABLE cpu|cuda
+#   test_headless.sh NBODY PNG_CHECK CUDA_AVAILABLE cpu|cuda YUV_CHECK
 #
 # cpu:  CPU backend through whatever EGL gives (Mesa llvmpipe on CI).
 # cuda: CUDA backend on the GPU's EGL device; exits 77 without a GPU.
@@ -46,13 +46,16 @@
 # at 480x320, where the panel wraps and shrinks its font to fit.
 #
 # --profile's table adds up: its parts times the frames are the run's time.
+# A recorded frame (the encoder replaced by tests/ffmpeg-capture.sh) is the
+# screenshot in BT.709 YUV, on this backend's path to GL.
 #
 # The status JSON's "interop" field must be "host-copy" on the CPU backend;
 # on CUDA "zero-copy" by default, "host-copy" with --host-copy, and
 # "host-copy" with NBODY_TEST_REFUSE_INTEROP=1, which must also print exactly
 # one line "nbody: warning: CUDA-GL interop refused (...)".
 set -u
-nbody=$1 png_check=$2 cuda_available=$3 backend=$4
+nbody=$1 png_check=$2 cuda_available=$3 backend=$4 yuv_check=$5
+capture=$(cd "$(dirname "$0")" && pwd)/ffmpeg-capture.sh
 if [ "$backend" = cuda ] && ! "$cuda_available" >/dev/null; then exit 77; fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -177,6 +180,20 @@ if awk -v f="${fps:-0}" 'BEGIN { exit !(f > 0) }'; then
 else
     failed "one: fps '${fps}' after 2 frames, expected above 0"
 fi
+# A video's frames on this backend's path (CUDA: zero-copy interop, with the
+# fence polled before each map while recording): the last frame handed to
+# the encoder is the screenshot in BT.709 YUV (tests/ffmpeg-capture.sh keeps
+# the frames; yuv_check compares).
+if NBODY_FFMPEG="$capture" NBODY_CAPTURE="$tmp/video.yuv" "$nbody" --headless --backend "$backend" \
+    --n 4096 --frames 12 --no-hud --width 640 --height 360 --record "$tmp/video.mp4" \
+    --screenshot "$tmp/video.png" >"$tmp/video.out" 2>&1 &&
+    "$yuv_check" "$tmp/video.png" "$tmp/video.yuv"; then
+    echo "ok   video: the recorded frame is the picture"
+else
+    failed "video: the recorded frame is not the picture"
+    cat "$tmp/video.out"
+fi
+
 # --profile: the parts of the frame account for the whole timed run. The
 # sum of the parts' ms per frame times the frames must match the run's own
 # "in S s" within 3 % + 2 ms (the clock is read at a few more points than
