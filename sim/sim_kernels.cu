@@ -574,12 +574,7 @@ static void forces_best(const force_args *a, cudaStream_t stream) {
  *     r^-3 = y0^3 (1 - e)^(-3/2) = y0^3 (1 + 3/2 e + 15/8 e^2 + O(e^3)),
  * so two terms leave ~e^3 ~ 2^-60: full double precision for three more
  * instructions, where CUDA's rsqrt(double) adds a range check and a call to
- * a slow path on top of its Newton step. The j body's mass goes into the
- * series' coefficients, m (1 + 3/2 e + 15/8 e^2) = fma(e, fma(e, 15/8 m,
- * 3/2 m), m), with 3/2 m and 15/8 m computed once per tile load beside the
- * positions: 15 FP64 operations per interaction instead of 16 (3 DADD for
- * the separation, 3 DFMA for r^2 + eps^2, y0^2, e, y0^3, the 2-term series,
- * its product with y0^3, 3 DFMA to accumulate). */
+ * a slow path on top of its Newton step. */
 
 #define FP64_B 2
 
@@ -616,7 +611,6 @@ __global__ void forces_fp64_kernel(force_args a) {
     extern __shared__ double4a tile64[];
     const int p = blockDim.x, tx = threadIdx.x, ty = threadIdx.y;
     const int t = ty * p + tx, tile = p * blockDim.y;
-    double2 *coef = (double2 *)(tile64 + tile); /* (3/2 m, 15/8 m) of each tile body */
     const int first = blockIdx.x * p * FP64_B + tx;
     double xi[FP64_B], yi[FP64_B], zi[FP64_B], ax[FP64_B], ay[FP64_B], az[FP64_B];
 #pragma unroll
@@ -630,17 +624,13 @@ __global__ void forces_fp64_kernel(force_args a) {
     }
     const double eps2 = a.eps2_64;
     const double4a *row = tile64 + ty * p;
-    const double2 *coef_row = coef + ty * p;
     for (int base = 0; base < a.n; base += tile) {
         const int j = base + t;
-        const double4a pj = j < a.n ? a.pos64[j] : make_double4a(0.0, 0.0, 0.0, 0.0);
-        tile64[t] = pj;
-        coef[t] = make_double2(1.5 * pj.w, 1.875 * pj.w);
+        tile64[t] = j < a.n ? a.pos64[j] : make_double4a(0.0, 0.0, 0.0, 0.0);
         __syncthreads();
 #pragma unroll 4
         for (int k = 0; k < p; k++) {
             const double4a pj = row[k];
-            const double2 c = coef_row[k];
 #pragma unroll
             for (int b = 0; b < FP64_B; b++) {
                 double dx = pj.x - xi[b], dy = pj.y - yi[b], dz = pj.z - zi[b];
@@ -648,7 +638,9 @@ __global__ void forces_fp64_kernel(force_args a) {
                 double y0 = rsqrt_estimate64(dsq);
                 double y2 = y0 * y0;
                 double e = fma(-dsq, y2, 1.0);
-                double scale = (y0 * y2) * fma(e, fma(e, c.y, c.x), pj.w);
+                double s0 = (pj.w * y0) * y2;
+                double c = e * fma(1.875, e, 1.5);
+                double scale = fma(s0, c, s0);
                 ax[b] += dx * scale;
                 ay[b] += dy * scale;
                 az[b] += dz * scale;
@@ -668,7 +660,7 @@ __global__ void forces_fp64_kernel(force_args a) {
 static void forces_fp64(const force_args *a, cudaStream_t stream) {
     force_args b = *a;
     b.eps2_64 = fmax(a->eps2_64, (double)EPS2_MIN);
-    const size_t smem = (sizeof(double4a) + sizeof(double2)) * a->p * a->q;
+    const size_t smem = sizeof(double4a) * a->p * a->q;
     forces_fp64_kernel<<<div_up(a->n, a->p * FP64_B), dim3(a->p, a->q), smem, stream>>>(b);
     CUDA_CHECK_LAUNCH();
 }
@@ -779,7 +771,7 @@ static constexpr variant_entry variants[] = {
      false,
      BLOCK_PQ_TILES,
      FP64_B,
-     48, /* a double4 of position and mass and a double2 of coefficients */
+     32,
      forces_fp64_kernel},
     {SIM_VARIANT_TREE,
      {"tree", "Barnes-Hut octree rebuilt every step, quadrupoles, O(N log N)", P_GROUP, nullptr,
