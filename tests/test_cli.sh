@@ -197,6 +197,7 @@ record-hud       switch run
 frames-dir       outdir run
 encode           input  run
 progress         switch run
+profile          switch run
 '
 
 mkdir -p "$tmp/adir" "$tmp/fixtures"
