@@ -590,9 +590,10 @@ void app_interop_init(app_interop *io, bool cuda_backend, bool force_host_copy);
  * falls back to the host copy with a warning. */
 bool app_interop_upload(app_interop *io, sim *s, render *r);
 void app_interop_destroy(app_interop *io);
-/* While a video records, at the end of each frame: the next upload waits
- * for this frame's GL work by polling a fence before the interop map
- * (app_interop.c says why). */
+/* While frames are recorded (a video or --frames-dir: a read-back in each
+ * frame), at the end of each frame: the next upload waits for this frame's
+ * GL work by polling a fence before the interop map (app_interop.c says
+ * why). */
 void app_interop_fence_frame(app_interop *io);
 const char *app_interop_path_name(app_interop_path p);
 

@@ -11,6 +11,8 @@
  * because nothing is built with --default-stream per-thread). The vertex
  * write still waits for the GPU before the unmap: measured, that is 3x
  * faster than letting the unmap wait (sim/sim_cuda.cu, cuda_vertices).
+ * While frames are recorded, the map is preceded by a poll of a GL fence
+ * set at the end of the last frame (poll_frame_fence says why).
  *
  * Fallback (host copy): when registration is refused - error 304
  * (cudaErrorOperatingSystem) on hybrid-GPU laptops and remote desktops, or

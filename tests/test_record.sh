@@ -89,10 +89,14 @@ run again -- "${args[@]}" --frames-dir fr
 
 # --- what the encoder is handed (no ffmpeg) -------------------------------------------
 # yuv NAME ARGS...: a recording into the capture, the screenshot of its last frame
-yuv() {
-    local name=$1
+yuv() { # yuv NAME [ENV=VALUE...] ARGS...
+    local name=$1 envs=()
     shift
-    run "$name" NBODY_FFMPEG="$capture" NBODY_CAPTURE="$PWD/$name.yuv" -- "$@" \
+    while [[ "${1:-}" == *=* ]]; do
+        envs+=("$1")
+        shift
+    done
+    run "$name" "${envs[@]}" NBODY_FFMPEG="$capture" NBODY_CAPTURE="$PWD/$name.yuv" -- "$@" \
         --record "$name.mp4" --screenshot "$name.png"
     [ "$rc" -eq 0 ] || failed "$name: exit $rc"
     "$yuv_check" "$name.png" "$name.yuv" && ok "$name: the frame is the picture in BT.709 YUV" ||
@@ -241,6 +245,9 @@ else
             failed "window_broken: exit $rc or no message"
         left=$(find . -name 'nbody-*')
         [ -z "$left" ] && ok "window_broken: no file" || failed "window_broken: left $left"
+        # The window's own framebuffer as the video's picture (HUD off: not offscreen).
+        yuv yuv_window DISPLAY=":$(head -n 1 ../display)" --backend cpu --n 256 --frames 8 \
+            --width 640 --height 360 --no-hud
         cd ..
     fi
 fi
