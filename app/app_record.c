@@ -16,8 +16,9 @@
  * mapped buffer straight into ffmpeg's pipe, so the frame loop neither
  * copies nor writes them: it only queues copies, maps and unmaps (GL calls
  * stay on its thread). It never drops a frame: when every buffer is taken
- * (the encoder is slower than the loop) it waits for the writer. PNG
- * sequences read RGBA and write PNGs on the loop's thread, as before.
+ * (the encoder is slower than the loop) it waits for the writer, or for
+ * the GPU's oldest copy. PNG sequences read RGBA back and are written as
+ * PNGs on the loop's thread.
  *
  * The encoder is an ffmpeg child process ($NBODY_FFMPEG, else ffmpeg from
  * PATH) reading raw yuv420p frames (--encode: the PNGs' RGB, converted by
