@@ -9,10 +9,11 @@
  * Kb 0.0722), limited range (Y 16-235, Cb and Cr 16-240), chroma the average
  * of each 2 x 2 block, top row first, an odd last column or bottom row of
  * the picture left out. Prints the largest and mean difference per plane in
- * 8-bit levels; exits 0 when no sample is more than L levels off (default
- * 1: the GPU computes in single precision and rounds to 8 bits, which may
- * land one level the other side of a rounding boundary), 1 otherwise, 2 on
- * bad input.
+ * 8-bit levels from the exact (unrounded) reference; exits 0 when no sample
+ * is more than L + 0.5 levels from it, i.e. L levels from the correctly
+ * rounded value (default L = 1: the GPU computes in single precision and
+ * rounds to 8 bits, which may land one level the other side of a rounding
+ * boundary), 1 otherwise, 2 on bad input.
  */
 #include <math.h>
 #include <stdbool.h>
