@@ -542,7 +542,7 @@ void app_frame(app *a, int fb_width, int fb_height) {
     app_chart_frame(a, fb_width, fb_height); /* I: the ladder chart, timed and drawn */
     if (a->out.screenshot_requested) save_screenshot(a, fb_width, fb_height);
     if (a->cfg.status_every > 0 && a->live.frame % a->cfg.status_every == 0) app_status_append(a);
-    if (a->out.recording) app_interop_fence_frame(&a->interop); /* a read-back in the frame */
+    app_record_frame_end(a); /* and the fence for the next frame's map, if it is to be polled */
     /* The frame's drawing goes to the GPU now, not when the next frame's
      * interop map forces it out: measured on an H100 at 16K bodies, headless,
      * 1,035-1,064 frames/s in 4 runs against 506-954 in 7 without

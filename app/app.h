@@ -51,6 +51,7 @@
 
 #include "render.h"
 #include "sim.h"
+#include "video.h"
 
 /* The most tree cells the overlay (W) draws; the tree's deepest level. */
 #define APP_BOXES_MAX 262144
@@ -154,9 +155,9 @@ typedef struct app_config {
     bool record_hud;                 /* the HUD in the video too */
     const char *frames_dir;          /* --frames-dir DIR: frame-000000.png ... instead, or NULL */
     const char *encode;              /* --encode DIR: its frame-*.png into --record, nothing else */
-    const char *load;         /* --load FILE, 'GLOB' or DIR: start from snapshot(s), or NULL */
-    bool progress;            /* --progress: the headless progress line even into a file */
-    bool profile;             /* --profile: at exit, where each frame's time went */
+    const char *load; /* --load FILE, 'GLOB' or DIR: start from snapshot(s), or NULL */
+    bool progress;    /* --progress: the headless progress line even into a file */
+    bool profile;     /* --profile: at exit, where each frame's time went */
 } app_config;
 
 /* How body positions reach the vertex buffer. */
@@ -170,9 +171,17 @@ typedef struct app_interop {
     bool registered;
     uint32_t vbo; /* the GL buffer that is registered */
     struct cudaGraphicsResource *resource;
-    void *frame_fence; /* GLsync after the last frame's GL work (app_interop_fence_frame) */
+    void *frame_fence;   /* GLsync after the last frame's GL work (app_interop_fence_frame) */
     sim_vertex *staging; /* host-copy path */
     int staging_capacity;
+    /* A video's frames converted by CUDA (app_interop_video_*): the
+     * converter, GL's copy of the picture (a texture) and, where it is a
+     * renderbuffer, the picture itself, both registered; the one holding
+     * a picture not converted yet, or NULL. */
+    video_frames *video;
+    struct cudaGraphicsResource *video_copy, *video_picture, *video_waiting;
+    bool video_failed; /* video_err says why; the recording must stop */
+    video_error video_err;
 } app_interop;
 
 /* A key press from --script, fed through app_key at a given frame. */
@@ -256,10 +265,10 @@ typedef struct app_outputs {
     struct app_recording *recording;      /* the video or PNG sequence being written, or NULL */
     struct app_recording *record_closing; /* stopped videos whose ffmpeg is finishing */
     bool record_failed;                   /* a --record / --frames-dir one failed: exit 1 */
-    struct app_file *status_file; /* --status-every: the file, written line by line */
-    bool status_failed;           /* a status line could not be written: no more are */
-    bool capturing;               /* this frame is saved (F12): the HUD leaves out its message */
-    bool write_failed;            /* an output failed during the run: exit 1 at the end */
+    struct app_file *status_file;         /* --status-every: the file, written line by line */
+    bool status_failed;                   /* a status line could not be written: no more are */
+    bool capturing;    /* this frame is saved (F12): the HUD leaves out its message */
+    bool write_failed; /* an output failed during the run: exit 1 at the end */
 } app_outputs;
 
 /* Snapshots (app_snapshot.c): --load, F5 / F9, --dump .tipsy / .hdf5, and
@@ -404,7 +413,7 @@ typedef struct app {
     app_live live;
     app_outputs out;
     app_snapshot snapshot;
-    app_chart chart; /* I, and the energy sparkline */
+    app_chart chart;  /* I, and the energy sparkline */
     app_profile prof; /* --profile */
 } app;
 
@@ -590,12 +599,40 @@ void app_interop_init(app_interop *io, bool cuda_backend, bool force_host_copy);
  * falls back to the host copy with a warning. */
 bool app_interop_upload(app_interop *io, sim *s, render *r);
 void app_interop_destroy(app_interop *io);
-/* While frames are recorded (a video or --frames-dir: a read-back in each
- * frame), at the end of each frame: the next upload waits for this frame's
- * GL work by polling a fence before the interop map (app_interop.c says
- * why). */
+/* At the end of a frame: the next upload waits for this frame's GL work by
+ * polling a fence before the interop map (app_interop.c says when that is
+ * faster; app_record_frame_end decides). */
 void app_interop_fence_frame(app_interop *io);
 const char *app_interop_path_name(app_interop_path p);
+/* A video's frames through CUDA instead of GL's read-back: the picture -
+ * the renderbuffer `picture` (render_picture_renderbuffer; 0: the window's
+ * framebuffer, never read in place) or GL's copy of it in rb (a
+ * RENDER_READBACK_DEVICE texture), both width x height - is converted to
+ * YUV 4:2:0 by video/ when the next frame's upload maps the vertex buffer,
+ * in the same map, so the CPU waits for GL no more than it did without a
+ * video; the frames then come to pinned host memory on the copy engine.
+ * false with *err (nothing kept) where the zero-copy path is off or CUDA
+ * refuses the texture: the caller reads back through GL. */
+bool app_interop_video_begin(app_interop *io, const render_readback *rb, uint32_t picture,
+                             int width, int height, video_error *err);
+/* The frame's picture is the video's next frame: read in place when
+ * in_place (nothing is drawn into the picture before the next upload) and
+ * it was registered, else copied by GL into rb first. A frame still
+ * waiting is converted first. Needs app_interop_video_pending <
+ * VIDEO_DEPTH. */
+void app_interop_video_push(app_interop *io, render *r, render_readback *rb, bool in_place);
+/* Frames pushed and not released (the one waiting counts), and of those the
+ * mapped ones. */
+int app_interop_video_pending(const app_interop *io);
+int app_interop_video_mapped(const app_interop *io);
+/* video_frames_map on the oldest frame (with wait, a frame still waiting is
+ * converted first). false with *err. */
+bool app_interop_video_map(app_interop *io, bool wait, const uint8_t **data, video_error *err);
+void app_interop_video_release(app_interop *io);
+/* The error that stopped the conversion during an upload, or NULL. */
+const video_error *app_interop_video_error(const app_interop *io);
+/* Lets go of the buffer and frees the frames (none may be in use). */
+void app_interop_video_end(app_interop *io);
 
 /* The folder holding shaders/ and assets/ (app.c): $NBODY_DATA_DIR, next to the binary,
  * the install tree, else the source tree it was built from. */
@@ -650,6 +687,10 @@ render_target *app_record_target(const app *a, int *width, int *height);
  * picture in app_record_target, false for the frame's own (ignored unless
  * the recording is at the frame's size). */
 void app_record_capture(app *a, bool offscreen);
+/* At the end of each frame, while recording: the frame's time for the
+ * trial of the two ways to wait for GL (app_record.c), and the fence for
+ * the next frame's poll when that is the way. */
+void app_record_frame_end(app *a);
 /* Ends a running recording: the last frames, ffmpeg's exit, the rename.
  * false (message printed) when a --record or --frames-dir recording failed
  * at any point; M's failures are only reported. Needs the GL context. */

@@ -14,6 +14,14 @@
  * While frames are recorded, the map is preceded by a poll of a GL fence
  * set at the end of the last frame (poll_frame_fence says why).
  *
+ * Videos (app_interop_video_*): the next frame maps the picture - in place
+ * where it is a renderbuffer nothing else is drawn into before then, else
+ * a copy GL blits into a texture - together with the vertex buffer, in one
+ * cudaGraphicsMapResources, and video/ converts it to YUV 4:2:0 and sends
+ * it to pinned host memory on the copy engine. The map's wait for GL is
+ * the one the vertex buffer needs anyway, so a video costs the frame a
+ * small kernel (and the blit where there is one), not a CPU wait.
+ *
  * Fallback (host copy): when registration is refused - error 304
  * (cudaErrorOperatingSystem) on hybrid-GPU laptops and remote desktops, or
  * the GL context is on another GPU - or when --host-copy asks for it, the
@@ -24,10 +32,13 @@
  * buffer smaller than N vertices, unmap) prints the same kind of line and
  * falls back the same way.
  *
- * Test hook: with NBODY_TEST_REFUSE_INTEROP=1 in the environment,
+ * Test hooks: with NBODY_TEST_REFUSE_INTEROP=1 in the environment,
  * registration is treated as refused - the same path and the same one-line
  * warning as a real refusal, the reason being that variable - so the
- * fallback can be tested on a machine where interop works.
+ * fallback can be tested on a machine where interop works (a video's
+ * frames then come back through GL). With NBODY_TEST_VIDEO_COPY=1 a
+ * video's pictures are always copied before CUDA reads them, as in the
+ * window, so that path is tested headless too.
  *
  * Errors: this file does not use sim/'s CUDA_CHECK (private to sim/, and it
  * aborts). A failed CUDA call here is reported and answered with the host
@@ -113,17 +124,60 @@ static void ensure_registered(app_interop *io, render *r) {
     io->vbo = vbo;
 }
 
-/* Maps the buffer, has the simulation write n vertices into it, unmaps.
- * false: a step failed, the warning is printed and the path is now the
- * host copy (nothing was drawn from this attempt). */
+/* A failed CUDA call on the video's path: kept for the recording to
+ * report (app_interop_video_map); the vertices go on. */
+static void video_fail(app_interop *io, const char *call, cudaError_t e) {
+    describe(io->video_err.message, sizeof io->video_err.message, call, e);
+    snprintf(io->video_err.hint, sizeof io->video_err.hint, "record with --host-copy");
+    io->video_failed = true;
+}
+
+/* The waiting picture, mapped, goes to video/ for conversion (queued on
+ * the GPU, read before the unmap lets GL on). */
+static void video_convert_mapped(app_interop *io) {
+    cudaArray_t array = NULL;
+    const cudaError_t e = cudaGraphicsSubResourceGetMappedArray(&array, io->video_waiting, 0, 0);
+    io->video_waiting = NULL;
+    if (e != cudaSuccess) {
+        video_fail(io, "cudaGraphicsSubResourceGetMappedArray", e);
+    } else if (!video_frames_push(io->video, array, &io->video_err)) {
+        io->video_failed = true;
+    }
+}
+
+/* Converts the waiting picture on its own: a map of it alone (which waits
+ * for GL's drawing). For the frames no upload follows: the last one, and a
+ * second push before an upload. */
+static void video_convert_alone(app_interop *io) {
+    struct cudaGraphicsResource *res = io->video_waiting;
+    if (!res) return;
+    cudaError_t e = cudaGraphicsMapResources(1, &res, 0);
+    if (e != cudaSuccess) {
+        io->video_waiting = NULL;
+        video_fail(io, "cudaGraphicsMapResources", e);
+        return;
+    }
+    video_convert_mapped(io);
+    e = cudaGraphicsUnmapResources(1, &res, 0);
+    if (e != cudaSuccess && !io->video_failed) video_fail(io, "cudaGraphicsUnmapResources", e);
+}
+
+/* Maps the buffer (and the video's waiting picture, if any: one map, one
+ * wait for GL), has the simulation write n vertices into it (and video/
+ * convert the picture), unmaps. false: a step failed, the warning is
+ * printed and the path is now the host copy (nothing was drawn from this
+ * attempt). */
 static bool write_zero_copy(app_interop *io, sim *s, int n) {
     char why[320] = "";
-    cudaError_t e = cudaGraphicsMapResources(1, &io->resource, 0);
+    struct cudaGraphicsResource *res[2] = {io->resource, io->video_waiting};
+    const int count = io->video_waiting ? 2 : 1;
+    cudaError_t e = cudaGraphicsMapResources(count, res, 0);
     if (e != cudaSuccess) {
         describe(why, sizeof why, "cudaGraphicsMapResources", e);
         fall_back(io, "failed", why);
         return false;
     }
+    if (count == 2) video_convert_mapped(io);
     void *ptr = NULL;
     size_t size = 0;
     const size_t need = sizeof(sim_vertex) * (size_t)n;
@@ -136,7 +190,7 @@ static bool write_zero_copy(app_interop *io, sim *s, int n) {
     } else {
         sim_write_vertices(s, (sim_vertex *)ptr, true);
     }
-    e = cudaGraphicsUnmapResources(1, &io->resource, 0);
+    e = cudaGraphicsUnmapResources(count, res, 0);
     if (e != cudaSuccess && !why[0]) describe(why, sizeof why, "cudaGraphicsUnmapResources", e);
     if (why[0]) {
         fall_back(io, "failed", why);
@@ -170,12 +224,14 @@ void app_interop_fence_frame(app_interop *io) {
 }
 
 /* Polls the last frame's fence until GL's work is done (at most a second).
- * Measured on an H100 (docs/PERFORMANCE.md, "Recording"): with a frame
- * read back for a video, the interop map's own wait for GL wakes ~2.9 ms
- * late - 290 frames/s at 16K bodies - and polling first gives 660; without
- * a read-back the same poll is slower than the map's wait (313 against
- * 1,040 frames/s), so it is done only while recording. Measured, not
- * explained. */
+ * Measured on an H100 (docs/PERFORMANCE.md, "Recording"), the map's own
+ * wait for GL is sometimes ~2.9 ms late and polling first is then faster,
+ * sometimes the other way round: with GL's read-back of a 1280x720 video
+ * 660 frames/s polling against 290 not; with CUDA's, 300 polling against
+ * 997 not at 1280x720, but 452 against 241 for a 1920x1080 video from a
+ * 1280x720 picture; without a video 313 polling against 1,040 not. So it is
+ * done only while recording, when app_record.c's trial finds it faster.
+ * Measured, not explained. */
 static void poll_frame_fence(app_interop *io) {
     if (!io->frame_fence) return;
     const GLsync f = (GLsync)io->frame_fence;
@@ -201,10 +257,109 @@ bool app_interop_upload(app_interop *io, sim *s, render *r) {
     }
     if (io->path == APP_INTEROP_ZERO_COPY) ensure_registered(io, r);
     if (io->path == APP_INTEROP_ZERO_COPY && write_zero_copy(io, s, n)) return true;
+    video_convert_alone(io);
     return upload_via_host(io, s, r, n);
 }
 
+/* Registers a GL image of the video's for CUDA to read; false with *err. */
+static bool register_image(struct cudaGraphicsResource **res, uint32_t name, GLenum target,
+                           video_error *err) {
+    const cudaError_t e =
+        cudaGraphicsGLRegisterImage(res, name, target, cudaGraphicsRegisterFlagsReadOnly);
+    if (e == cudaSuccess) return true;
+    describe(err->message, sizeof err->message, "cudaGraphicsGLRegisterImage", e);
+    snprintf(err->hint, sizeof err->hint, "GL reads the frames back instead");
+    *res = NULL;
+    return false;
+}
+
+static void unregister_image(struct cudaGraphicsResource **res) {
+    if (!*res) return;
+    const cudaError_t e = cudaGraphicsUnregisterResource(*res);
+    if (e != cudaSuccess) {
+        char why[320];
+        describe(why, sizeof why, "cudaGraphicsUnregisterResource", e);
+        fprintf(stderr, "nbody: warning: CUDA-GL interop: %s\n", why);
+    }
+    *res = NULL;
+}
+
+bool app_interop_video_begin(app_interop *io, const render_readback *rb, uint32_t picture,
+                             int width, int height, video_error *err) {
+    const char *refuse = getenv("NBODY_TEST_REFUSE_INTEROP");
+    if (io->path != APP_INTEROP_ZERO_COPY || (refuse && strcmp(refuse, "1") == 0)) {
+        snprintf(err->message, sizeof err->message, "the zero-copy interop path is off");
+        err->hint[0] = 0;
+        return false;
+    }
+    io->video_waiting = NULL;
+    io->video_failed = false;
+    if (!register_image(&io->video_copy, render_readback_texture(rb), GL_TEXTURE_2D, err)) {
+        return false;
+    }
+    video_error ignored = {0}; /* without it, pictures are copied first */
+    const char *copy = getenv("NBODY_TEST_VIDEO_COPY");
+    if (picture && !(copy && strcmp(copy, "1") == 0)) {
+        register_image(&io->video_picture, picture, GL_RENDERBUFFER, &ignored);
+    }
+    if (!(io->video =
+              video_frames_create(&(video_frames_desc){.width = width, .height = height}, err))) {
+        unregister_image(&io->video_copy);
+        unregister_image(&io->video_picture);
+        return false;
+    }
+    return true;
+}
+
+void app_interop_video_push(app_interop *io, render *r, render_readback *rb, bool in_place) {
+    video_convert_alone(io); /* GL must not overwrite a picture not converted */
+    if (in_place && io->video_picture) {
+        io->video_waiting = io->video_picture;
+        return;
+    }
+    render_readback_push(r, rb);
+    io->video_waiting = io->video_copy;
+}
+
+int app_interop_video_pending(const app_interop *io) {
+    return video_frames_pending(io->video) + (io->video_waiting ? 1 : 0);
+}
+
+int app_interop_video_mapped(const app_interop *io) {
+    return video_frames_mapped(io->video);
+}
+
+bool app_interop_video_map(app_interop *io, bool wait, const uint8_t **data, video_error *err) {
+    *data = NULL;
+    if (wait && video_frames_pending(io->video) == video_frames_mapped(io->video)) {
+        video_convert_alone(io);
+    }
+    if (io->video_failed) {
+        *err = io->video_err;
+        return false;
+    }
+    return video_frames_map(io->video, wait, data, err);
+}
+
+void app_interop_video_release(app_interop *io) {
+    video_frames_release(io->video);
+}
+
+const video_error *app_interop_video_error(const app_interop *io) {
+    return io->video_failed ? &io->video_err : NULL;
+}
+
+void app_interop_video_end(app_interop *io) {
+    video_frames_destroy(io->video); /* waits for the GPU's work on them */
+    io->video = NULL;
+    unregister_image(&io->video_copy);
+    unregister_image(&io->video_picture);
+    io->video_waiting = NULL;
+    io->video_failed = false;
+}
+
 void app_interop_destroy(app_interop *io) {
+    if (io->video) app_interop_video_end(io);
     if (io->frame_fence) glDeleteSync((GLsync)io->frame_fence);
     unregister(io);
     free(io->staging);

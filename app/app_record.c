@@ -4,21 +4,24 @@
  *
  * Recording is tied to simulation frames, not to the wall clock: every
  * frame drawn is one video frame, so a video plays smoothly whatever the
- * GPU's speed. Frames come back from GL through a ring of pixel-pack
- * buffers (render_readback), each mapped once a fence says the GPU has
- * copied it, so the loop does not wait for the GPU. At --record-size the
- * video has a picture of its own (render_target) that app_frame draws before
- * the window's; otherwise the frame's own picture is read, before the HUD
- * unless --record-hud.
+ * GPU's speed. At --record-size the video has a picture of its own
+ * (render_target) that app_frame draws before the window's; otherwise the
+ * frame's own picture is read, before the HUD unless --record-hud.
  *
  * A video's frames are converted to YUV 4:2:0 (BT.709, limited range) and
- * flipped on the GPU, 1.5 bytes a pixel, and a writer thread writes each
- * mapped buffer straight into ffmpeg's pipe, so the frame loop neither
- * copies nor writes them: it only queues copies, maps and unmaps (GL calls
- * stay on its thread). It never drops a frame: when every buffer is taken
- * (the encoder is slower than the loop) it waits for the writer, or for
- * the GPU's oldest copy. PNG sequences read RGBA back and are written as
- * PNGs on the loop's thread.
+ * flipped on the GPU, 1.5 bytes a pixel, by one of two rings of the same
+ * depth (ring_*): on the zero-copy interop path, CUDA's (app_interop.c
+ * maps the picture with the next frame's vertex buffer, video/ converts
+ * it and copies it to pinned host memory); elsewhere GL's (render_readback:
+ * a shader converts, pixel-pack buffers read back, each mapped once a fence
+ * says its copy is done). A writer thread writes each frame straight into
+ * ffmpeg's pipe, so the frame loop neither copies nor writes them: it only
+ * queues work, maps and unmaps (GL calls stay on its thread). It never
+ * drops a frame: when every buffer is taken (the encoder is slower than the
+ * loop) it waits for the writer, or for the GPU's oldest copy. PNG
+ * sequences read RGBA back through GL's ring and are written as PNGs on the
+ * loop's thread. Each recording also tries two ways for the next frame to
+ * wait for GL and keeps the faster (app_record_frame_end).
  *
  * The encoder is an ffmpeg child process ($NBODY_FFMPEG, else ffmpeg from
  * PATH) reading raw yuv420p frames (--encode: the PNGs' RGB, converted by
@@ -60,6 +63,7 @@
 #include "app.h"
 
 #define RECORD_DEFAULT_FPS 30
+_Static_assert(VIDEO_DEPTH == RENDER_READBACK_DEPTH, "CUDA's frames and GL's share the writer");
 #define RECORD_CRF "20"
 #define RECORD_HINT                                                                                \
     "install ffmpeg (apt-get install ffmpeg) or set NBODY_FFMPEG to one; or write PNGs with "      \
@@ -403,11 +407,16 @@ struct app_recording {
     bool offscreen;       /* drawn into target (--record-size, or the HUD on but not recorded), else
                              the frame's own picture */
     render_target *target;
-    render_readback *ring;
-    writer out;          /* video: the thread writing into ffmpeg's pipe */
-    uint8_t *rgba;       /* PNG sequence: one frame */
-    long frames;         /* frames written (video: by the writer) */
-    app_recording *next; /* in the list of videos whose ffmpeg is finishing */
+    render_readback *ring; /* the GL read-back; with cuda, the picture's buffer for CUDA */
+    bool cuda;             /* video: converted and sent to the host by CUDA (app_interop) */
+    writer out;            /* video: the thread writing into ffmpeg's pipe */
+    uint8_t *rgba;         /* PNG sequence: one frame */
+    long frames;           /* frames written (video: by the writer) */
+    app_recording *next;   /* in the list of videos whose ffmpeg is finishing */
+    /* The trial of the two ways the next frame waits for GL (app_record_frame_end). */
+    long trial_frame;  /* frames ended since the start */
+    double trial_t[3]; /* when the no-poll and the poll runs started, and the latter ended */
+    int poll;          /* -1 during the trial, then 0 or 1 */
 };
 
 /* Says why a recording failed, in the terminal and (window) on the HUD. */
@@ -428,6 +437,8 @@ static void report(app *a, bool by_key, const record_error *err) {
  * free(). The writer ends first: it may be reading a mapped buffer. */
 static void free_frames(app *a, app_recording *r) {
     writer_stop(&r->out, true);
+    if (r->cuda) app_interop_video_end(&a->interop); /* before GL deletes the buffer */
+    r->cuda = false;
     render_target_destroy(a->render, r->target);
     render_readback_destroy(r->ring);
     free(r->rgba);
@@ -491,6 +502,44 @@ static bool video_failed(app *a, const char *why, const render_error *gl) {
     return false;
 }
 
+/* ---- a video's frames: GL's read-back ring, or CUDA's (app_interop) -------- */
+
+static int ring_pending(app *a, const app_recording *r) {
+    return r->cuda ? app_interop_video_pending(&a->interop) : render_readback_pending(r->ring);
+}
+
+static int ring_mapped(app *a, const app_recording *r) {
+    return r->cuda ? app_interop_video_mapped(&a->interop) : render_readback_mapped(r->ring);
+}
+
+static bool ring_map(app *a, app_recording *r, bool wait, const uint8_t **frame, render_error *gl) {
+    if (!r->cuda) return render_readback_map(r->ring, wait, frame, gl);
+    video_error e = {0};
+    if (app_interop_video_map(&a->interop, wait, frame, &e)) return true;
+    snprintf(gl->message, sizeof gl->message, "%s", e.message);
+    snprintf(gl->hint, sizeof gl->hint, "%s", e.hint);
+    return false;
+}
+
+static void ring_release(app *a, app_recording *r) {
+    if (r->cuda) {
+        app_interop_video_release(&a->interop);
+    } else {
+        render_readback_release(r->ring);
+    }
+}
+
+static void ring_push(app *a, app_recording *r) {
+    if (r->cuda) {
+        /* In place unless something is drawn into the picture after this:
+         * the chart, or help when the HUD is not in the video (app_frame). */
+        const bool later = a->chart.open || (!a->cfg.record_hud && a->view.help);
+        app_interop_video_push(&a->interop, a->render, r->ring, r->offscreen || !later);
+    } else {
+        render_readback_push(a->render, r->ring);
+    }
+}
+
 /* Video: releases the buffers the writer is done with and hands it every
  * frame the GPU has finished copying. until_free: and then, while every
  * buffer is taken, waits for the writer (or, when it holds none, for the
@@ -503,21 +552,21 @@ static bool pump(app *a, bool until_free, bool drain) {
     for (;;) {
         int werr = 0;
         const long done = writer_done(&r->out, least, &werr);
-        for (; r->frames < done; r->frames++) render_readback_release(r->ring);
+        for (; r->frames < done; r->frames++) ring_release(a, r);
         if (werr) {
             char why[128];
             snprintf(why, sizeof why, "stopped reading (%s)", strerror(werr));
             return video_failed(a, why, NULL);
         }
-        const int pending = render_readback_pending(r->ring);
+        const int pending = ring_pending(a, r);
         const bool must = (until_free && pending == RENDER_READBACK_DEPTH) || (drain && pending);
-        const bool copies = pending > render_readback_mapped(r->ring); /* not handed over yet */
+        const bool copies = pending > ring_mapped(a, r); /* not handed over yet */
         /* Waits for the GPU only when the writer holds nothing to free. */
-        const bool wait_gpu = must && copies && (drain || render_readback_mapped(r->ring) == 0);
+        const bool wait_gpu = must && copies && (drain || ring_mapped(a, r) == 0);
         const uint8_t *frame = NULL;
         bool first = true;
         do {
-            if (!render_readback_map(r->ring, wait_gpu && first, &frame, &gl)) {
+            if (!ring_map(a, r, wait_gpu && first, &frame, &gl)) {
                 return video_failed(a, NULL, &gl);
             }
             if (frame) writer_hand(&r->out, frame);
@@ -535,6 +584,29 @@ static void absolute(const char *path, char *out, size_t len) {
         snprintf(out, len, "%s/%s", cwd, path) >= (int)len) {
         copy_text(out, len, path);
     }
+}
+
+/* A video's frames: converted and sent to the host by CUDA where the
+ * zero-copy interop path is on (r->cuda; a GL buffer for the picture,
+ * desc's size), else GL's YUV420 read-back ring. NULL with *gl. */
+static render_readback *video_ring(app *a, app_recording *r, const render_readback_desc *desc,
+                                   render_error *gl) {
+    render_readback_desc d = *desc;
+    d.format = RENDER_READBACK_DEVICE;
+    render_readback *rb = NULL;
+    if (a->interop.path == APP_INTEROP_ZERO_COPY && (rb = render_readback_create(&d, gl))) {
+        video_error e = {0};
+        const uint32_t picture = render_picture_renderbuffer(a->render, r->target);
+        if (app_interop_video_begin(&a->interop, rb, picture, d.width, d.height, &e)) {
+            r->cuda = true;
+            return rb;
+        }
+        render_readback_destroy(rb);
+        if (e.hint[0]) { /* more than the path being off: say why GL reads back instead */
+            printf("nbody: the video's frames come back through GL: %s\n", e.message);
+        }
+    }
+    return render_readback_create(desc, gl);
 }
 
 /* Starts a video to path (frames_dir NULL) or a PNG sequence in frames_dir,
@@ -574,14 +646,17 @@ static void start(app *a, const char *path, const char *frames_dir, bool by_key,
         fail(&err, "try a smaller --record-size",
              "cannot record %s: out of memory for a %dx%d frame", r->shown, r->width, r->height);
     } else if ((r->offscreen && !(r->target = render_target_create(r->width, r->height, &gl))) ||
-               !(r->ring = render_readback_create(&rd, &gl))) {
+               !(r->ring =
+                     r->video ? video_ring(a, r, &rd, &gl) : render_readback_create(&rd, &gl))) {
         fail(&err, gl.hint, "cannot record %s: %s", r->shown, gl.message);
     } else if (r->video) {
         const int fps = a->cfg.record_fps > 0 ? a->cfg.record_fps : RECORD_DEFAULT_FPS;
         if (encoder_open(&r->enc, path, r->width, r->height, fps, true, &err)) {
-            if (writer_start(&r->out, r->enc.fd, render_readback_frame_bytes(r->ring))) {
-                app_message(a, "recording %dx%d at %d frames/s to %s%s", r->enc.out_w, r->enc.out_h,
-                            fps, r->shown, by_key ? " (M stops)" : "");
+            const size_t bytes = (size_t)r->enc.out_w * (size_t)r->enc.out_h * 3 / 2;
+            if (writer_start(&r->out, r->enc.fd, bytes)) {
+                app_message(a, "recording %dx%d at %d frames/s to %s%s%s", r->enc.out_w,
+                            r->enc.out_h, fps, r->shown, by_key ? " (M stops)" : "",
+                            r->cuda ? " (converted by CUDA)" : "");
                 return;
             }
             fail(&err, "free some memory or close some programs",
@@ -691,12 +766,45 @@ render_target *app_record_target(const app *a, int *width, int *height) {
     return r->target;
 }
 
+/* The trial: RECORD_TRIAL_WARM frames to settle, RECORD_TRIAL frames with
+ * the interop map's own wait for GL, as many polling a fence first, then
+ * the faster from then on. Which is faster depends on the picture's size
+ * and the path, measured on an H100 both ways by 3x (app_interop.c,
+ * poll_frame_fence), and a trial costs ~100 frames at worst once. */
+#define RECORD_TRIAL_WARM 16
+#define RECORD_TRIAL 32
+
+void app_record_frame_end(app *a) {
+    app_recording *r = a->out.recording;
+    if (!r) return;
+    const long f = r->trial_frame++;
+    if (f == 0) r->poll = a->interop.path == APP_INTEROP_ZERO_COPY ? -1 : 0; /* else no map */
+    if (r->poll < 0) {
+        const long k = f - RECORD_TRIAL_WARM;
+        if (k == 0 || k == RECORD_TRIAL || k == 2 * RECORD_TRIAL) {
+            r->trial_t[k / RECORD_TRIAL] = app_now();
+        }
+        if (k == 2 * RECORD_TRIAL) {
+            const double wait = r->trial_t[1] - r->trial_t[0], poll = r->trial_t[2] - r->trial_t[1];
+            r->poll = poll < wait;
+            if (a->cfg.profile) {
+                printf("nbody: recording: %.0f frames/s with the interop map's wait for GL, %.0f "
+                       "polling a fence first; %s\n",
+                       RECORD_TRIAL / wait, RECORD_TRIAL / poll,
+                       r->poll ? "polling from now on" : "not polling");
+            }
+        }
+    }
+    const bool polling = r->poll == 1 || (r->poll < 0 && f >= RECORD_TRIAL_WARM + RECORD_TRIAL);
+    if (polling) app_interop_fence_frame(&a->interop);
+}
+
 void app_record_capture(app *a, bool offscreen) {
     app_recording *r = a->out.recording;
     if (!r || r->offscreen != offscreen) return;
     if (r->video) {
-        if (!pump(a, true, false)) return;        /* reported, freed */
-        render_readback_push(a->render, r->ring); /* a buffer is free */
+        if (!pump(a, true, false)) return; /* reported, freed */
+        ring_push(a, r);                   /* a buffer is free */
         pump(a, false, false);
         return;
     }

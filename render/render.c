@@ -482,6 +482,10 @@ struct render_target {
     target hdr, bloom_a, bloom_b; /* the renderer's own while this one is bound */
 };
 
+uint32_t render_picture_renderbuffer(const render *r, const render_target *t) {
+    return t ? t->color_rb : r->color_rb;
+}
+
 GLuint render_gl_output_fbo(const render *r) {
     return r->bound ? r->bound->fbo : r->fbo;
 }

@@ -200,6 +200,10 @@ void render_target_destroy(render *r, render_target *t);
  * render_read_pixels and render_readback_push go: t (draw it with a view of
  * t's size), or NULL for the window (or render_create's offscreen target). */
 void render_bind_target(render *r, render_target *t);
+/* The GL renderbuffer (RGBA8) that holds t's picture, or r's own when t is
+ * NULL; 0 when that is the window's framebuffer. For CUDA to read a
+ * picture where it was drawn, without a copy (app_interop.c). */
+uint32_t render_picture_renderbuffer(const render *r, const render_target *t);
 
 typedef struct render_readback render_readback;
 
@@ -210,6 +214,9 @@ typedef enum render_readback_format {
     RENDER_READBACK_RGBA = 0, /* width x height x 4 bytes, as drawn (PNG sequences) */
     RENDER_READBACK_YUV420,   /* planar YUV 4:2:0, BT.709 limited range, top row first, of
                                  the even part of the picture: 1.5 bytes a pixel (videos) */
+    RENDER_READBACK_DEVICE,   /* the picture copied into one RGBA8 texture on the GPU, for
+                                 CUDA to read (render_readback_texture): no ring, no map;
+                                 each push overwrites the last */
 } render_readback_format;
 
 typedef struct render_readback_desc {
@@ -225,10 +232,14 @@ render_readback *render_readback_create(const render_readback_desc *desc, render
 void render_readback_destroy(render_readback *rb);
 /* Bytes of one frame. */
 size_t render_readback_frame_bytes(const render_readback *rb);
+/* DEVICE: the GL texture (GL_TEXTURE_2D, RGBA8, width x height) each push
+ * copies the picture into. */
+uint32_t render_readback_texture(const render_readback *rb);
 /* Queues a copy (YUV420: the conversion) of the lower-left width x height
  * pixels of what r drew last (its bound target) into the next buffer and
  * returns at once, GL's state as it was. false when every buffer holds a
- * frame not yet released. */
+ * frame not yet released (never for DEVICE, whose one buffer is
+ * overwritten: its reader must be done with it). */
 bool render_readback_push(render *r, render_readback *rb);
 /* Frames pushed and not yet released, and of those the mapped ones. */
 int render_readback_pending(const render_readback *rb);

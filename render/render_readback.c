@@ -18,6 +18,12 @@
  *   be a renderbuffer or the window's own framebuffer). The frame is the
  *   picture cut to even sizes, as yuv420p needs.
  *
+ * - DEVICE: a copy of the picture (a blit) in a texture, for CUDA to read
+ *   through interop (app_interop.c; video/ converts it). Nothing comes back
+ *   to the host here. A texture, not a pixel-pack buffer: on the H100
+ *   glReadPixels into a buffer took 0.13 ms of the GPU's time a 1280x720
+ *   frame (docs/PERFORMANCE.md, "Recording").
+ *
  * The buffers are used in order: a frame is pushed (copy queued), mapped
  * (the caller reads it, possibly on another thread), released (unmapped,
  * the buffer free again). Only the GL calls must come from the thread whose
@@ -110,6 +116,20 @@ render_readback *render_readback_create(const render_readback_desc *desc, render
             return NULL;
         }
     }
+    if (rb->format == RENDER_READBACK_DEVICE) {
+        GLint fbo = 0;
+        glGetIntegerv(GL_FRAMEBUFFER_BINDING, &fbo);
+        make_texture_target(GL_RGBA8, GL_RGBA, rb->w, rb->h, &rb->src_tex, &rb->src_fbo);
+        const bool complete = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+        glBindFramebuffer(GL_FRAMEBUFFER, (GLuint)fbo);
+        if (GL_OUT_OF_MEMORY_AFTER("the picture's copy") || !complete) {
+            render_gl_error(err, "try a smaller size", "cannot make a %dx%d copy of the picture",
+                            rb->w, rb->h);
+            render_readback_destroy(rb);
+            return NULL;
+        }
+        return rb;
+    }
     glGenBuffers(RENDER_READBACK_DEPTH, rb->pbo);
     for (int i = 0; i < RENDER_READBACK_DEPTH; i++) {
         glBindBuffer(GL_PIXEL_PACK_BUFFER, rb->pbo[i]);
@@ -146,6 +166,11 @@ void render_readback_destroy(render_readback *rb) {
 
 size_t render_readback_frame_bytes(const render_readback *rb) {
     return rb->bytes;
+}
+
+uint32_t render_readback_texture(const render_readback *rb) {
+    assert(rb->format == RENDER_READBACK_DEVICE);
+    return rb->src_tex;
 }
 
 /* What the YUV pass changes, put back after it, so the caller's drawing
@@ -212,6 +237,21 @@ static void convert_yuv(render *r, render_readback *rb) {
 }
 
 bool render_readback_push(render *r, render_readback *rb) {
+    if (rb->format == RENDER_READBACK_DEVICE) {
+        GLint read_fbo = 0, draw_fbo = 0;
+        glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &read_fbo);
+        glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &draw_fbo);
+        const GLboolean scissor = glIsEnabled(GL_SCISSOR_TEST);
+        glDisable(GL_SCISSOR_TEST);
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, render_gl_output_fbo(r));
+        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, rb->src_fbo);
+        glBlitFramebuffer(0, 0, rb->w, rb->h, 0, 0, rb->w, rb->h, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)read_fbo);
+        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, (GLuint)draw_fbo);
+        enable(GL_SCISSOR_TEST, scissor);
+        GL_CHECK("render_readback_push");
+        return true;
+    }
     if (rb->mapped + rb->queued == RENDER_READBACK_DEPTH) return false;
     const int slot = (rb->oldest + rb->mapped + rb->queued) % RENDER_READBACK_DEPTH;
     gl_state saved;
@@ -242,6 +282,7 @@ int render_readback_mapped(const render_readback *rb) {
 }
 
 bool render_readback_map(render_readback *rb, bool wait, const uint8_t **data, render_error *err) {
+    assert(rb->format != RENDER_READBACK_DEVICE);
     *data = NULL;
     if (rb->queued == 0) return true;
     const int slot = (rb->oldest + rb->mapped) % RENDER_READBACK_DEPTH;

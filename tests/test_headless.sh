@@ -180,18 +180,35 @@ if awk -v f="${fps:-0}" 'BEGIN { exit !(f > 0) }'; then
 else
     failed "one: fps '${fps}' after 2 frames, expected above 0"
 fi
-# A video's frames on this backend's path (CUDA: zero-copy interop, with the
-# fence polled before each map while recording): the last frame handed to
-# the encoder is the screenshot in BT.709 YUV (tests/ffmpeg-capture.sh keeps
-# the frames; yuv_check compares).
-if NBODY_FFMPEG="$capture" NBODY_CAPTURE="$tmp/video.yuv" "$nbody" --headless --backend "$backend" \
-    --n 4096 --frames 12 --no-hud --width 640 --height 360 --record "$tmp/video.mp4" \
-    --screenshot "$tmp/video.png" >"$tmp/video.out" 2>&1 &&
-    "$yuv_check" "$tmp/video.png" "$tmp/video.yuv"; then
-    echo "ok   video: the recorded frame is the picture"
-else
-    failed "video: the recorded frame is not the picture"
+# A video's frames on this backend's paths: the last frame handed to the
+# encoder is the screenshot in BT.709 YUV (tests/ffmpeg-capture.sh keeps the
+# frames; yuv_check compares). CUDA converts them where the zero-copy
+# interop path is on (its start message says so), reading the picture in
+# place or, with NBODY_TEST_VIDEO_COPY=1 as in the window, a copy; an odd
+# size tests the cut to even sizes and the flip. GL converts and reads them
+# back on the host copy, and on the CPU backend.
+video() { # name, who converts (CUDA or GL), nbody's arguments
+    local name=$1 by=$2 path=0
+    shift 2
+    if NBODY_FFMPEG="$capture" NBODY_CAPTURE="$tmp/video.yuv" "$nbody" --headless \
+        --backend "$backend" --n 4096 --frames 12 --no-hud --record "$tmp/video.mp4" \
+        --screenshot "$tmp/video.png" "$@" >"$tmp/video.out" 2>&1 &&
+        "$yuv_check" "$tmp/video.png" "$tmp/video.yuv"; then
+        grep -q "^nbody: recording .*(converted by CUDA)" "$tmp/video.out" || path=1
+        if [ "$path" = "$([ "$by" = CUDA ] && echo 0 || echo 1)" ]; then
+            echo "ok   $name: the recorded frame is the picture, converted by $by"
+            return
+        fi
+    fi
+    failed "$name: the recorded frame is not the picture, or not converted by $by"
     cat "$tmp/video.out"
+}
+if [ "$backend" = cuda ]; then
+    video "video" CUDA --width 641 --height 361
+    NBODY_TEST_VIDEO_COPY=1 video "video, copied first" CUDA --width 640 --height 360
+    video "video, --host-copy" GL --width 640 --height 360 --host-copy
+else
+    video "video" GL --width 641 --height 361
 fi
 
 # --profile: the parts of the frame account for the whole timed run. The
