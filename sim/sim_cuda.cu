@@ -139,12 +139,13 @@ template <typename V> static __device__ bool finite3(const V &u) {
  * are final after the closing kick and the next step's positions after the
  * drift, and a non-finite one flags that step in *bad (sim_nonfinite). */
 template <typename T, typename V = typename vec4<T>::type>
-__global__ void kick_drift_kernel(int n, V *pos, V *vel, const V *acc, T close, T damping, T open,
-                                  T dt, unsigned long long step, unsigned long long *bad) {
+__global__ void kick_drift_kernel(int n, V *pos, V *vel, V *acc, bool clear, T close, T damping,
+                                  T open, T dt, unsigned long long step, unsigned long long *bad) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     V v = vel[i];
     const V a = acc[i];
+    if (clear) acc[i] = V{}; /* read for the last time: the next forces add into zeros */
     v.x = (v.x + a.x * close) * damping;
     v.y = (v.y + a.y * close) * damping;
     v.z = (v.z + a.z * close) * damping;
@@ -553,9 +554,11 @@ static bool cuda_set_precision(void *b, bool fp64, sim_error *err) {
     return true;
 }
 
-static void compute_forces(cuda_backend *c, const sim_step_params *sp) {
+/* acc_zero: acc holds zeros (a variant that sums into it then skips its memset). */
+static void compute_forces(cuda_backend *c, const sim_step_params *sp, bool acc_zero) {
     const variant_entry *e = kernels_entry(sp->variant);
     force_args a = {};
+    a.acc_zero = acc_zero;
     a.n = c->n;
     a.pos = c->pos;
     a.acc = c->acc;
@@ -592,7 +595,7 @@ static void compute_forces(cuda_backend *c, const sim_step_params *sp) {
 
 static void ensure_forces(cuda_backend *c, const sim_step_params *sp) {
     if (!c->acc_valid || c->acc_softening != sp->softening || c->acc_variant != sp->variant) {
-        compute_forces(c, sp);
+        compute_forces(c, sp, false);
     }
 }
 
@@ -608,20 +611,24 @@ static void harvest_timing(cuda_backend *c) {
     c->timing_pending = false;
 }
 
+/* Kick-drift-kick, the kicks of consecutive steps fused. A kick followed
+ * by a force evaluation that sums into acc (best) clears acc as it reads it,
+ * so that evaluation needs no memset of its own. */
 template <typename T, typename V = typename vec4<T>::type>
-static void leapfrog(cuda_backend *c, V *pos, V *vel, const V *acc, const sim_step_params *sp,
+static void leapfrog(cuda_backend *c, V *pos, V *vel, V *acc, const sim_step_params *sp,
                      int steps) {
     const int n = c->n, blocks = blocks_for(n, THREADS);
     const T dt = sp->dt, h = (T)0.5 * dt, damping = sp->damping;
     const unsigned long long first = (unsigned long long)sp->first_step;
+    const bool sums = kernels_entry(sp->variant)->sums_acc;
     kick_drift_kernel<T>
-        <<<blocks, THREADS, 0, c->stream>>>(n, pos, vel, acc, 0, 1, h, dt, first, c->bad);
+        <<<blocks, THREADS, 0, c->stream>>>(n, pos, vel, acc, sums, 0, 1, h, dt, first, c->bad);
     CUDA_CHECK_LAUNCH();
     for (int s = 0; s < steps; s++) {
-        compute_forces(c, sp);
+        compute_forces(c, sp, sums);
         const T next_dt = s + 1 < steps ? dt : (T)0;
-        kick_drift_kernel<T><<<blocks, THREADS, 0, c->stream>>>(n, pos, vel, acc, h, damping, h,
-                                                                next_dt, first + s + 1, c->bad);
+        kick_drift_kernel<T><<<blocks, THREADS, 0, c->stream>>>(
+            n, pos, vel, acc, sums && s + 1 < steps, h, damping, h, next_dt, first + s + 1, c->bad);
         CUDA_CHECK_LAUNCH();
     }
     /* The flag comes back behind the steps; cuda_nonfinite_step reads it

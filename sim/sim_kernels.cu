@@ -558,7 +558,9 @@ __global__ void forces_best_kernel(force_args a) {
 static void forces_best(const force_args *a, cudaStream_t stream) {
     force_args b = *a;
     b.eps2 = eps2_floor(a->eps2);
-    CUDA_CHECK(cudaMemsetAsync(a->acc, 0, sizeof(float4) * a->n, stream)); /* sums by atomics */
+    if (!a->acc_zero) { /* sums by atomics; the integrator clears acc between steps */
+        CUDA_CHECK(cudaMemsetAsync(a->acc, 0, sizeof(float4) * a->n, stream));
+    }
     const size_t smem = sizeof(float4) * 64 * (a->p / 32);
     forces_best_kernel<<<a->q * a->sm_count, a->p, smem, stream>>>(b);
     CUDA_CHECK_LAUNCH();
@@ -685,7 +687,7 @@ static const char Q_ROWS[] = "threads sharing one body's loop (rows of the block
 static const char P_GROUP[] = "bodies per walk group sharing one interaction list (32, 64, 128)";
 
 static constexpr variant_entry variants[] = {
-    {SIM_VARIANT_DEFAULT, {}, nullptr, false, BLOCK_THREADS, 1, 0, nullptr},
+    {SIM_VARIANT_DEFAULT, {}, nullptr, false, BLOCK_THREADS, 1, 0, nullptr, false},
     {SIM_VARIANT_NAIVE,
      {"naive", "one thread per body, array of structs, 1/sqrtf, if (i != j)", P_THREADS, nullptr,
       false},
@@ -694,7 +696,8 @@ static constexpr variant_entry variants[] = {
      BLOCK_THREADS,
      1,
      0,
-     nullptr},
+     nullptr,
+     false},
     {SIM_VARIANT_SOA,
      {"soa", "scalar arrays x[], y[], z[], m[] instead of an array of structs", P_THREADS, nullptr,
       false},
@@ -703,7 +706,8 @@ static constexpr variant_entry variants[] = {
      BLOCK_THREADS,
      1,
      0,
-     nullptr},
+     nullptr,
+     false},
     {SIM_VARIANT_RSQRT,
      {"rsqrt", "rsqrtf (hardware reciprocal square root) instead of 1/sqrtf", P_THREADS, nullptr,
       false},
@@ -712,7 +716,8 @@ static constexpr variant_entry variants[] = {
      BLOCK_THREADS,
      1,
      0,
-     nullptr},
+     nullptr,
+     false},
     {SIM_VARIANT_TILED,
      {"tiled", "shared-memory tiles of p*q bodies, p x q threads per block (GPU Gems 3)", P_TILE,
       Q_ROWS, false},
@@ -721,7 +726,8 @@ static constexpr variant_entry variants[] = {
      BLOCK_PQ_TILES,
      1,
      16,
-     forces_tiled_kernel},
+     forces_tiled_kernel,
+     false},
     {SIM_VARIANT_UNROLLED,
      {"unrolled", "inner loop over the tile unrolled 8 times", P_TILE, Q_ROWS, false},
      forces_unrolled,
@@ -729,7 +735,8 @@ static constexpr variant_entry variants[] = {
      BLOCK_PQ_TILES,
      1,
      16,
-     forces_unrolled_kernel},
+     forces_unrolled_kernel,
+     false},
     {SIM_VARIANT_NOIF,
      {"noif", "softening makes the self-interaction zero, so if (i != j) goes", P_TILE, Q_ROWS,
       false},
@@ -738,7 +745,8 @@ static constexpr variant_entry variants[] = {
      BLOCK_PQ_TILES,
      1,
      16,
-     forces_noif_kernel},
+     forces_noif_kernel,
+     false},
     {SIM_VARIANT_FMA,
      {"fma", "terms ordered so the compiler fuses multiply-adds", P_TILE, Q_ROWS, false},
      forces_fma,
@@ -746,7 +754,8 @@ static constexpr variant_entry variants[] = {
      BLOCK_PQ_TILES,
      1,
      16,
-     forces_fma_kernel},
+     forces_fma_kernel,
+     false},
     {SIM_VARIANT_FAST,
      {"fast", "flush-to-zero rsqrt for this kernel alone (no denormal fix-up)", P_TILE, Q_ROWS,
       false},
@@ -755,7 +764,8 @@ static constexpr variant_entry variants[] = {
      BLOCK_PQ_TILES,
      1,
      16,
-     forces_fast_kernel},
+     forces_fast_kernel,
+     false},
     {SIM_VARIANT_BEST,
      {"best", "each pair once (Newton's third law), j bodies rotate through the warp", P_BEST,
       Q_BEST, false},
@@ -764,7 +774,8 @@ static constexpr variant_entry variants[] = {
      BLOCK_WARPS,
      BEST_B,
      32,
-     forces_best_kernel},
+     forces_best_kernel,
+     true},
     {SIM_VARIANT_FP64,
      {"fp64", "double precision throughout: state, forces and integrator", P_FP64, Q_ROWS, true},
      forces_fp64,
@@ -772,7 +783,8 @@ static constexpr variant_entry variants[] = {
      BLOCK_PQ_TILES,
      FP64_B,
      32,
-     forces_fp64_kernel},
+     forces_fp64_kernel,
+     false},
     {SIM_VARIANT_TREE,
      {"tree", "Barnes-Hut octree rebuilt every step, quadrupoles, O(N log N)", P_GROUP, nullptr,
       false},
@@ -781,7 +793,8 @@ static constexpr variant_entry variants[] = {
      BLOCK_GROUPS,
      1,
      0,
-     nullptr},
+     nullptr,
+     false},
 };
 
 constexpr bool table_matches_enum() {

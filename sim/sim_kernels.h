@@ -38,6 +38,7 @@ struct force_args {
     int sm_count; /* multiprocessors of the device (persistent grids) */
     struct sim_tree *tree; /* variant tree: its state (sim_tree.h); p = the walk's group size */
     float theta;           /* variant tree: opening angle */
+    bool acc_zero;         /* acc holds zeros already (the integrator cleared it) */
 };
 
 /* How a variant reads p and q. */
@@ -57,6 +58,8 @@ struct variant_entry {
     int bodies_per_thread;      /* each thread of a block carries this many bodies */
     int smem_per_thread;        /* bytes of dynamic shared memory per thread */
     void (*kernel)(force_args); /* p x q kernels, for occupancy queries */
+    bool sums_acc; /* adds into acc (atomics): acc must hold zeros first; the integrator's kick
+                      clears it when forces follow, so no memset a step */
 };
 
 /* The entry for a variant (DEFAULT resolved). */
