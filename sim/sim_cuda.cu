@@ -40,11 +40,6 @@
 static_assert(sizeof(sim_vertex) == sizeof(float4), "a vertex is one float4");
 static_assert(sizeof(float4) == 16, "a body is 16 bytes");
 
-/* The state's vector type for each precision. */
-template <typename T> struct vec4;
-template <> struct vec4<float> { typedef float4 type; };
-template <> struct vec4<double> { typedef double4a type; };
-
 /* Diagnostic sums, in this order, per block and in total. */
 enum {
     DIAG_KINETIC,
@@ -83,6 +78,7 @@ struct cuda_backend {
     float acc_softening;
     sim_variant acc_variant;
     sim_tree *tree; /* variant tree (sim_tree.cu): created on first use, kept after */
+    best_plan *best; /* variants best, fp64: per-warp starts (sim_kernels.cu), likewise */
     bool tree_on;   /* the tree variant is selected: reserve() grows the tree too */
     unsigned long long *bad;      /* device: first non-finite step, NO_BAD_STEP: none */
     unsigned long long *bad_host; /* pinned copy, valid once bad_ready has completed */
@@ -379,6 +375,7 @@ static void cuda_destroy(void *b) {
     free_buffers(c);
     free_buffers64(c);
     sim_tree_destroy(c->tree);
+    kernels_best_plan_destroy(c->best);
     CUDA_CHECK(cudaEventDestroy(c->start));
     CUDA_CHECK(cudaEventDestroy(c->stop));
     CUDA_CHECK(cudaEventDestroy(c->bad_ready));
@@ -577,6 +574,10 @@ static void compute_forces(cuda_backend *c, const sim_step_params *sp, bool acc_
         }
         a.tree = c->tree;
         a.theta = sp->theta;
+    }
+    if (e->id == SIM_VARIANT_BEST || e->id == SIM_VARIANT_FP64) {
+        if (!c->best) c->best = kernels_best_plan_create();
+        a.best = c->best;
     }
     if (e->reads_soa) {
         scatter_soa_kernel<<<blocks_for(c->n, THREADS), THREADS, 0, c->stream>>>(c->n, c->capacity,

@@ -15,6 +15,9 @@
  * docs/PERFORMANCE.md.
  */
 #include <cuda_runtime.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim_cuda_check.h"
@@ -418,7 +421,7 @@ static void forces_fast(const force_args *a, cudaStream_t stream) {
  * offset; the j accelerations travel with their bodies from lane to lane by
  * shuffles (3 per step), so after 32 steps every lane has met every j and
  * each a_j is home again. Summed over the warp's pairs, the a_j and (when
- * the warp moves to other i bodies) the a_i go to global memory with float
+ * the warp moves to other i bodies) the a_i go to global memory with
  * atomics - so the sums' order, and their last bits, vary from run to run.
  *
  * Work: bodies in chunks of 32, chunks in groups of BEST_B. The pairs of
@@ -427,45 +430,87 @@ static void forces_fast(const force_args *a, cudaStream_t stream) {
  * and each later chunk (one task each), so every task is one chunk of j
  * bodies against the group (sim_pairmap.h says why). A persistent grid of
  * q blocks per SM, p threads each, splits the task list into contiguous
- * ranges of equal cost, one per warp. Padding bodies past N have no mass. */
+ * ranges of equal cost, one per warp, that may begin and end a quarter or
+ * half way through a task (sim_pairmap_walk). Padding bodies past N have no
+ * mass.
+ *
+ * The kernel is a template on the precision: rung 10, fp64, is the same
+ * pairs in double (below). */
 
 #define BEST_B SIM_PAIRMAP_B /* i bodies per lane; the task arithmetic is in sim_pairmap.h */
 #define FULL_WARP 0xffffffffu
+#define BEST_UNROLL (32 / SIM_PAIRMAP_MAX_PARTS) /* steps; a task's parts are whole multiples */
 
-struct best_i {
-    float x[BEST_B], y[BEST_B], z[BEST_B], m[BEST_B];
-    float ax[BEST_B], ay[BEST_B], az[BEST_B];
+/* Where a precision's bodies are: float4 pos/acc, or the double state. */
+template <typename T> struct best_io;
+template <> struct best_io<float> {
+    static __device__ const float4 *pos(const force_args &a) {
+        return a.pos;
+    }
+    static __device__ float4 *acc(const force_args &a) {
+        return a.acc;
+    }
+    static __device__ float eps2(const force_args &a) {
+        return a.eps2;
+    }
+};
+template <> struct best_io<double> {
+    static __device__ const double4a *pos(const force_args &a) {
+        return a.pos64;
+    }
+    static __device__ double4a *acc(const force_args &a) {
+        return a.acc64;
+    }
+    static __device__ double eps2(const force_args &a) {
+        return a.eps2_64;
+    }
 };
 
-static __device__ void best_load_i(const force_args &a, long long g, int lane, best_i &I) {
+template <typename T> struct best_i {
+    T x[BEST_B], y[BEST_B], z[BEST_B], m[BEST_B];
+    T ax[BEST_B], ay[BEST_B], az[BEST_B];
+};
+
+template <typename T>
+static __device__ void best_load_i(const force_args &a, long long g, int lane, best_i<T> &I) {
+    typedef typename vec4<T>::type V;
+    const V *pos = best_io<T>::pos(a);
 #pragma unroll
     for (int k = 0; k < BEST_B; k++) {
         const long long i = (g * BEST_B + k) * 32 + lane;
-        const float4 p = i < a.n ? a.pos[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const V p = i < a.n ? pos[i] : V{};
         I.x[k] = p.x;
         I.y[k] = p.y;
         I.z[k] = p.z;
         I.m[k] = p.w;
-        I.ax[k] = I.ay[k] = I.az[k] = 0.0f;
+        I.ax[k] = I.ay[k] = I.az[k] = 0;
     }
 }
 
-static __device__ void best_flush_i(const force_args &a, long long g, int lane, const best_i &I) {
+template <typename T>
+static __device__ void best_flush_i(const force_args &a, long long g, int lane,
+                                    const best_i<T> &I) {
+    typename vec4<T>::type *acc = best_io<T>::acc(a);
 #pragma unroll
     for (int k = 0; k < BEST_B; k++) {
         const long long i = (g * BEST_B + k) * 32 + lane;
         if (i < a.n) {
-            atomicAdd(&a.acc[i].x, I.ax[k]);
-            atomicAdd(&a.acc[i].y, I.ay[k]);
-            atomicAdd(&a.acc[i].z, I.az[k]);
+            atomicAdd(&acc[i].x, I.ax[k]);
+            atomicAdd(&acc[i].y, I.ay[k]);
+            atomicAdd(&acc[i].z, I.az[k]);
         }
     }
 }
 
-/* Puts chunk c's positions in the warp's 64 slots (twice over). */
-static __device__ float4 *best_load_j(const force_args &a, float4 *slots, long long c, int lane) {
+/* This lane's body of chunk c (massless padding past N). */
+template <typename T>
+static __device__ typename vec4<T>::type best_fetch_j(const force_args &a, long long c, int lane) {
     const long long j = c * 32 + lane;
-    const float4 p = j < a.n ? a.pos[j] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    return j < a.n ? best_io<T>::pos(a)[j] : typename vec4<T>::type{};
+}
+
+/* Puts a chunk's positions, one per lane, in the warp's 64 slots (twice over). */
+template <typename V> static __device__ const V *best_put_j(V *slots, V p, int lane) {
     __syncwarp(); /* the previous task is done reading the slots */
     slots[lane] = p;
     slots[lane + 32] = p;
@@ -473,24 +518,47 @@ static __device__ float4 *best_load_j(const force_args &a, float4 *slots, long l
     return slots + lane;
 }
 
-static __device__ void best_store_j(const force_args &a, long long c, int lane, float bx, float by,
-                                    float bz) {
-    const long long j = c * 32 + lane;
+/* Adds lane's j sum to body j (a real body: padding has nowhere to go). */
+template <typename T>
+static __device__ void best_store_j(const force_args &a, long long j, T bx, T by, T bz) {
     if (j < a.n) {
-        atomicAdd(&a.acc[j].x, bx);
-        atomicAdd(&a.acc[j].y, by);
-        atomicAdd(&a.acc[j].z, bz);
+        typename vec4<T>::type *acc = best_io<T>::acc(a);
+        atomicAdd(&acc[j].x, bx);
+        atomicAdd(&acc[j].y, by);
+        atomicAdd(&acc[j].z, bz);
     }
 }
 
-/* One i-j pair, weighted by f (1, or 0 to skip it in the intra task). */
-static __device__ __forceinline__ void best_pair(const float4 q, best_i &I, int k, float eps2,
-                                                 float f, float &bx, float &by, float &bz) {
-    const float dx = q.x - I.x[k], dy = q.y - I.y[k], dz = q.z - I.z[k];
-    const float dsq = dx * dx + (dy * dy + (dz * dz + eps2));
+/* 1/r^3 from r^2 (softened). float: MUFU.RSQ, no denormal fix-up (rung 8).
+ * double: the hardware's estimate, rsqrt.approx.ftz.f64 (MUFU.RSQ64H alone,
+ * good to about 2^-20), refined inside the cube: with y0 ~ 1/r and
+ * e = 1 - r^2 y0^2,
+ *     r^-3 = y0^3 (1 - e)^(-3/2) = y0^3 (1 + 3/2 e + 15/8 e^2 + O(e^3)),
+ * so two terms leave ~e^3 ~ 2^-60, full double precision in 6 FP64
+ * operations, where CUDA's rsqrt(double) adds a range check and a call to a
+ * slow path on top of its Newton step. */
+static __device__ __forceinline__ float best_inv3(float dsq) {
     const float inv = rsqrt_ftz(dsq);
-    const float inv3 = inv * inv * inv * f;
-    const float si = q.w * inv3, sj = I.m[k] * inv3;
+    return inv * inv * inv;
+}
+
+static __device__ __forceinline__ double best_inv3(double dsq) {
+    double y0;
+    asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y0) : "d"(dsq));
+    const double y2 = y0 * y0;
+    const double e = fma(-dsq, y2, 1.0);
+    const double y3 = y0 * y2;
+    return fma(y3, e * fma(1.875, e, 1.5), y3);
+}
+
+/* One i-j pair, weighted by f (1, or 0 to skip it in the intra task). */
+template <typename T, typename V>
+static __device__ __forceinline__ void best_pair(const V q, best_i<T> &I, int k, T eps2, T f, T &bx,
+                                                 T &by, T &bz) {
+    const T dx = q.x - I.x[k], dy = q.y - I.y[k], dz = q.z - I.z[k];
+    const T dsq = dx * dx + (dy * dy + (dz * dz + eps2));
+    const T inv3 = best_inv3(dsq) * f;
+    const T si = q.w * inv3, sj = I.m[k] * inv3;
     I.ax[k] += dx * si;
     I.ay[k] += dy * si;
     I.az[k] += dz * si;
@@ -500,59 +568,185 @@ static __device__ __forceinline__ void best_pair(const float4 q, best_i &I, int 
 }
 
 /* The j accelerations move one lane down: slot L + s + 1 comes from lane L + 1. */
-static __device__ __forceinline__ void best_rotate(int lane, float &bx, float &by, float &bz) {
+template <typename T>
+static __device__ __forceinline__ void best_rotate(int lane, T &bx, T &by, T &bz) {
     const int from = (lane + 1) & 31;
     bx = __shfl_sync(FULL_WARP, bx, from);
     by = __shfl_sync(FULL_WARP, by, from);
     bz = __shfl_sync(FULL_WARP, bz, from);
 }
 
-__global__ void forces_best_kernel(force_args a) {
-    extern __shared__ float4 best_smem[];
+/* Builds of the kernel. float has two: PREFETCH fetches the next task's j
+ * positions into registers while this task's steps run, so a warp starting
+ * a task does not wait for global memory; it needs 79 registers (sm_90),
+ * so blocks of at most BEST_PREFETCH_THREADS. The other is held to 64
+ * registers, so that 1024 threads (32 warps) fit an SM; forces_best picks
+ * by block. On the H100 (docs/PERFORMANCE.md, `best` item 7) the prefetch
+ * made 16,384 bodies in blocks of 640 3 % faster (2,545-2,561 against
+ * 2,474-2,486 x 10^9 interactions/s), and from 24,576 bodies on the
+ * 1024-thread build beat the prefetching one in blocks of 768 (2,718
+ * against 2,669 at 24,576). Prefetching through cp.async into a second set
+ * of shared slots instead, which needs no registers, was slower at every N
+ * (4 % from 65,536 bodies on, up to 15 % at 4,096) and is not kept. double
+ * has one build, not prefetching, in blocks of at most 512 threads: its
+ * loop needs 128 registers (sm_90); held to 96 (640 threads) it spills. */
+#define BEST_PREFETCH_THREADS 768
+#define BEST_FP64_THREADS 512
+
+template <typename T, bool PREFETCH> constexpr int best_max_threads() {
+    return sizeof(T) == 8 ? BEST_FP64_THREADS : PREFETCH ? BEST_PREFETCH_THREADS : 1024;
+}
+
+template <typename T, bool PREFETCH>
+__global__ void __launch_bounds__(best_max_threads<T, PREFETCH>(), 1)
+    forces_best_kernel(force_args a) {
+    typedef typename vec4<T>::type V;
+    extern __shared__ __align__(32) unsigned char best_smem[];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-    float4 *slots = best_smem + warp * 64;
-    const long long chunks = sim_pairmap_chunks(a.n), groups = sim_pairmap_groups(chunks);
-    const long long w = (long long)blockIdx.x * warps + warp, all = (long long)gridDim.x * warps;
-    long long first, last;
-    sim_pairmap_range(chunks, w, all, &first, &last);
-    const float eps2 = a.eps2;
-    best_i I;
-    long long g = -1;
-    for (long long t = first; t < last; t++) {
-        const long long tg = sim_pairmap_group(t, g, groups, chunks);
-        if (tg != g) {
+    V *slots = reinterpret_cast<V *>(best_smem) + warp * 64;
+    sim_pairmap_walk W = a.best_walks[(long long)blockIdx.x * warps + warp];
+    const T eps2 = best_io<T>::eps2(a);
+    best_i<T> I;
+    int g = -1;
+    V next = V{};
+    if (PREFETCH && W.left > 0) next = best_fetch_j<T>(a, W.c, lane);
+    while (W.left > 0) {
+        if (W.g != g) {
             if (g >= 0) best_flush_i(a, g, lane, I);
-            g = tg;
+            g = W.g;
             best_load_i(a, g, lane, I);
         }
-        const long long o = t - sim_pairmap_prefix(g, chunks);
-        const long long c = sim_pairmap_chunk(g, o);
-        const float4 *q = best_load_j(a, slots, c, lane);
-        float bx = 0.0f, by = 0.0f, bz = 0.0f;
-        if (o >= BEST_B) { /* a later chunk: all 32 x 32 x BEST_B pairs */
-#pragma unroll 8
-            for (int s = 0; s < 32; s++) {
-                const float4 pj = q[s];
+        const sim_pairmap_walk t = W; /* this task */
+        const V *q;
+        if (PREFETCH) { /* move on now, and fetch the next task's j bodies */
+            q = best_put_j(slots, next, lane);
+            sim_pairmap_walk_next(&W, sim_pairmap_chunks(a.n));
+            if (W.left > 0) next = best_fetch_j<T>(a, W.c, lane);
+        } else {
+            q = best_put_j(slots, best_fetch_j<T>(a, t.c, lane), lane);
+        }
+        T bx = 0, by = 0, bz = 0;
+        const int r = t.c - g * BEST_B; /* the chunk's place in the group, if < BEST_B */
+        if (r >= BEST_B) {              /* a later chunk: all 32 x 32 x BEST_B pairs of each step */
+            for (int s = t.s0; s < t.s1; s += BEST_UNROLL) {
 #pragma unroll
-                for (int k = 0; k < BEST_B; k++) best_pair(pj, I, k, eps2, 1.0f, bx, by, bz);
-                best_rotate(lane, bx, by, bz);
+                for (int u = 0; u < BEST_UNROLL; u++) {
+                    const V pj = q[s + u];
+#pragma unroll
+                    for (int k = 0; k < BEST_B; k++) best_pair<T>(pj, I, k, eps2, T(1), bx, by, bz);
+                    best_rotate(lane, bx, by, bz);
+                }
             }
-        } else { /* the group's chunk r = o against its chunks k <= r */
-            const int r = (int)o;
+        } else { /* the group's chunk r against its chunks k <= r */
 #pragma unroll 1
-            for (int s = 0; s < 32; s++) {
-                const float4 pj = q[s];
+            for (int s = t.s0; s < t.s1; s++) {
+                const V pj = q[s];
 #pragma unroll
                 for (int k = 0; k < BEST_B; k++) {
-                    const float f = sim_pairmap_intra_weight(k, r, s, lane); /* 1 or 0 */
-                    best_pair(pj, I, k, eps2, f, bx, by, bz);
+                    const T f = sim_pairmap_intra_weight(k, r, s, lane); /* 1 or 0 */
+                    best_pair<T>(pj, I, k, eps2, f, bx, by, bz);
                 }
                 best_rotate(lane, bx, by, bz);
             }
         }
-        best_store_j(a, c, lane, bx, by, bz);
+        best_store_j(a, (long long)t.c * 32 + sim_pairmap_held_slot(lane, t.s1), bx, by, bz);
+        if (!PREFETCH) sim_pairmap_walk_next(&W, sim_pairmap_chunks(a.n));
     }
     if (g >= 0) best_flush_i(a, g, lane, I);
+}
+
+/* Dynamic shared memory of a block of p threads: 64 slots per warp. */
+template <typename T> static size_t best_smem_bytes(int p) {
+    return sizeof(typename vec4<T>::type) * 64 * (size_t)(p / 32);
+}
+
+struct best_plan {
+    sim_pairmap_walk *walks; /* device: one per warp of the grid */
+    long long capacity;      /* walks allocated */
+    int n, p, q, sm_count;   /* the launch they are for (n = 0: none yet) */
+    bool fp64;               /* ... and its precision */
+    bool prefetch;           /* launch forces_best_kernel<float, true> */
+};
+
+best_plan *kernels_best_plan_create(void) {
+    best_plan *p = (best_plan *)calloc(1, sizeof *p);
+    if (!p) {
+        fprintf(stderr, "sim: cannot create best's plan (out of memory)\n");
+        abort();
+    }
+    return p;
+}
+
+void kernels_best_plan_destroy(best_plan *p) {
+    if (!p) return;
+    CUDA_CHECK(cudaFree(p->walks));
+    free(p);
+}
+
+/* Parts per task: 1 while every warp has four tasks or more, or when there
+ * are fewer tasks than warps (splitting them would only add loads and
+ * atomics); in between, enough that each warp gets about four parts. */
+static int best_parts(int n, long long warps) {
+    const long long tasks = sim_pairmap_tasks(sim_pairmap_chunks(n));
+    int parts = 1;
+    while (parts < SIM_PAIRMAP_MAX_PARTS && tasks >= warps && parts * tasks < 4 * warps) {
+        parts *= 2;
+    }
+    return parts;
+}
+
+/* Whether the prefetching build runs blocks of p threads, q per SM: at
+ * most BEST_PREFETCH_THREADS, and all q must fit an SM at once (the grid is
+ * persistent: a block that waited for another would make a second wave). */
+static bool best_prefetch_fits(int p, int q) {
+    int blocks = 0;
+    if (p > BEST_PREFETCH_THREADS) return false;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, forces_best_kernel<float, true>, p,
+                                                      best_smem_bytes<float>(p)) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    return blocks >= q;
+}
+
+/* The plan for this launch: each warp's first task and the build to run.
+ * A warp that found its share itself spent about a thousand instructions on
+ * it (binary searches over the groups, 64-bit divisions): 5 % of its work at
+ * N = 16K. So the host computes the walks, with the function the CPU test
+ * checks, when N, the block shape or the precision changes, and copies them
+ * in stream order; the copy is from pageable memory, so that once the CPU
+ * waits for the stream. */
+static const best_plan *best_plan_for(best_plan *p, const force_args *a, bool fp64,
+                                      cudaStream_t stream) {
+    if (p->n == a->n && p->p == a->p && p->q == a->q && p->sm_count == a->sm_count &&
+        p->fp64 == fp64) {
+        return p;
+    }
+    const long long warps = (long long)a->q * a->sm_count * (a->p / 32);
+    if (warps > p->capacity) {
+        CUDA_CHECK(cudaFree(p->walks)); /* waits for the kernels that read them */
+        p->walks = nullptr;
+        CUDA_CHECK(cudaMalloc(&p->walks, sizeof *p->walks * warps));
+        p->capacity = warps;
+    }
+    sim_pairmap_walk *host = (sim_pairmap_walk *)malloc(sizeof *host * warps);
+    if (!host) {
+        fprintf(stderr, "sim: no host memory for best's plan of %lld warps\n", warps);
+        abort();
+    }
+    const long long chunks = sim_pairmap_chunks(a->n);
+    const int parts = best_parts(a->n, warps);
+    for (long long w = 0; w < warps; w++) sim_pairmap_walk_start(&host[w], chunks, parts, w, warps);
+    CUDA_CHECK(
+        cudaMemcpyAsync(p->walks, host, sizeof *host * warps, cudaMemcpyHostToDevice, stream));
+    free(host); /* pageable: staged before cudaMemcpyAsync returns */
+    p->prefetch = !fp64 && best_prefetch_fits(a->p, a->q);
+    p->n = a->n;
+    p->p = a->p;
+    p->q = a->q;
+    p->sm_count = a->sm_count;
+    p->fp64 = fp64;
+    return p;
 }
 
 static void forces_best(const force_args *a, cudaStream_t stream) {
@@ -561,109 +755,36 @@ static void forces_best(const force_args *a, cudaStream_t stream) {
     if (!a->acc_zero) { /* sums by atomics; the integrator clears acc between steps */
         CUDA_CHECK(cudaMemsetAsync(a->acc, 0, sizeof(float4) * a->n, stream));
     }
-    const size_t smem = sizeof(float4) * 64 * (a->p / 32);
-    forces_best_kernel<<<a->q * a->sm_count, a->p, smem, stream>>>(b);
+    const best_plan *plan = best_plan_for(a->best, a, false, stream);
+    b.best_walks = plan->walks;
+    const int blocks = a->q * a->sm_count;
+    const size_t smem = best_smem_bytes<float>(a->p);
+    if (plan->prefetch) {
+        forces_best_kernel<float, true><<<blocks, a->p, smem, stream>>>(b);
+    } else {
+        forces_best_kernel<float, false><<<blocks, a->p, smem, stream>>>(b);
+    }
     CUDA_CHECK_LAUNCH();
 }
 
 /* ======================================================================== */
 /* Rung 10 - fp64: double precision throughout (state, forces, integrator),
- * for accuracy comparisons. The best kernel's layout with double4 tiles and
- * FP64_B = 2 bodies per thread. The reciprocal square root starts from the
- * hardware's estimate (rsqrt.approx.ftz.f64 is MUFU.RSQ64H alone, good to
- * about 2^-20) and is refined inside the 1/r^3 factor: with y0 ~ 1/r and
- * e = 1 - r^2 y0^2,
- *     r^-3 = y0^3 (1 - e)^(-3/2) = y0^3 (1 + 3/2 e + 15/8 e^2 + O(e^3)),
- * so two terms leave ~e^3 ~ 2^-60: full double precision for three more
- * instructions, where CUDA's rsqrt(double) adds a range check and a call to
- * a slow path on top of its Newton step. */
-
-#define FP64_B 2
-
-static __device__ __forceinline__ double rsqrt_estimate64(double x) {
-    double y;
-    asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(x));
-    return y;
-}
-
-static __device__ double3 reduce_rows64(double *smem, double3 v) {
-    const int p = blockDim.x, q = blockDim.y, tx = threadIdx.x, ty = threadIdx.y;
-    if (q == 1) return v;
-    double *rx = smem, *ry = smem + p * q, *rz = smem + 2 * p * q;
-    rx[ty * p + tx] = v.x;
-    ry[ty * p + tx] = v.y;
-    rz[ty * p + tx] = v.z;
-    __syncthreads();
-    int half = 1;
-    while (half < q) half <<= 1;
-    for (half >>= 1; half > 0; half >>= 1) {
-        if (ty < half && ty + half < q) {
-            rx[ty * p + tx] += rx[(ty + half) * p + tx];
-            ry[ty * p + tx] += ry[(ty + half) * p + tx];
-            rz[ty * p + tx] += rz[(ty + half) * p + tx];
-        }
-        __syncthreads();
-    }
-    v = make_double3(rx[tx], ry[tx], rz[tx]);
-    __syncthreads();
-    return v;
-}
-
-__global__ void forces_fp64_kernel(force_args a) {
-    extern __shared__ double4a tile64[];
-    const int p = blockDim.x, tx = threadIdx.x, ty = threadIdx.y;
-    const int t = ty * p + tx, tile = p * blockDim.y;
-    const int first = blockIdx.x * p * FP64_B + tx;
-    double xi[FP64_B], yi[FP64_B], zi[FP64_B], ax[FP64_B], ay[FP64_B], az[FP64_B];
-#pragma unroll
-    for (int b = 0; b < FP64_B; b++) {
-        const int i = first + b * p;
-        const double4a pi = i < a.n ? a.pos64[i] : make_double4a(0.0, 0.0, 0.0, 0.0);
-        xi[b] = pi.x;
-        yi[b] = pi.y;
-        zi[b] = pi.z;
-        ax[b] = ay[b] = az[b] = 0.0;
-    }
-    const double eps2 = a.eps2_64;
-    const double4a *row = tile64 + ty * p;
-    for (int base = 0; base < a.n; base += tile) {
-        const int j = base + t;
-        tile64[t] = j < a.n ? a.pos64[j] : make_double4a(0.0, 0.0, 0.0, 0.0);
-        __syncthreads();
-#pragma unroll 4
-        for (int k = 0; k < p; k++) {
-            const double4a pj = row[k];
-#pragma unroll
-            for (int b = 0; b < FP64_B; b++) {
-                double dx = pj.x - xi[b], dy = pj.y - yi[b], dz = pj.z - zi[b];
-                double dsq = dx * dx + (dy * dy + (dz * dz + eps2));
-                double y0 = rsqrt_estimate64(dsq);
-                double y2 = y0 * y0;
-                double e = fma(-dsq, y2, 1.0);
-                double s0 = (pj.w * y0) * y2;
-                double c = e * fma(1.875, e, 1.5);
-                double scale = fma(s0, c, s0);
-                ax[b] += dx * scale;
-                ay[b] += dy * scale;
-                az[b] += dz * scale;
-            }
-        }
-        __syncthreads();
-    }
-    double *smem = (double *)tile64;
-#pragma unroll
-    for (int b = 0; b < FP64_B; b++) {
-        const double3 v = reduce_rows64(smem, make_double3(ax[b], ay[b], az[b]));
-        const int i = first + b * p;
-        if (ty == 0 && i < a.n) a.acc64[i] = make_double4a(v.x, v.y, v.z, 0.0);
-    }
-}
+ * for accuracy comparisons: best's pairs, each evaluated once, in double
+ * (best_inv3 refines the reciprocal square root to double precision). Each
+ * pair is 20 FP64 operations for two interactions (3 DADD, 3 DFMA for r^2,
+ * 6 for r^-3, 2 DMUL for the masses, 6 DFMA into both sums), where one
+ * interaction at a time costs 16: the FP64 pipe, not issue, is the limit
+ * here (64 lanes per SM on an H100, an eighth of the issue rate's lanes).
+ * The sums use double atomics (native from sm_60). */
 
 static void forces_fp64(const force_args *a, cudaStream_t stream) {
     force_args b = *a;
     b.eps2_64 = fmax(a->eps2_64, (double)EPS2_MIN);
-    const size_t smem = sizeof(double4a) * a->p * a->q;
-    forces_fp64_kernel<<<div_up(a->n, a->p * FP64_B), dim3(a->p, a->q), smem, stream>>>(b);
+    if (!a->acc_zero) CUDA_CHECK(cudaMemsetAsync(a->acc64, 0, sizeof(double4a) * a->n, stream));
+    const best_plan *plan = best_plan_for(a->best, a, true, stream);
+    b.best_walks = plan->walks;
+    const size_t smem = best_smem_bytes<double>(a->p);
+    forces_best_kernel<double, false><<<a->q * a->sm_count, a->p, smem, stream>>>(b);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -682,7 +803,6 @@ static const char P_THREADS[] = "threads per block, one body per thread";
 static const char P_TILE[] = "bodies per block (a tile row); tile = p*q bodies";
 static const char P_BEST[] = "threads per block (whole warps); a warp holds 128 i bodies";
 static const char Q_BEST[] = "blocks per SM (a persistent grid walks the triangle of pairs)";
-static const char P_FP64[] = "threads per block row, 2 bodies each; tile = p*q bodies";
 static const char Q_ROWS[] = "threads sharing one body's loop (rows of the block)";
 static const char P_GROUP[] = "bodies per walk group sharing one interaction list (32, 64, 128)";
 
@@ -774,17 +894,17 @@ static constexpr variant_entry variants[] = {
      BLOCK_WARPS,
      BEST_B,
      32,
-     forces_best_kernel,
+     forces_best_kernel<float, false>, /* the 1024-thread build: auto shapes and occupancy */
      true},
     {SIM_VARIANT_FP64,
-     {"fp64", "double precision throughout: state, forces and integrator", P_FP64, Q_ROWS, true},
+     {"fp64", "double precision throughout: state, forces and integrator", P_BEST, Q_BEST, true},
      forces_fp64,
      false,
-     BLOCK_PQ_TILES,
-     FP64_B,
-     32,
-     forces_fp64_kernel,
-     false},
+     BLOCK_WARPS,
+     BEST_B,
+     64,
+     forces_best_kernel<double, false>,
+     true},
     {SIM_VARIANT_TREE,
      {"tree", "Barnes-Hut octree rebuilt every step, quadrupoles, O(N log N)", P_GROUP, nullptr,
       false},
@@ -876,19 +996,24 @@ static int blocks_per_sm(const variant_entry *e, int threads, const sim_device_l
 }
 
 /* Warps per SM for `best` at n bodies when p and q are both automatic: about
- * n / 512, at least 8. Below ~14K bodies a warp has only a few tasks and a
- * full SM of warps spends its time loading and flushing i bodies; the H100
- * sweep of 2026-11-23 (docs/PERFORMANCE.md) was fastest at 8 warps per SM up
- * to 4,096 bodies (128 x 2), 16 at 8,192 (512 x 1), and with the largest
- * block from 16,384 on. */
+ * n / 512, from 8 up to 20, and all that fit from 24,576 bodies on (INT_MAX).
+ * With few tasks per warp a full SM of warps spends its time loading and
+ * flushing i bodies. The H100 sweeps (docs/PERFORMANCE.md, `best` items 5
+ * and 7): 8 warps per SM (128 x 2) was fastest up to 4,096 bodies; with
+ * this build, 640 x 1 (20 warps) at 16,384 (2,549, against 2,469-2,501 for
+ * 512, 768 and 1024) and within 0.4 % of the fastest at 8,192 and 20,480;
+ * 1024 x 1 at 24,576 and 32,768. At 12,288 this rule's 640 x 1 is 3.5 %
+ * behind 512 x 1 (2,239-2,243 against 2,323). */
 static int small_n_warps(int n) {
-    return n / 512 < 8 ? 8 : n / 512;
+    if (n >= 24576) return INT_MAX;
+    return n / 512 < 8 ? 8 : n / 512 > 20 ? 20 : n / 512;
 }
 
 /* A persistent grid: p threads per block in whole warps, q blocks per SM.
- * Auto: the largest block the kernel's registers allow, as many as fit
- * (on the H100, 896 x 1 beat 512 x 1 and 256 x 3 by 2-8 % at 16K and more:
- * docs/PERFORMANCE.md), except at small N (small_n_warps). */
+ * Auto: the largest block the kernel's registers allow (1024 x 1 for
+ * `best`, 64 registers), as many as fit - on the H100 one block of all the
+ * warps an SM holds beat two or three smaller ones (docs/PERFORMANCE.md) -
+ * except at small N (small_n_warps). */
 static sim_block clamp_warps(const variant_entry *e, int p, int q, int n,
                              const sim_device_limits *lim) {
     const int max_threads = kernel_max_threads(e, lim) / 32 * 32;

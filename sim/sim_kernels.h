@@ -22,6 +22,11 @@ typedef double4 double4a;
 #define make_double4a make_double4
 #endif
 
+/* The state's vector type for each precision. */
+template <typename T> struct vec4;
+template <> struct vec4<float> { typedef float4 type; };
+template <> struct vec4<double> { typedef double4a type; };
+
 /* Inputs and outputs of one force evaluation. A float32 variant reads pos
  * (or the scalar arrays x, y, z, m when it asks for them) and writes acc; the
  * fp64 variant reads pos64 and writes acc64. */
@@ -39,6 +44,8 @@ struct force_args {
     struct sim_tree *tree; /* variant tree: its state (sim_tree.h); p = the walk's group size */
     float theta;           /* variant tree: opening angle */
     bool acc_zero;         /* acc holds zeros already (the integrator cleared it) */
+    struct best_plan *best; /* variants best, fp64: where each warp starts, kept between calls */
+    const struct sim_pairmap_walk *best_walks; /* set by best's launcher: on the device */
 };
 
 /* How a variant reads p and q. */
@@ -64,5 +71,10 @@ struct variant_entry {
 
 /* The entry for a variant (DEFAULT resolved). */
 const variant_entry *kernels_entry(sim_variant v);
+
+/* best's plan: each warp's first task, computed on the host when N or the
+ * grid changes (sim_kernels.cu). Created empty; destroy(NULL) is a no-op. */
+struct best_plan *kernels_best_plan_create(void);
+void kernels_best_plan_destroy(struct best_plan *p);
 
 #endif /* NBODY_SIM_KERNELS_H */

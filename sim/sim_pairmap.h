@@ -13,7 +13,9 @@
  * bodies in registers ("i", SIM_PAIRMAP_B per lane). Group g's tasks are:
  * offsets o = 0 .. B-1, the pairs inside the group with its chunk r = o
  * (chunk r against the group's chunks k <= r); offsets o >= B, all pairs of
- * the group with the later chunk (g+1) B + o - B. The pairs inside a group
+ * the group with the later chunk (g+1) B + o - B. Either way the j chunk is
+ * g B + o, so a group's tasks take its chunks g B ... chunks - 1 in turn.
+ * The pairs inside a group
  * are B tasks rather than one so that every task costs about the same (one
  * chunk of j bodies against B x 32 i bodies): a single intra-group task cost
  * about five ordinary ones, and since the last groups have few later chunks
@@ -21,8 +23,9 @@
  * the last warps about twice the mean work at N = 16K (issue 13's audit).
  * The last group may have fewer than B chunks; it has one task per chunk.
  * In a task a lane L meets, at step s = 0 .. 31, the j body in slot
- * (L + s) mod 32 of the chunk. The task list is split into contiguous
- * ranges of equal cost, one per warp (intra tasks weigh 3/2 of the others).
+ * (L + s) mod 32 of the chunk. The task list
+ * is split into contiguous ranges of equal cost, one per warp, in parts of a
+ * task (intra tasks weigh 3/2 of the others; sim_pairmap_walk).
  *
  * Compiles as C (static inline) and as CUDA (__host__ __device__). */
 #ifndef NBODY_SIM_PAIRMAP_H
@@ -34,7 +37,9 @@
 #define SIM_PAIRMAP_FN static inline
 #endif
 
+#ifndef SIM_PAIRMAP_B
 #define SIM_PAIRMAP_B 4 /* chunks per group = i bodies per lane */
+#endif
 
 /* Tasks before group g: each predecessor g' (never the last group, so all
  * its B chunks are real) has B + chunks - (g'+1) B. */
@@ -57,7 +62,17 @@ SIM_PAIRMAP_FN long long sim_pairmap_tasks(long long chunks) {
     return sim_pairmap_prefix(last, chunks) + (chunks - last * SIM_PAIRMAP_B);
 }
 
-/* Issue cost of a task, in halves of an ordinary one: a task inside a group
+/* A warp's share of the work may start and end inside a task: each task is
+ * `parts` parts (1, 2 or 4) of 32 / parts steps, and the split counts
+ * parts. With whole tasks a warp's share can miss the equal one by up to a
+ * task's cost, and at N = 16K a warp has only eight to twelve tasks. A part
+ * that ends a warp's share ends at step s1 < 32, where lane L holds the sum
+ * of j body (L + s1) mod 32 (the sums move one lane per step), so a partial
+ * task is as easy to finish as a whole one. The kernel reads each warp's
+ * first task from a table the host computes (sim_kernels.cu, best_walks). */
+#define SIM_PAIRMAP_MAX_PARTS 4
+
+/* Issue cost of a part, in halves of an ordinary one: a task inside a group
  * computes the same 32 x 32 x B pairs as an ordinary task but weighs each
  * (1 or 0, sim_pairmap_intra_weight) in a loop that is not unrolled, about
  * half as much again. */
@@ -66,62 +81,62 @@ SIM_PAIRMAP_FN long long sim_pairmap_tasks(long long chunks) {
 #define SIM_PAIRMAP_COST_INTRA 3
 #endif
 
-/* Cost of the tasks before group g (every earlier group has B intra tasks). */
-SIM_PAIRMAP_FN long long sim_pairmap_cost_prefix(long long g, long long chunks) {
-    return SIM_PAIRMAP_COST_LATER * sim_pairmap_prefix(g, chunks) +
-           (long long)(SIM_PAIRMAP_COST_INTRA - SIM_PAIRMAP_COST_LATER) * SIM_PAIRMAP_B * g;
+/* Cost of the parts before group g (every earlier group has B intra tasks). */
+SIM_PAIRMAP_FN long long sim_pairmap_cost_prefix(long long g, long long chunks, int parts) {
+    return parts *
+           (SIM_PAIRMAP_COST_LATER * sim_pairmap_prefix(g, chunks) +
+            (long long)(SIM_PAIRMAP_COST_INTRA - SIM_PAIRMAP_COST_LATER) * SIM_PAIRMAP_B * g);
 }
 
-/* Cost of all tasks: one intra task per chunk, the rest ordinary. */
-SIM_PAIRMAP_FN long long sim_pairmap_cost(long long chunks) {
-    return SIM_PAIRMAP_COST_LATER * sim_pairmap_tasks(chunks) +
-           (long long)(SIM_PAIRMAP_COST_INTRA - SIM_PAIRMAP_COST_LATER) * chunks;
+/* Cost of all parts: one intra task per chunk, the rest ordinary. */
+SIM_PAIRMAP_FN long long sim_pairmap_cost(long long chunks, int parts) {
+    return parts * (SIM_PAIRMAP_COST_LATER * sim_pairmap_tasks(chunks) +
+                    (long long)(SIM_PAIRMAP_COST_INTRA - SIM_PAIRMAP_COST_LATER) * chunks);
 }
 
-/* The first task whose cost starts at or after c (tasks, if none): the
- * group by a binary search over the cost prefixes, then the offset in it. */
-SIM_PAIRMAP_FN long long sim_pairmap_task_at_cost(long long c, long long chunks) {
-    const long long groups = sim_pairmap_groups(chunks), tasks = sim_pairmap_tasks(chunks);
+/* The first part (task t's parts are t parts ... t parts + parts - 1) whose
+ * cost starts at or after c (all parts, if none): the group by a binary
+ * search over the cost prefixes, then the offset in it. */
+SIM_PAIRMAP_FN long long sim_pairmap_part_at_cost(long long c, long long chunks, int parts) {
+    const long long groups = sim_pairmap_groups(chunks);
     long long lo = 0, hi = groups - 1;
     while (lo < hi) {
         const long long mid = (lo + hi + 1) / 2;
-        if (sim_pairmap_cost_prefix(mid, chunks) <= c)
+        if (sim_pairmap_cost_prefix(mid, chunks, parts) <= c)
             lo = mid;
         else
             hi = mid - 1;
     }
-    const long long co = c - sim_pairmap_cost_prefix(lo, chunks);
-    const long long intra_cost = (long long)SIM_PAIRMAP_COST_INTRA * SIM_PAIRMAP_B;
+    const long long co = c - sim_pairmap_cost_prefix(lo, chunks, parts);
+    const long long intra_parts = (long long)parts * SIM_PAIRMAP_B;
+    const long long intra_cost = SIM_PAIRMAP_COST_INTRA * intra_parts;
     long long o;
     if (co <= 0) {
         o = 0;
-    } else if (co <= intra_cost) { /* intra tasks start at 0, 3, 6, ... */
+    } else if (co <= intra_cost) { /* intra parts start at 0, 3, 6, ... */
         o = (co + SIM_PAIRMAP_COST_INTRA - 1) / SIM_PAIRMAP_COST_INTRA;
-    } else { /* later tasks start at 3B, 3B + 2, ... */
-        o = SIM_PAIRMAP_B + (co - intra_cost + SIM_PAIRMAP_COST_LATER - 1) / SIM_PAIRMAP_COST_LATER;
+    } else { /* later parts start at 3 parts B, 3 parts B + 2, ... */
+        o = intra_parts + (co - intra_cost + SIM_PAIRMAP_COST_LATER - 1) / SIM_PAIRMAP_COST_LATER;
     }
-    const long long t = sim_pairmap_prefix(lo, chunks) + o;
-    /* Past the group's last task: the next group's first (its prefix). */
-    const long long next = lo + 1 < groups ? sim_pairmap_prefix(lo + 1, chunks) : tasks;
-    return t < next ? t : next;
+    const long long part = parts * sim_pairmap_prefix(lo, chunks) + o;
+    /* Past the group's last part: the next group's first. */
+    const long long next =
+        lo + 1 < groups ? sim_pairmap_prefix(lo + 1, chunks) : sim_pairmap_tasks(chunks);
+    return part < parts * next ? part : parts * next;
 }
 
-/* Warp w of all warps takes tasks [*first, *last): the tasks whose cost
+/* Warp w of all warps takes parts [*first, *last): the parts whose cost
  * starts in its equal share [cost w / all, cost (w + 1) / all). */
-SIM_PAIRMAP_FN void sim_pairmap_range(long long chunks, long long w, long long all,
+SIM_PAIRMAP_FN void sim_pairmap_range(long long chunks, int parts, long long w, long long all,
                                       long long *first, long long *last) {
-    const long long cost = sim_pairmap_cost(chunks);
-    *first = sim_pairmap_task_at_cost(cost * w / all, chunks);
-    *last = sim_pairmap_task_at_cost(cost * (w + 1) / all, chunks);
+    const long long cost = sim_pairmap_cost(chunks, parts);
+    *first = sim_pairmap_part_at_cost(cost * w / all, chunks, parts);
+    *last = sim_pairmap_part_at_cost(cost * (w + 1) / all, chunks, parts);
 }
 
-/* The group of task t, for a warp whose previous task was in group g (-1
- * before its first): g itself while t is still in it, else a binary search
- * over the later groups for the last one with prefix <= t. */
-SIM_PAIRMAP_FN long long sim_pairmap_group(long long t, long long g, long long groups,
-                                           long long chunks) {
-    if (g >= 0 && (g + 1 >= groups || t < sim_pairmap_prefix(g + 1, chunks))) return g;
-    long long lo = g < 0 ? 0 : g + 1, hi = groups - 1;
+/* The group of task t: a binary search for the last group with prefix <= t. */
+SIM_PAIRMAP_FN long long sim_pairmap_group(long long t, long long chunks) {
+    long long lo = 0, hi = sim_pairmap_groups(chunks) - 1;
     while (lo < hi) {
         const long long mid = (lo + hi + 1) / 2;
         if (sim_pairmap_prefix(mid, chunks) <= t)
@@ -132,10 +147,53 @@ SIM_PAIRMAP_FN long long sim_pairmap_group(long long t, long long g, long long g
     return lo;
 }
 
-/* The j chunk of the task at offset o of group g: for o < B (a task inside
- * the group) its chunk r = o, else the later chunk (g+1) B + o - B. */
-SIM_PAIRMAP_FN long long sim_pairmap_chunk(long long g, long long o) {
-    return o < SIM_PAIRMAP_B ? g * SIM_PAIRMAP_B + o : (g + 1) * SIM_PAIRMAP_B + (o - SIM_PAIRMAP_B);
+/* A warp's walk through its share, task by task. The tasks of group g are
+ * its chunks g B ... chunks - 1 taken as j (the first B of them inside the
+ * group), so moving on is c + 1, or the next group's first chunk. */
+typedef struct sim_pairmap_walk {
+    long long left; /* parts still to do, the current task's included */
+    int part_shift; /* log2 of the steps per part, 32 / parts (no division per task) */
+    int g, c;       /* the current task: group g (i bodies), chunk c (j bodies) */
+    int s0, s1;     /* its steps [s0, s1) */
+} sim_pairmap_walk;
+
+/* The current task's steps, from step s0 to the task's end or the share's. */
+SIM_PAIRMAP_FN void sim_pairmap_walk_steps(sim_pairmap_walk *w, int s0) {
+    const long long room = (32 - s0) >> w->part_shift; /* parts left in the task */
+    w->s0 = s0;
+    w->s1 = s0 + ((int)(room < w->left ? room : w->left) << w->part_shift);
+}
+
+/* Warp w of all, with tasks of `parts` parts (1, 2 or 4): its first task;
+ * w->left == 0 when it has none. */
+SIM_PAIRMAP_FN void sim_pairmap_walk_start(sim_pairmap_walk *w, long long chunks, int parts,
+                                           long long warp, long long all) {
+    long long first, last;
+    sim_pairmap_range(chunks, parts, warp, all, &first, &last);
+    const long long t = first / parts;
+    const long long g = first < last ? sim_pairmap_group(t, chunks) : 0;
+    w->left = last - first;
+    w->part_shift = parts == 1 ? 5 : parts == 2 ? 4 : 3;
+    w->g = (int)g;
+    w->c = (int)(g * SIM_PAIRMAP_B + (t - sim_pairmap_prefix(g, chunks)));
+    sim_pairmap_walk_steps(w, (int)(first % parts) << w->part_shift);
+}
+
+/* The next task of a walk over `chunks` chunks; w->left == 0 when the
+ * share is done. */
+SIM_PAIRMAP_FN void sim_pairmap_walk_next(sim_pairmap_walk *w, long long chunks) {
+    w->left -= (w->s1 - w->s0) >> w->part_shift;
+    if (++w->c == chunks) {
+        w->g++;
+        w->c = w->g * SIM_PAIRMAP_B;
+    }
+    sim_pairmap_walk_steps(w, 0);
+}
+
+/* The j slot whose sum lane L holds after a task's last step s1 - 1: the
+ * sums move one lane down per step (lane L takes lane L + 1's). */
+SIM_PAIRMAP_FN int sim_pairmap_held_slot(int lane, int s1) {
+    return (lane + s1) & 31;
 }
 
 /* Weight of a pair in an intra-group task (1 evaluated, 0 skipped): j chunk
