@@ -1,5 +1,11 @@
 // bright.frag - the bloom's source: light above a threshold (after
-// exposure), averaged over a 4x4 block as the image is downsampled.
+// exposure), averaged over a 4x4 block as the image is downsampled 4x.
+// Four bilinear taps, each at the corner shared by four texels, read the
+// 16 texels with equal weights (the filter's weights at a texel corner are
+// exactly 1/4): a quarter of the texture reads of one tap per texel. That
+// is exact where the picture's size is a multiple of 4; otherwise the
+// block's centre falls a fraction of a texel off a corner and the weights
+// move by as much.
 #version 330 core
 
 in vec2 v_uv;
@@ -10,10 +16,13 @@ uniform float u_threshold;
 out vec4 frag;
 
 void main() {
-    vec3 sum = vec3(0.0);
-    for (int y = -1; y <= 2; y++)
-        for (int x = -1; x <= 2; x++) sum += texture(u_hdr, v_uv + vec2(x, y) * u_texel).rgb;
-    vec3 c = sum / 16.0 * u_exposure;
+    // v_uv is the block's centre, a texel corner; the taps are the corners
+    // one texel away diagonally, the centres of the block's four 2x2 quads.
+    vec3 sum = texture(u_hdr, v_uv + vec2(-1.0, -1.0) * u_texel).rgb +
+               texture(u_hdr, v_uv + vec2(1.0, -1.0) * u_texel).rgb +
+               texture(u_hdr, v_uv + vec2(-1.0, 1.0) * u_texel).rgb +
+               texture(u_hdr, v_uv + vec2(1.0, 1.0) * u_texel).rgb;
+    vec3 c = sum / 4.0 * u_exposure;
     float l = max(c.r, max(c.g, c.b));
     frag = vec4(c * max(l - u_threshold, 0.0) / max(l, 1e-6) / u_exposure, 1.0);
 }
