@@ -710,12 +710,12 @@ static bool best_prefetch_fits(int p, int q) {
 }
 
 /* The plan for this launch: each warp's first task and the build to run.
- * A warp that found its share itself spent about a thousand instructions on
- * it (binary searches over the groups, 64-bit divisions): 5 % of its work at
- * N = 16K. So the host computes the walks, with the function the CPU test
- * checks, when N, the block shape or the precision changes, and copies them
- * in stream order; the copy is from pageable memory, so that once the CPU
- * waits for the stream. */
+ * A warp that found its share itself ran two binary searches over the
+ * groups and 64-bit arithmetic for each task's group and chunk; the host
+ * computes the walks instead, with the function the CPU test checks, when
+ * N, the block shape or the precision changes, and copies them in stream
+ * order; the copy is from pageable memory, so that once the CPU waits for
+ * the stream. (Measured with the rest of item 7 in docs/PERFORMANCE.md.) */
 static const best_plan *best_plan_for(best_plan *p, const force_args *a, bool fp64,
                                       cudaStream_t stream) {
     if (p->n == a->n && p->p == a->p && p->q == a->q && p->sm_count == a->sm_count &&
