@@ -6,9 +6,13 @@
  * covers the integrator too. A step is kick-drift-kick leapfrog: the force
  * kernel of the chosen variant (sim_kernels.cu) plus one O(N) kernel that
  * closes one step and opens the next (kick, damp, kick, drift): two launches
- * per step, and one more for variants that read scalar arrays (the scatter)
- * or sum with atomics (best: a memset). Accelerations are cached between
- * steps and recomputed when the softening or the kernel changes.
+ * per step, and one more for variants that read scalar arrays (the scatter).
+ * The variants that sum with atomics (best, fp64) need zeros in acc: the
+ * kick writes them as it reads each acceleration for the last time, so the
+ * steps need no memset; only an evaluation outside a step (new bodies, a
+ * new kernel or softening: ensure_forces) clears acc first. Accelerations
+ * are cached between steps and recomputed when the softening or the kernel
+ * changes.
  *
  * Diagnostics are reduced on the GPU in double precision: one kernel sums
  * per-block partials (the potential is an O(N^2) tiled pass), a second sums
