@@ -617,8 +617,8 @@ static void harvest_timing(cuda_backend *c) {
 }
 
 /* Kick-drift-kick, the kicks of consecutive steps fused. A kick followed
- * by a force evaluation that sums into acc (best) clears acc as it reads it,
- * so that evaluation needs no memset of its own. */
+ * by a force evaluation that sums into acc (best, fp64) clears acc as it
+ * reads it, so that evaluation needs no memset of its own. */
 template <typename T, typename V = typename vec4<T>::type>
 static void leapfrog(cuda_backend *c, V *pos, V *vel, V *acc, const sim_step_params *sp,
                      int steps) {
