@@ -16,12 +16,15 @@ uniform float u_threshold;
 out vec4 frag;
 
 void main() {
+    // Level 0, named: the float picture has mipmaps (for the automatic
+    // exposure), and at a 4x smaller target an implicit level would be 2,
+    // a mipmap made only when the exposure is measured (or never).
     // v_uv is the block's centre, a texel corner; the taps are the corners
     // one texel away diagonally, the centres of the block's four 2x2 quads.
-    vec3 sum = texture(u_hdr, v_uv + vec2(-1.0, -1.0) * u_texel).rgb +
-               texture(u_hdr, v_uv + vec2(1.0, -1.0) * u_texel).rgb +
-               texture(u_hdr, v_uv + vec2(-1.0, 1.0) * u_texel).rgb +
-               texture(u_hdr, v_uv + vec2(1.0, 1.0) * u_texel).rgb;
+    vec3 sum = textureLod(u_hdr, v_uv + vec2(-1.0, -1.0) * u_texel, 0.0).rgb +
+               textureLod(u_hdr, v_uv + vec2(1.0, -1.0) * u_texel, 0.0).rgb +
+               textureLod(u_hdr, v_uv + vec2(-1.0, 1.0) * u_texel, 0.0).rgb +
+               textureLod(u_hdr, v_uv + vec2(1.0, 1.0) * u_texel, 0.0).rgb;
     vec3 c = sum / 4.0 * u_exposure;
     float l = max(c.r, max(c.g, c.b));
     frag = vec4(c * max(l - u_threshold, 0.0) / max(l, 1e-6) / u_exposure, 1.0);

@@ -2,7 +2,7 @@
  *
  *     png_check FILE.png [--size WxH] [--min-lit F] [--max-lit F]
  *                        [--within R] [--centroid-within R] [--threshold T]
- *                        [--hud-free R]
+ *                        [--hud-free R] [--brighter-than OTHER.png D]
  *
  * Loads the PNG (stb_image) and calls a pixel lit when its brightest channel
  * is above T of 255 (default 24: the tone-mapped background stays below it).
@@ -30,6 +30,10 @@
  *                         centre, and none is lit in the 4-pixel band along
  *                         the panel's right and bottom edges (nothing lies
  *                         under the panel's edge)
+ *   --brighter-than OTHER.png D
+ *                         the mean brightness (0..255, of all pixels) is at
+ *                         least D above OTHER.png's (e.g. the same scene
+ *                         with bloom against without)
  *
  * More than half of the image white (blending gone wrong) always fails, and
  * so does a missing or unreadable file.
@@ -120,7 +124,8 @@ static bool find_panel(const unsigned char *px, int w, int h, box *panel) {
 
 static int usage(void) {
     fprintf(stderr, "usage: png_check FILE.png [--size WxH] [--min-lit F] [--max-lit F] "
-                    "[--within R] [--centroid-within R] [--threshold T] [--hud-free R]\n");
+                    "[--within R] [--centroid-within R] [--threshold T] [--hud-free R] "
+                    "[--brighter-than OTHER.png D]\n");
     return 2;
 }
 
@@ -134,12 +139,17 @@ int main(int argc, char **argv) {
     if (argc < 2) return usage();
     check_desc c = {
         .min_lit = 0.002, .max_lit = -1, .within = -1, .centroid_within = -1, .threshold = 24};
-    double hud_free = -1;
+    double hud_free = -1, brighter_by = 0;
+    const char *dimmer = NULL; /* --brighter-than: the other image */
     for (int i = 2; i < argc; i++) {
         if (i + 1 >= argc) return usage();
         const char *flag = argv[i], *v = argv[++i];
         double d = 0;
-        if (strcmp(flag, "--size") == 0) {
+        if (strcmp(flag, "--brighter-than") == 0) {
+            if (i + 1 >= argc || !parse_number(argv[i + 1], &brighter_by)) return usage();
+            dimmer = v;
+            i++;
+        } else if (strcmp(flag, "--size") == 0) {
             if (sscanf(v, "%dx%d", &c.width, &c.height) != 2) return usage();
         } else if (!parse_number(v, &d)) {
             return usage();
@@ -239,6 +249,24 @@ int main(int argc, char **argv) {
         fprintf(stderr, "png_check: FAIL: lit centroid %.1f px from the centre (at most %.1f)\n",
                 off, c.centroid_within);
         failed = 1;
+    }
+    if (dimmer) {
+        int ow = 0, oh = 0, ocomp = 0;
+        unsigned char *o = stbi_load(dimmer, &ow, &oh, &ocomp, 3);
+        if (!o) {
+            fprintf(stderr, "png_check: cannot load %s: %s\n", dimmer, stbi_failure_reason());
+            return 1;
+        }
+        const image_stats os =
+            measure(o, ow, oh, c.threshold, NULL, (ow - 1) / 2.0, (oh - 1) / 2.0);
+        stbi_image_free(o);
+        printf("png_check: mean %.2f against %.2f in %s (at least %.2f more wanted)\n", s.mean,
+               os.mean, dimmer, brighter_by);
+        if (s.mean < os.mean + brighter_by) {
+            fprintf(stderr, "png_check: FAIL: mean %.2f is not %.2f above %s's %.2f\n", s.mean,
+                    brighter_by, dimmer, os.mean);
+            failed = 1;
+        }
     }
     if (white > 0.5) {
         fprintf(stderr, "png_check: FAIL: washed out: %.1f %% white\n", 100 * white);

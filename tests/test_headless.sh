@@ -18,7 +18,8 @@
 #     so the lit pixels' centroid must lie within 10 % of the height of the
 #     centre (measured: 4 px of 360), and the lit fraction must be between
 #     2 % and 50 % (measured: 13 % for the sphere) - a blank frame or one
-#     washed out by a broken blend fails.
+#     washed out by a broken blend fails. The same sphere with bloom on is
+#     brighter on average than without (png_check --brighter-than).
 # A run with the HUD on must light at least 1 % of the image, which the one
 # body alone (~0.005 %) cannot: the HUD draws. Two negative controls show the
 # checks can fail: the one-body image with nothing counted as lit (threshold
@@ -117,6 +118,15 @@ bodies() {
             check "$p$ic" --size 640x360 --min-lit 0.02 --max-lit 0.5 --centroid-within 36
         fi
     done
+    # Bloom (B from the first frame) adds light to the same sphere: the mean
+    # brightness rises by at least 0.4 of 255 (measured 0.87 on llvmpipe; 0
+    # while the bright pass read a stale mipmap level of the float picture).
+    printf '0 B\n' >"$tmp/bloom.txt"
+    if run "${p}bloom" --n 4096 --frames 10 --no-hud --width 640 --height 360 \
+        --script "$tmp/bloom.txt" "$@"; then
+        check "${p}bloom" --size 640x360 --min-lit 0.02 --max-lit 0.5 --centroid-within 36 \
+            --brighter-than "$tmp/${p}plummer.png" 0.4
+    fi
     if run "${p}hud" --n 1 --frames 2 --width 640 --height 360 "$@"; then
         check "${p}hud" --size 640x360 --min-lit 0.01
         if "$png_check" "$tmp/${p}hud.png" --within 7.2 >/dev/null 2>&1; then
