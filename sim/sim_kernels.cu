@@ -580,7 +580,7 @@ static __device__ __forceinline__ void best_rotate(int lane, T &bx, T &by, T &bz
  * positions into registers while this task's steps run, so a warp starting
  * a task does not wait for global memory; it needs 79 registers (sm_90),
  * so blocks of at most BEST_PREFETCH_THREADS. The other is held to 64
- * registers, so that 1024 threads (32 warps) fit an SM; forces_best picks
+ * registers, so that 1024 threads (32 warps) fit an SM; forces_pairs picks
  * by block. On the H100 (docs/PERFORMANCE.md, `best` item 7) the prefetch
  * made 16,384 bodies in blocks of 640 3 % faster (2,545-2,561 against
  * 2,474-2,486 x 10^9 interactions/s), and from 24,576 bodies on the
@@ -749,44 +749,43 @@ static const best_plan *best_plan_for(best_plan *p, const force_args *a, bool fp
     return p;
 }
 
-static void forces_best(const force_args *a, cudaStream_t stream) {
+/* The launcher of best (T = float) and fp64 (T = double): eps^2 raised to
+ * the floor, acc zeroed unless the integrator left zeros, the plan, and the
+ * build (float's prefetching one where the block fits it). */
+template <typename T> static void forces_pairs(const force_args *a, cudaStream_t stream) {
+    constexpr bool fp64 = sizeof(T) == 8;
     force_args b = *a;
     b.eps2 = eps2_floor(a->eps2);
+    b.eps2_64 = fmax(a->eps2_64, (double)EPS2_MIN);
     if (!a->acc_zero) { /* sums by atomics; the integrator clears acc between steps */
-        CUDA_CHECK(cudaMemsetAsync(a->acc, 0, sizeof(float4) * a->n, stream));
+        void *acc = fp64 ? (void *)a->acc64 : (void *)a->acc;
+        CUDA_CHECK(cudaMemsetAsync(acc, 0, sizeof(typename vec4<T>::type) * a->n, stream));
     }
-    const best_plan *plan = best_plan_for(a->best, a, false, stream);
+    const best_plan *plan = best_plan_for(a->best, a, fp64, stream);
     b.best_walks = plan->walks;
     const int blocks = a->q * a->sm_count;
-    const size_t smem = best_smem_bytes<float>(a->p);
-    if (plan->prefetch) {
-        forces_best_kernel<float, true><<<blocks, a->p, smem, stream>>>(b);
-    } else {
-        forces_best_kernel<float, false><<<blocks, a->p, smem, stream>>>(b);
+    const size_t smem = best_smem_bytes<T>(a->p);
+    if constexpr (!fp64) {
+        if (plan->prefetch) {
+            forces_best_kernel<float, true><<<blocks, a->p, smem, stream>>>(b);
+            CUDA_CHECK_LAUNCH();
+            return;
+        }
     }
+    forces_best_kernel<T, false><<<blocks, a->p, smem, stream>>>(b);
     CUDA_CHECK_LAUNCH();
 }
 
 /* ======================================================================== */
 /* Rung 10 - fp64: double precision throughout (state, forces, integrator),
  * for accuracy comparisons: best's pairs, each evaluated once, in double
- * (best_inv3 refines the reciprocal square root to double precision). Each
- * pair is 20 FP64 operations for two interactions (3 DADD, 3 DFMA for r^2,
- * 6 for r^-3, 2 DMUL for the masses, 6 DFMA into both sums), where one
- * interaction at a time costs 16: the FP64 pipe, not issue, is the limit
- * here (64 lanes per SM on an H100, an eighth of the issue rate's lanes).
- * The sums use double atomics (native from sm_60). */
-
-static void forces_fp64(const force_args *a, cudaStream_t stream) {
-    force_args b = *a;
-    b.eps2_64 = fmax(a->eps2_64, (double)EPS2_MIN);
-    if (!a->acc_zero) CUDA_CHECK(cudaMemsetAsync(a->acc64, 0, sizeof(double4a) * a->n, stream));
-    const best_plan *plan = best_plan_for(a->best, a, true, stream);
-    b.best_walks = plan->walks;
-    const size_t smem = best_smem_bytes<double>(a->p);
-    forces_best_kernel<double, false><<<a->q * a->sm_count, a->p, smem, stream>>>(b);
-    CUDA_CHECK_LAUNCH();
-}
+ * (best_inv3 refines the reciprocal square root to double precision), with
+ * the same launcher, forces_pairs<double>. Each pair is 20 FP64 operations
+ * for two interactions (3 DADD, 3 DFMA for r^2, 6 for r^-3, 2 DMUL for the
+ * masses, 6 DFMA into both sums), where one interaction at a time costs 16.
+ * The FP64 pipe, not issue, is the limit here: it has 64 lanes per SM on an
+ * H100, half the 128 of the issue rate, and 640 of the loop's 789
+ * instructions (sm_90) are FP64. The sums use double atomics (sm_60 on). */
 
 /* ======================================================================== */
 /* Beyond the ladder - tree: Barnes-Hut octree rebuilt every evaluation and
@@ -889,7 +888,7 @@ static constexpr variant_entry variants[] = {
     {SIM_VARIANT_BEST,
      {"best", "each pair once (Newton's third law), j bodies rotate through the warp", P_BEST,
       Q_BEST, false},
-     forces_best,
+     forces_pairs<float>,
      false,
      BLOCK_WARPS,
      BEST_B,
@@ -898,7 +897,7 @@ static constexpr variant_entry variants[] = {
      true},
     {SIM_VARIANT_FP64,
      {"fp64", "double precision throughout: state, forces and integrator", P_BEST, Q_BEST, true},
-     forces_fp64,
+     forces_pairs<double>,
      false,
      BLOCK_WARPS,
      BEST_B,

@@ -45,7 +45,7 @@ struct force_args {
     float theta;           /* variant tree: opening angle */
     bool acc_zero;         /* acc holds zeros already (the integrator cleared it) */
     struct best_plan *best; /* variants best, fp64: where each warp starts, kept between calls */
-    const struct sim_pairmap_walk *best_walks; /* set by best's launcher: on the device */
+    const struct sim_pairmap_walk *best_walks; /* set by forces_pairs: on the device */
 };
 
 /* How a variant reads p and q. */
@@ -72,8 +72,9 @@ struct variant_entry {
 /* The entry for a variant (DEFAULT resolved). */
 const variant_entry *kernels_entry(sim_variant v);
 
-/* best's plan: each warp's first task, computed on the host when N or the
- * grid changes (sim_kernels.cu). Created empty; destroy(NULL) is a no-op. */
+/* The plan of best and fp64: each warp's first task, computed on the host
+ * when N, the grid or the precision changes (sim_kernels.cu). Created
+ * empty; destroy(NULL) is a no-op. */
 struct best_plan *kernels_best_plan_create(void);
 void kernels_best_plan_destroy(struct best_plan *p);
 

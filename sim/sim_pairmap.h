@@ -37,6 +37,9 @@
 #define SIM_PAIRMAP_FN static inline
 #endif
 
+/* -D on the command line only to measure another B (B = 8 was slower on the
+ * H100: docs/PERFORMANCE.md, `best` item 7; the kernel's 64- and
+ * 128-register builds are sized for 4). */
 #ifndef SIM_PAIRMAP_B
 #define SIM_PAIRMAP_B 4 /* chunks per group = i bodies per lane */
 #endif
