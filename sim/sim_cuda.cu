@@ -83,6 +83,7 @@ struct cuda_backend {
     sim_variant acc_variant;
     sim_tree *tree; /* variant tree (sim_tree.cu): created on first use, kept after */
     best_plan *best; /* variants best, fp64: per-warp starts (sim_kernels.cu), likewise */
+    bool best_fold;  /* every body's mass suits best's folded loop (set by upload) */
     bool tree_on;   /* the tree variant is selected: reserve() grows the tree too */
     unsigned long long *bad;      /* device: first non-finite step, NO_BAD_STEP: none */
     unsigned long long *bad_host; /* pinned copy, valid once bad_ready has completed */
@@ -529,6 +530,10 @@ static void cuda_upload(void *b, const sim_body *bodies, int n) {
     c->bad_step = 0;
     c->n = n;
     c->acc_valid = false;
+    c->best_fold = true; /* best's folded loop needs every mass positive and in range */
+    for (int i = 0; i < n && c->best_fold; i++) {
+        c->best_fold = kernels_best_fold_mass(bodies[i].mass);
+    }
 }
 
 /* Moves the state to double (fp64 on) or back to float. */
@@ -582,6 +587,7 @@ static void compute_forces(cuda_backend *c, const sim_step_params *sp, bool acc_
     if (e->id == SIM_VARIANT_BEST || e->id == SIM_VARIANT_FP64) {
         if (!c->best) c->best = kernels_best_plan_create();
         a.best = c->best;
+        a.best_fold = c->best_fold;
     }
     if (e->reads_soa) {
         scatter_soa_kernel<<<blocks_for(c->n, THREADS), THREADS, 0, c->stream>>>(c->n, c->capacity,

@@ -437,7 +437,8 @@ static void forces_fast(const force_args *a, cudaStream_t stream) {
  * The kernel is a template on the precision: rung 10, fp64, is the same
  * pairs in double (below). */
 
-#define BEST_B SIM_PAIRMAP_B /* i bodies per lane; the task arithmetic is in sim_pairmap.h */
+#define BEST_FOLD_EPS2_MIN 1e-6f /* eps >= 1e-3: where the folded loop may run (best_i) */
+#define BEST_B SIM_PAIRMAP_B     /* i bodies per lane; the task arithmetic is in sim_pairmap.h */
 #define FULL_WARP 0xffffffffu
 #define BEST_UNROLL (32 / SIM_PAIRMAP_MAX_PARTS) /* steps; a task's parts are whole multiples */
 
@@ -466,38 +467,77 @@ template <> struct best_io<double> {
     }
 };
 
-template <typename T> struct best_i {
+/* The i bodies a lane holds, and the arithmetic of one pair.
+ *
+ * Plain (fp64; float with a massless body or eps < 1e-3, below): x, y, z, m
+ * as stored; a pair is 17 instructions - d (3), r^2 (3), 1/r^3 (3 with the
+ * MUFU), s_i = m_j/r^3 and s_j = m_i/r^3 (2), both sums (6).
+ *
+ * FOLD (float): the lane holds its i body scaled by alpha = m_i^(-1/2): x = -alpha x_i
+ * (likewise y, z), m = alpha and e = alpha^2 eps^2. Then d' = alpha d is
+ * one FFMA per axis, fma(alpha, x_j, -alpha x_i), r'^2 = alpha^2 (r^2 + eps^2)
+ * and t = 1/r'^3 = 1/(alpha^3 r^3) (r softened), so that
+ *     the force on j:  -m_i d/r^3 = -m_i alpha^2 t d' = -t d'   (m_i alpha^2 = 1)
+ *     the force on i:   m_j d/r^3 = alpha^2 (m_j t d')
+ * The j sum needs no mass at all, and the i sum's alpha^2 is applied once,
+ * at the flush: 16 instructions a pair. Padding past N holds alpha = 0 and
+ * e = 1, so d' = 0 and its pairs add nothing.
+ *
+ * What it costs in accuracy: -alpha x_i is rounded once, so every pair is
+ * evaluated as if body i sat up to 2^-24 |x_i| (half a float ulp) away from
+ * where it is, in the same direction for all its pairs - the size of the
+ * rounding every drift already applies to positions - and m_i alpha^2 is 1
+ * to the rounding of rsqrtf (2 ulp), below float's own error in the sums.
+ * But a pair at exactly one point, which the plain loop gives d = 0 and no
+ * force (sim.h), gets that of a pair half an ulp apart, up to
+ * m 2^-24 |x| / eps^3. So the launcher folds only where every mass is
+ * positive and in range (kernels_best_fold_mass: a zero mass has no alpha)
+ * and eps >= 1e-3, where that is at most 6e1 m |x| and at the scenes'
+ * eps = 0.05 it is below 5e-4 m |x|; with eps = 0 (sim.h's exact zero) or
+ * massless bodies it runs the plain loop, one instruction a pair more. */
+template <typename T, bool FOLD> struct best_i {
     T x[BEST_B], y[BEST_B], z[BEST_B], m[BEST_B];
+    T e[FOLD ? BEST_B : 1];
     T ax[BEST_B], ay[BEST_B], az[BEST_B];
 };
 
-template <typename T>
-static __device__ void best_load_i(const force_args &a, long long g, int lane, best_i<T> &I) {
+template <typename T, bool FOLD>
+static __device__ void best_load_i(const force_args &a, long long g, int lane, best_i<T, FOLD> &I) {
     typedef typename vec4<T>::type V;
     const V *pos = best_io<T>::pos(a);
 #pragma unroll
     for (int k = 0; k < BEST_B; k++) {
         const long long i = (g * BEST_B + k) * 32 + lane;
         const V p = i < a.n ? pos[i] : V{};
-        I.x[k] = p.x;
-        I.y[k] = p.y;
-        I.z[k] = p.z;
-        I.m[k] = p.w;
+        if constexpr (FOLD) {
+            const T alpha = i < a.n ? rsqrtf(p.w) : T(0);
+            I.x[k] = -alpha * p.x;
+            I.y[k] = -alpha * p.y;
+            I.z[k] = -alpha * p.z;
+            I.m[k] = alpha;
+            I.e[k] = i < a.n ? alpha * alpha * best_io<T>::eps2(a) : T(1);
+        } else {
+            I.x[k] = p.x;
+            I.y[k] = p.y;
+            I.z[k] = p.z;
+            I.m[k] = p.w;
+        }
         I.ax[k] = I.ay[k] = I.az[k] = 0;
     }
 }
 
-template <typename T>
+template <typename T, bool FOLD>
 static __device__ void best_flush_i(const force_args &a, long long g, int lane,
-                                    const best_i<T> &I) {
+                                    const best_i<T, FOLD> &I) {
     typename vec4<T>::type *acc = best_io<T>::acc(a);
 #pragma unroll
     for (int k = 0; k < BEST_B; k++) {
         const long long i = (g * BEST_B + k) * 32 + lane;
+        const T scale = FOLD ? I.m[k] * I.m[k] : T(1); /* alpha^2 */
         if (i < a.n) {
-            atomicAdd(&acc[i].x, I.ax[k]);
-            atomicAdd(&acc[i].y, I.ay[k]);
-            atomicAdd(&acc[i].z, I.az[k]);
+            atomicAdd(&acc[i].x, I.ax[k] * scale);
+            atomicAdd(&acc[i].y, I.ay[k] * scale);
+            atomicAdd(&acc[i].z, I.az[k] * scale);
         }
     }
 }
@@ -552,19 +592,32 @@ static __device__ __forceinline__ double best_inv3(double dsq) {
 }
 
 /* One i-j pair, weighted by f (1, or 0 to skip it in the intra task). */
-template <typename T, typename V>
-static __device__ __forceinline__ void best_pair(const V q, best_i<T> &I, int k, T eps2, T f, T &bx,
-                                                 T &by, T &bz) {
-    const T dx = q.x - I.x[k], dy = q.y - I.y[k], dz = q.z - I.z[k];
-    const T dsq = dx * dx + (dy * dy + (dz * dz + eps2));
-    const T inv3 = best_inv3(dsq) * f;
-    const T si = q.w * inv3, sj = I.m[k] * inv3;
-    I.ax[k] += dx * si;
-    I.ay[k] += dy * si;
-    I.az[k] += dz * si;
-    bx -= dx * sj;
-    by -= dy * sj;
-    bz -= dz * sj;
+template <typename T, bool FOLD, typename V>
+static __device__ __forceinline__ void best_pair(const V q, best_i<T, FOLD> &I, int k, T eps2, T f,
+                                                 T &bx, T &by, T &bz) {
+    if constexpr (FOLD) { /* d' = alpha d, t = 1/r'^3: see best_i */
+        const T dx = I.m[k] * q.x + I.x[k], dy = I.m[k] * q.y + I.y[k], dz = I.m[k] * q.z + I.z[k];
+        const T dsq = dx * dx + (dy * dy + (dz * dz + I.e[k]));
+        const T t = best_inv3(dsq) * f;
+        const T si = q.w * t;
+        I.ax[k] += dx * si;
+        I.ay[k] += dy * si;
+        I.az[k] += dz * si;
+        bx -= dx * t;
+        by -= dy * t;
+        bz -= dz * t;
+    } else {
+        const T dx = q.x - I.x[k], dy = q.y - I.y[k], dz = q.z - I.z[k];
+        const T dsq = dx * dx + (dy * dy + (dz * dz + eps2));
+        const T inv3 = best_inv3(dsq) * f;
+        const T si = q.w * inv3, sj = I.m[k] * inv3;
+        I.ax[k] += dx * si;
+        I.ay[k] += dy * si;
+        I.az[k] += dz * si;
+        bx -= dx * sj;
+        by -= dy * sj;
+        bz -= dz * sj;
+    }
 }
 
 /* The j accelerations move one lane down: slot L + s + 1 comes from lane L + 1. */
@@ -597,7 +650,7 @@ template <typename T, bool PREFETCH> constexpr int best_max_threads() {
     return sizeof(T) == 8 ? BEST_FP64_THREADS : PREFETCH ? BEST_PREFETCH_THREADS : 1024;
 }
 
-template <typename T, bool PREFETCH>
+template <typename T, bool PREFETCH, bool FOLD>
 __global__ void __launch_bounds__(best_max_threads<T, PREFETCH>(), 1)
     forces_best_kernel(force_args a) {
     typedef typename vec4<T>::type V;
@@ -606,7 +659,7 @@ __global__ void __launch_bounds__(best_max_threads<T, PREFETCH>(), 1)
     V *slots = reinterpret_cast<V *>(best_smem) + warp * 64;
     sim_pairmap_walk W = a.best_walks[(long long)blockIdx.x * warps + warp];
     const T eps2 = best_io<T>::eps2(a);
-    best_i<T> I;
+    best_i<T, FOLD> I;
     int g = -1;
     V next = V{};
     if (PREFETCH && W.left > 0) next = best_fetch_j<T>(a, W.c, lane);
@@ -633,7 +686,7 @@ __global__ void __launch_bounds__(best_max_threads<T, PREFETCH>(), 1)
                 for (int u = 0; u < BEST_UNROLL; u++) {
                     const V pj = q[s + u];
 #pragma unroll
-                    for (int k = 0; k < BEST_B; k++) best_pair<T>(pj, I, k, eps2, T(1), bx, by, bz);
+                    for (int k = 0; k < BEST_B; k++) best_pair(pj, I, k, eps2, T(1), bx, by, bz);
                     best_rotate(lane, bx, by, bz);
                 }
             }
@@ -644,7 +697,7 @@ __global__ void __launch_bounds__(best_max_threads<T, PREFETCH>(), 1)
 #pragma unroll
                 for (int k = 0; k < BEST_B; k++) {
                     const T f = sim_pairmap_intra_weight(k, r, s, lane); /* 1 or 0 */
-                    best_pair<T>(pj, I, k, eps2, f, bx, by, bz);
+                    best_pair(pj, I, k, eps2, f, bx, by, bz);
                 }
                 best_rotate(lane, bx, by, bz);
             }
@@ -665,7 +718,7 @@ struct best_plan {
     long long capacity;      /* walks allocated */
     int n, p, q, sm_count;   /* the launch they are for (n = 0: none yet) */
     bool fp64;               /* ... and its precision */
-    bool prefetch;           /* launch forces_best_kernel<float, true> */
+    bool prefetch;           /* float: launch a prefetching build */
 };
 
 best_plan *kernels_best_plan_create(void) {
@@ -695,18 +748,22 @@ static int best_parts(int n, long long warps) {
     return parts;
 }
 
-/* Whether the prefetching build runs blocks of p threads, q per SM: at
+/* Whether the prefetching builds run blocks of p threads, q per SM: at
  * most BEST_PREFETCH_THREADS, and all q must fit an SM at once (the grid is
  * persistent: a block that waited for another would make a second wave). */
 static bool best_prefetch_fits(int p, int q) {
     int blocks = 0;
     if (p > BEST_PREFETCH_THREADS) return false;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, forces_best_kernel<float, true>, p,
-                                                      best_smem_bytes<float>(p)) != cudaSuccess) {
-        cudaGetLastError();
-        return false;
+    for (void (*k)(force_args) :
+         {forces_best_kernel<float, true, true>, forces_best_kernel<float, true, false>}) {
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &blocks, k, p, best_smem_bytes<float>(p)) != cudaSuccess ||
+            blocks < q) {
+            cudaGetLastError();
+            return false;
+        }
     }
-    return blocks >= q;
+    return true;
 }
 
 /* The plan for this launch: each warp's first task and the build to run.
@@ -749,9 +806,22 @@ static const best_plan *best_plan_for(best_plan *p, const force_args *a, bool fp
     return p;
 }
 
+/* Launches float's build: prefetching or not, folded or not. */
+template <bool PREFETCH>
+static void best_launch(bool fold, int blocks, int threads, size_t smem, cudaStream_t stream,
+                        const force_args &b) {
+    if (fold) {
+        forces_best_kernel<float, PREFETCH, true><<<blocks, threads, smem, stream>>>(b);
+    } else {
+        forces_best_kernel<float, PREFETCH, false><<<blocks, threads, smem, stream>>>(b);
+    }
+    CUDA_CHECK_LAUNCH();
+}
+
 /* The launcher of best (T = float) and fp64 (T = double): eps^2 raised to
  * the floor, acc zeroed unless the integrator left zeros, the plan, and the
- * build (float's prefetching one where the block fits it). */
+ * build: float's folded loop where the masses and the softening allow it
+ * (best_i), prefetching where the block fits it. */
 template <typename T> static void forces_pairs(const force_args *a, cudaStream_t stream) {
     constexpr bool fp64 = sizeof(T) == 8;
     force_args b = *a;
@@ -766,13 +836,15 @@ template <typename T> static void forces_pairs(const force_args *a, cudaStream_t
     const int blocks = a->q * a->sm_count;
     const size_t smem = best_smem_bytes<T>(a->p);
     if constexpr (!fp64) {
+        const bool fold = a->best_fold && a->eps2 >= BEST_FOLD_EPS2_MIN;
         if (plan->prefetch) {
-            forces_best_kernel<float, true><<<blocks, a->p, smem, stream>>>(b);
-            CUDA_CHECK_LAUNCH();
-            return;
+            best_launch<true>(fold, blocks, a->p, smem, stream, b);
+        } else {
+            best_launch<false>(fold, blocks, a->p, smem, stream, b);
         }
+        return;
     }
-    forces_best_kernel<T, false><<<blocks, a->p, smem, stream>>>(b);
+    forces_best_kernel<double, false, false><<<blocks, a->p, smem, stream>>>(b);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -893,7 +965,7 @@ static constexpr variant_entry variants[] = {
      BLOCK_WARPS,
      BEST_B,
      32,
-     forces_best_kernel<float, false>, /* the 1024-thread build: auto shapes and occupancy */
+     forces_best_kernel<float, false, true>, /* the 1024-thread build: auto shapes, occupancy */
      true},
     {SIM_VARIANT_FP64,
      {"fp64", "double precision throughout: state, forces and integrator", P_BEST, Q_BEST, true},
@@ -902,7 +974,7 @@ static constexpr variant_entry variants[] = {
      BLOCK_WARPS,
      BEST_B,
      64,
-     forces_best_kernel<double, false>,
+     forces_best_kernel<double, false, false>,
      true},
     {SIM_VARIANT_TREE,
      {"tree", "Barnes-Hut octree rebuilt every step, quadrupoles, O(N log N)", P_GROUP, nullptr,
@@ -994,25 +1066,29 @@ static int blocks_per_sm(const variant_entry *e, int threads, const sim_device_l
     return blocks > 0 ? blocks : 1;
 }
 
-/* Warps per SM for `best` at n bodies when p and q are both automatic: about
- * n / 512, from 8 up to 20, and all that fit from 24,576 bodies on (INT_MAX).
- * With few tasks per warp a full SM of warps spends its time loading and
- * flushing i bodies. The H100 sweeps (docs/PERFORMANCE.md, `best` items 5
- * and 7): 8 warps per SM (128 x 2) was fastest up to 4,096 bodies; with
- * this build, 640 x 1 (20 warps) at 16,384 (2,549, against 2,469-2,501 for
- * 512, 768 and 1024) and within 0.4 % of the fastest at 8,192 and 20,480;
- * 1024 x 1 at 24,576 and 32,768. At 12,288 this rule's 640 x 1 is 3.5 %
- * behind 512 x 1 (2,239-2,243 against 2,323). */
+/* Warps per SM for `best` (and fp64) at n bodies when p and q are both
+ * automatic: n / 1024 + 4 in whole fours, from 8 up to 24 (768 threads,
+ * reached at 20,480 bodies). With few tasks per warp a full SM of warps
+ * spends its time loading and flushing i bodies; with many, the folded
+ * prefetching build (blocks of at most 768, best_i) beats the 1024-thread
+ * one. The H100 sweep of the folded loop (docs/PERFORMANCE.md, `best` item
+ * 8; 10^9 interactions/s, two runs): 128 x 2 (8 warps) up to 4,096 bodies
+ * (993-997 at 4,096) and within 3 % of 256 x 1 at 6,144; 384 at 8,192
+ * (1,884-1,891); 512 at 12,288 (2,356-2,362, 384: 2,349-2,365); 640 at
+ * 16,384 (2,656-2,671); 768 from 20,480 on, within 0.8 % of 640 up to
+ * 24,576 and the fastest from 32,768 (2,983-3,017 at 262,144; 1024 x 1:
+ * 2,831-2,860). The plain loop (eps = 0, massless bodies) would rather
+ * have 1024 x 1 at large N, by 0.8 % (2,901 against 2,877 at 262,144). */
 static int small_n_warps(int n) {
-    if (n >= 24576) return INT_MAX;
-    return n / 512 < 8 ? 8 : n / 512 > 20 ? 20 : n / 512;
+    const int w = n / 1024 + 4;
+    return (w < 8 ? 8 : w > 24 ? 24 : w) / 4 * 4;
 }
 
 /* A persistent grid: p threads per block in whole warps, q blocks per SM.
- * Auto: the largest block the kernel's registers allow (1024 x 1 for
- * `best`, 64 registers), as many as fit - on the H100 one block of all the
- * warps an SM holds beat two or three smaller ones (docs/PERFORMANCE.md) -
- * except at small N (small_n_warps). */
+ * Auto: the warps small_n_warps asks for, at most the largest block the
+ * kernel's registers allow (512 x 1 for fp64), in one block per SM - on the
+ * H100 one block of all the warps an SM holds beat two or three smaller
+ * ones (docs/PERFORMANCE.md) - or 128 x 2 for 8 warps. */
 static sim_block clamp_warps(const variant_entry *e, int p, int q, int n,
                              const sim_device_limits *lim) {
     const int max_threads = kernel_max_threads(e, lim) / 32 * 32;

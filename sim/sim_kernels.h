@@ -39,11 +39,12 @@ struct force_args {
     double4a *acc64;
     float eps2; /* softening squared (launchers raise it to EPS2_MIN, sim_kernels.cu) */
     double eps2_64;
-    int p, q;     /* block shape, already clamped */
-    int sm_count; /* multiprocessors of the device (persistent grids) */
-    struct sim_tree *tree; /* variant tree: its state (sim_tree.h); p = the walk's group size */
-    float theta;           /* variant tree: opening angle */
-    bool acc_zero;         /* acc holds zeros already (the integrator cleared it) */
+    int p, q;               /* block shape, already clamped */
+    int sm_count;           /* multiprocessors of the device (persistent grids) */
+    struct sim_tree *tree;  /* variant tree: its state (sim_tree.h); p = the walk's group size */
+    float theta;            /* variant tree: opening angle */
+    bool acc_zero;          /* acc holds zeros already (the integrator cleared it) */
+    bool best_fold;         /* best: every mass suits the folded loop (sim_pairmap_fold_mass) */
     struct best_plan *best; /* variants best, fp64: where each warp starts, kept between calls */
     const struct sim_pairmap_walk *best_walks; /* set by forces_pairs: on the device */
 };
@@ -71,6 +72,17 @@ struct variant_entry {
 
 /* The entry for a variant (DEFAULT resolved). */
 const variant_entry *kernels_entry(sim_variant v);
+
+/* Whether a body's mass suits best's folded loop in float (sim_kernels.cu,
+ * best_i): alpha = m^(-1/2) must exist - a zero mass (a test particle, a
+ * snapshot's massless body) has none - and its intermediates stay far from
+ * float's limits: d' = alpha d grows d by at most 1e6 (m >= 1e-12), and
+ * the i sum carries m_i a_i until the flush, at most 1e4 times a_i
+ * (m <= 1e4; the scenes' masses are below 1). Otherwise best runs its plain
+ * loop, one instruction a pair more. */
+static inline bool kernels_best_fold_mass(double m) {
+    return m >= 1e-12 && m <= 1e4;
+}
 
 /* The plan of best and fp64: each warp's first task, computed on the host
  * when N, the grid or the precision changes (sim_kernels.cu). Created
