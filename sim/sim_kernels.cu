@@ -415,7 +415,8 @@ static void forces_fast(const force_args *a, cudaStream_t stream) {
  * The rungs before evaluate N^2 interactions, every pair twice. Here a warp
  * takes 4 x 32 "i" bodies in registers (BEST_B per lane) and a chunk of 32
  * "j" bodies, and computes each i-j pair once, adding m_j d/r^3 to a_i and
- * -m_i d/r^3 to a_j: 17 instructions for two interactions instead of 26.
+ * -m_i d/r^3 to a_j: 17 instructions for two interactions instead of 26,
+ * 16 in the folded loop (best_i).
  * The j positions sit in a warp-private slice of shared memory stored twice
  * over (64 slots), so at step s lane L reads slot L + s with an immediate
  * offset; the j accelerations travel with their bodies from lane to lane by
@@ -629,20 +630,25 @@ static __device__ __forceinline__ void best_rotate(int lane, T &bx, T &by, T &bz
     bz = __shfl_sync(FULL_WARP, bz, from);
 }
 
-/* Builds of the kernel. float has two: PREFETCH fetches the next task's j
- * positions into registers while this task's steps run, so a warp starting
- * a task does not wait for global memory; it needs 79 registers (sm_90),
- * so blocks of at most BEST_PREFETCH_THREADS. The other is held to 64
- * registers, so that 1024 threads (32 warps) fit an SM; forces_pairs picks
- * by block. On the H100 (docs/PERFORMANCE.md, `best` item 7) the prefetch
- * made 16,384 bodies in blocks of 640 3 % faster (2,545-2,561 against
- * 2,474-2,486 x 10^9 interactions/s), and from 24,576 bodies on the
- * 1024-thread build beat the prefetching one in blocks of 768 (2,718
- * against 2,669 at 24,576). Prefetching through cp.async into a second set
- * of shared slots instead, which needs no registers, was slower at every N
- * (4 % from 65,536 bodies on, up to 15 % at 4,096) and is not kept. double
- * has one build, not prefetching, in blocks of at most 512 threads: its
- * loop needs 128 registers (sm_90); held to 96 (640 threads) it spills. */
+/* Builds of the kernel. float has four: the folded loop or the plain one
+ * (best_i; forces_pairs picks by masses and softening), each prefetching or
+ * not. PREFETCH fetches the next task's j positions into registers while
+ * this task's steps run, so a warp starting a task does not wait for global
+ * memory; it needs 79 registers (sm_90), so blocks of at most
+ * BEST_PREFETCH_THREADS. The other is held to 64 registers, so that 1024
+ * threads (32 warps) fit an SM; forces_pairs picks by block. On the H100
+ * (docs/PERFORMANCE.md, `best` item 7, plain loop) the prefetch made 16,384
+ * bodies in blocks of 640 3 % faster (2,545-2,561 against 2,474-2,486 x
+ * 10^9 interactions/s), and from 24,576 bodies on the 1024-thread build
+ * beat the prefetching one in blocks of 768 (2,718 against 2,669 at
+ * 24,576). The folded loop turns that round (item 8): its 1024-thread build
+ * ran 2,831-2,860 at 262,144 bodies, its prefetching one in blocks of 768
+ * 2,983-3,017, so the automatic shapes stop at 768 (small_n_warps).
+ * Prefetching through cp.async into a second set of shared slots instead,
+ * which needs no registers, was slower at every N (4 % from 65,536 bodies
+ * on, up to 15 % at 4,096) and is not kept. double has one build, plain and
+ * not prefetching, in blocks of at most 512 threads: its loop needs 128
+ * registers (sm_90); held to 96 (640 threads) it spills. */
 #define BEST_PREFETCH_THREADS 768
 #define BEST_FP64_THREADS 512
 
@@ -1073,12 +1079,15 @@ static int blocks_per_sm(const variant_entry *e, int threads, const sim_device_l
  * prefetching build (blocks of at most 768, best_i) beats the 1024-thread
  * one. The H100 sweep of the folded loop (docs/PERFORMANCE.md, `best` item
  * 8; 10^9 interactions/s, two runs): 128 x 2 (8 warps) up to 4,096 bodies
- * (993-997 at 4,096) and within 3 % of 256 x 1 at 6,144; 384 at 8,192
+ * (993-997 at 4,096), and within 3.5 % of 256 x 1 at 6,144; 384 at 8,192
  * (1,884-1,891); 512 at 12,288 (2,356-2,362, 384: 2,349-2,365); 640 at
- * 16,384 (2,656-2,671); 768 from 20,480 on, within 0.8 % of 640 up to
- * 24,576 and the fastest from 32,768 (2,983-3,017 at 262,144; 1024 x 1:
- * 2,831-2,860). The plain loop (eps = 0, massless bodies) would rather
- * have 1024 x 1 at large N, by 0.8 % (2,901 against 2,877 at 262,144). */
+ * 16,384 (2,656-2,671); 768 from 20,480 on, within 1 % of 640 up to
+ * 24,576 and the fastest or within 0.2 % of it from 32,768 (2,983-3,017 at
+ * 262,144; 1024 x 1: 2,831-2,860). The plain loop (eps < 1e-3, massless
+ * bodies) would rather have 1024 x 1 at large N, by 0.8 % (2,901 against
+ * 2,877 at 262,144). fp64 runs at most 512 x 1; this rule gives it
+ * 128 x 2 at 6,144 bodies and 384 x 1 at 8,192, 1-4.5 % faster there than
+ * 512 x 1. */
 static int small_n_warps(int n) {
     const int w = n / 1024 + 4;
     return (w < 8 ? 8 : w > 24 ? 24 : w) / 4 * 4;
