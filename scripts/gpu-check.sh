@@ -124,7 +124,7 @@ bench)
     timeout 200 $nb --benchmark --variant fast,best,fp64 --n 16384,65536,262144,1048576 \
         --json "$OUT/auto.json" 2>/dev/null
     stage benchmark: best shapes
-    [ -n "${SKIP_SWEEP:-}" ] || timeout 120 $nb --benchmark --variant best --n 16384,262144 --p 128,256,512,1024 --q 1,2,4,8 \
+    [ -n "${SKIP_SWEEP:-}" ] || timeout 120 $nb --benchmark --variant best --n 16384,262144 --p 128,256,384,512,640,768,1024 --q 1,2,4,8 \
         --json "$OUT/sweep.json" 2>/dev/null | sort -k5 -n -r | head -12
     stage benchmark: whole frames
     timeout 100 $nb --benchmark --variant best --n 16384,131072 --frame 2>/dev/null

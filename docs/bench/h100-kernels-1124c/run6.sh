@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Session 2026-11-24c, run 6: best's folded loop (16 instructions a pair).
+# new = working tree (HEAD + fold.patch); base = the same tree with
+# fold.patch reversed (HEAD). GPU tests and sanitizers on new, best A/B,
+# shape sweep, targets, ladder, small N, frames, ncu.
+set -uo pipefail
+exec > >(tee "$OUT/run6.log") 2>&1
+source .devbundle/env.sh
+R=$(pwd)
+T() { echo "=== $* $(date +%T)"; }
+echo "tree: $(tr '\n' ' ' < gpu-in/HEAD)"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.sm,temperature.gpu,power.draw --format=csv,noheader
+NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
+T build
+rm -rf /tmp/base; mkdir -p /tmp/base
+tar cf - --exclude=./build-gpu --exclude=./.devbundle --exclude=./gpu-in --exclude=./docs --exclude=./.git . | tar xf - -C /tmp/base
+(cd /tmp/base && patch -R -p1 -s < $R/gpu-in/fold.patch); echo "reverse patch exit $?"
+grep -c "FOLD" /tmp/base/sim/sim_kernels.cu
+(cmake -S /tmp/base -B /tmp/base/build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null &&
+ cmake --build /tmp/base/build -j6 --target nbody > /tmp/base/b.log 2>&1; echo "base build exit $?") & pb=$!
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DNBODY_WERROR=ON >/dev/null
+cmake --build build-gpu -j12 > /tmp/b.log 2>&1; echo "new build exit $?"; grep -E "error|warning" /tmp/b.log | head
+nb=build-gpu/nbody
+T tests and sanitizers
+timeout 240 ctest --test-dir build-gpu -L gpu --output-on-failure -j2 > /tmp/ctest.txt 2>&1
+echo "ctest exit $?"; grep -E "Test +#|tests passed|FAIL" /tmp/ctest.txt | head -20
+cp /tmp/ctest.txt $OUT/ctest-gpu.txt
+wait $pb; base=/tmp/base/build/nbody; [ -x $base ] || echo "MISSING base"
+cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -n 1)
+S() { local what=$1; shift; timeout 150 "$cs" "$@" > /tmp/s.txt 2>&1; echo "$what: exit $?; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' /tmp/s.txt)"; }
+S "memcheck test_gpu --quick" --tool memcheck --error-exitcode 9 build-gpu/tests/test_gpu --quick
+S "racecheck best 1000,4097 (folded)" --tool racecheck --error-exitcode 9 $nb --benchmark --variant best --n 1000,4097 --steps 2
+S "racecheck best 1000 eps 0 (plain)" --tool racecheck --error-exitcode 9 $nb --benchmark --variant best --n 1000 --steps 2 --softening 0
+S "memcheck headless interop" --tool memcheck --error-exitcode 9 $nb --headless --n 4097 --frames 5
+B() { echo "$1: $(timeout 150 "${@:2}" 2>&1 | grep -E '^(best|fp64|fast) ' | tr -s ' ' | cut -d' ' -f1-5 | tr '\n' '|')"; }
+T best A/B
+for r in 1 2; do
+  B new $nb --benchmark --variant best --n 4096,16384,65536,262144,1048576
+  B base $base --benchmark --variant best --n 4096,16384,65536,262144,1048576
+done
+B "new eps0 (plain loop)" $nb --benchmark --variant best --n 16384,262144 --softening 0
+T shapes
+for p in 512 640 768 1024; do B "new p=$p" $nb --benchmark --variant best --p $p --q 1 --n 16384,262144; done
+T targets
+timeout 200 $nb --benchmark --variant fast,best,fp64 --n 16384,65536,262144,1048576 --json $OUT/targets.json 2>&1 | grep -E "^(variant|fast|best|fp64|ceiling) "
+B "best again" $nb --benchmark --variant best --n 262144,1048576
+T ladder
+timeout 150 $nb --benchmark --variant all --n 16384,262144 --json $OUT/ladder.json 2>&1 | grep -E "^(variant|[a-z0-9]+ +[0-9]+ )"
+T small N
+for r in 1 2 3; do
+  B "best auto" $nb --benchmark --variant best --n 512,1024,1536,2048,3072
+  B "fast 32x8" $nb --benchmark --variant fast --p 32 --q 8 --n 512,1024,1536,2048,3072
+done
+T frames
+F() { echo "$1: $(timeout 60 "${@:2}" 2>&1 | grep -E 'frames of|cannot|rror' | tail -2 | tr -s ' ' | tr '\n' ' ')"; }
+for r in 1 2; do F "16K new" $nb --headless --no-hud --n 16384 --frames 1500; F "16K base" $base --headless --no-hud --n 16384 --frames 1500; done
+F "131K best new" $nb --headless --no-hud --n 131072 --variant best --frames 200
+timeout 60 $nb --headless --n 16384 --frames 300 --screenshot $OUT/plummer-fold.png 2>&1 | grep -E "frames of|wrote"
+T ncu
+if [ -n "$NCU" ]; then
+  timeout 120 $NCU -k regex:forces_best -s 2 -c 1 --section WarpStateStats --section SchedulerStats \
+    --section ComputeWorkloadAnalysis --section LaunchStats --section Occupancy \
+    $nb --benchmark --variant best --n 262144 --steps 1 > $OUT/ncu-best-fold-262k.txt 2>&1; echo "ncu exit $?"
+  grep -E "Issue Slots Busy|Stall|Issued|Eligible|Active Warps|No Eligible|Registers|Warp Cycles|One or More" $OUT/ncu-best-fold-262k.txt | head -30
+fi
+T done
