@@ -596,29 +596,28 @@ static __device__ __forceinline__ double best_inv3(double dsq) {
 template <typename T, bool FOLD, typename V>
 static __device__ __forceinline__ void best_pair(const V q, best_i<T, FOLD> &I, int k, T eps2, T f,
                                                  T &bx, T &by, T &bz) {
+    T dx, dy, dz, si, sj; /* the separation, and the weights of the i and j sums */
     if constexpr (FOLD) { /* d' = alpha d, t = 1/r'^3: see best_i */
-        const T dx = I.m[k] * q.x + I.x[k], dy = I.m[k] * q.y + I.y[k], dz = I.m[k] * q.z + I.z[k];
-        const T dsq = dx * dx + (dy * dy + (dz * dz + I.e[k]));
-        const T t = best_inv3(dsq) * f;
-        const T si = q.w * t;
-        I.ax[k] += dx * si;
-        I.ay[k] += dy * si;
-        I.az[k] += dz * si;
-        bx -= dx * t;
-        by -= dy * t;
-        bz -= dz * t;
+        dx = I.m[k] * q.x + I.x[k];
+        dy = I.m[k] * q.y + I.y[k];
+        dz = I.m[k] * q.z + I.z[k];
+        const T t = best_inv3(dx * dx + (dy * dy + (dz * dz + I.e[k]))) * f;
+        si = q.w * t;
+        sj = t;
     } else {
-        const T dx = q.x - I.x[k], dy = q.y - I.y[k], dz = q.z - I.z[k];
-        const T dsq = dx * dx + (dy * dy + (dz * dz + eps2));
-        const T inv3 = best_inv3(dsq) * f;
-        const T si = q.w * inv3, sj = I.m[k] * inv3;
-        I.ax[k] += dx * si;
-        I.ay[k] += dy * si;
-        I.az[k] += dz * si;
-        bx -= dx * sj;
-        by -= dy * sj;
-        bz -= dz * sj;
+        dx = q.x - I.x[k];
+        dy = q.y - I.y[k];
+        dz = q.z - I.z[k];
+        const T inv3 = best_inv3(dx * dx + (dy * dy + (dz * dz + eps2))) * f;
+        si = q.w * inv3;
+        sj = I.m[k] * inv3;
     }
+    I.ax[k] += dx * si;
+    I.ay[k] += dy * si;
+    I.az[k] += dz * si;
+    bx -= dx * sj;
+    by -= dy * sj;
+    bz -= dz * sj;
 }
 
 /* The j accelerations move one lane down: slot L + s + 1 comes from lane L + 1. */
