@@ -658,6 +658,7 @@ template <typename T, bool PREFETCH> constexpr int best_max_threads() {
 template <typename T, bool PREFETCH, bool FOLD>
 __global__ void __launch_bounds__(best_max_threads<T, PREFETCH>(), 1)
     forces_best_kernel(force_args a) {
+    static_assert(!FOLD || sizeof(T) == 4, "the folded loop is float's (best_load_i: rsqrtf)");
     typedef typename vec4<T>::type V;
     extern __shared__ __align__(32) unsigned char best_smem[];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
