@@ -474,10 +474,11 @@ template <> struct best_io<double> {
  * as stored; a pair is 17 instructions - d (3), r^2 (3), 1/r^3 (3 with the
  * MUFU), s_i = m_j/r^3 and s_j = m_i/r^3 (2), both sums (6).
  *
- * FOLD (float): the lane holds its i body scaled by alpha = m_i^(-1/2): x = -alpha x_i
- * (likewise y, z), m = alpha and e = alpha^2 eps^2. Then d' = alpha d is
- * one FFMA per axis, fma(alpha, x_j, -alpha x_i), r'^2 = alpha^2 (r^2 + eps^2)
- * and t = 1/r'^3 = 1/(alpha^3 r^3) (r softened), so that
+ * FOLD (float): the lane holds its i body scaled by alpha = m_i^(-1/2):
+ * x = -alpha x_i (likewise y, z), m = alpha and e = alpha^2 eps^2. Then
+ * d' = alpha d is one FFMA per axis, fma(alpha, x_j, -alpha x_i),
+ * r'^2 = alpha^2 (r^2 + eps^2) and t = 1/r'^3 = 1/(alpha^3 r^3) (r
+ * softened), so that
  *     the force on j:  -m_i d/r^3 = -m_i alpha^2 t d' = -t d'   (m_i alpha^2 = 1)
  *     the force on i:   m_j d/r^3 = alpha^2 (m_j t d')
  * The j sum needs no mass at all, and the i sum's alpha^2 is applied once,

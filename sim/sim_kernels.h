@@ -44,7 +44,7 @@ struct force_args {
     struct sim_tree *tree;  /* variant tree: its state (sim_tree.h); p = the walk's group size */
     float theta;            /* variant tree: opening angle */
     bool acc_zero;          /* acc holds zeros already (the integrator cleared it) */
-    bool best_fold;         /* best: every mass suits the folded loop (sim_pairmap_fold_mass) */
+    bool best_fold;         /* best: every mass suits the folded loop (kernels_best_fold_mass) */
     struct best_plan *best; /* variants best, fp64: where each warp starts, kept between calls */
     const struct sim_pairmap_walk *best_walks; /* set by forces_pairs: on the device */
 };
