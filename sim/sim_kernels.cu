@@ -413,10 +413,10 @@ static void forces_fast(const force_args *a, cudaStream_t stream) {
 /* Rung 9 - best: each pair once (Newton's third law), for Hopper.
  *
  * The rungs before evaluate N^2 interactions, every pair twice. Here a warp
- * takes 4 x 32 "i" bodies in registers (BEST_B per lane) and a chunk of 32
- * "j" bodies, and computes each i-j pair once, adding m_j d/r^3 to a_i and
- * -m_i d/r^3 to a_j: 17 instructions for two interactions instead of 26,
- * 16 in the folded loop (best_i).
+ * takes B x 32 "i" bodies in registers (B = 4 or 6 per lane, by build:
+ * best_build) and a chunk of 32 "j" bodies, and computes each i-j pair
+ * once, adding m_j d/r^3 to a_i and -m_i d/r^3 to a_j: 17 instructions
+ * for two interactions instead of 26, 16 in the folded loop (best_i).
  * The j positions sit in a warp-private slice of shared memory stored twice
  * over (64 slots), so at step s lane L reads slot L + s with an immediate
  * offset; the j accelerations travel with their bodies from lane to lane by
@@ -425,7 +425,7 @@ static void forces_fast(const force_args *a, cudaStream_t stream) {
  * the warp moves to other i bodies) the a_i go to global memory with
  * atomics - so the sums' order, and their last bits, vary from run to run.
  *
- * Work: bodies in chunks of 32, chunks in groups of BEST_B. The pairs of
+ * Work: bodies in chunks of 32, chunks in groups of B. The pairs of
  * chunks form a triangle; for group g the tasks are its intra-group pairs
  * (one task per chunk r of the group: r against the group's chunks <= r)
  * and each later chunk (one task each), so every task is one chunk of j
@@ -435,11 +435,10 @@ static void forces_fast(const force_args *a, cudaStream_t stream) {
  * half way through a task (sim_pairmap_walk). Padding bodies past N have no
  * mass.
  *
- * The kernel is a template on the precision: rung 10, fp64, is the same
- * pairs in double (below). */
+ * The kernel is a template on the precision, B and the builds' other
+ * choices: rung 10, fp64, is the same pairs in double (below). */
 
 #define BEST_FOLD_EPS2_MIN 1e-6f /* eps >= 1e-3: where the folded loop may run (best_i) */
-#define BEST_B SIM_PAIRMAP_B     /* i bodies per lane; the task arithmetic is in sim_pairmap.h */
 #define FULL_WARP 0xffffffffu
 #define BEST_UNROLL (32 / SIM_PAIRMAP_MAX_PARTS) /* steps; a task's parts are whole multiples */
 
@@ -497,27 +496,27 @@ template <> struct best_io<double> {
  * and eps >= 1e-3, where that is at most 6e1 m |x| and at the scenes'
  * eps = 0.05 it is below 5e-4 m |x|; with eps = 0 (sim.h's exact zero) or
  * massless bodies it runs the plain loop, one instruction a pair more. */
-template <typename T, bool FOLD> struct best_i {
-    T x[BEST_B], y[BEST_B], z[BEST_B], m[BEST_B];
-    T e[FOLD ? BEST_B : 1];
-    T ax[BEST_B], ay[BEST_B], az[BEST_B];
+template <typename T, int B, bool FOLD> struct best_i {
+    T x[B], y[B], z[B], m[B];
+    T e[FOLD ? B : 1];
+    T ax[B], ay[B], az[B];
 };
 
-template <typename T, bool FOLD>
-static __device__ void best_load_i(const force_args &a, long long g, int lane, best_i<T, FOLD> &I) {
+template <typename T, int B, bool FOLD>
+static __device__ void best_load_i(const force_args &a, int g, int lane, best_i<T, B, FOLD> &I) {
     typedef typename vec4<T>::type V;
     const V *pos = best_io<T>::pos(a);
 #pragma unroll
-    for (int k = 0; k < BEST_B; k++) {
-        const long long i = (g * BEST_B + k) * 32 + lane;
-        const V p = i < a.n ? pos[i] : V{};
+    for (int k = 0; k < B; k++) {
+        const unsigned i = ((unsigned)g * B + k) * 32u + lane; /* < 2^32 for any int N */
+        const V p = i < (unsigned)a.n ? pos[i] : V{};
         if constexpr (FOLD) {
-            const T alpha = i < a.n ? rsqrtf(p.w) : T(0);
+            const T alpha = i < (unsigned)a.n ? rsqrtf(p.w) : T(0);
             I.x[k] = -alpha * p.x;
             I.y[k] = -alpha * p.y;
             I.z[k] = -alpha * p.z;
             I.m[k] = alpha;
-            I.e[k] = i < a.n ? alpha * alpha * best_io<T>::eps2(a) : T(1);
+            I.e[k] = i < (unsigned)a.n ? alpha * alpha * best_io<T>::eps2(a) : T(1);
         } else {
             I.x[k] = p.x;
             I.y[k] = p.y;
@@ -528,15 +527,15 @@ static __device__ void best_load_i(const force_args &a, long long g, int lane, b
     }
 }
 
-template <typename T, bool FOLD>
-static __device__ void best_flush_i(const force_args &a, long long g, int lane,
-                                    const best_i<T, FOLD> &I) {
+template <typename T, int B, bool FOLD>
+static __device__ void best_flush_i(const force_args &a, int g, int lane,
+                                    const best_i<T, B, FOLD> &I) {
     typename vec4<T>::type *acc = best_io<T>::acc(a);
 #pragma unroll
-    for (int k = 0; k < BEST_B; k++) {
-        const long long i = (g * BEST_B + k) * 32 + lane;
+    for (int k = 0; k < B; k++) {
+        const unsigned i = ((unsigned)g * B + k) * 32u + lane;
         const T scale = FOLD ? I.m[k] * I.m[k] : T(1); /* alpha^2 */
-        if (i < a.n) {
+        if (i < (unsigned)a.n) {
             atomicAdd(&acc[i].x, I.ax[k] * scale);
             atomicAdd(&acc[i].y, I.ay[k] * scale);
             atomicAdd(&acc[i].z, I.az[k] * scale);
@@ -546,9 +545,11 @@ static __device__ void best_flush_i(const force_args &a, long long g, int lane,
 
 /* This lane's body of chunk c (massless padding past N). */
 template <typename T>
-static __device__ typename vec4<T>::type best_fetch_j(const force_args &a, long long c, int lane) {
-    const long long j = c * 32 + lane;
-    return j < a.n ? best_io<T>::pos(a)[j] : typename vec4<T>::type{};
+static __device__ typename vec4<T>::type best_fetch_j(const force_args &a, int c, int lane) {
+    const unsigned j = (unsigned)c * 32u + lane, n = (unsigned)a.n;
+    typename vec4<T>::type p = best_io<T>::pos(a)[j < n ? j : n - 1];
+    if (j >= n) p.w = 0;
+    return p;
 }
 
 /* Puts a chunk's positions, one per lane, in the warp's 64 slots (twice over). */
@@ -562,8 +563,8 @@ template <typename V> static __device__ const V *best_put_j(V *slots, V p, int l
 
 /* Adds lane's j sum to body j (a real body: padding has nowhere to go). */
 template <typename T>
-static __device__ void best_store_j(const force_args &a, long long j, T bx, T by, T bz) {
-    if (j < a.n) {
+static __device__ void best_store_j(const force_args &a, unsigned j, T bx, T by, T bz) {
+    if (j < (unsigned)a.n) {
         typename vec4<T>::type *acc = best_io<T>::acc(a);
         atomicAdd(&acc[j].x, bx);
         atomicAdd(&acc[j].y, by);
@@ -594,8 +595,8 @@ static __device__ __forceinline__ double best_inv3(double dsq) {
 }
 
 /* One i-j pair, weighted by f (1, or 0 to skip it in the intra task). */
-template <typename T, bool FOLD, typename V>
-static __device__ __forceinline__ void best_pair(const V q, best_i<T, FOLD> &I, int k, T eps2, T f,
+template <typename T, int B, bool FOLD, typename V>
+static __device__ __forceinline__ void best_pair(const V q, best_i<T, B, FOLD> &I, int k, T eps2, T f,
                                                  T &bx, T &by, T &bz) {
     T dx, dy, dz, si, sj; /* the separation, and the weights of the i and j sums */
     if constexpr (FOLD) { /* d' = alpha d, t = 1/r'^3: see best_i */
@@ -630,34 +631,50 @@ static __device__ __forceinline__ void best_rotate(int lane, T &bx, T &by, T &bz
     bz = __shfl_sync(FULL_WARP, bz, from);
 }
 
-/* Builds of the kernel. float has four: the folded loop or the plain one
- * (best_i; forces_pairs picks by masses and softening), each prefetching or
- * not. PREFETCH fetches the next task's j positions into registers while
- * this task's steps run, so a warp starting a task does not wait for global
- * memory; it needs 79 registers (sm_90), so blocks of at most
- * BEST_PREFETCH_THREADS. The other is held to 64 registers, so that 1024
- * threads (32 warps) fit an SM; forces_pairs picks by block. On the H100
- * (docs/PERFORMANCE.md, `best` item 7, plain loop) the prefetch made 16,384
- * bodies in blocks of 640 3 % faster (2,545-2,561 against 2,474-2,486 x
- * 10^9 interactions/s), and from 24,576 bodies on the 1024-thread build
- * beat the prefetching one in blocks of 768 (2,718 against 2,669 at
- * 24,576). The folded loop turns that round (item 8): its 1024-thread build
- * ran 2,831-2,860 at 262,144 bodies, its prefetching one in blocks of 768
- * 2,983-3,017, so the automatic shapes stop at 768 (small_n_warps).
+/* Builds of the kernel, each with as many i bodies per lane (B, the chunks
+ * per group of sim_pairmap.h) as its registers hold. float has six: the
+ * folded loop or the plain one (best_i; forces_pairs picks by masses and
+ * softening) in each of three kinds (best_build; the plan picks by N and
+ * block):
+ *   wide      B = 6, prefetching, 93 registers (sm_90): blocks of at most
+ *             BEST_WIDE_THREADS, from BEST_WIDE_MIN_N bodies;
+ *   prefetch  B = 4, prefetching, 79 registers: blocks of at most
+ *             BEST_PREFETCH_THREADS;
+ *   plain     B = 4, held to 64 registers, so that 1024 threads (32 warps)
+ *             fit an SM.
+ * PREFETCH fetches the next task's j positions into registers while this
+ * task's steps run, so a warp starting a task does not wait for global
+ * memory. On the H100 (docs/PERFORMANCE.md, `best`): item 7, the prefetch
+ * made 16,384 bodies 3 % faster (plain loop, B = 4); item 8, with the folded
+ * loop the prefetching build in blocks of 768 beat the 1024-thread one at
+ * large N (2,983-3,017 against 2,831-2,860 x 10^9 interactions/s at 262,144
+ * bodies); item 9, six i bodies per lane spread each step's shuffles and
+ * shared load over 6 pairs instead of 4 and make a task 1.5 times the work
+ * for the same bookkeeping: 16.85 issue slots per pair instead of 17.31,
+ * 3,090-3,115 against 2,992-3,015 at 262,144 bodies (640 x 1 against
+ * 768 x 1), 2,680-2,700 against 2,628-2,643 at 16,384, but 2-8 % slower
+ * from 1,536 to 12,288 bodies, where the larger groups balance worse.
  * Prefetching through cp.async into a second set of shared slots instead,
- * which needs no registers, was slower at every N (4 % from 65,536 bodies
- * on, up to 15 % at 4,096) and is not kept. double has one build, plain and
- * not prefetching, in blocks of at most 512 threads: its loop needs 128
- * registers (sm_90); held to 96 (640 threads) it spills. */
+ * which needs no registers, was slower at every N (item 7) and is not kept.
+ * double has one build, B = 4, plain, in blocks of at most 512 threads: its
+ * loop needs 128 registers (sm_90); held to 96 (640 threads) it spills. */
+enum best_build { BEST_PLAIN, BEST_PREFETCH, BEST_WIDE };
+#define BEST_B 4        /* i bodies per lane: plain, prefetch and fp64 */
+#define BEST_WIDE_B 6   /* ... wide */
+#define BEST_WIDE_MIN_N 16384
+#define BEST_WIDE_THREADS 640
 #define BEST_PREFETCH_THREADS 768
 #define BEST_FP64_THREADS 512
 
-template <typename T, bool PREFETCH> constexpr int best_max_threads() {
-    return sizeof(T) == 8 ? BEST_FP64_THREADS : PREFETCH ? BEST_PREFETCH_THREADS : 1024;
+template <typename T, int B, bool PREFETCH> constexpr int best_max_threads() {
+    return sizeof(T) == 8 ? BEST_FP64_THREADS
+           : !PREFETCH    ? 1024
+           : B == BEST_WIDE_B ? BEST_WIDE_THREADS
+                              : BEST_PREFETCH_THREADS;
 }
 
-template <typename T, bool PREFETCH, bool FOLD>
-__global__ void __launch_bounds__(best_max_threads<T, PREFETCH>(), 1)
+template <typename T, int B, bool PREFETCH, bool FOLD>
+__global__ void __launch_bounds__(best_max_threads<T, B, PREFETCH>(), 1)
     forces_best_kernel(force_args a) {
     static_assert(!FOLD || sizeof(T) == 4, "the folded loop is float's (best_load_i: rsqrtf)");
     typedef typename vec4<T>::type V;
@@ -665,54 +682,66 @@ __global__ void __launch_bounds__(best_max_threads<T, PREFETCH>(), 1)
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
     V *slots = reinterpret_cast<V *>(best_smem) + warp * 64;
     sim_pairmap_walk W = a.best_walks[(long long)blockIdx.x * warps + warp];
+    if (W.g < 0) return; /* no share (the whole warp: W is the warp's) */
+    const int chunks = (int)(((unsigned)a.n + 31u) / 32u);
     const T eps2 = best_io<T>::eps2(a);
-    best_i<T, FOLD> I;
+    best_i<T, B, FOLD> I;
     int g = -1;
     V next = V{};
-    if (PREFETCH && W.left > 0) next = best_fetch_j<T>(a, W.c, lane);
-    while (W.left > 0) {
+    if (PREFETCH) next = best_fetch_j<T>(a, W.c, lane);
+    for (;;) {
         if (W.g != g) {
             if (g >= 0) best_flush_i(a, g, lane, I);
             g = W.g;
             best_load_i(a, g, lane, I);
         }
-        const sim_pairmap_walk t = W; /* this task */
+        const int c = W.c, s0 = W.s0; /* this task */
+        const bool last = sim_pairmap_walk_last(&W);
+        int s1 = sim_pairmap_walk_s1(&W);
+        /* Held in a register: left to itself the compiler recomputes s1
+         * from W inside the step loop, one instruction more per 8 steps and
+         * a schedule that ran 1-2 % slower on the H100 from 6,144 bodies
+         * (docs/PERFORMANCE.md, `best` item 9). */
+        asm volatile("" : "+r"(s1));
         const V *q;
         if (PREFETCH) { /* move on now, and fetch the next task's j bodies */
             q = best_put_j(slots, next, lane);
-            sim_pairmap_walk_next(&W, sim_pairmap_chunks(a.n));
-            if (W.left > 0) next = best_fetch_j<T>(a, W.c, lane);
+            if (!last) {
+                sim_pairmap_walk_next(&W, chunks, B);
+                next = best_fetch_j<T>(a, W.c, lane);
+            }
         } else {
-            q = best_put_j(slots, best_fetch_j<T>(a, t.c, lane), lane);
+            q = best_put_j(slots, best_fetch_j<T>(a, c, lane), lane);
         }
         T bx = 0, by = 0, bz = 0;
-        const int r = t.c - g * BEST_B; /* the chunk's place in the group, if < BEST_B */
-        if (r >= BEST_B) {              /* a later chunk: all 32 x 32 x BEST_B pairs of each step */
-            for (int s = t.s0; s < t.s1; s += BEST_UNROLL) {
+        const int r = c - g * B; /* the chunk's place in the group, if < B */
+        if (r >= B) {            /* a later chunk: all 32 x 32 x B pairs of each step */
+            for (int s = s0; s < s1; s += BEST_UNROLL) {
 #pragma unroll
                 for (int u = 0; u < BEST_UNROLL; u++) {
                     const V pj = q[s + u];
 #pragma unroll
-                    for (int k = 0; k < BEST_B; k++) best_pair(pj, I, k, eps2, T(1), bx, by, bz);
+                    for (int k = 0; k < B; k++) best_pair(pj, I, k, eps2, T(1), bx, by, bz);
                     best_rotate(lane, bx, by, bz);
                 }
             }
         } else { /* the group's chunk r against its chunks k <= r */
 #pragma unroll 1
-            for (int s = t.s0; s < t.s1; s++) {
+            for (int s = s0; s < s1; s++) {
                 const V pj = q[s];
 #pragma unroll
-                for (int k = 0; k < BEST_B; k++) {
+                for (int k = 0; k < B; k++) {
                     const T f = sim_pairmap_intra_weight(k, r, s, lane); /* 1 or 0 */
                     best_pair(pj, I, k, eps2, f, bx, by, bz);
                 }
                 best_rotate(lane, bx, by, bz);
             }
         }
-        best_store_j(a, (long long)t.c * 32 + sim_pairmap_held_slot(lane, t.s1), bx, by, bz);
-        if (!PREFETCH) sim_pairmap_walk_next(&W, sim_pairmap_chunks(a.n));
+        best_store_j(a, (unsigned)c * 32u + sim_pairmap_held_slot(lane, s1), bx, by, bz);
+        if (last) break;
+        if (!PREFETCH) sim_pairmap_walk_next(&W, chunks, B);
     }
-    if (g >= 0) best_flush_i(a, g, lane, I);
+    best_flush_i(a, g, lane, I);
 }
 
 /* Dynamic shared memory of a block of p threads: 64 slots per warp. */
@@ -725,7 +754,8 @@ struct best_plan {
     long long capacity;      /* walks allocated */
     int n, p, q, sm_count;   /* the launch they are for (n = 0: none yet) */
     bool fp64;               /* ... and its precision */
-    bool prefetch;           /* float: launch a prefetching build */
+    best_build build;        /* the build to launch */
+    int b;                   /* ... its i bodies per lane (chunks per group) */
 };
 
 best_plan *kernels_best_plan_create(void) {
@@ -746,8 +776,8 @@ void kernels_best_plan_destroy(best_plan *p) {
 /* Parts per task: 1 while every warp has four tasks or more, or when there
  * are fewer tasks than warps (splitting them would only add loads and
  * atomics); in between, enough that each warp gets about four parts. */
-static int best_parts(int n, long long warps) {
-    const long long tasks = sim_pairmap_tasks(sim_pairmap_chunks(n));
+static int best_parts(int n, int b, long long warps) {
+    const long long tasks = sim_pairmap_tasks(sim_pairmap_chunks(n), b);
     int parts = 1;
     while (parts < SIM_PAIRMAP_MAX_PARTS && tasks >= warps && parts * tasks < 4 * warps) {
         parts *= 2;
@@ -755,14 +785,15 @@ static int best_parts(int n, long long warps) {
     return parts;
 }
 
-/* Whether the prefetching builds run blocks of p threads, q per SM: at
- * most BEST_PREFETCH_THREADS, and all q must fit an SM at once (the grid is
- * persistent: a block that waited for another would make a second wave). */
-static bool best_prefetch_fits(int p, int q) {
+/* Whether float's builds of B and PREFETCH run blocks of p threads, q per
+ * SM: at most their largest block, and all q must fit an SM at once (the
+ * grid is persistent: a block that waited for another would make a second
+ * wave). */
+template <int B, bool PREFETCH> static bool best_fits(int p, int q) {
     int blocks = 0;
-    if (p > BEST_PREFETCH_THREADS) return false;
+    if (p > best_max_threads<float, B, PREFETCH>()) return false;
     for (void (*k)(force_args) :
-         {forces_best_kernel<float, true, true>, forces_best_kernel<float, true, false>}) {
+         {forces_best_kernel<float, B, PREFETCH, true>, forces_best_kernel<float, B, PREFETCH, false>}) {
         if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                 &blocks, k, p, best_smem_bytes<float>(p)) != cudaSuccess ||
             blocks < q) {
@@ -773,13 +804,21 @@ static bool best_prefetch_fits(int p, int q) {
     return true;
 }
 
-/* The plan for this launch: each warp's first task and the build to run.
- * A warp that found its share itself ran two binary searches over the
- * groups and 64-bit arithmetic for each task's group and chunk; the host
- * computes the walks instead, with the function the CPU test checks, when
- * N, the block shape or the precision changes, and copies them in stream
- * order; the copy is from pageable memory, so that once the CPU waits for
- * the stream. (Measured with the rest of item 7 in docs/PERFORMANCE.md.) */
+/* The build for n bodies in blocks of p threads, q per SM (best_build). */
+static best_build best_build_for(int n, int p, int q, bool fp64) {
+    if (fp64) return BEST_PLAIN;
+    if (n >= BEST_WIDE_MIN_N && best_fits<BEST_WIDE_B, true>(p, q)) return BEST_WIDE;
+    return best_fits<BEST_B, true>(p, q) ? BEST_PREFETCH : BEST_PLAIN;
+}
+
+/* The plan for this launch: the build to run, and each warp's first and
+ * last tasks for that build's B. A warp that found its share itself ran two
+ * binary searches over the groups and 64-bit arithmetic for each task's
+ * group and chunk; the host computes the walks instead, with the function
+ * the CPU test checks, when N, the block shape or the precision changes,
+ * and copies them in stream order; the copy is from pageable memory, so
+ * that once the CPU waits for the stream. (Measured with the rest of item 7
+ * in docs/PERFORMANCE.md.) */
 static const best_plan *best_plan_for(best_plan *p, const force_args *a, bool fp64,
                                       cudaStream_t stream) {
     if (p->n == a->n && p->p == a->p && p->q == a->q && p->sm_count == a->sm_count &&
@@ -798,13 +837,16 @@ static const best_plan *best_plan_for(best_plan *p, const force_args *a, bool fp
         fprintf(stderr, "sim: no host memory for best's plan of %lld warps\n", warps);
         abort();
     }
+    p->build = best_build_for(a->n, a->p, a->q, fp64);
+    p->b = p->build == BEST_WIDE ? BEST_WIDE_B : BEST_B;
     const long long chunks = sim_pairmap_chunks(a->n);
-    const int parts = best_parts(a->n, warps);
-    for (long long w = 0; w < warps; w++) sim_pairmap_walk_start(&host[w], chunks, parts, w, warps);
+    const int parts = best_parts(a->n, p->b, warps);
+    for (long long w = 0; w < warps; w++) {
+        sim_pairmap_walk_start(&host[w], chunks, p->b, parts, w, warps);
+    }
     CUDA_CHECK(
         cudaMemcpyAsync(p->walks, host, sizeof *host * warps, cudaMemcpyHostToDevice, stream));
     free(host); /* pageable: staged before cudaMemcpyAsync returns */
-    p->prefetch = !fp64 && best_prefetch_fits(a->p, a->q);
     p->n = a->n;
     p->p = a->p;
     p->q = a->q;
@@ -813,14 +855,14 @@ static const best_plan *best_plan_for(best_plan *p, const force_args *a, bool fp
     return p;
 }
 
-/* Launches float's build: prefetching or not, folded or not. */
-template <bool PREFETCH>
+/* Launches float's build of B and PREFETCH, folded or not. */
+template <int B, bool PREFETCH>
 static void best_launch(bool fold, int blocks, int threads, size_t smem, cudaStream_t stream,
                         const force_args &b) {
     if (fold) {
-        forces_best_kernel<float, PREFETCH, true><<<blocks, threads, smem, stream>>>(b);
+        forces_best_kernel<float, B, PREFETCH, true><<<blocks, threads, smem, stream>>>(b);
     } else {
-        forces_best_kernel<float, PREFETCH, false><<<blocks, threads, smem, stream>>>(b);
+        forces_best_kernel<float, B, PREFETCH, false><<<blocks, threads, smem, stream>>>(b);
     }
     CUDA_CHECK_LAUNCH();
 }
@@ -844,14 +886,14 @@ template <typename T> static void forces_pairs(const force_args *a, cudaStream_t
     const size_t smem = best_smem_bytes<T>(a->p);
     if constexpr (!fp64) {
         const bool fold = a->best_fold && a->eps2 >= BEST_FOLD_EPS2_MIN;
-        if (plan->prefetch) {
-            best_launch<true>(fold, blocks, a->p, smem, stream, b);
-        } else {
-            best_launch<false>(fold, blocks, a->p, smem, stream, b);
+        switch (plan->build) {
+        case BEST_WIDE: best_launch<BEST_WIDE_B, true>(fold, blocks, a->p, smem, stream, b); break;
+        case BEST_PREFETCH: best_launch<BEST_B, true>(fold, blocks, a->p, smem, stream, b); break;
+        case BEST_PLAIN: best_launch<BEST_B, false>(fold, blocks, a->p, smem, stream, b); break;
         }
         return;
     }
-    forces_best_kernel<double, false, false><<<blocks, a->p, smem, stream>>>(b);
+    forces_best_kernel<double, BEST_B, false, false><<<blocks, a->p, smem, stream>>>(b);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -970,9 +1012,9 @@ static constexpr variant_entry variants[] = {
      forces_pairs<float>,
      false,
      BLOCK_WARPS,
-     BEST_B,
+     BEST_WIDE_B, /* the wide builds', which the automatic shapes run from 16,384 bodies */
      32,
-     forces_best_kernel<float, false, true>, /* the 1024-thread build: auto shapes, occupancy */
+     forces_best_kernel<float, BEST_B, false, true>, /* 1024 threads: the largest block */
      true},
     {SIM_VARIANT_FP64,
      {"fp64", "double precision throughout: state, forces and integrator", P_BEST, Q_BEST, true},
@@ -981,7 +1023,7 @@ static constexpr variant_entry variants[] = {
      BLOCK_WARPS,
      BEST_B,
      64,
-     forces_best_kernel<double, false, false>,
+     forces_best_kernel<double, BEST_B, false, false>,
      true},
     {SIM_VARIANT_TREE,
      {"tree", "Barnes-Hut octree rebuilt every step, quadrupoles, O(N log N)", P_GROUP, nullptr,
@@ -1074,24 +1116,23 @@ static int blocks_per_sm(const variant_entry *e, int threads, const sim_device_l
 }
 
 /* Warps per SM for `best` (and fp64) at n bodies when p and q are both
- * automatic: n / 1024 + 4 in whole fours, from 8 up to 24 (768 threads,
- * reached at 20,480 bodies). With few tasks per warp a full SM of warps
- * spends its time loading and flushing i bodies; with many, the folded
- * prefetching build (blocks of at most 768, best_i) beats the 1024-thread
- * one. The H100 sweep of the folded loop (docs/PERFORMANCE.md, `best` item
- * 8; 10^9 interactions/s, two runs): 128 x 2 (8 warps) up to 4,096 bodies
- * (993-997 at 4,096), and within 3.5 % of 256 x 1 at 6,144; 384 at 8,192
- * (1,884-1,891); 512 at 12,288 (2,356-2,362, 384: 2,349-2,365); 640 at
- * 16,384 (2,656-2,671); 768 from 20,480 on, within 1 % of 640 up to
- * 24,576 and the fastest or within 0.2 % of it from 32,768 (2,983-3,017 at
- * 262,144; 1024 x 1: 2,831-2,860). The plain loop (eps < 1e-3, massless
- * bodies) would rather have 1024 x 1 at large N, by 0.8 % (2,901 against
- * 2,877 at 262,144). fp64 runs at most 512 x 1; this rule gives it
- * 128 x 2 at 6,144 bodies and 384 x 1 at 8,192, 1-4.5 % faster there than
- * 512 x 1. */
+ * automatic: n / 1024 + 4 in whole fours, from 8 up to 20 (640 threads,
+ * the wide build's largest block, reached at 16,384 bodies, where the wide
+ * build takes over: best_build_for). With few tasks per warp a full SM of
+ * warps spends its time loading and flushing i bodies. H100 sweeps
+ * (docs/PERFORMANCE.md, `best` items 8 and 9; 10^9 interactions/s, two
+ * runs each). Below 16,384 bodies, B = 4 (item 8): 128 x 2 (8 warps) up to
+ * 4,096 bodies (993-997 at 4,096), and within 3.5 % of 256 x 1 at 6,144;
+ * 384 at 8,192 (1,884-1,891); 512 at 12,288 (2,356-2,362, 384: 2,349-
+ * 2,365). From 16,384, B = 6 (item 9): 640 within 0.7 % of 512 at 16,384
+ * (2,691-2,703 against 2,708-2,709), the fastest at 20,480, 24,576 and
+ * 65,536 (3,063-3,072), 1 % behind 512 at 32,768. The plain loop (eps <
+ * 1e-3, massless bodies) runs the same shapes. fp64 runs at most 512 x 1;
+ * this rule gives it 128 x 2 at 6,144 bodies and 384 x 1 at 8,192, 1-4.5 %
+ * faster there than 512 x 1. */
 static int small_n_warps(int n) {
-    const int w = n / 1024 + 4;
-    return (w < 8 ? 8 : w > 24 ? 24 : w) / 4 * 4;
+    const int w = n / 1024 + 4, most = BEST_WIDE_THREADS / 32;
+    return (w < 8 ? 8 : w > most ? most : w) / 4 * 4;
 }
 
 /* A persistent grid: p threads per block in whole warps, q blocks per SM.

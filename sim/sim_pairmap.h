@@ -9,8 +9,8 @@
  * once for many N and warp counts without a GPU.
  *
  * The mapping: bodies in chunks of 32 (padding past N has no mass), chunks
- * in groups of SIM_PAIRMAP_B. A warp holds one group's SIM_PAIRMAP_B x 32
- * bodies in registers ("i", SIM_PAIRMAP_B per lane). Group g's tasks are:
+ * in groups of B. A warp holds one group's B x 32 bodies in registers
+ * ("i", B per lane). Group g's tasks are:
  * offsets o = 0 .. B-1, the pairs inside the group with its chunk r = o
  * (chunk r against the group's chunks k <= r); offsets o >= B, all pairs of
  * the group with the later chunk (g+1) B + o - B. Either way the j chunk is
@@ -30,38 +30,39 @@
 #ifndef NBODY_SIM_PAIRMAP_H
 #define NBODY_SIM_PAIRMAP_H
 
+#ifndef __cplusplus
+#include <stdbool.h>
+#endif
+
 #ifdef __CUDACC__
 #define SIM_PAIRMAP_FN static __host__ __device__ __forceinline__
 #else
 #define SIM_PAIRMAP_FN static inline
 #endif
 
-/* -D on the command line only to measure another B (B = 8 was slower on the
- * H100: docs/PERFORMANCE.md, `best` item 7; the kernel's 64- and
- * 128-register builds are sized for 4). */
-#ifndef SIM_PAIRMAP_B
-#define SIM_PAIRMAP_B 4 /* chunks per group = i bodies per lane */
-#endif
+/* B, the chunks per group (= i bodies per lane), is each function's
+ * argument b: each build of the kernel has its own, as many as its
+ * registers hold (sim_kernels.cu, forces_best_kernel). */
 
 /* Tasks before group g: each predecessor g' (never the last group, so all
- * its B chunks are real) has B + chunks - (g'+1) B. */
-SIM_PAIRMAP_FN long long sim_pairmap_prefix(long long g, long long chunks) {
-    return g * (SIM_PAIRMAP_B + chunks) - (long long)SIM_PAIRMAP_B * g * (g + 1) / 2;
+ * its b chunks are real) has b + chunks - (g'+1) b. */
+SIM_PAIRMAP_FN long long sim_pairmap_prefix(long long g, long long chunks, int b) {
+    return g * (b + chunks) - (long long)b * g * (g + 1) / 2;
 }
 
 SIM_PAIRMAP_FN long long sim_pairmap_chunks(long long n) {
     return (n + 31) / 32;
 }
 
-SIM_PAIRMAP_FN long long sim_pairmap_groups(long long chunks) {
-    return (chunks + SIM_PAIRMAP_B - 1) / SIM_PAIRMAP_B;
+SIM_PAIRMAP_FN long long sim_pairmap_groups(long long chunks, int b) {
+    return (chunks + b - 1) / b;
 }
 
 /* All tasks: the last group has one intra task per chunk it holds and no
  * later chunks. */
-SIM_PAIRMAP_FN long long sim_pairmap_tasks(long long chunks) {
-    const long long last = sim_pairmap_groups(chunks) - 1;
-    return sim_pairmap_prefix(last, chunks) + (chunks - last * SIM_PAIRMAP_B);
+SIM_PAIRMAP_FN long long sim_pairmap_tasks(long long chunks, int b) {
+    const long long last = sim_pairmap_groups(chunks, b) - 1;
+    return sim_pairmap_prefix(last, chunks, b) + (chunks - last * b);
 }
 
 /* A warp's share of the work may start and end inside a task: each task is
@@ -71,7 +72,8 @@ SIM_PAIRMAP_FN long long sim_pairmap_tasks(long long chunks) {
  * that ends a warp's share ends at step s1 < 32, where lane L holds the sum
  * of j body (L + s1) mod 32 (the sums move one lane per step), so a partial
  * task is as easy to finish as a whole one. The kernel reads each warp's
- * first task from a table the host computes (sim_kernels.cu, best_walks). */
+ * first and last tasks from a table the host computes (sim_kernels.cu,
+ * best_walks). */
 #define SIM_PAIRMAP_MAX_PARTS 4
 
 /* Issue cost of a part, in halves of an ordinary one: a task inside a group
@@ -83,65 +85,67 @@ SIM_PAIRMAP_FN long long sim_pairmap_tasks(long long chunks) {
 #define SIM_PAIRMAP_COST_INTRA 3
 #endif
 
-/* Cost of the parts before group g (every earlier group has B intra tasks). */
-SIM_PAIRMAP_FN long long sim_pairmap_cost_prefix(long long g, long long chunks, int parts) {
-    return parts *
-           (SIM_PAIRMAP_COST_LATER * sim_pairmap_prefix(g, chunks) +
-            (long long)(SIM_PAIRMAP_COST_INTRA - SIM_PAIRMAP_COST_LATER) * SIM_PAIRMAP_B * g);
+/* Cost of the parts before group g (every earlier group has b intra tasks). */
+SIM_PAIRMAP_FN long long sim_pairmap_cost_prefix(long long g, long long chunks, int b, int parts) {
+    return parts * (SIM_PAIRMAP_COST_LATER * sim_pairmap_prefix(g, chunks, b) +
+                    (long long)(SIM_PAIRMAP_COST_INTRA - SIM_PAIRMAP_COST_LATER) * b * g);
 }
 
 /* Cost of all parts: one intra task per chunk, the rest ordinary. */
-SIM_PAIRMAP_FN long long sim_pairmap_cost(long long chunks, int parts) {
-    return parts * (SIM_PAIRMAP_COST_LATER * sim_pairmap_tasks(chunks) +
+SIM_PAIRMAP_FN long long sim_pairmap_cost(long long chunks, int b, int parts) {
+    return parts * (SIM_PAIRMAP_COST_LATER * sim_pairmap_tasks(chunks, b) +
                     (long long)(SIM_PAIRMAP_COST_INTRA - SIM_PAIRMAP_COST_LATER) * chunks);
 }
 
 /* The first part (task t's parts are t parts ... t parts + parts - 1) whose
  * cost starts at or after c (all parts, if none): the group by a binary
  * search over the cost prefixes, then the offset in it. */
-SIM_PAIRMAP_FN long long sim_pairmap_part_at_cost(long long c, long long chunks, int parts) {
-    const long long groups = sim_pairmap_groups(chunks);
+SIM_PAIRMAP_FN long long sim_pairmap_part_at_cost(long long c, long long chunks, int b, int parts) {
+    const long long groups = sim_pairmap_groups(chunks, b);
     long long lo = 0, hi = groups - 1;
     while (lo < hi) {
         const long long mid = (lo + hi + 1) / 2;
-        if (sim_pairmap_cost_prefix(mid, chunks, parts) <= c)
+        if (sim_pairmap_cost_prefix(mid, chunks, b, parts) <= c)
             lo = mid;
         else
             hi = mid - 1;
     }
-    const long long co = c - sim_pairmap_cost_prefix(lo, chunks, parts);
-    const long long intra_parts = (long long)parts * SIM_PAIRMAP_B;
+    const long long co = c - sim_pairmap_cost_prefix(lo, chunks, b, parts);
+    const long long intra_parts = (long long)parts * b;
     const long long intra_cost = SIM_PAIRMAP_COST_INTRA * intra_parts;
     long long o;
     if (co <= 0) {
         o = 0;
     } else if (co <= intra_cost) { /* intra parts start at 0, 3, 6, ... */
         o = (co + SIM_PAIRMAP_COST_INTRA - 1) / SIM_PAIRMAP_COST_INTRA;
-    } else { /* later parts start at 3 parts B, 3 parts B + 2, ... */
+    } else { /* later parts start at 3 parts b, 3 parts b + 2, ... */
         o = intra_parts + (co - intra_cost + SIM_PAIRMAP_COST_LATER - 1) / SIM_PAIRMAP_COST_LATER;
     }
-    const long long part = parts * sim_pairmap_prefix(lo, chunks) + o;
+    const long long part = parts * sim_pairmap_prefix(lo, chunks, b) + o;
     /* Past the group's last part: the next group's first. */
     const long long next =
-        lo + 1 < groups ? sim_pairmap_prefix(lo + 1, chunks) : sim_pairmap_tasks(chunks);
+        lo + 1 < groups ? sim_pairmap_prefix(lo + 1, chunks, b) : sim_pairmap_tasks(chunks, b);
     return part < parts * next ? part : parts * next;
 }
 
 /* Warp w of all warps takes parts [*first, *last): the parts whose cost
  * starts in its equal share [cost w / all, cost (w + 1) / all). */
-SIM_PAIRMAP_FN void sim_pairmap_range(long long chunks, int parts, long long w, long long all,
-                                      long long *first, long long *last) {
-    const long long cost = sim_pairmap_cost(chunks, parts);
-    *first = sim_pairmap_part_at_cost(cost * w / all, chunks, parts);
-    *last = sim_pairmap_part_at_cost(cost * (w + 1) / all, chunks, parts);
+SIM_PAIRMAP_FN void sim_pairmap_range(long long chunks, int b, int parts, long long w,
+                                      long long all, long long *first, long long *last) {
+    const long long cost = sim_pairmap_cost(chunks, b, parts);
+    /* cost w / all without the product, which passes 2^63 from about 1.5e9
+     * bodies over a few thousand warps */
+    const long long per = cost / all, rest = cost % all;
+    *first = sim_pairmap_part_at_cost(per * w + rest * w / all, chunks, b, parts);
+    *last = sim_pairmap_part_at_cost(per * (w + 1) + rest * (w + 1) / all, chunks, b, parts);
 }
 
 /* The group of task t: a binary search for the last group with prefix <= t. */
-SIM_PAIRMAP_FN long long sim_pairmap_group(long long t, long long chunks) {
-    long long lo = 0, hi = sim_pairmap_groups(chunks) - 1;
+SIM_PAIRMAP_FN long long sim_pairmap_group(long long t, long long chunks, int b) {
+    long long lo = 0, hi = sim_pairmap_groups(chunks, b) - 1;
     while (lo < hi) {
         const long long mid = (lo + hi + 1) / 2;
-        if (sim_pairmap_prefix(mid, chunks) <= t)
+        if (sim_pairmap_prefix(mid, chunks, b) <= t)
             lo = mid;
         else
             hi = mid - 1;
@@ -150,46 +154,63 @@ SIM_PAIRMAP_FN long long sim_pairmap_group(long long t, long long chunks) {
 }
 
 /* A warp's walk through its share, task by task. The tasks of group g are
- * its chunks g B ... chunks - 1 taken as j (the first B of them inside the
- * group), so moving on is c + 1, or the next group's first chunk. */
+ * its chunks g b ... chunks - 1 taken as j (the first b of them inside the
+ * group), so moving on is c + 1, or the next group's first chunk. The share
+ * ends with a task named by its group and chunk and the step it stops at,
+ * so that the kernel's bookkeeping per task is a few 32-bit operations: a
+ * count of the parts left needs 64 bits from about 2.5e8 bodies (n^2 / 8192
+ * tasks over a few thousand warps), the bodies' indices fit 32 bits unsigned
+ * for every int N. */
 typedef struct sim_pairmap_walk {
-    long long left; /* parts still to do, the current task's included */
-    int part_shift; /* log2 of the steps per part, 32 / parts (no division per task) */
-    int g, c;       /* the current task: group g (i bodies), chunk c (j bodies) */
-    int s0, s1;     /* its steps [s0, s1) */
+    int g, c; /* the current task: group g (i bodies), chunk c (j bodies); g < 0: no share */
+    int s0;   /* the first task's first step (a share may start inside a task); 0 after */
+    int g_end, c_end; /* the share's last task */
+    int s_end;        /* ... and the step it stops before (a whole part: 32 / parts, ... 32) */
 } sim_pairmap_walk;
 
-/* The current task's steps, from step s0 to the task's end or the share's. */
-SIM_PAIRMAP_FN void sim_pairmap_walk_steps(sim_pairmap_walk *w, int s0) {
-    const long long room = (32 - s0) >> w->part_shift; /* parts left in the task */
-    w->s0 = s0;
-    w->s1 = s0 + ((int)(room < w->left ? room : w->left) << w->part_shift);
+/* Whether the current task is the share's last. */
+SIM_PAIRMAP_FN bool sim_pairmap_walk_last(const sim_pairmap_walk *w) {
+    return w->c == w->c_end && w->g == w->g_end;
 }
 
-/* Warp w of all, with tasks of `parts` parts (1, 2 or 4): its first task;
- * w->left == 0 when it has none. */
-SIM_PAIRMAP_FN void sim_pairmap_walk_start(sim_pairmap_walk *w, long long chunks, int parts,
+/* The step the current task stops before: 32, or the share's end. */
+SIM_PAIRMAP_FN int sim_pairmap_walk_s1(const sim_pairmap_walk *w) {
+    return sim_pairmap_walk_last(w) ? w->s_end : 32;
+}
+
+/* Group and chunk of task t. */
+SIM_PAIRMAP_FN void sim_pairmap_task(long long t, long long chunks, int b, int *g, int *c) {
+    const long long group = sim_pairmap_group(t, chunks, b);
+    *g = (int)group;
+    *c = (int)(group * b + (t - sim_pairmap_prefix(group, chunks, b)));
+}
+
+/* Warp w of all, with tasks of `parts` parts (1, 2 or 4): its first task
+ * and its last; w->g < 0 when it has none. */
+SIM_PAIRMAP_FN void sim_pairmap_walk_start(sim_pairmap_walk *w, long long chunks, int b, int parts,
                                            long long warp, long long all) {
     long long first, last;
-    sim_pairmap_range(chunks, parts, warp, all, &first, &last);
-    const long long t = first / parts;
-    const long long g = first < last ? sim_pairmap_group(t, chunks) : 0;
-    w->left = last - first;
-    w->part_shift = parts == 1 ? 5 : parts == 2 ? 4 : 3;
-    w->g = (int)g;
-    w->c = (int)(g * SIM_PAIRMAP_B + (t - sim_pairmap_prefix(g, chunks)));
-    sim_pairmap_walk_steps(w, (int)(first % parts) << w->part_shift);
+    sim_pairmap_range(chunks, b, parts, warp, all, &first, &last);
+    const int steps = 32 / parts; /* per part */
+    if (first >= last) {
+        w->g = w->c = w->g_end = w->c_end = -1;
+        w->s0 = w->s_end = 0;
+        return;
+    }
+    sim_pairmap_task(first / parts, chunks, b, &w->g, &w->c);
+    w->s0 = (int)(first % parts) * steps;
+    sim_pairmap_task((last - 1) / parts, chunks, b, &w->g_end, &w->c_end);
+    w->s_end = (int)((last - 1) % parts + 1) * steps;
 }
 
-/* The next task of a walk over `chunks` chunks; w->left == 0 when the
- * share is done. */
-SIM_PAIRMAP_FN void sim_pairmap_walk_next(sim_pairmap_walk *w, long long chunks) {
-    w->left -= (w->s1 - w->s0) >> w->part_shift;
+/* Moves a walk that is not at its last task to the next task over `chunks`
+ * chunks, from its first step. */
+SIM_PAIRMAP_FN void sim_pairmap_walk_next(sim_pairmap_walk *w, int chunks, int b) {
     if (++w->c == chunks) {
         w->g++;
-        w->c = w->g * SIM_PAIRMAP_B;
+        w->c = w->g * b;
     }
-    sim_pairmap_walk_steps(w, 0);
+    w->s0 = 0;
 }
 
 /* The j slot whose sum lane L holds after a task's last step s1 - 1: the
