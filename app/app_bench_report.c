@@ -28,33 +28,64 @@
  * Re-count after changing a kernel. */
 typedef struct kernel_cost {
     sim_variant variant;
+    int min_n;       /* the count of the build that runs from this N ... */
+    int max_threads; /* ... in at most these p x q threads an SM (0: any); best has three */
     int loop_instructions, loop_rsqrts; /* as counted */
     int interactions;                   /* per evaluation: 2 for best, else 1 */
     int fp64_ops;                       /* FP64-pipe instructions in the loop, fp64 only */
     const char *note;                   /* printed after the ceiling, or NULL */
 } kernel_cost;
 
-/* best: its folded prefetching build, which its automatic shapes run (blocks
- * <= 768; the 1024-thread folded build has 557). With softening < 1e-3 or a
- * massless body best runs its plain loop instead (587 and 588, sim_kernels.cu
- * best_i): measured against the folded loop's count its fraction then reads
- * 6 % low, which the printed note says. */
-#define BEST_NOTE                                                                                  \
-    "; its folded loop: with softening < 1e-3 or massless bodies best runs its plain loop, 18.34"
+/* best: its folded builds (sim_kernels.cu, best_build): the wide one (6 i
+ * bodies per lane) from 16,384 bodies in at most 640 threads an SM, the
+ * automatic shapes there; the prefetching one (4) in at most 768; the
+ * 1024-thread one (4) beyond. best_build_for picks by the occupancy of each
+ * build, which the threads an SM here follow for every shape but a few
+ * unusual ones (a build may fit 21 warps of smaller blocks). With softening
+ * < 1e-3 or a massless body best runs the plain loop of the same build
+ * instead (best_i), one instruction a pair more: measured against the
+ * folded loop's count its fraction then reads 6 % low, which the printed
+ * note says. */
+#define BEST_PLAIN_NOTE                                                                            \
+    "; its folded loop: with softening < 1e-3 or massless bodies the plain one, "
 static const kernel_cost costs[] = {
-    {SIM_VARIANT_NAIVE, 47, 1, 1, 0, NULL},       {SIM_VARIANT_SOA, 56, 1, 1, 0, NULL},
-    {SIM_VARIANT_RSQRT, 36, 1, 1, 0, NULL},       {SIM_VARIANT_TILED, 35, 1, 1, 0, NULL},
-    {SIM_VARIANT_UNROLLED, 225, 8, 1, 0, NULL},   {SIM_VARIANT_NOIF, 175, 8, 1, 0, NULL},
-    {SIM_VARIANT_FMA, 167, 8, 1, 0, NULL},        {SIM_VARIANT_FAST, 143, 8, 1, 0, NULL},
-    {SIM_VARIANT_BEST, 554, 32, 2, 0, BEST_NOTE}, {SIM_VARIANT_FP64, 789, 32, 2, 640, NULL},
+    {SIM_VARIANT_NAIVE, 0, 0, 47, 1, 1, 0, NULL},
+    {SIM_VARIANT_SOA, 0, 0, 56, 1, 1, 0, NULL},
+    {SIM_VARIANT_RSQRT, 0, 0, 36, 1, 1, 0, NULL},
+    {SIM_VARIANT_TILED, 0, 0, 35, 1, 1, 0, NULL},
+    {SIM_VARIANT_UNROLLED, 0, 0, 225, 8, 1, 0, NULL},
+    {SIM_VARIANT_NOIF, 0, 0, 175, 8, 1, 0, NULL},
+    {SIM_VARIANT_FMA, 0, 0, 167, 8, 1, 0, NULL},
+    {SIM_VARIANT_FAST, 0, 0, 143, 8, 1, 0, NULL},
+    {SIM_VARIANT_BEST, 0, 0, 554, 32, 2, 0,
+     ", the 1024-thread build (4 i bodies per lane)" BEST_PLAIN_NOTE "18.28"},
+    {SIM_VARIANT_BEST, 0, 768, 552, 32, 2, 0,
+     ", the prefetching build (4 i bodies per lane)" BEST_PLAIN_NOTE "18.34"},
+    {SIM_VARIANT_BEST, 16384, 640, 808, 48, 2, 0,
+     ", the wide build (6 i bodies per lane)" BEST_PLAIN_NOTE "17.92"},
+    {SIM_VARIANT_FP64, 0, 0, 782, 32, 2, 640, NULL},
 };
 
 #define LANES_PER_SM 128.0 /* 4 schedulers x 32 lanes, one warp instruction each per clock */
 
-static const kernel_cost *cost_of(sim_variant v) {
-    for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++)
-        if (costs[i].variant == v) return &costs[i];
-    return NULL;
+/* The count for row r's variant, N and threads an SM: of the entries that
+ * apply, the one from the largest N, then for the fewest threads. */
+static const kernel_cost *cost_of(const app_bench_row *r) {
+    const kernel_cost *c = NULL;
+    const int threads = r->p * (r->q > 0 ? r->q : 1);
+    for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++) {
+        const kernel_cost *e = &costs[i];
+        if (e->variant != r->variant || e->min_n > r->n ||
+            (e->max_threads > 0 && threads > e->max_threads)) {
+            continue;
+        }
+        if (!c || e->min_n > c->min_n ||
+            (e->min_n == c->min_n && e->max_threads > 0 &&
+             (c->max_threads == 0 || e->max_threads < c->max_threads))) {
+            c = e;
+        }
+    }
+    return r->tree ? NULL : c;
 }
 
 /* FP64 lanes per SM by architecture (0: unknown). */
@@ -82,8 +113,8 @@ static double bodies_per_s(const app_bench_row *r) {
     return r->ms > 0 ? r->n / (r->ms * 1e-3) : 0;
 }
 
-double app_bench_ceiling(const app_bench_result *b, sim_variant v) {
-    const kernel_cost *c = cost_of(v);
+double app_bench_ceiling(const app_bench_result *b, const app_bench_row *r) {
+    const kernel_cost *c = cost_of(r);
     if (!b->cuda || !c) return 0;
     const double clock = b->dev.clock_khz * 1e3;
     const double per_eval = (double)c->loop_instructions / c->loop_rsqrts;
@@ -107,7 +138,7 @@ static double gflops_equivalent(const app_bench_row *r) {
 }
 
 static double ceiling_fraction(const app_bench_result *b, const app_bench_row *r) {
-    const double c = r->tree ? 0 : app_bench_ceiling(b, r->variant);
+    const double c = app_bench_ceiling(b, r);
     return c > 0 ? app_bench_interactions_per_s(r) / c : 0;
 }
 
@@ -142,15 +173,16 @@ static bool any_tree(const app_bench_result *b) {
     return false;
 }
 
-/* One line per variant in the rows: its ceiling and where it comes from. */
+/* One line per count the rows use (a variant's, or best's two builds'): its
+ * ceiling and where it comes from. */
 static void print_ceilings(const app_bench_result *b, FILE *f) {
     for (int i = 0; i < b->count; i++) {
         const sim_variant v = b->rows[i].variant;
+        const kernel_cost *c = cost_of(&b->rows[i]);
         bool seen = false;
-        for (int k = 0; k < i && !seen; k++) seen = b->rows[k].variant == v;
-        const kernel_cost *c = cost_of(v);
-        const double ceiling = app_bench_ceiling(b, v);
-        if (seen || !c || b->rows[i].tree || ceiling <= 0) continue;
+        for (int k = 0; k < i && !seen; k++) seen = cost_of(&b->rows[k]) == c;
+        const double ceiling = app_bench_ceiling(b, &b->rows[i]);
+        if (seen || !c || ceiling <= 0) continue;
         fprintf(f,
                 "ceiling %-8s %.3g interactions/s: %d SMs x 128 lanes x %.3f GHz / %.2f issue "
                 "slots per %s (SASS)",
@@ -294,7 +326,7 @@ char *app_bench_json(const app_bench_result *b) {
     emit(&t, "  \"rows\": [\n");
     for (int i = 0; i < b->count; i++) {
         const app_bench_row *r = &b->rows[i];
-        const double ceiling = r->tree ? 0 : app_bench_ceiling(b, r->variant);
+        const double ceiling = app_bench_ceiling(b, r);
         emit(&t, "    {\"variant\": ");
         emit_string(&t, variant_name(r));
         emit(&t,

@@ -46,10 +46,11 @@ typedef struct app_bench_result {
 /* N^2 / t; 0 for tree rows (not applicable). */
 double app_bench_interactions_per_s(const app_bench_row *r);
 
-/* The most interactions/s variant v's force kernel can reach on the GPU of
- * b, from its inner loop's issue slots counted in SASS (and, for fp64, its
- * FP64-pipe operations); 0 where there is no count (the CPU, the tree). */
-double app_bench_ceiling(const app_bench_result *b, sim_variant v);
+/* The most interactions/s the force kernel of row r (its variant, and for
+ * best the build its N and shape run) can reach on the GPU of b, from its
+ * inner loop's issue slots counted in SASS (and, for fp64, its FP64-pipe
+ * operations); 0 where there is no count (the CPU, the tree). */
+double app_bench_ceiling(const app_bench_result *b, const app_bench_row *r);
 
 /* Writes the table (and the device's ceilings) to f. */
 void app_bench_print(const app_bench_result *b, FILE *f);
