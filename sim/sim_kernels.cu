@@ -650,10 +650,10 @@ static __device__ __forceinline__ void best_rotate(int lane, T &bx, T &by, T &bz
  * large N (2,983-3,017 against 2,831-2,860 x 10^9 interactions/s at 262,144
  * bodies); item 9, six i bodies per lane spread each step's shuffles and
  * shared load over 6 pairs instead of 4 and make a task 1.5 times the work
- * for the same bookkeeping: 16.85 issue slots per pair instead of 17.31,
+ * for the same bookkeeping: 16.83 issue slots per pair instead of 17.31,
  * 3,090-3,115 against 2,992-3,015 at 262,144 bodies (640 x 1 against
- * 768 x 1), 2,680-2,700 against 2,628-2,643 at 16,384, but 2-8 % slower
- * from 1,536 to 12,288 bodies, where the larger groups balance worse.
+ * 768 x 1), 2,680-2,700 against 2,628-2,643 at 16,384, but 3-18 % slower
+ * from 1,536 to 12,288 bodies, so the B = 4 builds run below 16,384.
  * Prefetching through cp.async into a second set of shared slots instead,
  * which needs no registers, was slower at every N (item 7) and is not kept.
  * double has one build, B = 4, plain, in blocks of at most 512 threads: its
