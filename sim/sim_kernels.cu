@@ -636,9 +636,10 @@ static __device__ __forceinline__ void best_rotate(int lane, T &bx, T &by, T &bz
  * folded loop or the plain one (best_i; forces_pairs picks by masses and
  * softening) in each of three kinds (best_build; the plan picks by N and
  * block):
- *   wide      B = 6, prefetching, 93 registers (sm_90): blocks of at most
- *             BEST_WIDE_THREADS, from BEST_WIDE_MIN_N bodies;
- *   prefetch  B = 4, prefetching, 79 registers: blocks of at most
+ *   wide      B = 6, prefetching, 95 registers (sm_90; the plain loop 93):
+ *             blocks of at most BEST_WIDE_THREADS, from BEST_WIDE_MIN_N
+ *             bodies;
+ *   prefetch  B = 4, prefetching, 80 registers (79): blocks of at most
  *             BEST_PREFETCH_THREADS;
  *   plain     B = 4, held to 64 registers, so that 1024 threads (32 warps)
  *             fit an SM.
