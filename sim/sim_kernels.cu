@@ -667,6 +667,14 @@ enum best_build { BEST_PLAIN, BEST_PREFETCH, BEST_WIDE };
 #define BEST_PREFETCH_THREADS 768
 #define BEST_FP64_THREADS 512
 
+/* A build's B: the one place that ties the walks the plan makes to the
+ * kernel that runs them (walks made for another B never meet their last
+ * task, and the kernel would not end). Checking B in the kernel instead
+ * (a trap on a mismatch) cost 1 % on the H100 (docs/PERFORMANCE.md, item 9). */
+constexpr int best_b_of(best_build k) {
+    return k == BEST_WIDE ? BEST_WIDE_B : BEST_B;
+}
+
 template <typename T, int B, bool PREFETCH> constexpr int best_max_threads() {
     return sizeof(T) == 8 ? BEST_FP64_THREADS
            : !PREFETCH    ? 1024
@@ -786,11 +794,13 @@ static int best_parts(int n, int b, long long warps) {
     return parts;
 }
 
-/* Whether float's builds of B and PREFETCH run blocks of p threads, q per
- * SM: at most their largest block, and all q must fit an SM at once (the
+/* Whether float's build K (folded and plain) runs blocks of p threads, q
+ * per SM: at most its largest block, and all q must fit an SM at once (the
  * grid is persistent: a block that waited for another would make a second
  * wave). */
-template <int B, bool PREFETCH> static bool best_fits(int p, int q) {
+template <best_build K> static bool best_fits(int p, int q) {
+    constexpr int B = best_b_of(K);
+    constexpr bool PREFETCH = K != BEST_PLAIN;
     int blocks = 0;
     if (p > best_max_threads<float, B, PREFETCH>()) return false;
     for (void (*k)(force_args) :
@@ -808,8 +818,8 @@ template <int B, bool PREFETCH> static bool best_fits(int p, int q) {
 /* The build for n bodies in blocks of p threads, q per SM (best_build). */
 static best_build best_build_for(int n, int p, int q, bool fp64) {
     if (fp64) return BEST_PLAIN;
-    if (n >= BEST_WIDE_MIN_N && best_fits<BEST_WIDE_B, true>(p, q)) return BEST_WIDE;
-    return best_fits<BEST_B, true>(p, q) ? BEST_PREFETCH : BEST_PLAIN;
+    if (n >= BEST_WIDE_MIN_N && best_fits<BEST_WIDE>(p, q)) return BEST_WIDE;
+    return best_fits<BEST_PREFETCH>(p, q) ? BEST_PREFETCH : BEST_PLAIN;
 }
 
 /* The plan for this launch: the build to run, and each warp's first and
@@ -839,7 +849,7 @@ static const best_plan *best_plan_for(best_plan *p, const force_args *a, bool fp
         abort();
     }
     p->build = best_build_for(a->n, a->p, a->q, fp64);
-    p->b = p->build == BEST_WIDE ? BEST_WIDE_B : BEST_B;
+    p->b = best_b_of(p->build);
     const long long chunks = sim_pairmap_chunks(a->n);
     const int parts = best_parts(a->n, p->b, warps);
     for (long long w = 0; w < warps; w++) {
@@ -856,10 +866,12 @@ static const best_plan *best_plan_for(best_plan *p, const force_args *a, bool fp
     return p;
 }
 
-/* Launches float's build of B and PREFETCH, folded or not. */
-template <int B, bool PREFETCH>
+/* Launches float's build K, folded or not. */
+template <best_build K>
 static void best_launch(bool fold, int blocks, int threads, size_t smem, cudaStream_t stream,
                         const force_args &b) {
+    constexpr int B = best_b_of(K);
+    constexpr bool PREFETCH = K != BEST_PLAIN;
     if (fold) {
         forces_best_kernel<float, B, PREFETCH, true><<<blocks, threads, smem, stream>>>(b);
     } else {
@@ -888,13 +900,13 @@ template <typename T> static void forces_pairs(const force_args *a, cudaStream_t
     if constexpr (!fp64) {
         const bool fold = a->best_fold && a->eps2 >= BEST_FOLD_EPS2_MIN;
         switch (plan->build) {
-        case BEST_WIDE: best_launch<BEST_WIDE_B, true>(fold, blocks, a->p, smem, stream, b); break;
-        case BEST_PREFETCH: best_launch<BEST_B, true>(fold, blocks, a->p, smem, stream, b); break;
-        case BEST_PLAIN: best_launch<BEST_B, false>(fold, blocks, a->p, smem, stream, b); break;
+        case BEST_WIDE: best_launch<BEST_WIDE>(fold, blocks, a->p, smem, stream, b); break;
+        case BEST_PREFETCH: best_launch<BEST_PREFETCH>(fold, blocks, a->p, smem, stream, b); break;
+        case BEST_PLAIN: best_launch<BEST_PLAIN>(fold, blocks, a->p, smem, stream, b); break;
         }
         return;
     }
-    forces_best_kernel<double, BEST_B, false, false><<<blocks, a->p, smem, stream>>>(b);
+    forces_best_kernel<double, best_b_of(BEST_PLAIN), false, false><<<blocks, a->p, smem, stream>>>(b);
     CUDA_CHECK_LAUNCH();
 }
 
