@@ -133,8 +133,9 @@ SIM_PAIRMAP_FN long long sim_pairmap_part_at_cost(long long c, long long chunks,
 SIM_PAIRMAP_FN void sim_pairmap_range(long long chunks, int b, int parts, long long w,
                                       long long all, long long *first, long long *last) {
     const long long cost = sim_pairmap_cost(chunks, b, parts);
-    /* cost w / all without the product, which passes 2^63 from about 1.5e9
-     * bodies over a few thousand warps */
+    /* cost w / all without the product cost w: at N = 2^31 - 1 (b = 4, one
+     * part a task) that is 1.1e15 x the warp number, half of 2^63 at 4,224
+     * warps and past it at twice as many */
     const long long per = cost / all, rest = cost % all;
     *first = sim_pairmap_part_at_cost(per * w + rest * w / all, chunks, b, parts);
     *last = sim_pairmap_part_at_cost(per * (w + 1) + rest * (w + 1) / all, chunks, b, parts);
@@ -158,9 +159,9 @@ SIM_PAIRMAP_FN long long sim_pairmap_group(long long t, long long chunks, int b)
  * group), so moving on is c + 1, or the next group's first chunk. The share
  * ends with a task named by its group and chunk and the step it stops at,
  * so that the kernel's bookkeeping per task is a few 32-bit operations: a
- * count of the parts left needs 64 bits from about 2.5e8 bodies (n^2 / 8192
- * tasks over a few thousand warps), the bodies' indices fit 32 bits unsigned
- * for every int N. */
+ * count of the parts left needs 64 bits from about 2.5e8 bodies (n^2 /
+ * (2048 b) tasks over a few thousand warps), the bodies' indices fit 32
+ * bits unsigned for every int N. */
 typedef struct sim_pairmap_walk {
     int g, c; /* the current task: group g (i bodies), chunk c (j bodies); g < 0: no share */
     int s0;   /* the first task's first step (a share may start inside a task); 0 after */
