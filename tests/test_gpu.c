@@ -15,9 +15,10 @@
  *   with every third body massless too. From 16,384 bodies best runs its
  *   wide build (6 i bodies per lane, sim_kernels.cu best_build) in at most
  *   640 threads an SM, its other builds in more and below 16,384: these two
- *   cases and N = 16384 (whose shapes run all three) test the wide build's
- *   folded and plain loops. --quick runs N = 16411 for 2 steps, so that the
- *   sanitizers see the wide build too.
+ *   cases and N = 16384 (whose shapes run the wide and the 1024-thread
+ *   builds; the prefetching one runs at the sizes below) test the wide
+ *   build's folded and plain loops. --quick runs N = 16411 for 2 steps, so
+ *   that the sanitizers see the wide build too.
  * - damping 0.9 (N = 1000): 10 steps; the damping sits in a different place
  *   in the two integrators' code, so this checks they agree.
  * - massless bodies (every third one, N = 1000): 10 steps.
