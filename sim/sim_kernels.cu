@@ -934,7 +934,10 @@ static void forces_tree(const force_args *a, cudaStream_t stream) {
 
 static const char P_THREADS[] = "threads per block, one body per thread";
 static const char P_TILE[] = "bodies per block (a tile row); tile = p*q bodies";
-static const char P_BEST[] = "threads per block (whole warps); a warp holds 128 i bodies";
+static const char P_BEST[] =
+    "threads per block (whole warps); a warp holds 192 i bodies (128 below 16384 bodies or "
+    "above 640 threads)";
+static const char P_FP64[] = "threads per block (whole warps); a warp holds 128 i bodies";
 static const char Q_BEST[] = "blocks per SM (a persistent grid walks the triangle of pairs)";
 static const char Q_ROWS[] = "threads sharing one body's loop (rows of the block)";
 static const char P_GROUP[] = "bodies per walk group sharing one interaction list (32, 64, 128)";
@@ -1030,7 +1033,7 @@ static constexpr variant_entry variants[] = {
      forces_best_kernel<float, BEST_B, false, true>, /* 1024 threads: the largest block */
      true},
     {SIM_VARIANT_FP64,
-     {"fp64", "double precision throughout: state, forces and integrator", P_BEST, Q_BEST, true},
+     {"fp64", "double precision throughout: state, forces and integrator", P_FP64, Q_BEST, true},
      forces_pairs<double>,
      false,
      BLOCK_WARPS,
