@@ -881,9 +881,10 @@ static void best_launch(bool fold, int blocks, int threads, size_t smem, cudaStr
 }
 
 /* The launcher of best (T = float) and fp64 (T = double): eps^2 raised to
- * the floor, acc zeroed unless the integrator left zeros, the plan, and the
- * build: float's folded loop where the masses and the softening allow it
- * (best_i), prefetching where the block fits it. */
+ * the floor, acc zeroed unless the integrator left zeros, the plan (with
+ * the build best_build_for picks by N and block: wide, prefetching or
+ * 1024-thread), and float's folded loop where the masses and the softening
+ * allow it (best_i). */
 template <typename T> static void forces_pairs(const force_args *a, cudaStream_t stream) {
     constexpr bool fp64 = sizeof(T) == 8;
     force_args b = *a;
