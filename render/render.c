@@ -288,20 +288,36 @@ void render_gl_camera(const render_view *rv, mat4 view, mat4 proj) {
     }
 }
 
-static void draw_sprites(render *r, const render_view *view, int n) {
+void render_sprite_params_of(const render_view *view, render_sprite_params *out) {
     mat4 v, p;
     render_gl_camera(view, v, p);
     const float size = view->point_size > 0 ? view->point_size : 0.02f;
+    *out = (render_sprite_params){
+        .width = view->fb_width,
+        .height = view->fb_height,
+        /* p[1][1] = cot(fov/2) times the lens's scale: a unit length at unit
+         * depth spans p[1][1] * h / 2 pixels. */
+        .point_px = size * p[1][1] * 0.5f * (float)view->fb_height,
+        .speed_scale = view->speed_scale > 0 ? view->speed_scale : 1.0f,
+        .brightness = view->brightness > 0 ? view->brightness : 0.6f,
+        .color = view->color,
+        .hide_halo = view->hide_halo,
+    };
+    memcpy(out->view, v, sizeof out->view);
+    memcpy(out->proj, p, sizeof out->proj);
+}
+
+static void draw_sprites(render *r, const render_view *view, int n) {
+    render_sprite_params sp;
+    render_sprite_params_of(view, &sp);
     glUseProgram(r->bodies);
-    glUniformMatrix4fv(r->u_view, 1, GL_FALSE, (const GLfloat *)v);
-    glUniformMatrix4fv(r->u_proj, 1, GL_FALSE, (const GLfloat *)p);
-    /* p[1][1] = cot(fov/2) times the lens's scale: a unit length at unit
-     * depth spans p[1][1] * h / 2 pixels. */
-    glUniform1f(r->u_point_px, size * p[1][1] * 0.5f * (float)view->fb_height);
-    glUniform1f(r->u_speed_scale, view->speed_scale > 0 ? view->speed_scale : 1.0f);
-    glUniform1f(r->u_brightness, view->brightness > 0 ? view->brightness : 0.6f);
-    glUniform1i(r->u_color_mode, (int)view->color);
-    glUniform1i(r->u_hide_halo, view->hide_halo ? 1 : 0);
+    glUniformMatrix4fv(r->u_view, 1, GL_FALSE, sp.view);
+    glUniformMatrix4fv(r->u_proj, 1, GL_FALSE, sp.proj);
+    glUniform1f(r->u_point_px, sp.point_px);
+    glUniform1f(r->u_speed_scale, sp.speed_scale);
+    glUniform1f(r->u_brightness, sp.brightness);
+    glUniform1i(r->u_color_mode, (int)sp.color);
+    glUniform1i(r->u_hide_halo, sp.hide_halo ? 1 : 0);
     glEnable(GL_PROGRAM_POINT_SIZE);
     glDisable(GL_DEPTH_TEST);
     glEnable(GL_BLEND);
@@ -397,15 +413,24 @@ static bool bloom(render *r, float exposure) {
     return true;
 }
 
+uint32_t render_sprite_picture(render *r, int width, int height, render_error *err) {
+    assert(!r->bound && width > 0 && height > 0);
+    return ensure_target(&r->hdr, width, height, true, err) ? r->hdr.tex : 0;
+}
+
 bool render_frame(render *r, const render_view *view, int n) {
     const int w = view->fb_width, h = view->fb_height;
     if (w <= 0 || h <= 0) return true;
+    /* A picture of another size is a new texture, which CUDA did not draw. */
+    const bool drawn = view->sprites_drawn && r->hdr.fbo && r->hdr.w == w && r->hdr.h == h;
     if (!ensure_target(&r->hdr, w, h, true, NULL)) return false;
-    glBindFramebuffer(GL_FRAMEBUFFER, r->hdr.fbo);
-    glViewport(0, 0, w, h);
-    glClearColor(0.0f, 0.0f, 0.0f, 1.0f);
-    glClear(GL_COLOR_BUFFER_BIT);
-    if (n > 0) draw_sprites(r, view, n);
+    if (!drawn) {
+        glBindFramebuffer(GL_FRAMEBUFFER, r->hdr.fbo);
+        glViewport(0, 0, w, h);
+        glClearColor(0.0f, 0.0f, 0.0f, 1.0f);
+        glClear(GL_COLOR_BUFFER_BIT);
+        if (n > 0) draw_sprites(r, view, n);
+    }
 
     float exposure = view->exposure > 0 ? view->exposure : 1.0f;
     if (view->auto_exposure) {

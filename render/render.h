@@ -74,7 +74,25 @@ typedef struct render_view {
      * lens (scale 1, the target at the centre; frame_center_px unused). */
     float frame_scale;
     float frame_center_px[2];
+    /* The float picture already holds this frame's sprites, drawn by CUDA
+     * (splat/) into render_sprite_picture's texture at this size: the frame
+     * neither clears it nor draws sprites, and goes on from there. */
+    bool sprites_drawn;
 } render_view;
+
+/* What the sprite pass draws with for a view: the uniforms of
+ * shaders/bodies.vert, as render_frame sets them. For drawing the same
+ * sprites elsewhere (app_interop.c hands them to CUDA's, splat/). */
+typedef struct render_sprite_params {
+    int width, height;        /* the framebuffer's pixels */
+    float view[16], proj[16]; /* column-major (cglm), the lens included */
+    float point_px;           /* pixels covered by a sprite of diameter 1 at distance 1 */
+    float speed_scale, brightness;
+    render_color color;
+    bool hide_halo;
+} render_sprite_params;
+
+void render_sprite_params_of(const render_view *view, render_sprite_params *out);
 
 typedef struct render_error {
     char message[512];
@@ -107,6 +125,15 @@ void render_upload_bodies(render *r, const render_vertex *v, int n);
 /* Per-body tags (galaxy and component, sim.h's SIM_TAG) for the palettes and
  * for hiding the halo; they change only when the bodies are re-seeded. */
 void render_upload_tags(render *r, const uint8_t *tags, int n);
+
+/* The float (RGBA16F, GL_TEXTURE_2D) picture that the next render_frame of
+ * a width x height view adds its sprites into - the renderer's own, with
+ * no render_target bound - made at that size now: its GL name, for CUDA to
+ * draw the sprites into instead (render_view.sprites_drawn). Only this and
+ * render_frame at another size replace it (the same name may come back for
+ * the new texture): an interop registration must be let go before a call
+ * at another size. 0 with *err when GL cannot make it. */
+uint32_t render_sprite_picture(render *r, int width, int height, render_error *err);
 
 /* Clears and draws n bodies with view: sprites add up in a float
  * framebuffer, then bloom and the tone map write the final image. Returns

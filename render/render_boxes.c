@@ -86,7 +86,9 @@ bool render_boxes_draw(render_boxes *b, const render_view *view, const render_bo
             return false;
         }
         b->capacity = count;
-    } else {
+    } else { /* new storage first, as render_overlay_end does (orphaning) */
+        glBufferData(GL_ARRAY_BUFFER, sizeof(render_box) * (size_t)b->capacity, NULL,
+                     GL_STREAM_DRAW);
         glBufferSubData(GL_ARRAY_BUFFER, 0, sizeof(render_box) * (size_t)count, boxes);
     }
     glBindBuffer(GL_ARRAY_BUFFER, 0);

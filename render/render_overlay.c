@@ -290,6 +290,11 @@ void render_overlay_end(render_overlay *o) {
     glBindTexture(GL_TEXTURE_2D, o->texture);
     glBindVertexArray(o->vao);
     glBindBuffer(GL_ARRAY_BUFFER, o->vbo);
+    /* New storage (orphaning) before the upload: the last frame's draw may
+     * still be reading the old, and writing into it could make the CPU wait
+     * for that draw. */
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(sizeof(overlay_vertex) * 6 * QUADS_MAX), NULL,
+                 GL_STREAM_DRAW);
     glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)(sizeof(overlay_vertex) * o->count), o->verts);
     glDrawArrays(GL_TRIANGLES, 0, o->count);
     glBindVertexArray(0);
