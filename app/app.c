@@ -104,6 +104,7 @@ bool app_create_sim(app *a) {
     }
     a->live.damping_gap = 1.0 - (double)p.damping;
     a->view.hud = !a->cfg.no_hud;
+    a->sprites.mode = (app_sprites_mode)a->cfg.sprites;
     a->fe.vsync = !a->cfg.no_vsync;
     a->fe.content_scale = 1.0f;
     a->view.speed_scale = 1.0f;
@@ -499,22 +500,12 @@ void app_frame(app *a, int fb_width, int fb_height) {
     sample_force_error(a);
     if (a->view.follow_com) app_follow(a);
     app_profile_mark(a, APP_PHASE_DIAG);
-    if (!app_interop_upload(&a->interop, a->sim, a->render))
-        a->fe.quit = true; /* message printed */
-    check_nonfinite(a);
     const sim_params p = sim_get_params(a->sim);
-    if (p.generation != a->live.tags_generation) {
-        uint8_t *tags = malloc((size_t)p.body_count);
-        if (tags) {
-            sim_get_tags(a->sim, tags);
-            render_upload_tags(a->render, tags, p.body_count);
-            a->live.tags_generation = p.generation;
-            free(tags);
-        }
+    uint8_t *tags = NULL; /* new ones: CUDA's sprites take them now, GL's after the upload */
+    if (p.generation != a->live.tags_generation && (tags = malloc((size_t)p.body_count))) {
+        sim_get_tags(a->sim, tags);
+        app_interop_tags(&a->interop, tags, p.body_count);
     }
-    app_profile_mark(a, APP_PHASE_UPLOAD);
-    if (a->cfg.profile && !a->prof.gl) a->prof.gl = render_timer_create();
-    if (a->prof.gl) render_timer_begin(a->prof.gl);
     render_view view = {
         .fb_width = fb_width,
         .fb_height = fb_height,
@@ -528,10 +519,28 @@ void app_frame(app *a, int fb_width, int fb_height) {
         .auto_exposure = a->view.auto_exposure,
         .bloom = a->view.bloom,
     };
-    record_offscreen(a, &view, p.body_count);
-    app_hud_fit_view(a, fb_width, fb_height, &view); /* the HUD never covers the scene */
-    render_frame(a->render, &view, p.body_count);
-    draw_tree_cells(a, &view);
+    render_view window = view;
+    app_hud_fit_view(a, fb_width, fb_height, &window); /* the HUD never covers the scene */
+    /* The vertices, and (app_sprites.c says when) the window's sprites drawn
+     * by CUDA in the same interop map. */
+    if (!app_interop_upload(&a->interop, a->sim, a->render,
+                            app_sprites_cuda(a, fb_width, fb_height) ? &window : NULL)) {
+        a->fe.quit = true; /* message printed */
+    }
+    window.sprites_drawn = a->interop.sprites_drawn;
+    check_nonfinite(a);
+    if (tags) { /* the vertex buffers hold N bodies now */
+        render_upload_tags(a->render, tags, p.body_count);
+        a->live.tags_generation = p.generation;
+        free(tags);
+    }
+    app_profile_mark(a, APP_PHASE_UPLOAD);
+    if (a->cfg.profile && !a->prof.gl) a->prof.gl = render_timer_create();
+    if (a->prof.gl) render_timer_begin(a->prof.gl);
+    record_offscreen(a, &view, p.body_count); /* GL draws a video's own picture's sprites */
+    a->view.lens_scale = window.frame_scale;  /* the window's lens, not the video's, for the pan */
+    render_frame(a->render, &window, p.body_count);
+    draw_tree_cells(a, &window);
     app_profile_mark(a, APP_PHASE_DRAW);
     if (!a->cfg.record_hud) app_record_capture(a, false); /* the video: the scene only */
     a->out.capturing = a->out.screenshot_requested; /* no old "wrote ..." in the new picture */
@@ -543,6 +552,7 @@ void app_frame(app *a, int fb_width, int fb_height) {
     if (a->out.screenshot_requested) save_screenshot(a, fb_width, fb_height);
     if (a->cfg.status_every > 0 && a->live.frame % a->cfg.status_every == 0) app_status_append(a);
     app_record_frame_end(a); /* and the fence for the next frame's map, if it is to be polled */
+    app_sprites_frame_end(a);
     /* The frame's drawing goes to the GPU now, not when the next frame's
      * interop map forces it out: measured on an H100 at 16K bodies, headless,
      * 1,035-1,064 frames/s in 4 runs against 506-954 in 7 without

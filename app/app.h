@@ -25,6 +25,7 @@
  *                   from the timing so a CPU test can check them.
  *   app_interop.c   CUDA-GL interop: the only file that includes
  *                   cuda_gl_interop.h.
+ *   app_sprites.c   who draws the sprites, CUDA or GL: measured.
  *   app_output.c    PNG, CSV and JSON files, written atomically; every
  *                   write checked; devices, FIFOs and stdout in place.
  *   app_signal.c    SIGINT/SIGTERM: finish the frame, write the outputs.
@@ -51,6 +52,7 @@
 
 #include "render.h"
 #include "sim.h"
+#include "splat.h"
 #include "video.h"
 
 /* The most tree cells the overlay (W) draws; the tree's deepest level. */
@@ -131,6 +133,7 @@ typedef struct app_config {
     const char *dump;           /* CSV of the bodies at exit, or NULL */
     int width, height;          /* window or image size in pixels; 0 -> 1280 x 720 */
     bool host_copy;             /* force the host-copy path instead of CUDA-GL interop */
+    int sprites;                /* --sprites: app_sprites_mode (auto: measured) */
     bool no_vsync;
     bool no_hud;             /* start with the HUD hidden (Tab shows it) */
     float hud_scale;         /* HUD size factor on top of the screen's content scale; 0 -> 1 */
@@ -182,7 +185,43 @@ typedef struct app_interop {
     struct cudaGraphicsResource *video_copy, *video_picture, *video_waiting;
     bool video_failed; /* video_err says why; the recording must stop */
     video_error video_err;
+    /* The sprites drawn by CUDA (splat/) into the renderer's float picture,
+     * whose GL texture is registered as an image of picture_w x picture_h;
+     * splat NULL: GL draws them (the host copy, or CUDA's refused or failed
+     * once); app_sprites.c chooses between the two where both can. */
+    splat *splat;
+    struct cudaGraphicsResource *picture;
+    int picture_w, picture_h;
+    bool sprites_drawn; /* the last upload drew its frame's sprites */
 } app_interop;
+
+/* Who draws the sprites (app_sprites.c). */
+typedef enum app_sprites_mode {
+    APP_SPRITES_AUTO = 0, /* measured: a trial of both, the faster kept */
+    APP_SPRITES_CUDA,     /* CUDA wherever it can (the zero-copy path) */
+    APP_SPRITES_GL,
+    APP_SPRITES_COUNT
+} app_sprites_mode;
+
+typedef enum app_sprites_phase {
+    APP_SPRITES_WARM_CUDA = 0, /* a trial: CUDA's frames, warming up, then timed, */
+    APP_SPRITES_TIME_CUDA,
+    APP_SPRITES_WARM_GL, /* then GL's */
+    APP_SPRITES_TIME_GL,
+    APP_SPRITES_DECIDED
+} app_sprites_phase;
+
+typedef struct app_sprites {
+    app_sprites_mode mode; /* U cycles it */
+    app_sprites_phase phase;
+    int count;           /* frames ended in this phase */
+    double since;        /* when its first one ended */
+    double cuda_s, gl_s; /* the last trial's mean frame, seconds */
+    bool cuda_chosen;    /* its verdict */
+    int trials;          /* trials finished */
+    uint64_t signature;  /* what the frame did when the trial started */
+    double trial_at;     /* when it started */
+} app_sprites;
 
 /* A key press from --script, fed through app_key at a given frame. */
 typedef struct app_script_event {
@@ -415,6 +454,7 @@ typedef struct app {
     app_snapshot snapshot;
     app_chart chart;  /* I, and the energy sparkline */
     app_profile prof; /* --profile */
+    app_sprites sprites;
 } app;
 
 /* app_knobs.c */
@@ -591,13 +631,37 @@ void app_status_append(app *a);
 /* Writes the buffer to --status-json; false with a message on failure. */
 bool app_status_write(app *a);
 
+/* app_sprites.c: who draws the sprites. Whether CUDA draws this frame's
+ * (the mode, and in auto mode the trial or its verdict); false where CUDA
+ * cannot. */
+bool app_sprites_cuda(app *a, int fb_width, int fb_height);
+/* At the end of every frame: times the trial. */
+void app_sprites_frame_end(app *a);
+/* A new mode (auto: a new trial). */
+void app_sprites_set_mode(app *a, app_sprites_mode m);
+const char *app_sprites_mode_name(app_sprites_mode m);
+bool app_sprites_parse(const char *s, app_sprites_mode *out);
+
 /* app_interop.c */
 void app_interop_init(app_interop *io, bool cuda_backend, bool force_host_copy);
-/* Moves the current bodies into the render's vertex buffer. false: they
- * could not be (no host memory for the host copy, no GL memory for the
- * buffer), message printed. A failure of the zero-copy path is not one: it
- * falls back to the host copy with a warning. */
-bool app_interop_upload(app_interop *io, sim *s, render *r);
+/* Moves the current bodies into the render's vertex buffer. With sprites
+ * (a view) on the zero-copy path, CUDA also draws that view's sprites into
+ * the renderer's float picture in the same interop map, and
+ * io->sprites_drawn says it did (render_view.sprites_drawn); without it,
+ * or where CUDA cannot, GL draws them. false: the bodies could not be
+ * moved (no host memory for the host copy, no GL memory for the buffer),
+ * message printed. A failure of the zero-copy path is not one: it falls
+ * back to the host copy with a warning, and a failure of CUDA's sprites
+ * to GL's. */
+bool app_interop_upload(app_interop *io, sim *s, render *r, const render_view *sprites);
+/* The bodies' tags for CUDA's sprites (sim_get_tags), each time they change. */
+void app_interop_tags(app_interop *io, const uint8_t *tags, int n);
+/* Whether CUDA draws the sprites (the zero-copy path, and CUDA's sprites
+ * neither refused nor failed). */
+bool app_interop_cuda_sprites(const app_interop *io);
+/* What CUDA's sprites of view are drawn with: the uniforms GL's would get
+ * (render_sprite_params_of). */
+void app_interop_splat_view(const render_view *view, splat_view *out);
 void app_interop_destroy(app_interop *io);
 /* At the end of a frame: the next upload waits for this frame's GL work by
  * polling a fence before the interop map (app_interop.c says when that is

@@ -26,6 +26,7 @@ enum option_id {
     O_WIDTH,
     O_HEIGHT,
     O_HOST_COPY,
+    O_SPRITES,
     O_NO_VSYNC,
     O_NO_HUD,
     O_HUD_SCALE,
@@ -74,6 +75,8 @@ static const option_spec options[] = {
     {O_HEIGHT, "height", "H", WHOLE, 16, 16384, "720", "window or image height in pixels"},
     {O_HOST_COPY, "host-copy", NULL, SWITCH, 0, 0, "off",
      "copy positions through the host, not CUDA-GL interop"},
+    {O_SPRITES, "sprites", "auto|cuda|gl", TEXT, 0, 0, "auto",
+     "who draws the sprites: the faster, measured; CUDA (zero-copy interop only); GL (U cycles)"},
     {O_NO_VSYNC, "no-vsync", NULL, SWITCH, 0, 0, "vsync on",
      "do not wait for the display's refresh"},
     {O_NO_HUD, "no-hud", NULL, SWITCH, 0, 0, "HUD on", "start with the HUD hidden (Tab shows it)"},
@@ -207,6 +210,14 @@ static int apply(app_config *c, const option_spec *o, const char *v) {
     case O_HOST_COPY:
         c->host_copy = true;
         break;
+    case O_SPRITES: {
+        app_sprites_mode m;
+        if (!app_sprites_parse(v, &m)) {
+            return bad("give auto, cuda or gl", "--sprites '%s': not auto, cuda or gl", v);
+        }
+        c->sprites = (int)m;
+        break;
+    }
     case O_NO_VSYNC:
         c->no_vsync = true;
         break;

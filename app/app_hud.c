@@ -256,8 +256,12 @@ static void hud_text(app *a, hud_lines *l) {
     static const char *const colors[] = {"speed", "per body", "galaxy", "component"};
     _Static_assert(sizeof colors / sizeof colors[0] == RENDER_COLOR_COUNT, "one name per mode");
     const float exposure = a->render ? render_exposure(a->render) : a->view.exposure;
-    add(l, DIM, "%s · %s · colour: %s · sprite %.3g · exposure %.3g%s%s%s · H for help",
+    add(l, DIM,
+        "%s · %s · sprites by %s%s · colour: %s · sprite %.3g · exposure %.3g%s%s%s · H for help",
         cuda ? "CUDA" : "CPU", cuda ? app_interop_path_name(a->interop.path) : "host copy",
+        a->interop.sprites_drawn ? "CUDA" : "GL",
+        a->sprites.mode == APP_SPRITES_AUTO && app_interop_cuda_sprites(&a->interop) ? " (auto)"
+                                                                                     : "",
         colors[a->view.color], a->view.point_size, exposure, a->view.auto_exposure ? " (auto)" : "",
         a->view.bloom ? " · bloom" : "",
         units ? (a->view.hide_halo ? " · halo hidden" : " · halo shown") : "");

@@ -22,6 +22,18 @@
  * the one the vertex buffer needs anyway, so a video costs the frame a
  * small kernel (and the blit where there is one), not a CPU wait.
  *
+ * Sprites (app_interop_upload's view): on the zero-copy path the
+ * renderer's float picture (RGBA16F) is registered too, as an image, and
+ * mapped in the same cudaGraphicsMapResources as the vertex buffer; after
+ * the simulation has written the vertices, splat/ draws the frame's sprites
+ * from them into that picture, and render_frame goes on from there (bloom,
+ * tone map). On an H100 GL's graphics pipeline took 0.36 ms of a 0.93 ms
+ * frame at 16K bodies to clear that picture and add the sprites into it
+ * (docs/PERFORMANCE.md).
+ * A refused registration or a failed draw prints one line and GL draws the
+ * sprites from then on. Where both can, app_sprites.c chooses. With
+ * NBODY_TEST_REFUSE_SPRITES=1 the registration is treated as refused.
+ *
  * Fallback (host copy): when registration is refused - error 304
  * (cudaErrorOperatingSystem) on hybrid-GPU laptops and remote desktops, or
  * the GL context is on another GPU - or when --host-copy asks for it, the
@@ -73,9 +85,46 @@ const char *app_interop_path_name(app_interop_path p) {
     return p == APP_INTEROP_ZERO_COPY ? "zero-copy interop" : "host copy";
 }
 
+static void unregister_image(struct cudaGraphicsResource **res) {
+    if (!*res) return;
+    const cudaError_t e = cudaGraphicsUnregisterResource(*res);
+    if (e != cudaSuccess) {
+        char why[320];
+        describe(why, sizeof why, "cudaGraphicsUnregisterResource", e);
+        fprintf(stderr, "nbody: warning: CUDA-GL interop: %s\n", why);
+    }
+    *res = NULL;
+}
+
+/* CUDA's sprites are over: GL draws them from now on. */
+static void release_sprites(app_interop *io) {
+    unregister_image(&io->picture);
+    splat_destroy(io->splat);
+    io->splat = NULL;
+}
+
+/* The same, with one line saying why. */
+static void sprites_off(app_interop *io, const char *why) {
+    fprintf(stderr, "nbody: warning: CUDA cannot draw the sprites (%s); GL draws them instead\n",
+            why);
+    release_sprites(io);
+}
+
 void app_interop_init(app_interop *io, bool cuda_backend, bool force_host_copy) {
     *io = (app_interop){0};
     io->path = cuda_backend && !force_host_copy ? APP_INTEROP_ZERO_COPY : APP_INTEROP_HOST_COPY;
+    if (io->path != APP_INTEROP_ZERO_COPY) return;
+    splat_error e = {0};
+    if (!(io->splat = splat_create(&e))) sprites_off(io, e.message);
+}
+
+bool app_interop_cuda_sprites(const app_interop *io) {
+    return io->path == APP_INTEROP_ZERO_COPY && io->splat;
+}
+
+void app_interop_tags(app_interop *io, const uint8_t *tags, int n) {
+    splat_error e = {0};
+    if (io->splat && !splat_set_tags(io->splat, tags, n, &e)) sprites_off(io, e.message);
 }
 
 static void unregister(app_interop *io) {
@@ -91,13 +140,14 @@ static void unregister(app_interop *io) {
 }
 
 /* The zero-copy path is over: one line saying why, and the host copy from
- * now on. what: "refused" or "failed". */
+ * now on (and GL's sprites). what: "refused" or "failed". */
 static void fall_back(app_interop *io, const char *what, const char *why) {
     fprintf(stderr,
             "nbody: warning: CUDA-GL interop %s (%s); copying positions through the host "
             "instead\n",
             what, why);
     unregister(io);
+    release_sprites(io);
     io->path = APP_INTEROP_HOST_COPY;
 }
 
@@ -162,22 +212,78 @@ static void video_convert_alone(app_interop *io) {
     if (e != cudaSuccess && !io->video_failed) video_fail(io, "cudaGraphicsUnmapResources", e);
 }
 
-/* Maps the buffer (and the video's waiting picture, if any: one map, one
- * wait for GL), has the simulation write n vertices into it (and video/
- * convert the picture), unmaps. false: a step failed, the warning is
- * printed and the path is now the host copy (nothing was drawn from this
- * attempt). */
-static bool write_zero_copy(app_interop *io, sim *s, int n) {
-    char why[320] = "";
-    struct cudaGraphicsResource *res[2] = {io->resource, io->video_waiting};
-    const int count = io->video_waiting ? 2 : 1;
+/* The renderer's float picture at w x h, registered for CUDA's sprites
+ * (again after a resize: let go of first, since render/ replaces the
+ * texture). false when it is not: GL cannot make it (render_frame will
+ * say so), or CUDA refused it (then GL draws the sprites from now on). */
+static bool ensure_picture(app_interop *io, render *r, int w, int h) {
+    if (io->picture && io->picture_w == w && io->picture_h == h) return true;
+    unregister_image(&io->picture);
+    render_error gl = {0};
+    const uint32_t tex = render_sprite_picture(r, w, h, &gl);
+    if (!tex) return false;
+    const char *refuse = getenv("NBODY_TEST_REFUSE_SPRITES");
+    if (refuse && strcmp(refuse, "1") == 0) {
+        sprites_off(io, "NBODY_TEST_REFUSE_SPRITES=1 is set");
+        return false;
+    }
+    const cudaError_t e = cudaGraphicsGLRegisterImage(&io->picture, tex, GL_TEXTURE_2D,
+                                                      cudaGraphicsRegisterFlagsSurfaceLoadStore);
+    if (e != cudaSuccess) {
+        char why[320];
+        describe(why, sizeof why, "cudaGraphicsGLRegisterImage", e);
+        io->picture = NULL;
+        sprites_off(io, why);
+        return false;
+    }
+    io->picture_w = w;
+    io->picture_h = h;
+    return true;
+}
+
+void app_interop_splat_view(const render_view *view, splat_view *out) {
+    render_sprite_params p;
+    render_sprite_params_of(view, &p);
+    _Static_assert(sizeof out->view == sizeof p.view && sizeof out->proj == sizeof p.proj,
+                   "4x4 matrices both");
+    *out = (splat_view){
+        .width = p.width,
+        .height = p.height,
+        .point_px = p.point_px,
+        .speed_scale = p.speed_scale,
+        .brightness = p.brightness,
+        .color = (int)p.color,
+        .hide_halo = p.hide_halo,
+    };
+    memcpy(out->view, p.view, sizeof out->view);
+    memcpy(out->proj, p.proj, sizeof out->proj);
+}
+
+/* Maps the buffer (with the video's waiting picture, if any, and the
+ * float picture when sprites asks CUDA to draw them: one map, one wait for
+ * GL), has the simulation write n vertices into it (and video/ convert the
+ * picture, and splat/ draw the sprites), unmaps. false: a step failed, the
+ * warning is printed and the path is now the host copy (nothing was drawn
+ * from this attempt). A failure of the sprites alone turns them over to
+ * GL, with a warning, and the vertices go on. */
+static bool write_zero_copy(app_interop *io, sim *s, int n, const splat_view *sprites) {
+    char why[320] = "", sprites_why[320] = "";
+    struct cudaGraphicsResource *res[3] = {io->resource};
+    int count = 1;
+    if (io->video_waiting) res[count++] = io->video_waiting;
+    if (sprites) res[count++] = io->picture;
     cudaError_t e = cudaGraphicsMapResources(count, res, 0);
+    if (e != cudaSuccess && sprites) { /* the vertices may still map alone */
+        describe(why, sizeof why, "cudaGraphicsMapResources", e);
+        sprites_off(io, why);
+        return write_zero_copy(io, s, n, NULL);
+    }
     if (e != cudaSuccess) {
         describe(why, sizeof why, "cudaGraphicsMapResources", e);
         fall_back(io, "failed", why);
         return false;
     }
-    if (count == 2) video_convert_mapped(io);
+    if (io->video_waiting) video_convert_mapped(io);
     void *ptr = NULL;
     size_t size = 0;
     const size_t need = sizeof(sim_vertex) * (size_t)n;
@@ -190,12 +296,26 @@ static bool write_zero_copy(app_interop *io, sim *s, int n) {
     } else {
         sim_write_vertices(s, (sim_vertex *)ptr, true);
     }
+    if (!why[0] && sprites) {
+        cudaArray_t array = NULL;
+        splat_error se = {0};
+        e = cudaGraphicsSubResourceGetMappedArray(&array, io->picture, 0, 0);
+        if (e != cudaSuccess) {
+            describe(sprites_why, sizeof sprites_why, "cudaGraphicsSubResourceGetMappedArray", e);
+        } else if (!splat_draw(io->splat, ptr, n, sprites, array, &se)) {
+            snprintf(sprites_why, sizeof sprites_why, "%s", se.message);
+        } else {
+            io->sprites_drawn = true;
+        }
+    }
     e = cudaGraphicsUnmapResources(count, res, 0);
     if (e != cudaSuccess && !why[0]) describe(why, sizeof why, "cudaGraphicsUnmapResources", e);
     if (why[0]) {
+        io->sprites_drawn = false;
         fall_back(io, "failed", why);
         return false;
     }
+    if (sprites_why[0]) sprites_off(io, sprites_why); /* unmapped: it may be let go */
     return true;
 }
 
@@ -243,8 +363,9 @@ static void poll_frame_fence(app_interop *io) {
     io->frame_fence = NULL;
 }
 
-bool app_interop_upload(app_interop *io, sim *s, render *r) {
+bool app_interop_upload(app_interop *io, sim *s, render *r, const render_view *sprites) {
     const int n = sim_get_params(s).body_count;
+    io->sprites_drawn = false;
     if (io->path == APP_INTEROP_ZERO_COPY) poll_frame_fence(io);
     /* A larger N makes render/ replace its buffer. Let go of the old one
      * first: CUDA must not hold a buffer GL deletes, and GL may hand the
@@ -256,7 +377,13 @@ bool app_interop_upload(app_interop *io, sim *s, render *r) {
         return false;
     }
     if (io->path == APP_INTEROP_ZERO_COPY) ensure_registered(io, r);
-    if (io->path == APP_INTEROP_ZERO_COPY && write_zero_copy(io, s, n)) return true;
+    splat_view view;
+    const bool cuda_sprites = sprites && app_interop_cuda_sprites(io) && sprites->fb_width > 0 &&
+                              sprites->fb_height > 0 &&
+                              ensure_picture(io, r, sprites->fb_width, sprites->fb_height);
+    if (cuda_sprites) app_interop_splat_view(sprites, &view);
+    if (io->path == APP_INTEROP_ZERO_COPY && write_zero_copy(io, s, n, cuda_sprites ? &view : NULL))
+        return true;
     video_convert_alone(io);
     return upload_via_host(io, s, r, n);
 }
@@ -271,17 +398,6 @@ static bool register_image(struct cudaGraphicsResource **res, uint32_t name, GLe
     snprintf(err->hint, sizeof err->hint, "GL reads the frames back instead");
     *res = NULL;
     return false;
-}
-
-static void unregister_image(struct cudaGraphicsResource **res) {
-    if (!*res) return;
-    const cudaError_t e = cudaGraphicsUnregisterResource(*res);
-    if (e != cudaSuccess) {
-        char why[320];
-        describe(why, sizeof why, "cudaGraphicsUnregisterResource", e);
-        fprintf(stderr, "nbody: warning: CUDA-GL interop: %s\n", why);
-    }
-    *res = NULL;
 }
 
 bool app_interop_video_begin(app_interop *io, const render_readback *rb, uint32_t picture,
@@ -362,6 +478,7 @@ void app_interop_destroy(app_interop *io) {
     if (io->video) app_interop_video_end(io);
     if (io->frame_fence) glDeleteSync((GLsync)io->frame_fence);
     unregister(io);
+    release_sprites(io);
     free(io->staging);
     *io = (app_interop){0};
 }

@@ -68,6 +68,19 @@ static void exposure_auto(app *a) {
                 a->view.exposure);
 }
 
+static void sprites(app *a) {
+    const app_sprites_mode m = (app_sprites_mode)((a->sprites.mode + 1) % APP_SPRITES_COUNT);
+    app_sprites_set_mode(a, m);
+    if (m != APP_SPRITES_GL && !app_interop_cuda_sprites(&a->interop)) {
+        app_message(a, "sprites: %s: GL draws them (CUDA's need the zero-copy interop path)",
+                    app_sprites_mode_name(m));
+    } else {
+        app_message(a, "sprites: %s",
+                    m == APP_SPRITES_AUTO   ? "auto (the faster, measured)"
+                    : m == APP_SPRITES_CUDA ? "CUDA draws them"
+                                            : "GL draws them");
+    }
+}
 static void bloom(app *a) {
     a->view.bloom = !a->view.bloom;
     app_message(a, a->view.bloom ? "bloom on" : "bloom off");
@@ -213,6 +226,7 @@ static const binding bindings[] = {
     {GLFW_KEY_E, "E", "exposure x1.25 (Shift: /1.25)", NULL},
     {GLFW_KEY_A, "A", "automatic exposure on / off", exposure_auto},
     {GLFW_KEY_B, "B", "bloom on / off", bloom},
+    {GLFW_KEY_U, "U", "sprites drawn by: the faster (measured), CUDA, GL", sprites},
     {GLFW_KEY_O, "O", "show / hide the dark halo", halo},
     {GLFW_KEY_V, "V", "vsync on / off", vsync},
     {GLFW_KEY_X, "X", "measure the force error against the exact sum", measure},
@@ -234,7 +248,8 @@ static const binding bindings[] = {
     {GLFW_KEY_COMMA, ",", "snapshot series: previous (Space plays, . next)", previous},
     {GLFW_KEY_LEFT_BRACKET, "[", "snapshot series: 10 back", back10},
     {GLFW_KEY_RIGHT_BRACKET, "]", "snapshot series: 10 forward", forward10},
-    {GLFW_KEY_I, "I", "ladder chart: every rung's interactions/s at this N, timed live", app_chart_toggle},
+    {GLFW_KEY_I, "I", "ladder chart: every rung's interactions/s at this N, timed live",
+     app_chart_toggle},
 };
 #define BINDING_COUNT ((int)(sizeof bindings / sizeof bindings[0]))
 

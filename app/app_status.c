@@ -99,10 +99,12 @@ void app_status_append(app *a) {
     emit(a,
          ", \"t\": %.9g, \"steps\": %lld, \"paused\": %s, \"fps\": %.4g, \"ms_per_step\": %.6g, "
          "\"interactions_per_s\": %.6g, \"energy\": %s, \"dE_over_E0\": %s, \"virial_ratio\": %s, "
-         "\"interop\": \"%s\", \"color\": %d, \"hud\": %s, \"help\": %s, \"vsync\": %s}\n",
+         "\"interop\": \"%s\", \"sprites\": \"%s\", \"sprites_mode\": \"%s\", \"color\": %d, "
+         "\"hud\": %s, \"help\": %s, \"vsync\": %s}\n",
          p.time, (long long)p.steps, l->paused ? "true" : "false", l->fps,
          (double)sim_last_step_ms(a->sim), app_interactions_per_s(a), e, de_s, vr,
-         zero_copy ? "zero-copy" : "host-copy", (int)a->view.color, a->view.hud ? "true" : "false",
+         zero_copy ? "zero-copy" : "host-copy", a->interop.sprites_drawn ? "cuda" : "gl",
+         app_sprites_mode_name(a->sprites.mode), (int)a->view.color, a->view.hud ? "true" : "false",
          a->view.help ? "true" : "false", a->fe.vsync ? "true" : "false");
     if (a->cfg.status_every > 0) stream_line(a);
 }

@@ -34,6 +34,12 @@
  *                         the mean brightness (0..255, of all pixels) is at
  *                         least D above OTHER.png's (e.g. the same scene
  *                         with bloom against without)
+ *   --same-as OTHER.png M F
+ *                         the same picture as OTHER.png within rounding:
+ *                         the same size, the colour channels' mean
+ *                         difference at most M levels, and at most the
+ *                         fraction F of them more than 8 levels apart
+ *                         (e.g. CUDA's sprites against GL's)
  *
  * More than half of the image white (blending gone wrong) always fails, and
  * so does a missing or unreadable file.
@@ -122,10 +128,46 @@ static bool find_panel(const unsigned char *px, int w, int h, box *panel) {
     return true;
 }
 
+/* --same-as: px (w x h, RGB) against the picture in path. */
+static bool same_as(const unsigned char *px, int w, int h, const char *path, double max_mean,
+                    double max_far) {
+    int ow = 0, oh = 0, ocomp = 0;
+    unsigned char *o = stbi_load(path, &ow, &oh, &ocomp, 3);
+    if (!o) {
+        fprintf(stderr, "png_check: FAIL: cannot load %s: %s\n", path, stbi_failure_reason());
+        return false;
+    }
+    if (ow != w || oh != h) {
+        fprintf(stderr, "png_check: FAIL: %s is %dx%d, this %dx%d\n", path, ow, oh, w, h);
+        stbi_image_free(o);
+        return false;
+    }
+    const long channels = 3L * w * h;
+    long sum = 0, far = 0;
+    int worst = 0;
+    for (long i = 0; i < channels; i++) {
+        const int d = abs((int)px[i] - (int)o[i]);
+        sum += d;
+        far += d > 8;
+        if (d > worst) worst = d;
+    }
+    stbi_image_free(o);
+    const double mean = (double)sum / channels, share = (double)far / channels;
+    printf("png_check: against %s: mean difference %.4f levels, %.4f %% of channels more than 8 "
+           "apart, the largest %d\n",
+           path, mean, 100 * share, worst);
+    if (mean <= max_mean && share <= max_far) return true;
+    fprintf(stderr,
+            "png_check: FAIL: not the same picture as %s (at most %.4f levels and %.4f %% "
+            "allowed)\n",
+            path, max_mean, 100 * max_far);
+    return false;
+}
+
 static int usage(void) {
     fprintf(stderr, "usage: png_check FILE.png [--size WxH] [--min-lit F] [--max-lit F] "
                     "[--within R] [--centroid-within R] [--threshold T] [--hud-free R] "
-                    "[--brighter-than OTHER.png D]\n");
+                    "[--brighter-than OTHER.png D] [--same-as OTHER.png M F]\n");
     return 2;
 }
 
@@ -139,8 +181,9 @@ int main(int argc, char **argv) {
     if (argc < 2) return usage();
     check_desc c = {
         .min_lit = 0.002, .max_lit = -1, .within = -1, .centroid_within = -1, .threshold = 24};
-    double hud_free = -1, brighter_by = 0;
+    double hud_free = -1, brighter_by = 0, same_mean = 0, same_far = 0;
     const char *dimmer = NULL; /* --brighter-than: the other image */
+    const char *same = NULL;   /* --same-as: the other image */
     for (int i = 2; i < argc; i++) {
         if (i + 1 >= argc) return usage();
         const char *flag = argv[i], *v = argv[++i];
@@ -149,6 +192,13 @@ int main(int argc, char **argv) {
             if (i + 1 >= argc || !parse_number(argv[i + 1], &brighter_by)) return usage();
             dimmer = v;
             i++;
+        } else if (strcmp(flag, "--same-as") == 0) {
+            if (i + 2 >= argc || !parse_number(argv[i + 1], &same_mean) ||
+                !parse_number(argv[i + 2], &same_far)) {
+                return usage();
+            }
+            same = v;
+            i += 2;
         } else if (strcmp(flag, "--size") == 0) {
             if (sscanf(v, "%dx%d", &c.width, &c.height) != 2) return usage();
         } else if (!parse_number(v, &d)) {
@@ -207,6 +257,7 @@ int main(int argc, char **argv) {
         if (c.centroid_within < 0 || hud_free < c.centroid_within) c.centroid_within = hud_free;
     }
     const image_stats s = measure(px, w, h, c.threshold, hud_free >= 0 ? &panel : NULL, mx, my);
+    if (same && !same_as(px, w, h, same, same_mean, same_far)) failed = 1;
     stbi_image_free(px);
     const double n = (double)w * h, lit = s.lit / n, white = s.white / n;
     const double off = hypot(s.cx - mx, s.cy - my);

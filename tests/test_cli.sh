@@ -183,6 +183,7 @@ script           input  run
 load             input  run
 headless         switch run
 host-copy        switch run
+sprites          enum   run   fast
 no-vsync         switch run
 retrograde       switch run
 no-hud           switch run

@@ -50,6 +50,17 @@
 # A recorded frame (the encoder replaced by tests/ffmpeg-capture.sh) is the
 # screenshot in BT.709 YUV, on this backend's path to GL.
 #
+# CUDA backend only: with --sprites cuda, CUDA draws the sprites on the
+# zero-copy path (the status JSON's "sprites" is "cuda"; "gl" on the host
+# copy, with --sprites gl, after U, on the CPU backend, and with
+# NBODY_TEST_REFUSE_SPRITES=1, which must also print exactly one line
+# "nbody: warning: CUDA cannot draw the sprites (...)"), and its pictures are
+# GL's: a 16,384-body sphere at 1280x720 and the two-galaxy preset in galaxy
+# colours, paused before their first step (the same bodies in both runs),
+# drawn with --sprites cuda and gl, must pass png_check --same-as (bounds
+# there). --sprites auto (the default) prints its trial's verdict with
+# --profile, and the last frame of a 400-frame run is drawn that way.
+#
 # The status JSON's "interop" field must be "host-copy" on the CPU backend;
 # on CUDA "zero-copy" by default, "host-copy" with --host-copy, and
 # "host-copy" with NBODY_TEST_REFUSE_INTEROP=1, which must also print exactly
@@ -92,6 +103,18 @@ expect_interop() {
         echo "ok   $1: interop \"$got\""
     else
         failed "$1: interop \"$got\", expected \"$2\""
+    fi
+}
+
+# expect_sprites NAME WHO: the status JSON of run NAME says WHO drew the
+# last frame's sprites (cuda or gl).
+expect_sprites() {
+    local got
+    got=$(field "$tmp/$1.json" sprites)
+    if [ "$got" = "$2" ]; then
+        echo "ok   $1: sprites \"$got\""
+    else
+        failed "$1: sprites \"$got\", expected \"$2\""
     fi
 }
 
@@ -143,6 +166,7 @@ number() {
 if [ "$backend" = cpu ]; then
     bodies ""
     for name in one plummer shell hud; do expect_interop "$name" host-copy; done
+    for name in one plummer shell hud; do expect_sprites "$name" gl; done
     printf '0 W\n' >"$tmp/cells.txt"
     if run nocells --variant tree --n 4096 --frames 3 --no-hud --width 640 --height 360 &&
         run cells --variant tree --n 4096 --frames 3 --no-hud --width 640 --height 360 \
@@ -169,10 +193,56 @@ if [ "$backend" = cpu ]; then
         cat "$tmp/huge.err"
     fi
 else
-    bodies ""
+    bodies "" --sprites cuda
     for name in one plummer shell hud; do expect_interop "$name" zero-copy; done
-    bodies host_ --host-copy
+    for name in one plummer shell hud; do expect_sprites "$name" cuda; done
+    bodies host_ --host-copy --sprites cuda
     for name in one plummer shell hud; do expect_interop "host_$name" host-copy; done
+    for name in one plummer shell hud; do expect_sprites "host_$name" gl; done
+    # CUDA's sprites against GL's, the same bodies (paused before the first
+    # step). Bounds: GL adds each sprite into half floats, CUDA in float and
+    # rounds once, so dense cores differ by a level or two after the tone
+    # map; the mean over the picture stays a fraction of a level.
+    printf '0 Space\n' >"$tmp/pause.txt"
+    printf '0 Space\n0 C\n0 C\n' >"$tmp/galaxy.txt"
+    for how in cuda gl; do
+        flag=(--sprites "$how")
+        run "sphere_$how" --n 16384 --frames 3 --no-hud --script "$tmp/pause.txt" "${flag[@]}"
+        run "mwa_$how" --preset milky-way-andromeda --n 8192 --frames 3 --no-hud \
+            --width 640 --height 360 --script "$tmp/galaxy.txt" "${flag[@]}"
+        expect_sprites "sphere_$how" "$how"
+        expect_sprites "mwa_$how" "$how"
+    done
+    check sphere_cuda --size 1280x720 --min-lit 0.02 --same-as "$tmp/sphere_gl.png" 0.2 0.0001
+    check mwa_cuda --size 640x360 --min-lit 0.005 --same-as "$tmp/mwa_gl.png" 0.2 0.0001
+    if "$png_check" "$tmp/mwa_cuda.png" --same-as "$tmp/plummer.png" 0.2 0.0001 >/dev/null 2>&1; then
+        failed "negative control: png_check --same-as passed two different scenes"
+    fi
+    printf '2 U\n' >"$tmp/u.txt" # cuda -> gl
+    run u_key --n 4096 --frames 4 --no-hud --width 640 --height 360 --script "$tmp/u.txt" \
+        --sprites cuda && expect_sprites u_key gl
+    # auto: a trial of both ways, its verdict printed with --profile, and
+    # the frames after it drawn that way.
+    if run auto --n 16384 --frames 400 --no-hud --profile; then
+        verdict=$(sed -n 's/^nbody: sprites: .*: \(CUDA\|GL\) draws them$/\1/p' "$tmp/auto.out" |
+            tail -n 1 | tr 'A-Z' 'a-z')
+        if [ -n "$verdict" ]; then
+            echo "ok   auto: the trial chose $verdict"
+            expect_sprites auto "$verdict"
+        else
+            failed "auto: no 'nbody: sprites: ... draws them' line from the trial"
+        fi
+    fi
+    if NBODY_TEST_REFUSE_SPRITES=1 run no_sprites --n 4096 --frames 10 --no-hud --width 640 \
+        --height 360 --sprites cuda; then
+        check no_sprites --size 640x360 --min-lit 0.02 --max-lit 0.5 --centroid-within 36
+        expect_interop no_sprites zero-copy
+        expect_sprites no_sprites gl
+        warnings=$(grep -c '^nbody: warning: CUDA cannot draw the sprites (' "$tmp/no_sprites.err")
+        [ "$warnings" -eq 1 ] && echo "ok   no_sprites: one warning line" ||
+            failed "no_sprites: $warnings lines 'nbody: warning: CUDA cannot draw the sprites" \
+                "(...', expected 1"
+    fi
     export NBODY_TEST_REFUSE_INTEROP=1
     if run refused --n 4096 --frames 10 --no-hud --width 640 --height 360; then
         check refused --size 640x360 --min-lit 0.02 --max-lit 0.5 --centroid-within 36

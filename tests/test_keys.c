@@ -340,7 +340,7 @@ static void check_key_names(void) {
         "Tab",         "F12",         "Esc",         "arrow keys",  "PgUp / PgDn",
         "Home",        "F11",         "M",           "F5",          "F9",
         ",",           "[",           "]",           "left drag",   "right/middle drag",
-        "scroll",      "I"};
+        "scroll",      "I",           "U"};
     const int count = (int)(sizeof want / sizeof want[0]);
     bool found[sizeof want / sizeof want[0]] = {false};
     char label[64], text[160];

@@ -1,0 +1,81 @@
+/* splat.h - the bodies' point sprites drawn by CUDA into the float picture.
+ *
+ * What it does: the sprite pass of render/ (shaders/bodies.vert and
+ * bodies.frag: a soft round sprite per body, its light added into a float
+ * picture) done by kernels instead of GL's graphics pipeline, reading the
+ * vertices CUDA just wrote and writing GL's float (RGBA16F) picture, which
+ * render/'s bloom and tone map then use as if GL had drawn it. Why: on a
+ * data-centre GPU such as the H100 the graphics pipeline is small (GL
+ * writes a half-float picture at ~55 GB/s there, docs/PERFORMANCE.md):
+ * its clear and its sprites took 0.36 ms of a 0.93 ms frame at 16K bodies,
+ * where CUDA writes memory at TB/s.
+ *
+ * The picture is the same as GL's within rounding: splat_math.h holds the
+ * vertex and fragment shaders' arithmetic (tests/test_splat.c holds it to
+ * them, and tests/test_sprites.sh compares the two pictures on a GPU).
+ * One difference by design: GL adds each sprite into half floats, rounding
+ * every addition; here the light adds up in 32-bit floats and is rounded
+ * to half floats once. The picture's alpha is 1 (GL's counts the sprites
+ * over each pixel; nothing reads it).
+ *
+ * What it does not do: no GL (app/app_interop.c maps GL's picture and
+ * vertex buffer and hands them in), no simulation.
+ */
+#ifndef SPLAT_H
+#define SPLAT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct splat splat;
+
+typedef struct splat_error {
+    char message[320];
+    char hint[160];
+} splat_error;
+
+/* What the sprites are drawn with: the uniforms of shaders/bodies.vert
+ * (render_sprite_params fills the same values for GL). */
+typedef struct splat_view {
+    int width, height;        /* the picture, pixels */
+    float view[16], proj[16]; /* column-major, as cglm and GL hold them */
+    float point_px;           /* pixels covered by a sprite of diameter 1 at distance 1 */
+    float speed_scale;        /* speed at the hot end of the palette */
+    float brightness;
+    int color; /* render_color: 0 speed, 1 per body, 2 galaxy, 3 component */
+    bool hide_halo;
+} splat_view;
+
+struct cudaArray; /* cudaArray_t, without the CUDA headers */
+
+/* Its stream; buffers are made at first use. NULL with *err (no CUDA
+ * device, out of memory). */
+splat *splat_create(splat_error *err);
+/* Waits for its work on the GPU, then frees it. */
+void splat_destroy(splat *s);
+
+/* Per-body tags (sim.h's SIM_TAG: galaxy in bits 0-1, component in bits
+ * 2-3), copied to the GPU; bodies past the last tag set count as tag 0.
+ * false with *err (out of device memory), the old tags kept. */
+bool splat_set_tags(splat *s, const uint8_t *tags, int n, splat_error *err);
+
+/* Draws n bodies from vertices (device memory: n x {x, y, z, speed} floats,
+ * as sim_write_vertices writes them) with view into picture, a CUDA array
+ * of half-float RGBA texels of view's size that the sprites replace
+ * (surface writes; GL's texture mapped for CUDA), and waits for the GPU
+ * before it returns: measured on an H100, a CPU that waits on a CUDA
+ * stream before the interop unmap keeps the frame ~3x faster than one that
+ * leaves the wait to the unmap (app_interop.c). false with *err when CUDA
+ * refuses (out of memory for the light of a large picture, a launch). */
+bool splat_draw(splat *s, const void *vertices, int n, const splat_view *view,
+                struct cudaArray *picture, splat_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

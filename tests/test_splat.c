@@ -1,0 +1,437 @@
+/* test_splat.c - CUDA's sprites (splat/) against GL's, through the
+ * arithmetic they share (splat/splat_math.h).
+ *
+ *     test_splat cpu   splat_math.h against GL's own picture
+ *     test_splat gpu   splat_draw on the GPU against splat_math.h on the CPU
+ *
+ * The scene: 3,001 bodies (not a multiple of a warp or a block) with
+ * random tags (both galaxies, disk, bulge and halo) and speeds across the
+ * palette, seen from 3 length units: most in a ball of radius 1.5, 60 within 0.02-0.3
+ * of the eye (sprites up to the 96-pixel cap), 20 behind the eye and 21 far
+ * to the side (outside the clip volume: not drawn), and the farthest below
+ * the 1.5-pixel minimum (dimmed). Every colour mode, the halo hidden, and a
+ * lens (the HUD's off-centre projection) are drawn.
+ *
+ * cpu: an offscreen render/ in whatever EGL context there is (Mesa's
+ * llvmpipe in CI) draws each case with bodies.vert and bodies.frag and tone
+ * maps it at a fixed exposure; the same case added up on the CPU with
+ * splat_math.h and put through tonemap.frag's formula must give the same
+ * 8-bit picture 48 pixels or more from its edge (nearer, GLs differ:
+ * splat_math.h): mean difference <= 0.15 levels and no channel more than 2
+ * levels off in more than 0.2 % of them (measured over the five cases:
+ * llvmpipe 0.016-0.037 levels and 0.003-0.009 %, NVIDIA's GL on an H200
+ * 0.043-0.080 and 0.058-0.092 %). The bounds: GL adds each sprite into half
+ * floats (a relative rounding of up to 2^-11 per addition, some hundreds of
+ * additions in the densest pixels) where the CPU adds in float, and GL's exp
+ * and pow are its own (NVIDIA's the GPU's approximations); through the tone
+ * map that moves a level by a fraction, and a pixel centre exactly on a
+ * sprite's rim (r^2 = 1 to the last bit) may go either way. A palette colour
+ * moved by 0.03 fails them (measured on llvmpipe: mean 0.31, 3.3 % of
+ * channels). A negative control: the speed palette's sum against GL's
+ * per-body colours must fail the same bound.
+ *
+ * gpu (exits 77 without a CUDA device): splat_draw into a half-float CUDA
+ * array, against the CPU's sums in float: each channel within 2^-10 of the
+ * value + 1e-6 (rounding to half floats moves it by at most 2^-11 of it,
+ * adding in another order on the GPU by far less), in all but 0.01 % of
+ * them (a pixel whose r^2 sits on 1 within the GPU's fused multiply-adds:
+ * measured 0-3 channels of 230,400); alpha exactly 1. The first case drawn
+ * again after a smaller picture (the light buffer reused at another row
+ * length, and zeroed between frames) is the same within that bound in every
+ * channel.
+ */
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "splat.h"
+#include "splat_math.h"
+#include "test_check.h"
+
+#define W 320
+#define H 240
+#define N 3001
+#define NEAR_BODIES 60
+#define BEHIND_BODIES 20
+#define ASIDE_BODIES 21
+
+typedef struct scene {
+    float body[N][4]; /* x, y, z, speed */
+    uint8_t tag[N];
+} scene;
+
+static double uniform(unsigned long long *s) {
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(*s >> 11) / 9007199254740992.0;
+}
+
+static const render_camera camera = {
+    .target = {0, 0, 0}, .distance = 3.0f, .yaw = 0.4f, .pitch = 0.3f};
+
+static void make_scene(scene *sc) {
+    unsigned long long st = 12345;
+    const float cp = cosf(camera.pitch), sp = sinf(camera.pitch);
+    const float dir[3] = {cp * cosf(camera.yaw), cp * sinf(camera.yaw), sp}; /* to the eye */
+    for (int i = 0; i < N; i++) {
+        float p[3];
+        if (i < NEAR_BODIES) { /* in front of the eye, 0.05-0.3 away, a little off axis */
+            const float e = 0.02f + 0.28f * (float)uniform(&st), d = camera.distance - e;
+            for (int k = 0; k < 3; k++) p[k] = dir[k] * d + 0.3f * e * (float)(uniform(&st) - 0.5);
+        } else if (i < NEAR_BODIES + BEHIND_BODIES) {
+            const float d = camera.distance + 0.5f + (float)uniform(&st);
+            for (int k = 0; k < 3; k++) p[k] = dir[k] * d;
+        } else if (i < NEAR_BODIES + BEHIND_BODIES + ASIDE_BODIES) {
+            p[0] = 50.0f * (uniform(&st) < 0.5 ? -1.0f : 1.0f);
+            p[1] = (float)uniform(&st);
+            p[2] = -40.0f;
+        } else { /* a ball of radius 1.5 */
+            do {
+                for (int k = 0; k < 3; k++) p[k] = 1.5f * (float)(2.0 * uniform(&st) - 1.0);
+            } while (p[0] * p[0] + p[1] * p[1] + p[2] * p[2] > 2.25f);
+        }
+        for (int k = 0; k < 3; k++) sc->body[i][k] = p[k];
+        sc->body[i][3] = (float)(1.3 * uniform(&st)); /* past speed_scale 1: the hot end */
+        const int galaxy = (int)(2 * uniform(&st)), component = (int)(3 * uniform(&st));
+        sc->tag[i] = (uint8_t)(galaxy | component << 2);
+    }
+}
+
+typedef struct view_case {
+    const char *name;
+    render_color color;
+    bool hide_halo;
+    float lens; /* frame_scale; 0: none */
+} view_case;
+
+static const view_case cases[] = {
+    {"speed", RENDER_COLOR_SPEED, false, 0},
+    {"per body", RENDER_COLOR_BODY, false, 0},
+    {"galaxy", RENDER_COLOR_GALAXY, false, 0},
+    {"component, halo hidden", RENDER_COLOR_COMPONENT, true, 0},
+    {"galaxy, halo hidden, lens", RENDER_COLOR_GALAXY, true, 0.7f},
+};
+#define CASES (int)(sizeof cases / sizeof cases[0])
+
+static render_view view_of(const view_case *c, int w, int h) {
+    return (render_view){
+        .fb_width = w,
+        .fb_height = h,
+        .camera = camera,
+        .point_size = 0.02f,
+        .color = c->color,
+        .hide_halo = c->hide_halo,
+        .exposure = 1.0f,
+        .frame_scale = c->lens,
+        .frame_center_px = {0.6f * (float)w, 0.45f * (float)h},
+    };
+}
+
+static splat_view splat_view_of(const render_view *rv) {
+    splat_view v;
+    app_interop_splat_view(rv, &v); /* as the app hands them to CUDA */
+    return v;
+}
+
+/* Sprites drawn, and of those the ones at the size cap and at the minimum. */
+typedef struct sprite_count {
+    int drawn, capped, smallest;
+} sprite_count;
+
+/* The light per pixel (rgb, GL's rows: bottom first), added up in float. */
+static sprite_count add_sprites(const scene *sc, const splat_view *v, float *light) {
+    memset(light, 0, sizeof(float) * 3 * (size_t)v->width * (size_t)v->height);
+    sprite_count n = {0};
+    for (int i = 0; i < N; i++) {
+        splat_sprite s;
+        if (!splat_setup(v, sc->body[i], sc->tag[i], (uint32_t)i, &s) || s.x1 < s.x0 ||
+            s.y1 < s.y0) {
+            continue;
+        }
+        n.drawn++;
+        n.capped += s.size == SPLAT_MAX_PX;
+        n.smallest += s.size == SPLAT_MIN_PX;
+        for (int y = s.y0; y <= s.y1; y++) {
+            for (int x = s.x0; x <= s.x1; x++) {
+                const float wgt = splat_weight(&s, x, y);
+                float *p = light + 3 * ((size_t)y * (size_t)v->width + (size_t)x);
+                p[0] += s.light.r * wgt;
+                p[1] += s.light.g * wgt;
+                p[2] += s.light.b * wgt;
+            }
+        }
+    }
+    return n;
+}
+
+/* tonemap.frag without bloom, to 8 bits, top row first (render_read_pixels). */
+static void tone_map(const float *light, int w, int h, float exposure, uint8_t *rgba) {
+    for (int y = 0; y < h; y++) {
+        for (int x = 0; x < w; x++) {
+            const float *l = light + 3 * ((size_t)y * (size_t)w + (size_t)x);
+            float c[3] = {l[0] * exposure, l[1] * exposure, l[2] * exposure};
+            const float m = fmaxf(c[0], fmaxf(c[1], c[2]));
+            uint8_t *o = rgba + 4 * ((size_t)(h - 1 - y) * (size_t)w + (size_t)x);
+            for (int k = 0; k < 3; k++) {
+                const float t = powf(m > 0 ? c[k] / (1.0f + m) : c[k], 1.0f / 1.2f);
+                o[k] = (uint8_t)floorf(fminf(fmaxf(t, 0.0f), 1.0f) * 255.0f + 0.5f);
+            }
+            o[3] = 255;
+        }
+    }
+}
+
+/* Within half the largest sprite of the picture's edge, GLs differ (a
+ * sprite whose centre lies outside: splat_math.h). */
+#define EDGE (int)(SPLAT_MAX_PX / 2)
+
+/* Mean |a - b| over the colour channels of a W x H picture away from its
+ * edge, and the share of them more than 2 levels apart; and how many
+ * channels along the edge are. */
+static void compare_rgba(const uint8_t *a, const uint8_t *b, double *mean, double *far,
+                         long *far_at_edge) {
+    long sum = 0, over = 0, inside = 0;
+    *far_at_edge = 0;
+    for (int i = 0; i < W * H; i++) {
+        const int x = i % W, y = i / W;
+        const bool edge = x < EDGE || y < EDGE || x >= W - EDGE || y >= H - EDGE;
+        inside += !edge;
+        for (int k = 0; k < 3; k++) {
+            const int d = abs((int)a[4 * i + k] - (int)b[4 * i + k]);
+            sum += edge ? 0 : d;
+            over += !edge && d > 2;
+            *far_at_edge += edge && d > 2;
+        }
+    }
+    *mean = (double)sum / (3.0 * inside);
+    *far = (double)over / (3.0 * inside);
+}
+
+/* splat_span against every pixel centre, for sprites anywhere near a
+ * 50-pixel row, of every size from a pixel to more than the row. */
+static void check_span(void) {
+    unsigned long long st = 7;
+    long wrong = 0;
+    for (int t = 0; t < 100000; t++) {
+        const float c = (float)(90.0 * uniform(&st) - 20.0),
+                    size = (float)(0.5 + 70.0 * uniform(&st));
+        int first, last;
+        splat_span(c, size, 50, &first, &last);
+        for (int x = -5; x < 55; x++) {
+            const float centre = (float)x + 0.5f;
+            const bool in =
+                x >= 0 && x < 50 && centre >= c - 0.5f * size && centre <= c + 0.5f * size;
+            wrong += in != (x >= first && x <= last);
+        }
+    }
+    CHECK(wrong == 0, "splat_span: %ld pixels wrongly in or out", wrong);
+}
+
+static int run_cpu(const scene *sc) {
+    check_span();
+    app_egl *egl = app_egl_open(-1);
+    if (!egl) {
+        fprintf(stderr, "test_splat: no EGL context (install Mesa's EGL)\n");
+        return 1;
+    }
+    render_error err = {0};
+    render *r = render_create(
+        &(render_desc){.shader_dir = NBODY_SHADER_DIR, .offscreen_width = W, .offscreen_height = H},
+        &err);
+    if (!r || !render_reserve_bodies(r, N, &err)) {
+        fprintf(stderr, "test_splat: %s\n", err.message);
+        return 1;
+    }
+    printf("GL: %s\n", render_gl_renderer());
+    render_upload_bodies(r, (const render_vertex *)sc->body, N);
+    render_upload_tags(r, sc->tag, N);
+    float *light = malloc(sizeof(float) * 3 * W * H);
+    uint8_t *gl = malloc(4 * W * H), *cpu = malloc(4 * W * H), *speed = malloc(4 * W * H);
+    if (!light || !gl || !cpu || !speed) return 1;
+    for (int c = 0; c < CASES; c++) {
+        const render_view rv = view_of(&cases[c], W, H);
+        render_frame(r, &rv, N);
+        render_read_pixels(r, W, H, gl);
+        const splat_view sv = splat_view_of(&rv);
+        const sprite_count n = add_sprites(sc, &sv, light);
+        tone_map(light, W, H, rv.exposure, cpu);
+        if (c == 0) memcpy(speed, cpu, 4 * W * H);
+        double mean, far;
+        long far_at_edge;
+        compare_rgba(gl, cpu, &mean, &far, &far_at_edge);
+        long lit = 0;
+        for (int i = 0; i < W * H; i++)
+            lit += gl[4 * i] > 24 || gl[4 * i + 1] > 24 || gl[4 * i + 2] > 24;
+        printf("%-26s %d sprites drawn (%d at %g px, %d at %g), %.1f %% of the pixels lit; GL "
+               "against the CPU %d px or more from the edge: mean %.4f levels, %.4f %% of "
+               "channels > 2 levels apart (nearer the edge: %ld channels)\n",
+               cases[c].name, n.drawn, n.capped, SPLAT_MAX_PX, n.smallest, SPLAT_MIN_PX,
+               100.0 * lit / (W * H), EDGE, mean, 100.0 * far, far_at_edge);
+        CHECK(n.drawn > N / 2 && n.drawn <= N - BEHIND_BODIES - ASIDE_BODIES,
+              "%s: %d sprites drawn (the %d behind or aside are not)", cases[c].name, n.drawn,
+              BEHIND_BODIES + ASIDE_BODIES);
+        CHECK(n.capped > 0 && n.smallest > 0, "%s: the scene has no sprites at the size limits",
+              cases[c].name);
+        CHECK(lit > W * H / 50, "%s: a picture (%ld pixels lit)", cases[c].name, lit);
+        CHECK(mean <= 0.15 && far <= 0.002, "%s: GL and the CPU differ: mean %.4f, %.4f %% far",
+              cases[c].name, mean, 100.0 * far);
+        if (cases[c].color == RENDER_COLOR_BODY) { /* the negative control */
+            compare_rgba(gl, speed, &mean, &far, &far_at_edge);
+            printf("%-26s GL's per-body colours against the CPU's speed palette: mean %.4f, "
+                   "%.4f %% far\n",
+                   "  (negative control)", mean, 100.0 * far);
+            CHECK(mean > 0.15 || far > 0.002, "the comparison cannot tell two palettes apart");
+        }
+    }
+    free(light);
+    free(gl);
+    free(cpu);
+    free(speed);
+    render_destroy(r);
+    app_egl_close(egl);
+    return 0;
+}
+
+/* IEEE binary16 to float. */
+static float half_to_float(uint16_t h) {
+    const int e = (h >> 10) & 31, m = h & 1023;
+    const float v = e == 0    ? ldexpf((float)m, -24)
+                    : e == 31 ? INFINITY
+                              : ldexpf(1024.0f + m, e - 25);
+    return (h & 0x8000) ? -v : v;
+}
+
+static bool cuda_ok(cudaError_t e, const char *what) {
+    if (e == cudaSuccess) return true;
+    fprintf(stderr, "test_splat: %s: %s\n", what, cudaGetErrorString(e));
+    test_failures++;
+    return false;
+}
+
+/* One draw of case c at w x h on the GPU, read back as floats (rgba). */
+static bool draw_gpu(splat *s, const void *dev, const view_case *c, int w, int h,
+                     struct cudaArray *array, float *rgba, uint16_t *halves) {
+    const render_view rv = view_of(c, w, h);
+    const splat_view sv = splat_view_of(&rv);
+    splat_error err = {0};
+    if (!splat_draw(s, dev, N, &sv, array, &err)) {
+        fprintf(stderr, "test_splat: splat_draw: %s\n", err.message);
+        test_failures++;
+        return false;
+    }
+    if (!cuda_ok(cudaMemcpy2DFromArray(halves, (size_t)w * 8, array, 0, 0, (size_t)w * 8, (size_t)h,
+                                       cudaMemcpyDeviceToHost),
+                 "cudaMemcpy2DFromArray")) {
+        return false;
+    }
+    for (size_t i = 0; i < 4 * (size_t)w * (size_t)h; i++) rgba[i] = half_to_float(halves[i]);
+    return true;
+}
+
+/* The GPU's picture (rgba) against the CPU's light (rgb): channels out of
+ * bound, alpha not 1. */
+static long compare_light(const float *rgba, const float *light, int pixels, long *bad_alpha,
+                          double *worst) {
+    long bad = 0;
+    *bad_alpha = 0;
+    *worst = 0;
+    for (int i = 0; i < pixels; i++) {
+        for (int k = 0; k < 3; k++) {
+            const double got = rgba[4 * i + k], want = light[3 * i + k];
+            const double excess = fabs(got - want) / (ldexp(fabs(want), -10) + 1e-6);
+            if (!(excess <= 1.0)) bad++;
+            if (excess > *worst || isnan(excess)) *worst = isnan(excess) ? INFINITY : excess;
+        }
+        *bad_alpha += rgba[4 * i + 3] != 1.0f;
+    }
+    return bad;
+}
+
+static int run_gpu(const scene *sc) {
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+        printf("test_splat: no CUDA device: skipped\n");
+        return TEST_SKIP;
+    }
+    splat_error err = {0};
+    splat *s = splat_create(&err);
+    if (!s) {
+        fprintf(stderr, "test_splat: splat_create: %s\n", err.message);
+        return 1;
+    }
+    void *dev = NULL;
+    struct cudaArray *array = NULL;
+    const struct cudaChannelFormatDesc half4 = {16, 16, 16, 16, cudaChannelFormatKindFloat};
+    float *light = malloc(sizeof(float) * 3 * W * H), *got = malloc(sizeof(float) * 4 * W * H),
+          *first = malloc(sizeof(float) * 4 * W * H);
+    uint16_t *halves = malloc(sizeof(uint16_t) * 4 * W * H);
+    if (!light || !got || !first || !halves) return 1;
+    if (!cuda_ok(cudaMalloc(&dev, sizeof sc->body), "cudaMalloc") ||
+        !cuda_ok(cudaMemcpy(dev, sc->body, sizeof sc->body, cudaMemcpyHostToDevice),
+                 "cudaMemcpy") ||
+        !cuda_ok(cudaMallocArray(&array, &half4, W, H, cudaArraySurfaceLoadStore),
+                 "cudaMallocArray") ||
+        !splat_set_tags(s, sc->tag, N, &err)) {
+        if (err.message[0]) fprintf(stderr, "test_splat: %s\n", err.message);
+        return 1;
+    }
+    for (int c = 0; c < CASES; c++) {
+        if (!draw_gpu(s, dev, &cases[c], W, H, array, got, halves)) break;
+        const render_view rv = view_of(&cases[c], W, H);
+        const splat_view sv = splat_view_of(&rv);
+        add_sprites(sc, &sv, light);
+        long bad_alpha;
+        double worst;
+        const long bad = compare_light(got, light, W * H, &bad_alpha, &worst);
+        printf("%-26s GPU against the CPU: %ld of %d channels out of bound (worst %.2f x the "
+               "bound), %ld alphas not 1\n",
+               cases[c].name, bad, 3 * W * H, worst, bad_alpha);
+        CHECK(bad <= 3 * W * H / 10000, "%s: %ld channels out of bound", cases[c].name, bad);
+        CHECK(bad_alpha == 0, "%s: %ld alphas not 1", cases[c].name, bad_alpha);
+        if (c == 0) memcpy(first, got, sizeof(float) * 4 * W * H);
+    }
+    /* Again, after the light was used at another size: the same picture. */
+    float *small = malloc(sizeof(float) * 4 * W * H);
+    if (!small) return 1;
+    if (draw_gpu(s, dev, &cases[1], W / 2 + 3, H / 2 + 1, array, small, halves) &&
+        draw_gpu(s, dev, &cases[0], W, H, array, got, halves)) {
+        long differ = 0;
+        double worst = 0;
+        for (size_t i = 0; i < 4 * (size_t)W * H; i++) {
+            const double d = fabs((double)got[i] - first[i]) / (ldexp(fabs(first[i]), -10) + 1e-6);
+            differ += !(d <= 1.0);
+            if (d > worst) worst = d;
+        }
+        printf("the first case again, after a %dx%d draw: %ld channels moved (worst %.2f x the "
+               "bound)\n",
+               W / 2 + 3, H / 2 + 1, differ, worst);
+        CHECK(differ == 0, "a second draw differs from the first in %ld channels", differ);
+    }
+    free(small);
+    free(light);
+    free(got);
+    free(first);
+    free(halves);
+    cudaFreeArray(array);
+    cudaFree(dev);
+    splat_destroy(s);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    const bool gpu = argc > 1 && strcmp(argv[1], "gpu") == 0;
+    if (argc != 2 || (!gpu && strcmp(argv[1], "cpu") != 0)) {
+        fprintf(stderr, "usage: test_splat cpu|gpu\n");
+        return 2;
+    }
+    scene *sc = malloc(sizeof *sc);
+    if (!sc) return 1;
+    make_scene(sc);
+    const int rc = gpu ? run_gpu(sc) : run_cpu(sc);
+    free(sc);
+    if (rc) return rc;
+    return test_exit(gpu ? "test_splat gpu" : "test_splat cpu");
+}
