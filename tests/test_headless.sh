@@ -95,28 +95,19 @@ run() {
     return 0
 }
 
-# expect_interop NAME PATH: the status JSON of run NAME reports that path.
-expect_interop() {
+# expect FIELD NAME VALUE: the status JSON of run NAME has FIELD = VALUE
+# (interop: the path positions took; sprites: who drew the last frame's).
+expect() {
     local got
-    got=$(field "$tmp/$1.json" interop)
-    if [ "$got" = "$2" ]; then
-        echo "ok   $1: interop \"$got\""
+    got=$(field "$tmp/$2.json" "$1")
+    if [ "$got" = "$3" ]; then
+        echo "ok   $2: $1 \"$got\""
     else
-        failed "$1: interop \"$got\", expected \"$2\""
+        failed "$2: $1 \"$got\", expected \"$3\""
     fi
 }
-
-# expect_sprites NAME WHO: the status JSON of run NAME says WHO drew the
-# last frame's sprites (cuda or gl).
-expect_sprites() {
-    local got
-    got=$(field "$tmp/$1.json" sprites)
-    if [ "$got" = "$2" ]; then
-        echo "ok   $1: sprites \"$got\""
-    else
-        failed "$1: sprites \"$got\", expected \"$2\""
-    fi
-}
+expect_interop() { expect interop "$@"; }
+expect_sprites() { expect sprites "$@"; }
 
 # check NAME ARGS...: png_check on NAME.png with ARGS; must pass.
 check() {
