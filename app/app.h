@@ -214,11 +214,10 @@ typedef enum app_sprites_phase {
 typedef struct app_sprites {
     app_sprites_mode mode; /* U cycles it */
     app_sprites_phase phase;
-    int count;           /* frames ended in this phase */
+    int count;           /* frames ended in this phase (decided: this watch window) */
     double since;        /* when its first one ended */
     double cuda_s, gl_s; /* the last trial's mean frame, seconds */
     bool cuda_chosen;    /* its verdict */
-    int trials;          /* trials finished */
     uint64_t signature;  /* what the frame did when the trial started */
     double trial_at;     /* when it started */
 } app_sprites;

@@ -14,8 +14,9 @@
  * each way - whole frames, wall time - and keeps the faster (CUDA unless GL
  * is more than 2 % faster: the same picture for less GPU work), and tries
  * again when what the frame does changes (N, the method, the HUD, the
- * picture's size, the steps per frame, bloom, pausing) and every
- * TRIAL_EVERY_S seconds.
+ * picture's size, the steps per frame, bloom, pausing), when the frames
+ * of its choice - timed in windows as long as a trial's - run more than
+ * 10 % slower than the other way's did, and every TRIAL_EVERY_S seconds.
  */
 #include <stdio.h>
 #include <string.h>
@@ -26,7 +27,8 @@
 #define TRIAL_FRAMES 60  /* timed each way, */
 #define TRIAL_MAX_S 0.25 /* or fewer when they take longer than this */
 #define TRIAL_EVERY_S 20.0
-#define GL_MARGIN 1.02 /* GL must be this much faster to be chosen */
+#define GL_MARGIN 1.02   /* GL must be this much faster to be chosen */
+#define WATCH_SLOWER 1.1 /* the choice's frames this much slower than the other way's: again */
 
 static const char *const mode_names[APP_SPRITES_COUNT] = {"auto", "cuda", "gl"};
 
@@ -86,26 +88,41 @@ bool app_sprites_cuda(app *a, int fb_width, int fb_height) {
 
 void app_sprites_frame_end(app *a) {
     app_sprites *s = &a->sprites;
-    if (s->mode != APP_SPRITES_AUTO || s->phase == APP_SPRITES_DECIDED) return;
+    if (s->mode != APP_SPRITES_AUTO || !app_interop_cuda_sprites(&a->interop)) return;
     const double now = app_now();
     const bool warm = s->phase == APP_SPRITES_WARM_CUDA || s->phase == APP_SPRITES_WARM_GL;
     if (s->count == 0) s->since = now;
     s->count++;
     const double spent = now - s->since;
     if (warm ? s->count <= WARM_FRAMES : s->count <= TRIAL_FRAMES && spent < TRIAL_MAX_S) return;
-    /* count - 1 frames ended since the first one: their mean period */
-    if (s->phase == APP_SPRITES_TIME_CUDA) s->cuda_s = spent / (s->count - 1);
+    const double period = spent / (s->count - 1); /* count - 1 frames ended since the first */
+    s->count = 0;
+    if (s->phase == APP_SPRITES_DECIDED) {
+        /* Watching the choice: frames slower than the other way's were in
+         * the trial start a new one now, not TRIAL_EVERY_S later. */
+        const double other = s->cuda_chosen ? s->gl_s : s->cuda_s;
+        if (period > other * WATCH_SLOWER) {
+            if (a->cfg.profile) {
+                printf("nbody: sprites: %s's frames at %.0f frames/s, %s's ran %.0f: timing both "
+                       "again\n",
+                       s->cuda_chosen ? "CUDA" : "GL", 1.0 / period, s->cuda_chosen ? "GL" : "CUDA",
+                       1.0 / other);
+            }
+            s->phase = APP_SPRITES_WARM_CUDA;
+            s->trial_at = now;
+        }
+        return;
+    }
+    if (s->phase == APP_SPRITES_TIME_CUDA) s->cuda_s = period;
     if (s->phase == APP_SPRITES_TIME_GL) {
-        s->gl_s = spent / (s->count - 1);
+        s->gl_s = period;
         s->cuda_chosen = s->cuda_s <= s->gl_s * GL_MARGIN;
-        s->trials++;
         if (a->cfg.profile) {
             printf("nbody: sprites: %.0f frames/s drawn by CUDA, %.0f by GL: %s\n", 1.0 / s->cuda_s,
                    1.0 / s->gl_s, s->cuda_chosen ? "CUDA draws them" : "GL draws them");
         }
     }
     s->phase = (app_sprites_phase)(s->phase + 1);
-    s->count = 0;
 }
 
 void app_sprites_set_mode(app *a, app_sprites_mode m) {
