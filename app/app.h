@@ -214,7 +214,7 @@ typedef enum app_sprites_phase {
 typedef struct app_sprites {
     app_sprites_mode mode; /* U cycles it */
     app_sprites_phase phase;
-    int count;           /* frames ended in this phase (decided: this watch window) */
+    int count;           /* frames ended in this phase */
     double since;        /* when its first one ended */
     double cuda_s, gl_s; /* the last trial's mean frame, seconds */
     bool cuda_chosen;    /* its verdict */
