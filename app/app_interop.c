@@ -293,6 +293,8 @@ static bool write_zero_copy(app_interop *io, sim *s, int n, const splat_view *sp
     } else if (size < need) {
         snprintf(why, sizeof why, "the mapped buffer holds %zu bytes, %d vertices need %zu", size,
                  n, need);
+    } else if (sprites) {
+        sim_queue_vertices(s, (sim_vertex *)ptr); /* splat_draw waits for both */
     } else {
         sim_write_vertices(s, (sim_vertex *)ptr, true);
     }

@@ -548,7 +548,12 @@ sim_diag sim_moments(sim *s) {
 
 void sim_write_vertices(sim *s, sim_vertex *dst, bool dst_on_device) {
     assert(!dst_on_device || s->backend == SIM_BACKEND_CUDA);
-    s->ops->vertices(s->backend_state, dst, dst_on_device);
+    s->ops->vertices(s->backend_state, dst, dst_on_device, true);
+}
+
+void sim_queue_vertices(sim *s, sim_vertex *dst) {
+    assert(s->backend == SIM_BACKEND_CUDA);
+    s->ops->vertices(s->backend_state, dst, true, false);
 }
 
 sim_memory sim_memory_estimate(sim *s, int n) {

@@ -354,6 +354,12 @@ sim_diag sim_moments(sim *s);
  * leaving the wait to the interop unmap; sim_cuda.cu says by how much). */
 void sim_write_vertices(sim *s, sim_vertex *dst, bool dst_on_device);
 
+/* The same into CUDA device memory (CUDA backend only), queued and not
+ * waited for: work the caller queues next on the legacy default stream
+ * runs after the write (splat/'s sprites read the vertices so, and wait
+ * once for both). */
+void sim_queue_vertices(sim *s, sim_vertex *dst);
+
 /* Non-finite state (NaN or infinity), caught by the integrator itself:
  * every step of every backend and force method checks the positions and
  * velocities it writes (on the GPU a flag in device memory, set by the

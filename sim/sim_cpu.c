@@ -284,9 +284,10 @@ static void cpu_step(void *b, const sim_step_params *sp, int steps) {
     if (steps > 0) c->last_step_ms = (float)(1e3 * (sim_now_seconds() - t0) / steps);
 }
 
-static void cpu_vertices(void *b, sim_vertex *dst, bool dst_on_device) {
+static void cpu_vertices(void *b, sim_vertex *dst, bool dst_on_device, bool wait) {
     cpu_backend *c = b;
-    (void)dst_on_device; /* sim.c only passes host memory to this backend */
+    (void)dst_on_device; /* sim.c only passes host memory to this backend, */
+    (void)wait;          /* which is written when this returns */
     for (int i = 0; i < c->n; i++) {
         const double *v = &c->vel[3 * i];
         dst[i] = (sim_vertex){

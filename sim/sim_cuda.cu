@@ -706,8 +706,9 @@ static void cuda_download(void *b, sim_body *out, const sim_step_params *sp) {
  * It is there for speed: on an H200 (2026-11-23), leaving the wait to the
  * unmap made whole frames 3x slower - 351 against about 1,000 frames/s at
  * 16K bodies (docs/PERFORMANCE.md) - since the driver's wait behind the
- * unmap is slower than this one. */
-static void cuda_vertices(void *b, sim_vertex *dst, bool dst_on_device) {
+ * unmap is slower than this one. Without wait (sim_queue_vertices) the
+ * caller waits later, after more work on the legacy stream. */
+static void cuda_vertices(void *b, sim_vertex *dst, bool dst_on_device, bool wait) {
     cuda_backend *c = (cuda_backend *)b;
     float4 *out = dst_on_device ? (float4 *)dst : (float4 *)c->stage;
     const int blocks = blocks_for(c->n, THREADS);
@@ -721,7 +722,7 @@ static void cuda_vertices(void *b, sim_vertex *dst, bool dst_on_device) {
         CUDA_CHECK(cudaMemcpyAsync(dst, c->stage, sizeof(sim_vertex) * c->n, cudaMemcpyDeviceToHost,
                                    c->stream));
     }
-    CUDA_CHECK(cudaStreamSynchronize(c->stream));
+    if (wait || !dst_on_device) CUDA_CHECK(cudaStreamSynchronize(c->stream));
 }
 
 static sim_diag cuda_diagnostics(void *b, float softening, bool with_potential) {

@@ -49,7 +49,8 @@ typedef struct sim_backend_ops {
      * (tags are left to sim.c, which keeps them). */
     void (*download)(void *b, sim_body *out, const sim_step_params *sp);
     void (*step)(void *b, const sim_step_params *sp, int steps);
-    void (*vertices)(void *b, sim_vertex *dst, bool dst_on_device);
+    /* wait false (device memory only): queued, not waited for. */
+    void (*vertices)(void *b, sim_vertex *dst, bool dst_on_device, bool wait);
     /* with_potential false skips the O(N^2) potential (W and E stay 0). */
     sim_diag (*diagnostics)(void *b, float softening, bool with_potential);
     float (*last_step_ms)(void *b);

@@ -1,6 +1,7 @@
 /* splat.cu - point sprites drawn by CUDA (splat.h says what and why).
  *
- * A frame is two kernels on one blocking stream:
+ * A frame is two kernels on the legacy default stream (splat_create says
+ * why):
  *
  * sprites_kernel: a thread per body works out its sprite (splat_math.h);
  * each warp then shares out the pixels of its 32 sprites evenly among its
@@ -130,12 +131,11 @@ splat *splat_create(splat_error *err) {
         snprintf(err->hint, sizeof err->hint, "free some memory");
         return NULL;
     }
-    /* Blocking: ordered after the interop map and before the unmap, which
-     * app_interop.c issues on the legacy default stream. */
-    if (!cuda_ok(cudaStreamCreate(&s->stream), "cudaStreamCreate", err)) {
-        free(s);
-        return NULL;
-    }
+    /* The legacy default stream: ordered after the interop map, the
+     * simulation's vertices (sim_queue_vertices: its stream is a blocking
+     * one) and before the unmap, all of which app_interop.c issues there or
+     * on blocking streams - so one wait covers the vertices and the sprites. */
+    s->stream = cudaStreamLegacy;
     return s;
 }
 
@@ -145,7 +145,6 @@ void splat_destroy(splat *s) {
     if (s->surface) cudaDestroySurfaceObject(s->surface);
     cudaFree(s->light);
     cudaFree(s->tags);
-    cudaStreamDestroy(s->stream);
     free(s);
 }
 

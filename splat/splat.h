@@ -52,8 +52,10 @@ typedef struct splat_view {
 
 struct cudaArray; /* cudaArray_t, without the CUDA headers */
 
-/* Its stream; buffers are made at first use. NULL with *err (no CUDA
- * device, out of memory). */
+/* Buffers are made at first use. NULL with *err (out of host memory).
+ * Its kernels run on the legacy default stream: after the work queued
+ * before splat_draw there and on blocking streams (cudaStreamCreate's), so
+ * vertices that sim_queue_vertices queued need no wait of their own. */
 splat *splat_create(splat_error *err);
 /* Waits for its work on the GPU, then frees it. */
 void splat_destroy(splat *s);
@@ -64,13 +66,13 @@ void splat_destroy(splat *s);
 bool splat_set_tags(splat *s, const uint8_t *tags, int n, splat_error *err);
 
 /* Draws n bodies from vertices (device memory: n x {x, y, z, speed} floats,
- * as sim_write_vertices writes them) with view into picture, a CUDA array
- * of half-float RGBA texels of view's size that the sprites replace
- * (surface writes; GL's texture mapped for CUDA), and waits for the GPU
- * before it returns: measured on an H100, a CPU that waits on a CUDA
- * stream before the interop unmap keeps the frame ~3x faster than one that
- * leaves the wait to the unmap (app_interop.c). false with *err when CUDA
- * refuses (out of memory for the light of a large picture, a launch). */
+ * as sim_write_vertices and sim_queue_vertices write them) with view into
+ * picture, a CUDA array of half-float RGBA texels of view's size that the
+ * sprites replace (surface writes; GL's texture mapped for CUDA), and waits
+ * for the GPU before it returns: measured on an H100, a CPU that waits on a
+ * CUDA stream before the interop unmap keeps the frame ~3x faster than one
+ * that leaves the wait to the unmap (app_interop.c). false with *err when
+ * CUDA refuses (out of memory for the light of a large picture, a launch). */
 bool splat_draw(splat *s, const void *vertices, int n, const splat_view *view,
                 struct cudaArray *picture, splat_error *err);
 
