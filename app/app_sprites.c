@@ -25,9 +25,14 @@
 
 #include "app.h"
 
-#define WARM_FRAMES 5    /* after a switch, before timing */
-#define TRIAL_FRAMES 60  /* timed each way, */
-#define TRIAL_MAX_S 0.25 /* or fewer when they take longer than this */
+/* A trial costs what GL's frames lose where CUDA's are faster: 33 frames
+ * at ~0.92 ms where CUDA's take ~0.66, ~9 ms of a 2 s, 3,000-frame 16K run
+ * with the HUD off (a 60-frame trial cost auto 1-3 % against --sprites
+ * cuda in such runs). The trials with the HUD on found CUDA 3.4x slower to
+ * 1.3x faster (run6, run7), which 30 frames tell apart. */
+#define WARM_FRAMES 3    /* after a switch, before timing */
+#define TRIAL_FRAMES 30  /* timed each way, */
+#define TRIAL_MAX_S 0.15 /* or fewer when they take longer than this */
 #define TRIAL_EVERY_S 20.0
 #define GL_MARGIN 1.02 /* GL must be this much faster to be chosen */
 
