@@ -8,10 +8,10 @@
  * lanes - a prefix sum of their pixel counts in shared memory, and a binary
  * search of it per pixel - so a 96-pixel sprite beside 2-pixel ones does not
  * leave 31 lanes idle; each lane adds its pixel's light into a float4 per
- * pixel with an atomic add (one vector atomic on sm_90 and later, else one
- * per channel). Order of the additions varies from run to run, so the
- * last bits of a pixel's sum in float do; rounded to half floats they
- * rarely show.
+ * pixel with an atomic add (one vector atomic on sm_90 and later when nvcc
+ * is 12.8 or newer, else one per channel). Order of the additions varies
+ * from run to run, so the last bits of a pixel's sum in float do; rounded
+ * to half floats they rarely show.
  *
  * resolve_kernel: a thread per pixel rounds the light to half floats into
  * the picture (a surface write) and zeroes the float4 for the next frame,
