@@ -50,7 +50,7 @@
 #include "app.h"
 #include "splat.h"
 #include "splat_math.h"
-#include "test_check.h"
+#include "test_util.h" /* test_uniform, and test_check.h */
 
 #define W 320
 #define H 240
@@ -64,11 +64,6 @@ typedef struct scene {
     uint8_t tag[N];
 } scene;
 
-static double uniform(unsigned long long *s) {
-    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-    return (double)(*s >> 11) / 9007199254740992.0;
-}
-
 static const render_camera camera = {
     .target = {0, 0, 0}, .distance = 3.0f, .yaw = 0.4f, .pitch = 0.3f};
 
@@ -79,23 +74,24 @@ static void make_scene(scene *sc) {
     for (int i = 0; i < N; i++) {
         float p[3];
         if (i < NEAR_BODIES) { /* in front of the eye, 0.05-0.3 away, a little off axis */
-            const float e = 0.02f + 0.28f * (float)uniform(&st), d = camera.distance - e;
-            for (int k = 0; k < 3; k++) p[k] = dir[k] * d + 0.3f * e * (float)(uniform(&st) - 0.5);
+            const float e = 0.02f + 0.28f * (float)test_uniform(&st), d = camera.distance - e;
+            for (int k = 0; k < 3; k++)
+                p[k] = dir[k] * d + 0.3f * e * (float)(test_uniform(&st) - 0.5);
         } else if (i < NEAR_BODIES + BEHIND_BODIES) {
-            const float d = camera.distance + 0.5f + (float)uniform(&st);
+            const float d = camera.distance + 0.5f + (float)test_uniform(&st);
             for (int k = 0; k < 3; k++) p[k] = dir[k] * d;
         } else if (i < NEAR_BODIES + BEHIND_BODIES + ASIDE_BODIES) {
-            p[0] = 50.0f * (uniform(&st) < 0.5 ? -1.0f : 1.0f);
-            p[1] = (float)uniform(&st);
+            p[0] = 50.0f * (test_uniform(&st) < 0.5 ? -1.0f : 1.0f);
+            p[1] = (float)test_uniform(&st);
             p[2] = -40.0f;
         } else { /* a ball of radius 1.5 */
             do {
-                for (int k = 0; k < 3; k++) p[k] = 1.5f * (float)(2.0 * uniform(&st) - 1.0);
+                for (int k = 0; k < 3; k++) p[k] = 1.5f * (float)(2.0 * test_uniform(&st) - 1.0);
             } while (p[0] * p[0] + p[1] * p[1] + p[2] * p[2] > 2.25f);
         }
         for (int k = 0; k < 3; k++) sc->body[i][k] = p[k];
-        sc->body[i][3] = (float)(1.3 * uniform(&st)); /* past speed_scale 1: the hot end */
-        const int galaxy = (int)(2 * uniform(&st)), component = (int)(3 * uniform(&st));
+        sc->body[i][3] = (float)(1.3 * test_uniform(&st)); /* past speed_scale 1: the hot end */
+        const int galaxy = (int)(2 * test_uniform(&st)), component = (int)(3 * test_uniform(&st));
         sc->tag[i] = (uint8_t)(galaxy | component << 2);
     }
 }
@@ -216,8 +212,8 @@ static void check_span(void) {
     unsigned long long st = 7;
     long wrong = 0;
     for (int t = 0; t < 100000; t++) {
-        const float c = (float)(90.0 * uniform(&st) - 20.0),
-                    size = (float)(0.5 + 70.0 * uniform(&st));
+        const float c = (float)(90.0 * test_uniform(&st) - 20.0),
+                    size = (float)(0.5 + 70.0 * test_uniform(&st));
         int first, last;
         splat_span(c, size, 50, &first, &last);
         for (int x = -5; x < 55; x++) {
