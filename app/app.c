@@ -432,8 +432,11 @@ static void record_offscreen(app *a, const render_view *view, int n) {
     render_view v = *view;
     render_target *t = app_record_target(a, &v.fb_width, &v.fb_height);
     if (!t) return;
-    /* With the HUD in the video, the video's own layout leaves it room. */
+    /* With the HUD in the video, the video's own layout leaves it room (its
+     * lens is the video's: the window's stays the mouse's, app_camera.c). */
+    const float window_lens = a->view.lens_scale;
     if (a->cfg.record_hud) app_hud_fit_view(a, v.fb_width, v.fb_height, &v);
+    a->view.lens_scale = window_lens;
     render_bind_target(a->render, t);
     render_frame(a->render, &v, n);
     draw_tree_cells(a, &v);
@@ -538,7 +541,6 @@ void app_frame(app *a, int fb_width, int fb_height) {
     if (a->cfg.profile && !a->prof.gl) a->prof.gl = render_timer_create();
     if (a->prof.gl) render_timer_begin(a->prof.gl);
     record_offscreen(a, &view, p.body_count); /* GL draws a video's own picture's sprites */
-    a->view.lens_scale = window.frame_scale;  /* the window's lens, not the video's, for the pan */
     render_frame(a->render, &window, p.body_count);
     draw_tree_cells(a, &window);
     app_profile_mark(a, APP_PHASE_DRAW);
