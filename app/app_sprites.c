@@ -5,7 +5,7 @@
  * passes off the GL pipeline, which on a data-centre GPU such as the H100
  * is small - measured on one (docs/PERFORMANCE.md, "CUDA draws the
  * sprites"), whole 16K frames with the HUD off went from ~1,080 to
- * ~1,510-1,565 frames/s and 1M-body tree frames from 51 to 126 - but with
+ * 1,513-1,556 frames/s and 1M-body tree frames from 51 to 126 - but with
  * the HUD on at 16K bodies the same frames ran anywhere from 339 to 1,440
  * frames/s from one run to the next, where GL's sprites ran 1,070-1,175 in
  * every run. Not understood (the GPU switches between the two contexts

@@ -1,7 +1,6 @@
 /* splat.cu - point sprites drawn by CUDA (splat.h says what and why).
  *
- * A frame is two kernels on the legacy default stream (splat_create says
- * why):
+ * A frame is two kernels on the legacy default stream (STREAM says why):
  *
  * sprites_kernel: a thread per body works out its sprite (splat_math.h);
  * each warp then shares out the pixels of its 32 sprites evenly among its
@@ -31,8 +30,13 @@
 
 static_assert(SPRITE_THREADS % 32 == 0, "whole warps");
 
+/* The legacy default stream: ordered after the interop map, the
+ * simulation's vertices (sim_queue_vertices: its stream is a blocking one)
+ * and before the unmap, all of which app_interop.c issues there or on
+ * blocking streams - so one wait covers the vertices and the sprites. */
+#define STREAM cudaStreamLegacy
+
 struct splat {
-    cudaStream_t stream;
     float4 *light; /* width x height, zero between frames */
     size_t light_pixels;
     bool light_clean; /* all zeros (false after a failed frame) */
@@ -131,17 +135,12 @@ splat *splat_create(splat_error *err) {
         snprintf(err->hint, sizeof err->hint, "free some memory");
         return NULL;
     }
-    /* The legacy default stream: ordered after the interop map, the
-     * simulation's vertices (sim_queue_vertices: its stream is a blocking
-     * one) and before the unmap, all of which app_interop.c issues there or
-     * on blocking streams - so one wait covers the vertices and the sprites. */
-    s->stream = cudaStreamLegacy;
     return s;
 }
 
 void splat_destroy(splat *s) {
     if (!s) return;
-    cudaStreamSynchronize(s->stream);
+    cudaStreamSynchronize(STREAM);
     if (s->surface) cudaDestroySurfaceObject(s->surface);
     cudaFree(s->light);
     cudaFree(s->tags);
@@ -152,15 +151,14 @@ bool splat_set_tags(splat *s, const uint8_t *tags, int n, splat_error *err) {
     if (n > s->tag_capacity) {
         uint8_t *p = NULL;
         if (!cuda_ok(cudaMalloc(&p, (size_t)n), "cudaMalloc (sprite tags)", err)) return false;
-        cudaStreamSynchronize(s->stream); /* the old ones may still be read */
+        cudaStreamSynchronize(STREAM); /* the old ones may still be read */
         cudaFree(s->tags);
         s->tags = p;
         s->tag_capacity = n;
     }
     s->tag_count = 0;
-    if (n > 0 &&
-        !cuda_ok(cudaMemcpyAsync(s->tags, tags, (size_t)n, cudaMemcpyHostToDevice, s->stream),
-                 "cudaMemcpyAsync (sprite tags)", err)) {
+    if (n > 0 && !cuda_ok(cudaMemcpyAsync(s->tags, tags, (size_t)n, cudaMemcpyHostToDevice, STREAM),
+                          "cudaMemcpyAsync (sprite tags)", err)) {
         return false;
     }
     /* The copy is from pageable memory: it has left tags when this returns. */
@@ -171,7 +169,7 @@ bool splat_set_tags(splat *s, const uint8_t *tags, int n, splat_error *err) {
 /* The float4 of light per pixel, zeroed, for a picture of pixels. */
 static bool ensure_light(splat *s, size_t pixels, splat_error *err) {
     if (pixels > s->light_pixels) {
-        cudaStreamSynchronize(s->stream);
+        cudaStreamSynchronize(STREAM);
         cudaFree(s->light);
         s->light = NULL;
         s->light_pixels = 0;
@@ -183,7 +181,7 @@ static bool ensure_light(splat *s, size_t pixels, splat_error *err) {
         s->light_clean = false;
     }
     if (!s->light_clean) {
-        if (!cuda_ok(cudaMemsetAsync(s->light, 0, s->light_pixels * sizeof(float4), s->stream),
+        if (!cuda_ok(cudaMemsetAsync(s->light, 0, s->light_pixels * sizeof(float4), STREAM),
                      "cudaMemsetAsync (sprite light)", err)) {
             return false;
         }
@@ -218,16 +216,16 @@ bool splat_draw(splat *s, const void *vertices, int n, const splat_view *view,
     s->light_clean = false; /* until the resolve has run */
     if (n > 0) {
         const int blocks = (int)(((long long)n + SPRITE_THREADS - 1) / SPRITE_THREADS);
-        sprites_kernel<<<blocks, SPRITE_THREADS, 0, s->stream>>>((const float4 *)vertices, s->tags,
-                                                                 s->tag_count, n, *view, s->light);
+        sprites_kernel<<<blocks, SPRITE_THREADS, 0, STREAM>>>((const float4 *)vertices, s->tags,
+                                                              s->tag_count, n, *view, s->light);
         if (!cuda_ok(cudaGetLastError(), "sprites_kernel", err)) return false;
     }
     const dim3 block(RESOLVE_X, RESOLVE_Y);
     const dim3 grid((unsigned)((w + RESOLVE_X - 1) / RESOLVE_X),
                     (unsigned)((h + RESOLVE_Y - 1) / RESOLVE_Y));
-    resolve_kernel<<<grid, block, 0, s->stream>>>(s->light, w, h, s->surface);
+    resolve_kernel<<<grid, block, 0, STREAM>>>(s->light, w, h, s->surface);
     if (!cuda_ok(cudaGetLastError(), "resolve_kernel", err)) return false;
-    if (!cuda_ok(cudaStreamSynchronize(s->stream), "the sprite kernels", err)) return false;
+    if (!cuda_ok(cudaStreamSynchronize(STREAM), "the sprite kernels", err)) return false;
     s->light_clean = true;
     return true;
 }
