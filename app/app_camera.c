@@ -1,7 +1,7 @@
 /* app_camera.c - the camera seam of the app: orbit, pan and zoom (the
  * mouse in the window, and the arrow keys, Page Up / Page Down and Home, so
  * a clicker or a --script tour can fly the camera too), fitting the view to
- * the bodies (F), and following the centre of mass (G). Only app_view
+ * the bodies (F), and following the centre of mass (G). Only the camera
  * changes here; the simulation is read, never changed.
  */
 #include <math.h>
@@ -30,19 +30,14 @@ void app_orbit_degrees(app *a, double yaw_deg, double pitch_deg) {
 
 void app_camera_home(app *a) {
     /* The scene's camera and follow setting; the rest of the look stays. */
-    const app_view keep = a->view;
-    app_scene_view(a, a->scene);
-    const render_camera camera = a->view.camera;
-    const bool follow = a->view.follow_com;
-    a->view = keep;
-    a->view.camera = camera;
-    a->view.follow_com = follow;
+    a->view.camera = config_scene_look_of(a->scene).camera;
+    a->view.follow_com = false;
 }
 
 void app_pan(app *a, double dx, double dy, int fb_height) {
     /* Move the target in the view plane so the point under the cursor follows it. */
     const float fov = a->view.camera.fov_y > 0 ? a->view.camera.fov_y : 0.785398f;
-    const float lens = a->view.lens_scale > 0 ? a->view.lens_scale : 1.0f; /* the HUD's fit */
+    const float lens = a->ui.lens_scale > 0 ? a->ui.lens_scale : 1.0f; /* the HUD's fit */
     const float per_pixel = 2.0f * a->view.camera.distance * tanf(fov / 2) /
                             (lens * (float)(fb_height > 0 ? fb_height : 1));
     const float cy = cosf(a->view.camera.yaw), sy = sinf(a->view.camera.yaw);
@@ -61,11 +56,6 @@ void app_zoom(app *a, double steps) {
     if (a->view.camera.distance > 1e4f) a->view.camera.distance = 1e4f;
 }
 
-static int cmp_double(const void *x, const void *y) {
-    const double p = *(const double *)x, q = *(const double *)y;
-    return (p > q) - (p < q);
-}
-
 void app_fit_view(app *a) {
     const int n = sim_get_params(a->sim).body_count;
     sim_body *b = malloc(sizeof(sim_body) * (size_t)n);
@@ -73,7 +63,7 @@ void app_fit_view(app *a) {
     if (!b || !r) {
         free(b);
         free(r);
-        app_message(a, "out of memory fitting the view");
+        base_msg_post(&a->msg, "out of memory fitting the view");
         return;
     }
     sim_get_bodies(a->sim, b);
@@ -83,14 +73,14 @@ void app_fit_view(app *a) {
         for (int k = 0; k < 3; k++) d2 += pow(b[i].pos[k] - m.center_of_mass[k], 2);
         r[i] = sqrt(d2);
     }
-    qsort(r, (size_t)n, sizeof r[0], cmp_double);
+    qsort(r, (size_t)n, sizeof r[0], base_cmp_double);
     const double r90 = r[(size_t)(0.9 * (n - 1))]; /* stragglers do not set the scale */
     const float fov = a->view.camera.fov_y > 0 ? a->view.camera.fov_y : 0.785398f;
     for (int k = 0; k < 3; k++) a->view.camera.target[k] = (float)m.center_of_mass[k];
     a->view.camera.distance = (float)fmax(1.2 * r90 / tan(fov / 2), 1e-3);
     free(b);
     free(r);
-    app_message(a, "view fitted: 90%% of the bodies within %.3g of the centre", r90);
+    base_msg_post(&a->msg, "view fitted: 90%% of the bodies within %.3g of the centre", r90);
 }
 
 void app_follow(app *a) {

@@ -27,8 +27,6 @@
 
 #include "app.h"
 
-#define HEADLESS_DEFAULT_FRAMES 60
-
 #ifndef EGL_CUDA_DEVICE_NV
 #define EGL_CUDA_DEVICE_NV 0x323A
 #endif
@@ -62,11 +60,11 @@ static bool try_display(EGLDisplay dpy, app_egl *out) {
                                     8,
                                     EGL_NONE};
     const EGLint any_attrs[] = {EGL_SURFACE_TYPE, 0, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_NONE};
-    EGLConfig config;
+    EGLConfig egl_config;
     EGLint count = 0;
-    bool pbuffer = eglChooseConfig(dpy, pbuffer_attrs, &config, 1, &count) && count > 0;
+    bool pbuffer = eglChooseConfig(dpy, pbuffer_attrs, &egl_config, 1, &count) && count > 0;
     if (!pbuffer &&
-        !(surfaceless && eglChooseConfig(dpy, any_attrs, &config, 1, &count) && count > 0)) {
+        !(surfaceless && eglChooseConfig(dpy, any_attrs, &egl_config, 1, &count) && count > 0)) {
         eglTerminate(dpy);
         return false;
     }
@@ -77,7 +75,7 @@ static bool try_display(EGLDisplay dpy, app_egl *out) {
                                 EGL_CONTEXT_OPENGL_PROFILE_MASK,
                                 EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
                                 EGL_NONE};
-    EGLContext ctx = eglCreateContext(dpy, config, EGL_NO_CONTEXT, ctx_attrs);
+    EGLContext ctx = eglCreateContext(dpy, egl_config, EGL_NO_CONTEXT, ctx_attrs);
     if (ctx == EGL_NO_CONTEXT) {
         eglTerminate(dpy);
         return false;
@@ -85,7 +83,7 @@ static bool try_display(EGLDisplay dpy, app_egl *out) {
     EGLSurface surf = EGL_NO_SURFACE;
     if (pbuffer) {
         const EGLint surf_attrs[] = {EGL_WIDTH, 16, EGL_HEIGHT, 16, EGL_NONE};
-        surf = eglCreatePbufferSurface(dpy, config, surf_attrs);
+        surf = eglCreatePbufferSurface(dpy, egl_config, surf_attrs);
     }
     if (!eglMakeCurrent(dpy, surf, surf, ctx)) {
         if (surf != EGL_NO_SURFACE) eglDestroySurface(dpy, surf);
@@ -145,15 +143,15 @@ void app_egl_close(app_egl *e) {
 
 /* The progress line's state: where it goes and when it last went. */
 typedef struct progress {
-    bool on, tty;  /* shown at all; on a terminal (rewritten in place) */
-    bool shown;    /* the line is on the terminal, to be completed at the end */
-    double t0;     /* when the loop started */
-    double last;   /* when the line was last printed */
-    int frame0;    /* frames done at t0 */
+    bool on, tty; /* shown at all; on a terminal (rewritten in place) */
+    bool shown;   /* the line is on the terminal, to be completed at the end */
+    double t0;    /* when the loop started */
+    double last;  /* when the line was last printed */
+    int frame0;   /* frames done at t0 */
 } progress;
 
 static void progress_update(progress *pr, const app *a, int frames, bool done) {
-    const double now = app_now();
+    const double now = base_now();
     if (!pr->on || (!done && now - pr->last < 1.0)) return;
     if (done && pr->tty && !pr->shown) return; /* a short run: no line to complete */
     pr->last = now;
@@ -192,39 +190,39 @@ int app_headless_run(app *a) {
                 (unsigned)eglGetError());
         return 1;
     }
-    if (!app_create_render(a, true)) {
+    if (!app_gl_begin(a, true)) {
+        app_gl_end(a);
         app_egl_close(egl);
         return 1;
     }
 
-    const int frames = a->cfg.frames > 0 ? a->cfg.frames : HEADLESS_DEFAULT_FRAMES;
+    const int frames = a->cfg.frames > 0 ? a->cfg.frames : CONFIG_HEADLESS_FRAMES;
     const int w = a->cfg.width, h = a->cfg.height;
     /* The first frame pays for allocation and registration; time the rest.
      * The interop path is known once registration has been tried. */
     app_frame(a, w, h);
     printf("nbody: headless on %s (OpenGL %s), %s\n", render_gl_renderer(), render_gl_version(),
-           app_interop_path_name(a->interop.path));
+           interop_path_name(a->interop.path));
     glFinish();
     app_profile_reset(a); /* --profile: the timed frames only */
-    const double t0 = app_now();
+    const double t0 = base_now();
     progress pr = {.tty = isatty(2) != 0, .t0 = t0, .last = t0, .frame0 = a->live.frame};
     pr.on = pr.tty || a->cfg.progress;
-    while (a->live.frame < frames && !a->fe.quit && !a->live.blown_up &&
-           !app_signal_caught()) {
+    while (a->live.frame < frames && !a->fe.quit && !a->live.blown_up && !base_signal_caught()) {
         app_frame(a, w, h);
         progress_update(&pr, a, frames, false);
     }
     glFinish();
     app_profile_mark(a, APP_PHASE_LOOP); /* the last frame's GPU work */
     progress_update(&pr, a, frames, true);
-    const double seconds = app_now() - t0;
+    const double seconds = base_now() - t0;
     const int timed = a->live.frame - 1;
     const sim_params end = sim_get_params(a->sim);
     if (timed > 0) {
         printf("nbody: %d %s of %d %s (%d %s/frame) in %.3f s: %.1f frames/s, %.3f ms/step\n",
                timed, timed == 1 ? "frame" : "frames", end.body_count,
-               end.body_count == 1 ? "body" : "bodies", a->cfg.steps_per_frame,
-               a->cfg.steps_per_frame == 1 ? "step" : "steps", seconds, timed / seconds,
+               end.body_count == 1 ? "body" : "bodies", a->live.steps_per_frame,
+               a->live.steps_per_frame == 1 ? "step" : "steps", seconds, timed / seconds,
                sim_last_step_ms(a->sim));
         if (a->cfg.profile) app_profile_print(a);
     }
@@ -237,13 +235,13 @@ int app_headless_run(app *a) {
         fprintf(stderr, "nbody: the energy is not finite (t = %.6g): stopped after %d frames\n",
                 a->live.blown_up_time, a->live.frame);
     }
-    if (app_signal_caught()) {
+    if (base_signal_caught()) {
         fprintf(stderr, "nbody: stopped by signal %d after frame %d; writing the outputs\n",
-                app_signal_caught(), a->live.frame);
+                base_signal_caught(), a->live.frame);
     }
     bool ok = app_finish(a, w, h);
-    app_destroy(a);
+    app_gl_end(a);
     app_egl_close(egl);
-    const int rc = app_signal_exit_code(ok); /* 1: an output failed; 128 + signal */
+    const int rc = base_signal_exit_code(ok); /* 1: an output failed; 128 + signal */
     return rc == 0 && blown_up ? 3 : rc;
 }

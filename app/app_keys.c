@@ -1,12 +1,13 @@
 /* app_keys.c - key dispatch and the help, from the tables.
  *
  * The window's key callback and --script both call app_key(), so a script
- * exercises exactly what a person's fingers do. A key is looked up in three
- * tables, in this order: the knobs' keys (app_knobs.c: K, P, Q, D, S, T, J,
- * R, + and -, each with Shift stepping the other way), the scenes' number
- * keys (app_presets.c), and the view and loop keys below. The help overlay
- * and `nbody --help` list the same three tables, so they cannot drift from
- * them. Every knob is live: nothing restarts, and only a scene, N or seed
+ * exercises exactly what a person's fingers do. A key is looked up in four
+ * tables, in this order: the knobs' keys (config_knobs.c, done by
+ * app_knobs.c: K, P, Q, D, S, T, J, R, + and -, each with Shift stepping
+ * the other way), the scenes' number keys (config_scenes.c), the
+ * overlays' keys (ui.c: Tab, H, I, W and L), and the view and loop keys
+ * below. The help and `nbody --help` list the same tables, so they cannot
+ * drift from them. Every knob is live: nothing restarts, and only a scene, N or seed
  * change re-seeds. A change a variant or range cannot take is refused or
  * clamped, and the HUD says why.
  */
@@ -29,16 +30,17 @@ typedef struct binding {
 
 static void toggle_pause(app *a) {
     if (a->live.blown_up) {
-        app_message(a, "the bodies blew up: R re-seeds (Shift+T first halves the time step)");
+        base_msg_post(&a->msg,
+                      "the bodies blew up: R re-seeds (Shift+T first halves the time step)");
         return;
     }
     a->live.paused = !a->live.paused;
-    app_message(a, a->live.paused ? "paused (. steps once)" : "running");
+    base_msg_post(&a->msg, a->live.paused ? "paused (. steps once)" : "running");
 }
 
 static void step_once(app *a) {
     if (!a->live.paused) {
-        app_message(a, ". steps once while paused (Space pauses)");
+        base_msg_post(&a->msg, ". steps once while paused (Space pauses)");
         return;
     }
     a->live.step_once = true;
@@ -48,7 +50,7 @@ static void color_next(app *a) {
     static const char *const names[] = {"speed", "per body", "galaxy", "component"};
     _Static_assert(sizeof names / sizeof names[0] == RENDER_COLOR_COUNT, "one name per mode");
     a->view.color = (render_color)((a->view.color + 1) % RENDER_COLOR_COUNT);
-    app_message(a, "colour by %s", names[a->view.color]);
+    base_msg_post(&a->msg, "colour by %s", names[a->view.color]);
 }
 
 static void set_exposure(app *a, float factor) {
@@ -58,58 +60,53 @@ static void set_exposure(app *a, float factor) {
     a->view.exposure *= factor;
     if (a->view.exposure < 1e-3f) a->view.exposure = 1e-3f;
     if (a->view.exposure > 1e3f) a->view.exposure = 1e3f;
-    app_message(a, "exposure %.3g (A: automatic)", a->view.exposure);
+    base_msg_post(&a->msg, "exposure %.3g (A: automatic)", a->view.exposure);
 }
 
 static void exposure_auto(app *a) {
     a->view.auto_exposure = !a->view.auto_exposure;
     if (!a->view.auto_exposure && a->render) a->view.exposure = render_exposure(a->render);
-    app_message(a, a->view.auto_exposure ? "automatic exposure" : "exposure fixed at %.3g",
-                a->view.exposure);
+    base_msg_post(&a->msg, a->view.auto_exposure ? "automatic exposure" : "exposure fixed at %.3g",
+                  a->view.exposure);
 }
 
 static void sprites(app *a) {
-    const app_sprites_mode m = (app_sprites_mode)((a->sprites.mode + 1) % APP_SPRITES_COUNT);
+    const config_sprites m = (config_sprites)((a->sprites.mode + 1) % CONFIG_SPRITES_COUNT);
     app_sprites_set_mode(a, m);
-    if (m != APP_SPRITES_GL && !app_interop_cuda_sprites(&a->interop)) {
-        app_message(a, "sprites: %s: GL draws them (CUDA's need the zero-copy interop path)",
-                    app_sprites_mode_name(m));
+    if (m != CONFIG_SPRITES_GL && !interop_cuda_sprites(&a->interop)) {
+        base_msg_post(&a->msg,
+                      "sprites: %s: GL draws them (CUDA's need the zero-copy interop path)",
+                      config_sprites_name(m));
     } else {
-        app_message(a, "sprites: %s",
-                    m == APP_SPRITES_AUTO   ? "auto (the faster, measured)"
-                    : m == APP_SPRITES_CUDA ? "CUDA draws them"
-                                            : "GL draws them");
+        base_msg_post(&a->msg, "sprites: %s",
+                      m == CONFIG_SPRITES_AUTO   ? "auto (the faster, measured)"
+                      : m == CONFIG_SPRITES_CUDA ? "CUDA draws them"
+                                                 : "GL draws them");
     }
 }
 static void bloom(app *a) {
     a->view.bloom = !a->view.bloom;
-    app_message(a, a->view.bloom ? "bloom on" : "bloom off");
+    base_msg_post(&a->msg, a->view.bloom ? "bloom on" : "bloom off");
 }
 
 static void halo(app *a) {
     a->view.hide_halo = !a->view.hide_halo;
-    app_message(a, a->view.hide_halo ? "dark halo hidden" : "dark halo shown");
+    base_msg_post(&a->msg, a->view.hide_halo ? "dark halo hidden" : "dark halo shown");
 }
 
 static void vsync(app *a) {
     a->fe.vsync = !a->fe.vsync;
     a->fe.vsync_changed = true;
-    app_message(a, a->cfg.headless ? "vsync does not apply headless"
-                   : a->fe.vsync   ? "vsync on"
-                                   : "vsync off");
+    base_msg_post(&a->msg, a->cfg.headless ? "vsync does not apply headless"
+                           : a->fe.vsync   ? "vsync on"
+                                           : "vsync off");
 }
 
-static void help(app *a) {
-    a->view.help = !a->view.help;
-}
-static void hud(app *a) {
-    a->view.hud = !a->view.hud;
-}
 static void screenshot(app *a) {
-    a->out.screenshot_requested = true;
+    a->req.screenshot = true;
 }
 static void record(app *a) {
-    a->out.record_toggle_requested = true;
+    a->req.record_toggle = true;
 }
 static void quit(app *a) {
     a->fe.quit = true;
@@ -120,42 +117,27 @@ static void fit(app *a) {
 
 static void follow(app *a) {
     a->view.follow_com = !a->view.follow_com;
-    app_message(a, a->view.follow_com ? "camera follows the centre of mass (of the larger galaxy)"
-                                      : "camera stays put");
+    base_msg_post(&a->msg, a->view.follow_com
+                               ? "camera follows the centre of mass (of the larger galaxy)"
+                               : "camera stays put");
 }
 
 static void measure(app *a) {
     app_measure_force_error(a);
     const app_live *l = &a->live;
     if (l->ferr_valid) {
-        app_message(a,
-                    "%s vs the exact sum on %d bodies: median %.2e, 99th percentile %.2e, max %.2e",
-                    app_method_name(a), l->ferr.samples, l->ferr.median, l->ferr.p99, l->ferr.max);
+        base_msg_post(&a->msg,
+                      "%s vs the exact sum on %d bodies: median %.2e, 99th percentile %.2e, max "
+                      "%.2e",
+                      app_method_name(a), l->ferr.samples, l->ferr.median, l->ferr.p99,
+                      l->ferr.max);
     }
-}
-
-static void tree_cells(app *a) {
-    a->view.tree_cells = !a->view.tree_cells;
-    const bool tree = sim_get_params(a->sim).variant == SIM_VARIANT_TREE;
-    app_message(a,
-                !a->view.tree_cells ? "tree cells hidden"
-                : tree ? "tree cells: %d levels from the first that fits the view (L / Shift+L)"
-                       : "tree cells shown when the tree runs (K to it)",
-                a->view.tree_depth + 1);
-}
-
-static void tree_depth(app *a, int dir) {
-    int d = a->view.tree_depth + dir;
-    if (d < 0) d = 0;
-    if (d > APP_TREE_LEVELS) d = APP_TREE_LEVELS;
-    a->view.tree_depth = d;
-    app_message(a, "tree cells: %d levels from the first that fits the view", d + 1);
 }
 
 /* F11: the window front-end applies it (on the monitor the window is on). */
 static void fullscreen(app *a) {
     if (a->cfg.headless) {
-        app_message(a, "fullscreen (F11) does not apply headless");
+        base_msg_post(&a->msg, "fullscreen (F11) does not apply headless");
         return;
     }
     a->fe.fullscreen = !a->fe.fullscreen;
@@ -164,7 +146,7 @@ static void fullscreen(app *a) {
 
 static void camera_home(app *a) {
     app_camera_home(a);
-    app_message(a, "the scene's camera");
+    base_msg_post(&a->msg, "the scene's camera");
 }
 
 /* Arrows orbit by APP_ORBIT_STEP_DEG (Shift: APP_ORBIT_FINE_DEG), turning
@@ -206,7 +188,7 @@ static void reload(app *a) {
 /* , [ ]: a series only (Space and . step it too: app_key). */
 static void playback(app *a, int dir) {
     if (!app_snapshot_playback_key(a, dir)) {
-        app_message(a, ", [ ] step a snapshot series: --load 'run_*.hdf5' or a folder");
+        base_msg_post(&a->msg, ", [ ] step a snapshot series: --load 'run_*.hdf5' or a folder");
     }
 }
 static void previous(app *a) {
@@ -230,12 +212,8 @@ static const binding bindings[] = {
     {GLFW_KEY_O, "O", "show / hide the dark halo", halo},
     {GLFW_KEY_V, "V", "vsync on / off", vsync},
     {GLFW_KEY_X, "X", "measure the force error against the exact sum", measure},
-    {GLFW_KEY_W, "W", "tree cells as wire boxes on / off", tree_cells},
-    {GLFW_KEY_L, "L", "tree cells: one level more (Shift: fewer)", NULL},
     {GLFW_KEY_F, "F", "fit the view to the bodies", fit},
     {GLFW_KEY_G, "G", "camera follows the centre of mass (larger galaxy)", follow},
-    {GLFW_KEY_H, "H, F1", "this help", help},
-    {GLFW_KEY_TAB, "Tab", "HUD on / off", hud},
     {GLFW_KEY_F12, "F12", "screenshot to nbody-<time>-f<frame>.png", screenshot},
     {GLFW_KEY_ESCAPE, "Esc", "quit", quit},
     {GLFW_KEY_LEFT, "arrow keys", "orbit 5 degrees as a drag that way would (Shift: 1)", NULL},
@@ -248,8 +226,6 @@ static const binding bindings[] = {
     {GLFW_KEY_COMMA, ",", "snapshot series: previous (Space plays, . next)", previous},
     {GLFW_KEY_LEFT_BRACKET, "[", "snapshot series: 10 back", back10},
     {GLFW_KEY_RIGHT_BRACKET, "]", "snapshot series: 10 forward", forward10},
-    {GLFW_KEY_I, "I", "ladder chart: every rung's interactions/s at this N, timed live",
-     app_chart_toggle},
 };
 #define BINDING_COUNT ((int)(sizeof bindings / sizeof bindings[0]))
 
@@ -271,6 +247,20 @@ static int canonical(int key, int *mods) {
     }
 }
 
+/* An overlay's key: shows or hides it (its adjust key: dir +1 or -1), and
+ * says what it did where the overlay has something to say. */
+static void overlay_key(app *a, ui_overlay_id id, bool adjust, int dir) {
+    char msg[sizeof a->msg.text] = "";
+    if (adjust) {
+        ui_overlay_get(id)->adjust(&a->ui, dir, msg, sizeof msg);
+    } else {
+        ui_facts f;
+        app_ui_facts(a, &f);
+        ui_toggle(&a->ui, id, &f, msg, sizeof msg);
+    }
+    if (msg[0]) base_msg_post(&a->msg, "%s", msg);
+}
+
 void app_key(app *a, int key, int mods) {
     /* + is Shift+= on most layouts: + and = both step N up. */
     if (key == GLFW_KEY_EQUAL) mods &= ~GLFW_MOD_SHIFT;
@@ -281,13 +271,13 @@ void app_key(app *a, int key, int mods) {
         return;
     }
     const int dir = (mods & GLFW_MOD_SHIFT) ? -1 : 1;
-    for (int k = 0; k < APP_KNOB_COUNT; k++) {
-        if (app_knob_get((app_knob)k)->key == key) {
-            app_knob_key(a, (app_knob)k, dir);
+    for (int k = 0; k < CONFIG_KNOB_COUNT; k++) {
+        if (config_knob_get((config_knob)k)->key == key) {
+            app_knob_key(a, (config_knob)k, dir);
             return;
         }
     }
-    if (key >= GLFW_KEY_1 && key < GLFW_KEY_1 + app_scene_count()) {
+    if (key >= GLFW_KEY_1 && key < GLFW_KEY_1 + config_scene_count()) {
         app_scene_switch(a, key - GLFW_KEY_1);
         return;
     }
@@ -295,8 +285,10 @@ void app_key(app *a, int key, int mods) {
         set_exposure(a, dir > 0 ? 1.25f : 1 / 1.25f);
         return;
     }
-    if (key == GLFW_KEY_L) {
-        tree_depth(a, dir);
+    bool adjust = false;
+    const ui_overlay_id o = ui_overlay_of_key(key, &adjust);
+    if (o != UI_OVERLAY_COUNT) {
+        overlay_key(a, o, adjust, dir);
         return;
     }
     if (camera_key(a, key, mods)) return;
@@ -318,8 +310,8 @@ static const char *const mouse_help[][2] = {
 /* The knobs' keys in the help: "T / Shift+T", "+ / -". */
 static int knob_keys(int i, char *label, size_t label_len, char *text, size_t text_len) {
     int seen = 0;
-    for (int k = 0; k < APP_KNOB_COUNT; k++) {
-        const app_knob_info *info = app_knob_get((app_knob)k);
+    for (int k = 0; k < CONFIG_KNOB_COUNT; k++) {
+        const config_knob_info *info = config_knob_get((config_knob)k);
         if (!info->key) continue;
         if (seen++ != i) continue;
         if (info->key == GLFW_KEY_EQUAL) {
@@ -338,12 +330,28 @@ bool app_key_help(int i, char *label, size_t label_len, char *text, size_t text_
     const int knobs = knob_keys(i, label, label_len, text, text_len);
     if (knobs < 0) return true;
     i -= knobs;
-    if (i < app_scene_count()) {
+    if (i < config_scene_count()) {
         snprintf(label, label_len, "%d", i + 1);
-        snprintf(text, text_len, "%s", app_scene_key_help(i));
+        snprintf(text, text_len, "%s", config_scene_key_help(i));
         return true;
     }
-    i -= app_scene_count();
+    i -= config_scene_count();
+    for (int o = 0; o < UI_OVERLAY_COUNT; o++) {
+        const ui_overlay *ov = ui_overlay_get((ui_overlay_id)o);
+        if (i == 0) {
+            snprintf(label, label_len, "%s", ov->key_label);
+            snprintf(text, text_len, "%s", ov->help);
+            return true;
+        }
+        i--;
+        if (!ov->adjust_key) continue;
+        if (i == 0) {
+            snprintf(label, label_len, "%s", ov->adjust_label);
+            snprintf(text, text_len, "%s", ov->adjust_help);
+            return true;
+        }
+        i--;
+    }
     if (i < BINDING_COUNT) {
         snprintf(label, label_len, "%s", bindings[i].label);
         snprintf(text, text_len, "%s", bindings[i].help);
@@ -358,36 +366,10 @@ bool app_key_help(int i, char *label, size_t label_len, char *text, size_t text_
     return false;
 }
 
-/* Names --script understands beyond single letters and digits. */
-static const struct {
-    const char *name;
-    int key;
-} key_names[] = {
-    {"Space", GLFW_KEY_SPACE},   {".", GLFW_KEY_PERIOD},       {"Period", GLFW_KEY_PERIOD},
-    {"+", GLFW_KEY_EQUAL},       {"Plus", GLFW_KEY_EQUAL},     {"-", GLFW_KEY_MINUS},
-    {"Minus", GLFW_KEY_MINUS},   {"Tab", GLFW_KEY_TAB},        {"Esc", GLFW_KEY_ESCAPE},
-    {"Escape", GLFW_KEY_ESCAPE}, {"F1", GLFW_KEY_F1},          {"F12", GLFW_KEY_F12},
-    {"Left", GLFW_KEY_LEFT},     {"Right", GLFW_KEY_RIGHT},    {"Up", GLFW_KEY_UP},
-    {"Down", GLFW_KEY_DOWN},     {"PageUp", GLFW_KEY_PAGE_UP}, {"PageDown", GLFW_KEY_PAGE_DOWN},
-    {"Home", GLFW_KEY_HOME},     {"F11", GLFW_KEY_F11},
-    {"F5", GLFW_KEY_F5},         {"F9", GLFW_KEY_F9},          {",", GLFW_KEY_COMMA},
-    {"Comma", GLFW_KEY_COMMA},   {"[", GLFW_KEY_LEFT_BRACKET}, {"]", GLFW_KEY_RIGHT_BRACKET},
-};
-
-bool app_key_parse(const char *name, int *key, int *mods) {
-    *mods = 0;
-    if (strncasecmp(name, "Shift+", 6) == 0) {
-        *mods = GLFW_MOD_SHIFT;
-        name += 6;
+void app_keys_usage(FILE *f) {
+    fprintf(f, "\nkeys (H or F1 shows them in the window too):\n");
+    char label[64], text[160];
+    for (int i = 0; app_key_help(i, label, sizeof label, text, sizeof text); i++) {
+        fprintf(f, "  %-20s %s\n", label, text);
     }
-    if (name[0] && !name[1]) {
-        const char c = name[0];
-        if (c >= 'a' && c <= 'z') return *key = GLFW_KEY_A + (c - 'a'), true;
-        if (c >= 'A' && c <= 'Z') return *key = GLFW_KEY_A + (c - 'A'), true;
-        if (c >= '0' && c <= '9') return *key = GLFW_KEY_0 + (c - '0'), true;
-    }
-    for (size_t i = 0; i < sizeof key_names / sizeof key_names[0]; i++) {
-        if (strcasecmp(name, key_names[i].name) == 0) return *key = key_names[i].key, true;
-    }
-    return false;
 }

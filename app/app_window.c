@@ -122,19 +122,19 @@ static void apply_fullscreen(GLFWwindow *window, window_state *s) {
         const GLFWvidmode *mode = m ? glfwGetVideoMode(m) : NULL;
         if (!mode) {
             a->fe.fullscreen = false;
-            app_message(a, "fullscreen: no monitor to fill");
+            base_msg_post(&a->msg, "fullscreen: no monitor to fill");
             return;
         }
         glfwGetWindowPos(window, &s->windowed[0], &s->windowed[1]);
         glfwGetWindowSize(window, &s->windowed[2], &s->windowed[3]);
         glfwSetWindowMonitor(window, m, 0, 0, mode->width, mode->height, mode->refreshRate);
         const char *name = glfwGetMonitorName(m);
-        app_message(a, "fullscreen on %s (%dx%d); F11 goes back", name ? name : "the monitor",
-                    mode->width, mode->height);
+        base_msg_post(&a->msg, "fullscreen on %s (%dx%d); F11 goes back",
+                      name ? name : "the monitor", mode->width, mode->height);
     } else {
         glfwSetWindowMonitor(window, NULL, s->windowed[0], s->windowed[1], s->windowed[2],
                              s->windowed[3], GLFW_DONT_CARE);
-        app_message(a, "windowed again (%dx%d)", s->windowed[2], s->windowed[3]);
+        base_msg_post(&a->msg, "windowed again (%dx%d)", s->windowed[2], s->windowed[3]);
     }
     glfwSwapInterval(a->fe.vsync ? 1 : 0); /* some drivers reset it with the monitor */
 }
@@ -146,8 +146,7 @@ static void update_title(GLFWwindow *window, app *a) {
     file = file ? file + 1 : a->snapshot.file; /* --load's file, by name */
     snprintf(title, sizeof title, "nbody - %.96s%s%d bod%s, %s, %s, %.0f frames/s%s", file,
              file[0] ? ", " : "", p.body_count, p.body_count == 1 ? "y" : "ies", sim_ic_name(p.ic),
-             p.backend == SIM_BACKEND_CUDA ? sim_variant_info(p.variant)->name : "cpu reference",
-             a->live.fps, a->live.paused ? " (paused)" : "");
+             app_method_name(a), a->live.fps, a->live.paused ? " (paused)" : "");
     glfwSetWindowTitle(window, title);
 }
 
@@ -185,7 +184,8 @@ int app_window_run(app *a) {
     float xs = 1, ys = 1;
     glfwGetWindowContentScale(window, &xs, &ys);
     a->fe.content_scale = xs > ys ? xs : ys;
-    if (!app_create_render(a, false)) {
+    if (!app_gl_begin(a, false)) {
+        app_gl_end(a);
         glfwDestroyWindow(window);
         glfwTerminate();
         return 1;
@@ -199,7 +199,7 @@ int app_window_run(app *a) {
         glfwPollEvents();
         if (a->fe.fullscreen_changed) apply_fullscreen(window, &state);
         glfwGetWindowSize(window, &a->fe.window_width, &a->fe.window_height);
-        const bool closing = glfwWindowShouldClose(window) || a->fe.quit || app_signal_caught();
+        const bool closing = glfwWindowShouldClose(window) || a->fe.quit || base_signal_caught();
         int fbw = 0, fbh = 0;
         glfwGetFramebufferSize(window, &fbw, &fbh);
         if ((fbw == 0 || fbh == 0) && !closing) {
@@ -216,7 +216,7 @@ int app_window_run(app *a) {
         app_frame(a, fbw, fbh);
         if (a->live.frame == 1) { /* registration has been tried by now */
             printf("nbody: window on %s (OpenGL %s), %s\n", render_gl_renderer(),
-                   render_gl_version(), app_interop_path_name(a->interop.path));
+                   render_gl_version(), interop_path_name(a->interop.path));
             app_profile_reset(a); /* --profile: the frames after the first */
         }
         finished = closing || (a->cfg.frames > 0 && a->live.frame >= a->cfg.frames);
@@ -228,8 +228,8 @@ int app_window_run(app *a) {
         }
     }
     if (a->cfg.profile) app_profile_print(a);
-    app_destroy(a); /* GL objects go while the context is current */
+    app_gl_end(a); /* GL objects go while the context is current */
     glfwDestroyWindow(window);
     glfwTerminate();
-    return app_signal_exit_code(ok);
+    return base_signal_exit_code(ok);
 }

@@ -2,8 +2,8 @@
  *
  *     test_bench_report OUT.json OUT.png FONT.ttf
  *
- * Feeds app_bench_report.c the most rows the benchmark keeps (1024: the
- * APP_LIST_MAX variants x N x p x q lists give more, the benchmark keeps the
+ * Feeds bench_report.c the most rows the benchmark keeps (1024: the
+ * CONFIG_LIST_MAX variants x N x p x q lists give more, the benchmark keeps the
  * first 1024) with the longest numbers there are (N = INT_MAX, times from
  * 1e-300 to 1e300 ms, inf and NaN), every tree field, and a device name of
  * 255 characters full of quotes, backslashes and control characters - the
@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
-#include "app_bench_report.h"
+#include "bench.h"
+#include "io.h"
 
 #define ROWS 1024
 
@@ -30,11 +30,11 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: test_bench_report OUT.json OUT.png FONT.ttf\n");
         return 2;
     }
-    app_bench_row *rows = calloc(ROWS, sizeof *rows);
+    bench_row *rows = calloc(ROWS, sizeof *rows);
     if (!rows) return 1;
     static const double ms[] = {1e-300, 1e300, 123456.789, 0.001, INFINITY, NAN};
     for (int i = 0; i < ROWS; i++) {
-        app_bench_row *r = &rows[i];
+        bench_row *r = &rows[i];
         r->variant = (sim_variant)(1 + i % (SIM_VARIANT_COUNT - 1)); /* every all-pairs rung */
         r->tree = i % 7 == 3;
         r->n = i % 2 ? INT_MAX : i + 1;
@@ -54,7 +54,7 @@ int main(int argc, char **argv) {
         r->error_median = 1e-300;
         r->error_p99 = 1e300;
     }
-    app_bench_result res = {.cuda = true, .rows = rows, .count = ROWS};
+    bench_result res = {.cuda = true, .rows = rows, .count = ROWS};
     for (int i = 0; i < (int)sizeof res.dev.name - 1; i++) /* quotes, backslashes, tabs, newlines */
         res.dev.name[i] = "a\"\\\t\nZ"[i % 6];
     res.dev.sm_count = INT_MAX;
@@ -62,34 +62,34 @@ int main(int argc, char **argv) {
     res.dev.cc_major = 9;
     res.dev.driver_version = INT_MAX;
     res.dev.runtime_version = INT_MIN;
-    int order[APP_LIST_MAX];
-    for (int k = 0; k < APP_LIST_MAX; k++) order[k] = 1 + k % (SIM_VARIANT_COUNT - 1);
+    int order[CONFIG_LIST_MAX];
+    for (int k = 0; k < CONFIG_LIST_MAX; k++) order[k] = 1 + k % (SIM_VARIANT_COUNT - 1);
     res.order = order;
-    res.order_count = APP_LIST_MAX;
+    res.order_count = CONFIG_LIST_MAX;
 
     int failed = 0;
     FILE *null = fopen("/dev/null", "w"); /* the table: here only for ASan to watch */
     if (null) {
-        app_bench_print(&res, null);
+        bench_print(&res, null);
         fclose(null);
     }
-    char *json = app_bench_json(&res);
+    char *json = bench_json(&res);
     if (!json) {
-        printf("FAIL: app_bench_json returned NULL\n");
+        printf("FAIL: bench_json returned NULL\n");
         return 1;
     }
     printf("JSON: %zu bytes for %d rows\n", strlen(json), ROWS);
     /* Each row is one line; the last must be there, closed. */
     if (!strstr(json, "  ]\n}\n"))
         failed++, printf("FAIL: the JSON does not end with its closing\n");
-    if (!app_output_text(argv[1], "--json", json)) failed++;
+    if (!io_write_text(argv[1], "--json", json)) failed++;
     free(json);
 
     int w = 0, h = 0;
     char why[512] = "";
-    uint8_t *rgba = app_bench_chart(&res, argv[3], &w, &h, why, sizeof why);
+    uint8_t *rgba = bench_chart(&res, argv[3], &w, &h, why, sizeof why);
     if (!rgba) {
-        printf("FAIL: app_bench_chart: %s\n", why);
+        printf("FAIL: bench_chart: %s\n", why);
         return 1;
     }
     /* Both bar colours (all-pairs blue 52,101,164 and tree orange 204,102,0)
@@ -104,11 +104,11 @@ int main(int argc, char **argv) {
     printf("chart %d x %d: %ld blue, %ld orange, %ld dark pixels\n", w, h, blue, orange, dark);
     if (blue < 100 || orange < 100 || dark < 1000)
         failed++, printf("FAIL: the chart looks blank\n");
-    if (!app_output_png(argv[2], w, h, rgba)) failed++;
+    if (!io_write_png(argv[2], w, h, rgba)) failed++;
     free(rgba);
 
     char bad[64] = "";
-    if (app_bench_chart(&res, "/nonexistent/font.ttf", &w, &h, bad, sizeof bad) || !bad[0])
+    if (bench_chart(&res, "/nonexistent/font.ttf", &w, &h, bad, sizeof bad) || !bad[0])
         failed++, printf("FAIL: a missing font gives no error\n");
     free(rows);
     printf("%s\n", failed ? "FAIL" : "ok");

@@ -26,16 +26,15 @@
 
 #define W 960
 #define H 540
-#define N 1000 /* the current N: small, so a CPU step is a few ms */
+#define N 1000              /* the current N: small, so a CPU step is a few ms */
 #define FRAMES_TO_MEASURE 6 /* two rungs, one per frame, with room to spare */
 
 static void check_arithmetic(void) {
-    CHECK(app_chart_interactions_per_s(1000, 2.0) == 5e8, "1000^2 in 2 ms: %g",
-          app_chart_interactions_per_s(1000, 2.0));
-    CHECK(app_chart_interactions_per_s(1000, 0) == 0, "no time, no rate");
+    CHECK(ui_chart_rate(1000, 2.0) == 5e8, "1000^2 in 2 ms: %g", ui_chart_rate(1000, 2.0));
+    CHECK(ui_chart_rate(1000, 0) == 0, "no time, no rate");
     const double ips[] = {1e9, 2e9, 0, 8e9, 4e9};
     double prev[5], first[5];
-    app_chart_speedups(ips, 5, prev, first);
+    ui_chart_speedups(ips, 5, prev, first);
     const double want_prev[] = {0, 2, 0, 0, 0.5}, want_first[] = {1, 2, 0, 8, 4};
     for (int i = 0; i < 5; i++) {
         CHECK(prev[i] == want_prev[i], "rung %d over the previous: %g, want %g", i, prev[i],
@@ -44,27 +43,27 @@ static void check_arithmetic(void) {
               want_first[i]);
     }
     const double none[] = {0, 3e9};
-    app_chart_speedups(none, 2, prev, first);
+    ui_chart_speedups(none, 2, prev, first);
     CHECK(prev[1] == 0 && first[1] == 0, "no first rate, no speedups: %g %g", prev[1], first[1]);
-    CHECK(app_chart_estimate_ms(false, 1000, 2.0, 4000) == 32.0, "N^2: %g",
-          app_chart_estimate_ms(false, 1000, 2.0, 4000));
-    const double tree = app_chart_estimate_ms(true, 1024, 3.0, 4096);
+    CHECK(app_ladder_estimate_ms(false, 1000, 2.0, 4000) == 32.0, "N^2: %g",
+          app_ladder_estimate_ms(false, 1000, 2.0, 4000));
+    const double tree = app_ladder_estimate_ms(true, 1024, 3.0, 4096);
     CHECK(fabs(tree - 3.0 * 4 * 12 / 10) < 1e-12, "N log N: %g", tree);
 }
 
 static void check_ring(void) {
-    app_spark s = {.count = 0};
+    ui_spark s = {.count = 0};
     double t, de;
-    CHECK(!app_spark_get(&s, 0, &t, &de), "empty");
-    for (int i = 0; i < APP_SPARK_SAMPLES + 44; i++) app_spark_push(&s, i, -1e-6 * i);
-    CHECK(s.count == APP_SPARK_SAMPLES, "full at %d: %d", APP_SPARK_SAMPLES, s.count);
-    CHECK(app_spark_get(&s, 0, &t, &de) && t == 44 && de == -44e-6, "oldest kept: t %g", t);
-    CHECK(app_spark_get(&s, APP_SPARK_SAMPLES - 1, &t, &de) && t == APP_SPARK_SAMPLES + 43,
+    CHECK(!ui_spark_get(&s, 0, &t, &de), "empty");
+    for (int i = 0; i < UI_SPARK_SAMPLES + 44; i++) ui_spark_push(&s, i, -1e-6 * i);
+    CHECK(s.count == UI_SPARK_SAMPLES, "full at %d: %d", UI_SPARK_SAMPLES, s.count);
+    CHECK(ui_spark_get(&s, 0, &t, &de) && t == 44 && de == -44e-6, "oldest kept: t %g", t);
+    CHECK(ui_spark_get(&s, UI_SPARK_SAMPLES - 1, &t, &de) && t == UI_SPARK_SAMPLES + 43,
           "newest: t %g", t);
-    CHECK(!app_spark_get(&s, APP_SPARK_SAMPLES, &t, &de), "past the end");
-    app_spark_push(&s, 3.0, 0); /* time went back: new bodies */
-    CHECK(s.count == 1 && app_spark_get(&s, 0, &t, &de) && t == 3.0, "starts over: %d", s.count);
-    app_spark_reset(&s);
+    CHECK(!ui_spark_get(&s, UI_SPARK_SAMPLES, &t, &de), "past the end");
+    ui_spark_push(&s, 3.0, 0); /* time went back: new bodies */
+    CHECK(s.count == 1 && ui_spark_get(&s, 0, &t, &de) && t == 3.0, "starts over: %d", s.count);
+    ui_spark_reset(&s);
     CHECK(s.count == 0, "reset");
 }
 
@@ -93,8 +92,8 @@ static void frame(app *a) {
 /* Frames until both CPU rungs have a result at n; how many it took. */
 static int frames_until_measured(app *a, int n) {
     int f = 0;
-    while (f < FRAMES_TO_MEASURE && !(app_chart_result(a, SIM_VARIANT_BEST, n) &&
-                                      app_chart_result(a, SIM_VARIANT_TREE, n))) {
+    while (f < FRAMES_TO_MEASURE && !(app_ladder_result(a, SIM_VARIANT_BEST, n) &&
+                                      app_ladder_result(a, SIM_VARIANT_TREE, n))) {
         frame(a);
         f++;
     }
@@ -141,26 +140,25 @@ static double share_of(const uint8_t *px, const float bar[4], uint32_t rgb) {
 static void check_chart(app *a) {
     a->live.paused = true; /* so the running simulation must not move at all */
     /* Whatever this machine's speed, every rung fits (the cap is ~1 s). */
-    a->chart.cap_ms = 1e9;
+    a->ladder.cap_ms = 1e9;
     frame(a);
     int n0;
     sim_body *before = bodies_of(a->sim, &n0);
     const sim_params p0 = sim_get_params(a->sim);
 
     app_key(a, GLFW_KEY_I, 0);
-    CHECK(a->chart.open, "I opens the chart");
+    CHECK(a->ui.shown[UI_OVERLAY_CHART], "I opens the chart");
     const int took = frames_until_measured(a, N);
-    const app_rung_result *ref = app_chart_result(a, SIM_VARIANT_BEST, N);
-    const app_rung_result *tree = app_chart_result(a, SIM_VARIANT_TREE, N);
+    const app_rung_result *ref = app_ladder_result(a, SIM_VARIANT_BEST, N);
+    const app_rung_result *tree = app_ladder_result(a, SIM_VARIANT_TREE, N);
     CHECK(ref && tree, "both CPU methods timed within %d frames (took %d)", FRAMES_TO_MEASURE,
           took);
     CHECK(took <= 2, "one rung per frame: %d frames for two", took);
     if (!ref || !tree) return;
-    CHECK(ref->status == APP_RUNG_OK && !ref->live && ref->ms > 0 &&
-              app_chart_interactions_per_s(N, ref->ms) > 0,
+    CHECK(ref->status == UI_RUNG_OK && !ref->live && ref->ms > 0 && ui_chart_rate(N, ref->ms) > 0,
           "reference: %.3g ms/step, timed on a copy", ref->ms);
-    CHECK(tree->status == APP_RUNG_OK && !tree->live && tree->ms > 0 &&
-              app_chart_interactions_per_s(N, tree->ms) > 0,
+    CHECK(tree->status == UI_RUNG_OK && !tree->live && tree->ms > 0 &&
+              ui_chart_rate(N, tree->ms) > 0,
           "tree: %.3g ms/step, timed on a copy", tree->ms);
     const double when_ref = ref->when, when_tree = tree->when;
 
@@ -183,7 +181,7 @@ static void check_chart(app *a) {
     render_read_pixels(a->render, W, H, px);
     uint32_t colour[2] = {0, 0};
     for (int i = 0; i < 2; i++) {
-        const float *bar = a->chart.bar[i];
+        const float *bar = a->ui.bars[i];
         CHECK(bar[2] >= 2 && bar[3] >= 4, "bar %d drawn: %.0f x %.0f px", i, bar[2], bar[3]);
         const double fill = bar_fill(px, bar, &colour[i]);
         const uint8_t r = colour[i] >> 16, g = colour[i] >> 8 & 255, b = colour[i] & 255;
@@ -192,10 +190,9 @@ static void check_chart(app *a) {
     }
     CHECK(colour[0] != colour[1], "the running rung stands out: #%06x, #%06x", colour[0],
           colour[1]);
-    const float bar0[4] = {a->chart.bar[0][0], a->chart.bar[0][1], a->chart.bar[0][2],
-                           a->chart.bar[0][3]};
+    const float bar0[4] = {a->ui.bars[0][0], a->ui.bars[0][1], a->ui.bars[0][2], a->ui.bars[0][3]};
     app_key(a, GLFW_KEY_I, 0);
-    CHECK(!a->chart.open, "I closes it");
+    CHECK(!a->ui.shown[UI_OVERLAY_CHART], "I closes it");
     frame(a);
     render_read_pixels(a->render, W, H, px);
     CHECK(share_of(px, bar0, colour[0]) < 0.05, "closed: no bar (%.0f%% of its colour left)",
@@ -206,65 +203,65 @@ static void check_chart(app *a) {
     app_key(a, GLFW_KEY_I, 0);
     app_key(a, GLFW_KEY_EQUAL, 0);
     CHECK(sim_get_params(a->sim).body_count == 2 * N, "+ doubles N");
-    CHECK(!app_chart_result(a, SIM_VARIANT_BEST, 2 * N), "nothing yet at the new N");
+    CHECK(!app_ladder_result(a, SIM_VARIANT_BEST, 2 * N), "nothing yet at the new N");
     frames_until_measured(a, 2 * N);
-    const app_rung_result *ref2 = app_chart_result(a, SIM_VARIANT_BEST, 2 * N);
-    const app_rung_result *tree2 = app_chart_result(a, SIM_VARIANT_TREE, 2 * N);
-    CHECK(ref2 && ref2->status == APP_RUNG_OK && ref2->ms > 0 && tree2 &&
-              tree2->status == APP_RUNG_OK && tree2->ms > 0,
+    const app_rung_result *ref2 = app_ladder_result(a, SIM_VARIANT_BEST, 2 * N);
+    const app_rung_result *tree2 = app_ladder_result(a, SIM_VARIANT_TREE, 2 * N);
+    CHECK(ref2 && ref2->status == UI_RUNG_OK && ref2->ms > 0 && tree2 &&
+              tree2->status == UI_RUNG_OK && tree2->ms > 0,
           "both timed again at N = %d", 2 * N);
     app_key(a, GLFW_KEY_MINUS, 0);
     frame(a);
     frame(a);
-    ref = app_chart_result(a, SIM_VARIANT_BEST, N);
-    tree = app_chart_result(a, SIM_VARIANT_TREE, N);
+    ref = app_ladder_result(a, SIM_VARIANT_BEST, N);
+    tree = app_ladder_result(a, SIM_VARIANT_TREE, N);
     CHECK(ref && tree && ref->when == when_ref && tree->when == when_tree,
           "back at N = %d: the results kept, not timed again", N);
 
     /* Too slow by an estimate: not run. With a cap of 100 s, the tree
      * "took" 1e6 ms at 10 bodies: 6e6 ms at 40 and 3e8 ms at N. */
-    a->chart.cap_ms = 1e5;
-    a->chart.result_count = 0;
-    a->chart.results[a->chart.result_count++] = (app_rung_result){
-        .variant = SIM_VARIANT_TREE, .n = 10, .status = APP_RUNG_OK, .ms = 1e6, .when = 0};
+    a->ladder.cap_ms = 1e5;
+    a->ladder.result_count = 0;
+    a->ladder.results[a->ladder.result_count++] = (app_rung_result){
+        .variant = SIM_VARIANT_TREE, .n = 10, .status = UI_RUNG_OK, .ms = 1e6, .when = 0};
     /* The reference 2 s at 100: 200 s at N from there, but 32 s at 400, so a
      * subset of 400 bodies is timed first, then N from that. */
-    a->chart.results[a->chart.result_count++] = (app_rung_result){
-        .variant = SIM_VARIANT_BEST, .n = 100, .status = APP_RUNG_OK, .ms = 2000, .when = 0};
+    a->ladder.results[a->ladder.result_count++] = (app_rung_result){
+        .variant = SIM_VARIANT_BEST, .n = 100, .status = UI_RUNG_OK, .ms = 2000, .when = 0};
     frame(a);
-    const app_rung_result *pilot = app_chart_result(a, SIM_VARIANT_BEST, 400);
-    CHECK(pilot && pilot->status == APP_RUNG_OK && pilot->ms > 0 &&
-              !app_chart_result(a, SIM_VARIANT_BEST, N),
+    const app_rung_result *pilot = app_ladder_result(a, SIM_VARIANT_BEST, 400);
+    CHECK(pilot && pilot->status == UI_RUNG_OK && pilot->ms > 0 &&
+              !app_ladder_result(a, SIM_VARIANT_BEST, N),
           "a subset of 400 timed first");
     frame(a);
-    ref = app_chart_result(a, SIM_VARIANT_BEST, N);
-    CHECK(ref && ref->status == APP_RUNG_OK && ref->ms > 0, "then N itself");
+    ref = app_ladder_result(a, SIM_VARIANT_BEST, N);
+    CHECK(ref && ref->status == UI_RUNG_OK && ref->ms > 0, "then N itself");
     frame(a);
-    tree = app_chart_result(a, SIM_VARIANT_TREE, N);
-    CHECK(tree && tree->status == APP_RUNG_TOO_SLOW && tree->ms > 1e8,
+    tree = app_ladder_result(a, SIM_VARIANT_TREE, N);
+    CHECK(tree && tree->status == UI_RUNG_TOO_SLOW && tree->ms > 1e8,
           "the tree too slow by its estimate (%g ms), not run", tree ? tree->ms : 0);
 
     /* A temporary sim that cannot be made (here a desc sim_create refuses,
      * failing the way an allocation does: NULL and a message) marks the
      * rung and the frame goes on. */
-    a->chart.result_count = 0;
+    a->ladder.result_count = 0;
     const sim_desc keep = a->scene_desc;
     a->scene_desc.galaxy.disk_mass = -1;
     frame(a);
     frame(a);
     a->scene_desc = keep;
-    ref = app_chart_result(a, SIM_VARIANT_BEST, N);
-    tree = app_chart_result(a, SIM_VARIANT_TREE, N);
-    CHECK(ref && ref->status == APP_RUNG_NO_MEMORY && tree && tree->status == APP_RUNG_NO_MEMORY,
+    ref = app_ladder_result(a, SIM_VARIANT_BEST, N);
+    tree = app_ladder_result(a, SIM_VARIANT_TREE, N);
+    CHECK(ref && ref->status == UI_RUNG_NO_MEMORY && tree && tree->status == UI_RUNG_NO_MEMORY,
           "both marked, not failed");
 
     /* Running: its own step time goes in, as the running method's. */
-    a->chart.result_count = 0;
+    a->ladder.result_count = 0;
     a->live.paused = false;
     frame(a);
     frame(a);
-    ref = app_chart_result(a, SIM_VARIANT_BEST, N);
-    CHECK(ref && ref->live && ref->status == APP_RUNG_OK && ref->ms > 0,
+    ref = app_ladder_result(a, SIM_VARIANT_BEST, N);
+    CHECK(ref && ref->live && ref->status == UI_RUNG_OK && ref->ms > 0,
           "the running reference's own step time recorded");
     app_key(a, GLFW_KEY_I, 0);
 }
@@ -273,8 +270,8 @@ static void check_chart(app *a) {
  * taken: after the frame's steps, or before them (the first sample, E0). */
 static bool newest_is_sampled(app *a, double t_before) {
     double t, de;
-    if (!app_spark_get(&a->chart.spark, a->chart.spark.count - 1, &t, &de)) return false;
-    const double want = (a->live.diag.total - a->live.energy0) / fabs(a->live.energy0);
+    if (!ui_spark_get(&a->ui.spark, a->ui.spark.count - 1, &t, &de)) return false;
+    const double want = app_energy_error(a);
     return de == want && (t == sim_get_params(a->sim).time || t == t_before);
 }
 
@@ -282,35 +279,35 @@ static void check_sparkline(app *a) {
     app_key(a, GLFW_KEY_MINUS, 0); /* N / 2: cheaper steps */
     a->live.paused = false;
     app_physics_changed(a);
-    CHECK(a->chart.spark.count == 0, "app_physics_changed empties the sparkline");
+    CHECK(a->ui.spark.count == 0, "app_physics_changed empties the sparkline");
     int samples = 0;
     for (int f = 0; f < 3 * APP_DIAG_EVERY + 1; f++) {
         const double t_before = sim_get_params(a->sim).time;
         frame(a);
         if (a->live.diag_frame == a->live.frame - 1) {
             samples++;
-            CHECK(a->chart.spark.count == samples, "one point per sample: %d, want %d",
-                  a->chart.spark.count, samples);
+            CHECK(a->ui.spark.count == samples, "one point per sample: %d, want %d",
+                  a->ui.spark.count, samples);
             CHECK(newest_is_sampled(a, t_before), "point %d is the energy error sampled", samples);
         }
     }
     CHECK(samples >= 3, "%d samples in %d frames", samples, 3 * APP_DIAG_EVERY + 1);
     /* Damping: the sparkline keeps going and turns down. */
     double t, de_before, de_after;
-    app_spark_get(&a->chart.spark, a->chart.spark.count - 1, &t, &de_before);
-    const int kept = a->chart.spark.count;
+    ui_spark_get(&a->ui.spark, a->ui.spark.count - 1, &t, &de_before);
+    const int kept = a->ui.spark.count;
     for (int i = 0; i < 6; i++) app_key(a, GLFW_KEY_D, 0); /* 1 - 3.2e-3 per step */
     for (int f = 0; f < 2 * APP_DIAG_EVERY + 1; f++) frame(a);
-    CHECK(a->chart.spark.count >= kept + 2, "damping does not reset it: %d points, had %d",
-          a->chart.spark.count, kept);
-    app_spark_get(&a->chart.spark, a->chart.spark.count - 1, &t, &de_after);
+    CHECK(a->ui.spark.count >= kept + 2, "damping does not reset it: %d points, had %d",
+          a->ui.spark.count, kept);
+    ui_spark_get(&a->ui.spark, a->ui.spark.count - 1, &t, &de_after);
     CHECK(de_after < de_before - 1e-3, "damped: the energy error falls, %.3g -> %.3g", de_before,
           de_after);
     app_key(a, GLFW_KEY_S, 0); /* the softening redefines E: start over */
-    CHECK(a->chart.spark.count == 0, "S (softening) resets it: %d", a->chart.spark.count);
+    CHECK(a->ui.spark.count == 0, "S (softening) resets it: %d", a->ui.spark.count);
     const double t_before = sim_get_params(a->sim).time;
     frame(a);
-    CHECK(a->chart.spark.count == 1 && newest_is_sampled(a, t_before),
+    CHECK(a->ui.spark.count == 1 && newest_is_sampled(a, t_before),
           "the new E0 is the first point");
 }
 
@@ -318,23 +315,25 @@ int main(void) {
     check_arithmetic();
     check_ring();
 
-    app a = {0};
-    a.cfg.sim = (sim_desc){.backend = SIM_BACKEND_CPU, .body_count = N};
-    a.cfg.given[APP_KNOB_N] = true;
-    a.cfg.steps_per_frame = 1;
-    a.cfg.headless = true;
-    a.cfg.width = W;
-    a.cfg.height = H;
-    if (!app_create_sim(&a)) return 1;
+    config cfg = {.sim = {.backend = SIM_BACKEND_CPU, .body_count = N},
+                  .steps_per_frame = 1,
+                  .headless = true,
+                  .width = W,
+                  .height = H};
+    cfg.given[CONFIG_KNOB_N] = true;
+    int status = 0;
+    app *a = app_create(&cfg, &status);
+    if (!a) return 1;
     app_egl *egl = app_egl_open(-1);
     if (!egl) {
         fprintf(stderr, "test_chart: no EGL context (install Mesa's EGL)\n");
         return 1;
     }
-    if (!app_create_render(&a, true)) return 1;
-    check_chart(&a);
-    check_sparkline(&a);
-    app_destroy(&a);
+    if (!app_gl_begin(a, true)) return 1;
+    check_chart(a);
+    check_sparkline(a);
+    app_gl_end(a);
+    app_destroy(a);
     app_egl_close(egl);
     return test_exit("test_chart");
 }

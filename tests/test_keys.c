@@ -16,18 +16,27 @@
 #include "app.h"
 #include "test_util.h"
 
-static app make_app(sim_backend backend, sim_variant v, int p, int q) {
-    app a = {0};
-    a.cfg.sim = (sim_desc){.backend = backend, .body_count = 1000, .variant = v, .p = p, .q = q};
-    a.cfg.given[APP_KNOB_N] = true;
-    a.cfg.steps_per_frame = 1;
-    a.cfg.headless = true;
-    if (!app_create_sim(&a)) exit(1);
+static app *make_app(sim_backend backend, sim_variant v, int p, int q) {
+    config cfg = {.sim = {.backend = backend, .body_count = 1000, .variant = v, .p = p, .q = q},
+                  .steps_per_frame = 1,
+                  .headless = true};
+    cfg.given[CONFIG_KNOB_N] = true;
+    int status = 0;
+    app *a = app_create(&cfg, &status);
+    if (!a) exit(1);
     return a;
 }
 
+/* The HUD's (help: the help's) text as it is drawn now. */
+static void hud_text(app *a, bool help, char *out, size_t len) {
+    ui_facts f;
+    app_ui_facts(a, &f);
+    f.key_help = app_key_help;
+    ui_hud_text(&a->ui, &f, help, out, len);
+}
+
 static sim_params press(app *a, int key, int mods) {
-    a->live.message[0] = 0;
+    a->msg.text[0] = 0;
     app_key(a, key, mods);
     return sim_get_params(a->sim);
 }
@@ -62,251 +71,252 @@ static double disk_spin_z(sim *s, unsigned g) {
 
 static void check_knobs(void) {
     /* fast: a p x q tile kernel, whose clamps the CPU backend applies too */
-    app a = make_app(SIM_BACKEND_CPU, SIM_VARIANT_FAST, 64, 2);
-    sim_params p = sim_get_params(a.sim);
+    app *a = make_app(SIM_BACKEND_CPU, SIM_VARIANT_FAST, 64, 2);
+    sim_params p = sim_get_params(a->sim);
     CHECK(p.damping == 1.0f, "damping starts at 1");
 
     /* D doubles 1 - d from 1e-4; Shift+D halves it and snaps to 1 below 1e-4. */
     const double expect_up[] = {0.9999, 0.9998, 0.9996, 0.9992};
     for (int i = 0; i < 4; i++) {
-        p = press(&a, GLFW_KEY_D, 0);
+        p = press(a, GLFW_KEY_D, 0);
         CHECK(fabs(p.damping - expect_up[i]) < 1e-6, "D #%d: damping %.7f, want %.4f", i + 1,
               p.damping, expect_up[i]);
     }
     const double expect_down[] = {0.9996, 0.9998, 0.9999, 1.0};
     for (int i = 0; i < 4; i++) {
-        p = press(&a, GLFW_KEY_D, SHIFT);
+        p = press(a, GLFW_KEY_D, SHIFT);
         CHECK(fabs(p.damping - expect_down[i]) < 1e-6, "Shift+D #%d: damping %.7f, want %.4f",
               i + 1, p.damping, expect_down[i]);
     }
     CHECK(p.damping == 1.0f, "damping back to exactly 1, not %.9f", p.damping);
-    for (int i = 0; i < 20; i++) p = press(&a, GLFW_KEY_D, 0);
+    for (int i = 0; i < 20; i++) p = press(a, GLFW_KEY_D, 0);
     CHECK(p.damping >= 0.5f - 1e-6f, "damping is capped at 0.5: %.5f", p.damping);
-    for (int i = 0; i < 20; i++) p = press(&a, GLFW_KEY_D, SHIFT);
+    for (int i = 0; i < 20; i++) p = press(a, GLFW_KEY_D, SHIFT);
     CHECK(p.damping == 1.0f, "many Shift+D: damping off");
 
     /* S, T: x2 and /2; the time step is kept within [1e-6, 1]. */
-    p = press(&a, GLFW_KEY_S, 0);
+    p = press(a, GLFW_KEY_S, 0);
     CHECK(p.softening == 0.1f, "S: softening %.4f", p.softening);
-    p = press(&a, GLFW_KEY_S, SHIFT);
+    p = press(a, GLFW_KEY_S, SHIFT);
     CHECK(p.softening == 0.05f, "Shift+S: softening %.4f", p.softening);
     int presses = 0;
     while (p.softening > 0 && presses < 20) {
-        p = press(&a, GLFW_KEY_S, SHIFT);
+        p = press(a, GLFW_KEY_S, SHIFT);
         presses++;
     }
     CHECK(p.softening == 0 && presses <= 6, "Shift+S reaches 0 in %d presses", presses);
-    p = press(&a, GLFW_KEY_S, 0);
+    p = press(a, GLFW_KEY_S, 0);
     CHECK(p.softening == 1e-3f, "S from zero softening: %.4g", p.softening);
-    sim_set_softening(a.sim, 0.05f);
-    p = press(&a, GLFW_KEY_T, 0);
+    sim_set_softening(a->sim, 0.05f);
+    p = press(a, GLFW_KEY_T, 0);
     CHECK(p.dt == 1.0f / 64, "T: dt %.6f", p.dt);
-    p = press(&a, GLFW_KEY_T, SHIFT);
+    p = press(a, GLFW_KEY_T, SHIFT);
     CHECK(p.dt == 1.0f / 128, "Shift+T: dt %.6f", p.dt);
-    sim_set_dt(a.sim, 8.0f);
-    p = press(&a, GLFW_KEY_T, 0);
-    CHECK(p.dt == 8.0f && strstr(a.live.message, "stays"), "T stops within the dt range: %g (%s)",
-          p.dt, a.live.message);
-    sim_set_dt(a.sim, 1.0f / 128);
+    sim_set_dt(a->sim, 8.0f);
+    p = press(a, GLFW_KEY_T, 0);
+    CHECK(p.dt == 8.0f && strstr(a->msg.text, "stays"), "T stops within the dt range: %g (%s)",
+          p.dt, a->msg.text);
+    sim_set_dt(a->sim, 1.0f / 128);
 
     /* + and - double and halve N in the same scene (keypad keys too) and keep the view. */
-    a.view.camera.distance = 7.5f;
-    a.view.color = RENDER_COLOR_BODY;
-    p = press(&a, GLFW_KEY_EQUAL, SHIFT);
+    a->view.camera.distance = 7.5f;
+    a->view.color = RENDER_COLOR_BODY;
+    p = press(a, GLFW_KEY_EQUAL, SHIFT);
     CHECK(p.body_count == 2000 && p.ic == SIM_IC_PLUMMER, "+: N %d", p.body_count);
-    CHECK(a.view.camera.distance == 7.5f && a.view.color == RENDER_COLOR_BODY,
+    CHECK(a->view.camera.distance == 7.5f && a->view.color == RENDER_COLOR_BODY,
           "+ keeps camera and colour");
-    a.view.color = RENDER_COLOR_SPEED;
-    p = press(&a, GLFW_KEY_KP_SUBTRACT, 0);
+    a->view.color = RENDER_COLOR_SPEED;
+    p = press(a, GLFW_KEY_KP_SUBTRACT, 0);
     CHECK(p.body_count == 1000, "keypad -: N %d", p.body_count);
-    p = press(&a, GLFW_KEY_KP_ADD, 0);
+    p = press(a, GLFW_KEY_KP_ADD, 0);
     CHECK(p.body_count == 2000, "keypad +: N %d", p.body_count);
-    p = press(&a, GLFW_KEY_MINUS, 0);
+    p = press(a, GLFW_KEY_MINUS, 0);
     CHECK(p.body_count == 1000, "-: N %d", p.body_count);
 
     /* Scenes and seeds. */
-    p = press(&a, GLFW_KEY_2, 0);
+    p = press(a, GLFW_KEY_2, 0);
     CHECK(p.ic == SIM_IC_SHELL && p.body_count == 1000, "2: shell");
-    p = press(&a, GLFW_KEY_1, 0);
+    p = press(a, GLFW_KEY_1, 0);
     CHECK(p.ic == SIM_IC_PLUMMER, "1: Plummer");
     /* Galaxies: own units, so own N, dt and softening; N kept among them. */
-    p = press(&a, GLFW_KEY_3, 0);
+    p = press(a, GLFW_KEY_3, 0);
     CHECK(p.ic == SIM_IC_DISK && p.body_count == 8192 && p.dt == 0.025f, "3: disk, N %d, dt %g",
           p.body_count, p.dt);
-    CHECK(a.view.hide_halo && a.view.color == RENDER_COLOR_COMPONENT,
+    CHECK(a->view.hide_halo && a->view.color == RENDER_COLOR_COMPONENT,
           "3: halo hidden, by component");
-    p = press(&a, GLFW_KEY_MINUS, 0);
-    p = press(&a, GLFW_KEY_4, 0);
+    p = press(a, GLFW_KEY_MINUS, 0);
+    p = press(a, GLFW_KEY_4, 0);
     CHECK(p.ic == SIM_IC_MERGER && p.body_count == 4096, "4: merger keeps N %d", p.body_count);
-    const double spin4 = disk_spin_z(a.sim, 0);
+    const double spin4 = disk_spin_z(a->sim, 0);
     CHECK(spin4 > 0, "4: galaxy 1's disk spins with the orbit (L_z %.3g)", spin4);
-    p = press(&a, GLFW_KEY_5, 0);
-    const double spin5 = disk_spin_z(a.sim, 0);
-    CHECK(p.ic == SIM_IC_MERGER && a.scene == app_scene_find("retrograde") && spin5 < 0,
+    p = press(a, GLFW_KEY_5, 0);
+    const double spin5 = disk_spin_z(a->sim, 0);
+    CHECK(p.ic == SIM_IC_MERGER && a->scene == config_scene_find("retrograde") && spin5 < 0,
           "5: the retrograde encounter, galaxy 1's disk against the orbit (L_z %.3g)", spin5);
-    const sim_diag m = sim_moments(a.sim);
+    const sim_diag m = sim_moments(a->sim);
     CHECK(m.galaxy_mass[0] > 0 && fabs(m.galaxy_mass[1] / m.galaxy_mass[0] - 1) < 1e-9,
           "4: equal masses %.3f %.3f", m.galaxy_mass[0], m.galaxy_mass[1]);
-    p = press(&a, GLFW_KEY_6, 0);
-    const sim_diag m6 = sim_moments(a.sim);
+    p = press(a, GLFW_KEY_6, 0);
+    const sim_diag m6 = sim_moments(a->sim);
     CHECK(fabs(m6.galaxy_mass[1] / m6.galaxy_mass[0] - 0.25) < 1e-6, "6: 1:4, %.4f",
           m6.galaxy_mass[1] / m6.galaxy_mass[0]);
-    p = press(&a, GLFW_KEY_7, 0);
-    const sim_diag m7 = sim_moments(a.sim);
+    p = press(a, GLFW_KEY_7, 0);
+    const sim_diag m7 = sim_moments(a->sim);
     CHECK(fabs(m7.galaxy_mass[1] / m7.galaxy_mass[0] - 1.6) < 1e-6, "7: 1:1.6, %.4f",
           m7.galaxy_mass[1] / m7.galaxy_mass[0]);
-    p = press(&a, GLFW_KEY_1, 0);
+    p = press(a, GLFW_KEY_1, 0);
     CHECK(p.ic == SIM_IC_PLUMMER && p.body_count == 4096 && p.dt == 1.0f / 128 &&
               p.softening == 0.05f,
           "1 from a galaxy: Plummer at its own N %d, dt and softening", p.body_count);
-    sim_reset(a.sim, SIM_IC_PLUMMER, 1000, p.seed, NULL);
+    sim_reset(a->sim, SIM_IC_PLUMMER, 1000, p.seed, NULL);
     const uint64_t seed = p.seed;
-    p = press(&a, GLFW_KEY_R, 0);
+    p = press(a, GLFW_KEY_R, 0);
     CHECK(p.seed == seed + 1 && p.time == 0, "R: next seed, time 0");
 
     /* The CPU backend has two force methods: K goes to the tree and back. */
     const sim_variant v = p.variant;
-    p = press(&a, GLFW_KEY_K, 0);
-    CHECK(p.variant == SIM_VARIANT_TREE && strcmp(app_method_name(&a), "tree") == 0,
-          "K on the CPU backend: the tree (%s)", a.live.message);
-    p = press(&a, GLFW_KEY_K, SHIFT);
-    CHECK(p.variant != SIM_VARIANT_TREE && strcmp(app_method_name(&a), "cpu-reference") == 0,
-          "Shift+K: back to the reference (%s)", a.live.message);
-    sim_set_variant(a.sim, v, NULL);
+    p = press(a, GLFW_KEY_K, 0);
+    CHECK(p.variant == SIM_VARIANT_TREE && strcmp(app_method_name(a), "tree") == 0,
+          "K on the CPU backend: the tree (%s)", a->msg.text);
+    p = press(a, GLFW_KEY_K, SHIFT);
+    CHECK(p.variant != SIM_VARIANT_TREE && strcmp(app_method_name(a), "cpu-reference") == 0,
+          "Shift+K: back to the reference (%s)", a->msg.text);
+    sim_set_variant(a->sim, v, NULL);
 
     /* J and Shift+J step the opening angle by 0.1 within its range. */
     const float theta0 = p.theta;
-    p = press(&a, GLFW_KEY_J, 0);
+    p = press(a, GLFW_KEY_J, 0);
     CHECK(fabsf(p.theta - (theta0 + 0.1f)) < 1e-6f, "J: theta %.3f", p.theta);
-    p = press(&a, GLFW_KEY_J, SHIFT);
+    p = press(a, GLFW_KEY_J, SHIFT);
     CHECK(fabsf(p.theta - theta0) < 1e-6f, "Shift+J: theta %.3f", p.theta);
-    for (int i = 0; i < 20; i++) p = press(&a, GLFW_KEY_J, 0);
-    CHECK(p.theta == 1.0f && strstr(a.live.message, "stays"), "J stops at 1: %.3f (%s)", p.theta,
-          a.live.message);
-    sim_set_theta(a.sim, theta0);
+    for (int i = 0; i < 20; i++) p = press(a, GLFW_KEY_J, 0);
+    CHECK(p.theta == 1.0f && strstr(a->msg.text, "stays"), "J stops at 1: %.3f (%s)", p.theta,
+          a->msg.text);
+    sim_set_theta(a->sim, theta0);
 
     /* P and Q on the CPU backend: no GPU kernel to shape; they say so and
      * change nothing, and the status JSON has no p and q. */
     const int p0 = p.p, q0 = p.q;
     for (int i = 0; i < 4; i++) {
         const int key = i % 2 ? GLFW_KEY_Q : GLFW_KEY_P;
-        p = press(&a, key, i < 2 ? 0 : SHIFT);
-        CHECK(p.p == p0 && p.q == q0 && strstr(a.live.message, "the CPU backend has none"),
-              "%s on the CPU: %dx%d (%s)", i % 2 ? "Q" : "P", p.p, p.q, a.live.message);
+        p = press(a, key, i < 2 ? 0 : SHIFT);
+        CHECK(p.p == p0 && p.q == q0 && strstr(a->msg.text, "the CPU backend has none"),
+              "%s on the CPU: %dx%d (%s)", i % 2 ? "Q" : "P", p.p, p.q, a->msg.text);
     }
     char json[32];
-    app_knob_json(&a, APP_KNOB_P, json, sizeof json);
+    app_knob_json(a, CONFIG_KNOB_P, json, sizeof json);
     CHECK(strcmp(json, "null") == 0, "status p on the CPU: %s", json);
-    app_knob_json(&a, APP_KNOB_Q, json, sizeof json);
+    app_knob_json(a, CONFIG_KNOB_Q, json, sizeof json);
     CHECK(strcmp(json, "null") == 0, "status q on the CPU: %s", json);
     /* The clamps themselves (sim/): p x q over 1024 threads is clamped with a reason. */
-    sim_block b0 = sim_set_block(a.sim, 128, 4);
+    sim_block b0 = sim_set_block(a->sim, 128, 4);
     CHECK(b0.p == 128 && b0.q == 4 && !b0.clamped, "128 x 4: %dx%d", b0.p, b0.q);
-    b0 = sim_set_block(a.sim, 512, 4);
+    b0 = sim_set_block(a->sim, 512, 4);
     CHECK(b0.p * b0.q <= 1024 && b0.clamped && strstr(b0.reason, "p x q"), "512 x 4: %dx%d (%s)",
           b0.p, b0.q, b0.reason);
-    sim_set_block(a.sim, p0, q0);
+    sim_set_block(a->sim, p0, q0);
 
     /* best: p is whole warps; q, blocks per SM, at most what fits (4 without a device). */
     sim_error err = {0};
-    CHECK(sim_set_variant(a.sim, SIM_VARIANT_BEST, &err), "best");
-    sim_block blk = sim_set_block(a.sim, 100, 2);
+    CHECK(sim_set_variant(a->sim, SIM_VARIANT_BEST, &err), "best");
+    sim_block blk = sim_set_block(a->sim, 100, 2);
     CHECK(blk.p == 96 && blk.q == 2 && blk.clamped && strstr(blk.reason, "warps"),
           "best 100 x 2 -> %dx%d (%s)", blk.p, blk.q, blk.reason);
-    blk = sim_set_block(a.sim, 256, 64);
+    blk = sim_set_block(a->sim, 256, 64);
     CHECK(blk.p == 256 && blk.q < 64 && blk.clamped, "best 256 x 64 -> %dx%d (%s)", blk.p, blk.q,
           blk.reason);
-    CHECK(sim_set_variant(a.sim, SIM_VARIANT_FAST, &err), "fast");
-    sim_set_block(a.sim, 128, 2);
+    CHECK(sim_set_variant(a->sim, SIM_VARIANT_FAST, &err), "fast");
+    sim_set_block(a->sim, 128, 2);
 
     /* Loop and view toggles. */
-    CHECK(!a.live.paused, "running at start");
-    press(&a, GLFW_KEY_PERIOD, 0);
-    CHECK(!a.live.step_once, ". while running does not step");
-    press(&a, GLFW_KEY_SPACE, 0);
-    CHECK(a.live.paused, "Space pauses");
-    press(&a, GLFW_KEY_PERIOD, 0);
-    CHECK(a.live.step_once, ". while paused steps once");
-    press(&a, GLFW_KEY_SPACE, 0);
-    CHECK(!a.live.paused, "Space runs");
+    CHECK(!a->live.paused, "running at start");
+    press(a, GLFW_KEY_PERIOD, 0);
+    CHECK(!a->live.step_once, ". while running does not step");
+    press(a, GLFW_KEY_SPACE, 0);
+    CHECK(a->live.paused, "Space pauses");
+    press(a, GLFW_KEY_PERIOD, 0);
+    CHECK(a->live.step_once, ". while paused steps once");
+    press(a, GLFW_KEY_SPACE, 0);
+    CHECK(!a->live.paused, "Space runs");
     const render_color order[] = {RENDER_COLOR_BODY, RENDER_COLOR_GALAXY, RENDER_COLOR_COMPONENT,
                                   RENDER_COLOR_SPEED};
     for (int i = 0; i < 4; i++) {
-        press(&a, GLFW_KEY_C, 0);
-        CHECK(a.view.color == order[i], "C #%d: colour mode %d, want %d", i + 1, a.view.color,
+        press(a, GLFW_KEY_C, 0);
+        CHECK(a->view.color == order[i], "C #%d: colour mode %d, want %d", i + 1, a->view.color,
               order[i]);
     }
     /* Exposure: E, Shift+E scale by 1.25 and leave the automatic mode; A, B, O toggle. */
-    a.view.auto_exposure = false;
-    a.view.exposure = 1.0f;
-    press(&a, GLFW_KEY_E, 0);
-    CHECK(fabsf(a.view.exposure - 1.25f) < 1e-6f, "E: exposure %.4f", a.view.exposure);
-    press(&a, GLFW_KEY_E, SHIFT);
-    press(&a, GLFW_KEY_E, SHIFT);
-    CHECK(fabsf(a.view.exposure - 0.8f) < 1e-6f, "Shift+E twice: exposure %.4f", a.view.exposure);
-    press(&a, GLFW_KEY_A, 0);
-    CHECK(a.view.auto_exposure, "A: automatic exposure");
-    const bool bloom = a.view.bloom, halo = a.view.hide_halo;
-    press(&a, GLFW_KEY_B, 0);
-    CHECK(a.view.bloom != bloom, "B toggles bloom");
-    press(&a, GLFW_KEY_O, 0);
-    CHECK(a.view.hide_halo != halo, "O toggles the halo");
-    const bool vs = a.fe.vsync;
-    press(&a, GLFW_KEY_V, 0);
-    CHECK(a.fe.vsync != vs && a.fe.vsync_changed, "V toggles vsync");
-    press(&a, GLFW_KEY_H, 0);
-    CHECK(a.view.help, "H opens help");
-    press(&a, GLFW_KEY_F1, 0);
-    CHECK(!a.view.help, "F1 closes help");
-    const bool hud = a.view.hud;
-    press(&a, GLFW_KEY_TAB, 0);
-    CHECK(a.view.hud != hud, "Tab toggles the HUD");
-    press(&a, GLFW_KEY_F12, 0);
-    CHECK(a.out.screenshot_requested, "F12 asks for a screenshot");
-    press(&a, GLFW_KEY_G, 0);
-    CHECK(a.view.follow_com, "G follows the centre of mass");
-    a.view.camera.distance = 100;
-    press(&a, GLFW_KEY_F, 0);
-    CHECK(a.view.camera.distance > 0.5f && a.view.camera.distance < 10, "F fits: distance %.3f",
-          a.view.camera.distance);
-    press(&a, GLFW_KEY_ESCAPE, 0);
-    CHECK(a.fe.quit, "Esc quits");
-    app_destroy(&a);
+    a->view.auto_exposure = false;
+    a->view.exposure = 1.0f;
+    press(a, GLFW_KEY_E, 0);
+    CHECK(fabsf(a->view.exposure - 1.25f) < 1e-6f, "E: exposure %.4f", a->view.exposure);
+    press(a, GLFW_KEY_E, SHIFT);
+    press(a, GLFW_KEY_E, SHIFT);
+    CHECK(fabsf(a->view.exposure - 0.8f) < 1e-6f, "Shift+E twice: exposure %.4f", a->view.exposure);
+    press(a, GLFW_KEY_A, 0);
+    CHECK(a->view.auto_exposure, "A: automatic exposure");
+    const bool bloom = a->view.bloom, halo = a->view.hide_halo;
+    press(a, GLFW_KEY_B, 0);
+    CHECK(a->view.bloom != bloom, "B toggles bloom");
+    press(a, GLFW_KEY_O, 0);
+    CHECK(a->view.hide_halo != halo, "O toggles the halo");
+    const bool vs = a->fe.vsync;
+    press(a, GLFW_KEY_V, 0);
+    CHECK(a->fe.vsync != vs && a->fe.vsync_changed, "V toggles vsync");
+    press(a, GLFW_KEY_H, 0);
+    CHECK(a->ui.shown[UI_OVERLAY_HELP], "H opens help");
+    press(a, GLFW_KEY_F1, 0);
+    CHECK(!a->ui.shown[UI_OVERLAY_HELP], "F1 closes help");
+    const bool hud = a->ui.shown[UI_OVERLAY_HUD];
+    press(a, GLFW_KEY_TAB, 0);
+    CHECK(a->ui.shown[UI_OVERLAY_HUD] != hud, "Tab toggles the HUD");
+    press(a, GLFW_KEY_F12, 0);
+    CHECK(a->req.screenshot, "F12 asks for a screenshot");
+    press(a, GLFW_KEY_G, 0);
+    CHECK(a->view.follow_com, "G follows the centre of mass");
+    a->view.camera.distance = 100;
+    press(a, GLFW_KEY_F, 0);
+    CHECK(a->view.camera.distance > 0.5f && a->view.camera.distance < 10, "F fits: distance %.3f",
+          a->view.camera.distance);
+    press(a, GLFW_KEY_ESCAPE, 0);
+    CHECK(a->fe.quit, "Esc quits");
+    app_destroy(a);
 }
 
 /* The mouse's camera moves: orbit, pan, zoom (the window's callbacks call these). */
 static void check_camera(void) {
-    app a = make_app(SIM_BACKEND_CPU, SIM_VARIANT_DEFAULT, 0, 0);
-    const render_camera c0 = a.view.camera;
-    app_zoom(&a, 1);
-    CHECK(fabsf(a.view.camera.distance - 0.9f * c0.distance) < 1e-5f, "scroll zooms by 10 %%: %.4f",
-          a.view.camera.distance);
-    app_zoom(&a, -1);
-    CHECK(fabsf(a.view.camera.distance - c0.distance) < 1e-5f, "and back");
-    app_orbit(&a, 100, 0);
-    CHECK(a.view.camera.yaw != c0.yaw && a.view.camera.pitch == c0.pitch,
+    app *a = make_app(SIM_BACKEND_CPU, SIM_VARIANT_DEFAULT, 0, 0);
+    const render_camera c0 = a->view.camera;
+    app_zoom(a, 1);
+    CHECK(fabsf(a->view.camera.distance - 0.9f * c0.distance) < 1e-5f,
+          "scroll zooms by 10 %%: %.4f", a->view.camera.distance);
+    app_zoom(a, -1);
+    CHECK(fabsf(a->view.camera.distance - c0.distance) < 1e-5f, "and back");
+    app_orbit(a, 100, 0);
+    CHECK(a->view.camera.yaw != c0.yaw && a->view.camera.pitch == c0.pitch,
           "horizontal drag turns the yaw");
-    app_orbit(&a, 0, 1e6);
-    CHECK(a.view.camera.pitch <= 1.55f && a.view.camera.pitch > 1.5f,
-          "pitch stops short of the pole: %.3f", a.view.camera.pitch);
-    a.view.follow_com = true;
-    app_pan(&a, 50, -20, 720);
-    const float moved = fabsf(a.view.camera.target[0]) + fabsf(a.view.camera.target[1]) +
-                        fabsf(a.view.camera.target[2]);
-    CHECK(moved > 0 && !a.view.follow_com, "pan moves the target and stops following: %.4f", moved);
-    app_destroy(&a);
+    app_orbit(a, 0, 1e6);
+    CHECK(a->view.camera.pitch <= 1.55f && a->view.camera.pitch > 1.5f,
+          "pitch stops short of the pole: %.3f", a->view.camera.pitch);
+    a->view.follow_com = true;
+    app_pan(a, 50, -20, 720);
+    const float moved = fabsf(a->view.camera.target[0]) + fabsf(a->view.camera.target[1]) +
+                        fabsf(a->view.camera.target[2]);
+    CHECK(moved > 0 && !a->view.follow_com, "pan moves the target and stops following: %.4f",
+          moved);
+    app_destroy(a);
 }
 
 static void check_key_names(void) {
     int key, mods;
-    CHECK(app_key_parse("Shift+P", &key, &mods) && key == GLFW_KEY_P && mods == GLFW_MOD_SHIFT,
+    CHECK(io_key_parse("Shift+P", &key, &mods) && key == GLFW_KEY_P && mods == GLFW_MOD_SHIFT,
           "Shift+P");
-    CHECK(app_key_parse("k", &key, &mods) && key == GLFW_KEY_K && mods == 0, "k");
-    CHECK(app_key_parse("7", &key, &mods) && key == GLFW_KEY_7, "7");
-    CHECK(app_key_parse("Space", &key, &mods) && key == GLFW_KEY_SPACE, "Space");
-    CHECK(app_key_parse("+", &key, &mods) && key == GLFW_KEY_EQUAL, "+");
-    CHECK(app_key_parse(".", &key, &mods) && key == GLFW_KEY_PERIOD, ".");
-    CHECK(app_key_parse("F12", &key, &mods) && key == GLFW_KEY_F12, "F12");
+    CHECK(io_key_parse("k", &key, &mods) && key == GLFW_KEY_K && mods == 0, "k");
+    CHECK(io_key_parse("7", &key, &mods) && key == GLFW_KEY_7, "7");
+    CHECK(io_key_parse("Space", &key, &mods) && key == GLFW_KEY_SPACE, "Space");
+    CHECK(io_key_parse("+", &key, &mods) && key == GLFW_KEY_EQUAL, "+");
+    CHECK(io_key_parse(".", &key, &mods) && key == GLFW_KEY_PERIOD, ".");
+    CHECK(io_key_parse("F12", &key, &mods) && key == GLFW_KEY_F12, "F12");
     static const struct {
         const char *name;
         int key;
@@ -315,32 +325,36 @@ static void check_key_names(void) {
                  {"PageUp", GLFW_KEY_PAGE_UP}, {"PageDown", GLFW_KEY_PAGE_DOWN},
                  {"Home", GLFW_KEY_HOME},      {"F11", GLFW_KEY_F11}};
     for (size_t i = 0; i < sizeof stage / sizeof stage[0]; i++) {
-        CHECK(app_key_parse(stage[i].name, &key, &mods) && key == stage[i].key && mods == 0,
+        CHECK(io_key_parse(stage[i].name, &key, &mods) && key == stage[i].key && mods == 0,
               "--script knows %s", stage[i].name);
     }
-    CHECK(app_key_parse("Shift+Left", &key, &mods) && key == GLFW_KEY_LEFT &&
-              mods == GLFW_MOD_SHIFT,
+    CHECK(io_key_parse("Shift+Left", &key, &mods) && key == GLFW_KEY_LEFT && mods == GLFW_MOD_SHIFT,
           "Shift+Left");
-    CHECK(app_key_parse("F5", &key, &mods) && key == GLFW_KEY_F5, "F5");
-    CHECK(app_key_parse("F9", &key, &mods) && key == GLFW_KEY_F9, "F9");
-    CHECK(app_key_parse(",", &key, &mods) && key == GLFW_KEY_COMMA, ",");
-    CHECK(app_key_parse("[", &key, &mods) && key == GLFW_KEY_LEFT_BRACKET, "[");
-    CHECK(app_key_parse("]", &key, &mods) && key == GLFW_KEY_RIGHT_BRACKET, "]");
-    CHECK(!app_key_parse("Ctrl+X", &key, &mods), "Ctrl+X is not a key here");
-    CHECK(!app_key_parse("", &key, &mods), "empty");
+    CHECK(io_key_parse("F5", &key, &mods) && key == GLFW_KEY_F5, "F5");
+    CHECK(io_key_parse("F9", &key, &mods) && key == GLFW_KEY_F9, "F9");
+    CHECK(io_key_parse(",", &key, &mods) && key == GLFW_KEY_COMMA, ",");
+    CHECK(io_key_parse("[", &key, &mods) && key == GLFW_KEY_LEFT_BRACKET, "[");
+    CHECK(io_key_parse("]", &key, &mods) && key == GLFW_KEY_RIGHT_BRACKET, "]");
+    CHECK(!io_key_parse("Ctrl+X", &key, &mods), "Ctrl+X is not a key here");
+    CHECK(!io_key_parse("", &key, &mods), "empty");
     /* The help lists exactly the bindings app_key serves: the knobs' keys, a
      * line per scene, the view and loop keys, the mouse. */
-    static const char *const want[] = {
-        "+ / -",       "R / Shift+R", "T / Shift+T", "S / Shift+S", "D / Shift+D",
-        "J / Shift+J", "K / Shift+K", "P / Shift+P", "Q / Shift+Q", "1",
-        "2",           "3",           "4",           "5",           "6",
-        "7",           "Space",       ".",           "C",           "E",
-        "A",           "B",           "O",           "V",           "X",
-        "W",           "L",           "F",           "G",           "H, F1",
-        "Tab",         "F12",         "Esc",         "arrow keys",  "PgUp / PgDn",
-        "Home",        "F11",         "M",           "F5",          "F9",
-        ",",           "[",           "]",           "left drag",   "right/middle drag",
-        "scroll",      "I",           "U"};
+    static const char *const want[] = {"+ / -",       "R / Shift+R", "T / Shift+T",
+                                       "S / Shift+S", "D / Shift+D", "J / Shift+J",
+                                       "K / Shift+K", "P / Shift+P", "Q / Shift+Q",
+                                       "1",           "2",           "3",
+                                       "4",           "5",           "6",
+                                       "7",           "Space",       ".",
+                                       "C",           "E",           "A",
+                                       "B",           "O",           "V",
+                                       "X",           "W",           "L",
+                                       "F",           "G",           "H, F1",
+                                       "Tab",         "F12",         "Esc",
+                                       "arrow keys",  "PgUp / PgDn", "Home",
+                                       "F11",         "M",           "F5",
+                                       "F9",          ",",           "[",
+                                       "]",           "left drag",   "right/middle drag",
+                                       "scroll",      "I",           "U"};
     const int count = (int)(sizeof want / sizeof want[0]);
     bool found[sizeof want / sizeof want[0]] = {false};
     char label[64], text[160];
@@ -361,15 +375,15 @@ static void check_key_names(void) {
 /* The bodies of a scene do not depend on how it was reached: --preset disk
  * and key 3 from a Plummer sphere build the same disk, whose rotation curve
  * is measured with the softening it then runs with. */
-static app app_with(const char *preset, sim_ic ic, float softening, bool softening_given) {
-    app a = {0};
-    a.cfg.scene = -1;
-    a.cfg.sim = (sim_desc){.backend = SIM_BACKEND_CPU, .ic = ic, .softening = softening};
-    a.cfg.preset = preset;
-    a.cfg.given[APP_KNOB_IC] = ic != SIM_IC_DEFAULT;
-    a.cfg.given[APP_KNOB_SOFTENING] = softening_given;
-    a.cfg.headless = true;
-    if (!app_create_sim(&a)) exit(1);
+static app *app_with(const char *preset, sim_ic ic, float softening, bool softening_given) {
+    config cfg = {.sim = {.backend = SIM_BACKEND_CPU, .ic = ic, .softening = softening},
+                  .preset = preset,
+                  .headless = true};
+    cfg.given[CONFIG_KNOB_IC] = ic != SIM_IC_DEFAULT;
+    cfg.given[CONFIG_KNOB_SOFTENING] = softening_given;
+    int status = 0;
+    app *a = app_create(&cfg, &status);
+    if (!a) exit(1);
     return a;
 }
 
@@ -393,57 +407,57 @@ static int differing_bodies(sim *x, sim *y) {
 }
 
 static void check_scene_paths(void) {
-    app flag = app_with("disk", SIM_IC_DEFAULT, 0, false);
-    app key = app_with("plummer", SIM_IC_DEFAULT, 0, false);
-    press(&key, GLFW_KEY_3, 0);
-    const sim_params pf = sim_get_params(flag.sim), pk = sim_get_params(key.sim);
+    app *flag = app_with("disk", SIM_IC_DEFAULT, 0, false);
+    app *key = app_with("plummer", SIM_IC_DEFAULT, 0, false);
+    press(key, GLFW_KEY_3, 0);
+    const sim_params pf = sim_get_params(flag->sim), pk = sim_get_params(key->sim);
     CHECK(pf.softening == 0.15f && pk.softening == pf.softening && pk.dt == pf.dt,
           "disk by flag and by key: eps %g and %g, dt %g and %g", pf.softening, pk.softening, pf.dt,
           pk.dt);
-    const int differ = differing_bodies(flag.sim, key.sim);
+    const int differ = differing_bodies(flag->sim, key->sim);
     CHECK(differ == 0, "--preset disk and key 3 from Plummer: %d of %d bodies differ", differ,
           pf.body_count);
     /* --softening 0 --ic disk builds with no softening and runs with none. */
-    app zero = app_with(NULL, SIM_IC_DISK, 0, true);
-    const sim_params pz = sim_get_params(zero.sim);
-    CHECK(pz.softening == 0 && zero.scene == app_scene_find("disk"), "--softening 0 --ic disk: %g",
-          pz.softening);
-    sim_desc d = app_scene_desc(zero.scene, NULL, true, false);
+    app *zero = app_with(NULL, SIM_IC_DISK, 0, true);
+    const sim_params pz = sim_get_params(zero->sim);
+    CHECK(pz.softening == 0 && zero->scene == config_scene_find("disk"),
+          "--softening 0 --ic disk: %g", pz.softening);
+    sim_desc d = config_scene_desc(zero->scene, NULL, true, false);
     d.backend = SIM_BACKEND_CPU;
     d.softening = 0;
     sim *direct = test_sim(d);
-    CHECK(differing_bodies(zero.sim, direct) == 0, "the same disk as a desc with softening 0");
-    CHECK(differing_bodies(zero.sim, flag.sim) > 0,
+    CHECK(differing_bodies(zero->sim, direct) == 0, "the same disk as a desc with softening 0");
+    CHECK(differing_bodies(zero->sim, flag->sim) > 0,
           "and not the disk of softening 0.15 (the rotation curve depends on it)");
     sim_destroy(direct);
-    app_destroy(&flag);
-    app_destroy(&key);
-    app_destroy(&zero);
+    app_destroy(flag);
+    app_destroy(key);
+    app_destroy(zero);
 }
 
 /* The status line holds every knob, whatever its length (no fixed buffer). */
 static void check_status_line(void) {
-    app a = make_app(SIM_BACKEND_CPU, SIM_VARIANT_DEFAULT, 0, 0);
-    sim_reset(a.sim, SIM_IC_PLUMMER, 1000, UINT64_MAX, NULL); /* the longest seed */
-    a.live.frame = 2147483647;
-    for (int i = 0; i < 3; i++) app_status_append(&a);
-    const char *s = a.out.status;
-    CHECK(s && a.out.status_len == strlen(s), "status buffer");
+    app *a = make_app(SIM_BACKEND_CPU, SIM_VARIANT_DEFAULT, 0, 0);
+    sim_reset(a->sim, SIM_IC_PLUMMER, 1000, UINT64_MAX, NULL); /* the longest seed */
+    a->live.frame = 2147483647;
+    for (int i = 0; i < 3; i++) app_status_line(a);
+    const char *s = a->status.buf;
+    CHECK(s && a->status.len == strlen(s), "status buffer");
     int lines = 0;
     for (const char *c = s; *c; c++) lines += *c == '\n';
     CHECK(lines == 3, "three lines: %d", lines);
     const char *last = s;
     for (int i = 0; i < 2; i++) last = strchr(last, '\n') + 1;
     CHECK(strncmp(last, "{\"format\"", 9) == 0 && strstr(last, "\"vsync\": ") &&
-              strcmp(s + a.out.status_len - 2, "}\n") == 0,
-          "the third line is whole (%zu bytes in all)", a.out.status_len);
+              strcmp(s + a->status.len - 2, "}\n") == 0,
+          "the third line is whole (%zu bytes in all)", a->status.len);
     CHECK(strstr(s, "18446744073709551615") != NULL, "the longest seed is written in full");
-    for (int k = 0; k < APP_KNOB_COUNT; k++) {
+    for (int k = 0; k < CONFIG_KNOB_COUNT; k++) {
         char key[64];
-        snprintf(key, sizeof key, "\"%s\": ", app_knob_get((app_knob)k)->name);
+        snprintf(key, sizeof key, "\"%s\": ", config_knob_get((config_knob)k)->name);
         CHECK(strstr(last, key) != NULL, "status has the knob %s", key);
     }
-    app_destroy(&a);
+    app_destroy(a);
 }
 
 static void check_bad_script(void) {
@@ -453,12 +467,11 @@ static void check_bad_script(void) {
     const char text[] = "# ok\n10 K\n\n20 Ctrl+Z\n";
     CHECK(write(fd, text, sizeof text - 1) == (ssize_t)(sizeof text - 1), "write");
     close(fd);
-    app a = {0};
-    a.cfg.sim = (sim_desc){.backend = SIM_BACKEND_CPU, .body_count = 10};
-    a.cfg.given[APP_KNOB_N] = true;
-    a.cfg.script = path;
-    CHECK(!app_create_sim(&a), "a script with an unknown key is refused at start-up");
-    CHECK(a.sim == NULL, "and nothing was created");
+    config cfg = {.sim = {.backend = SIM_BACKEND_CPU, .body_count = 10}, .script = path};
+    cfg.given[CONFIG_KNOB_N] = true;
+    int status = 0;
+    CHECK(!app_create(&cfg, &status), "a script with an unknown key is refused at start-up");
+    CHECK(status == 2, "as a bad command line: status %d", status);
     unlink(path);
 }
 
@@ -485,9 +498,9 @@ static void check_grow_guard(void) {
     const app_grow unknown = {.mem = {.host_need = 1e12}, .step_ms = 0}; /* nothing known */
     CHECK(!app_grow_refused(&unknown, 2000, why, sizeof why), "unknowns do not refuse");
 
-    app a = make_app(SIM_BACKEND_CPU, SIM_VARIANT_BEST, 0, 0);
+    app *a = make_app(SIM_BACKEND_CPU, SIM_VARIANT_BEST, 0, 0);
     const int n = 1000;
-    app_grow g = app_grow_estimate(&a, 2 * n);
+    app_grow g = app_grow_estimate(a, 2 * n);
     /* at least the CPU's pos, vel, acc, phi, tags, the reset's bodies and
      * tags, the vertex buffer, its tags and staging */
     const double least =
@@ -495,29 +508,29 @@ static void check_grow_guard(void) {
     CHECK(g.mem.host_need >= least && g.mem.device_need == 0, "host need %.0f, at least %.0f",
           g.mem.host_need, least);
     CHECK(g.step_ms_now == 0 && g.step_ms == 0, "no step measured yet: no estimate");
-    sim_step(a.sim, 2);
-    g = app_grow_estimate(&a, 2 * n);
+    sim_step(a->sim, 2);
+    g = app_grow_estimate(a, 2 * n);
     CHECK(g.step_ms_now > 0 && fabs(g.step_ms / g.step_ms_now - 4) < 1e-9,
           "all pairs: 4x the step time (%.3g -> %.3g ms)", g.step_ms_now, g.step_ms);
-    CHECK(sim_set_variant(a.sim, SIM_VARIANT_TREE, NULL), "tree");
-    sim_step(a.sim, 2);
-    const app_grow t = app_grow_estimate(&a, 2 * n);
+    CHECK(sim_set_variant(a->sim, SIM_VARIANT_TREE, NULL), "tree");
+    sim_step(a->sim, 2);
+    const app_grow t = app_grow_estimate(a, 2 * n);
     const double nlogn = 2.0 * log2(2.0 * n) / log2(n);
     CHECK(t.mem.host_need > g.mem.host_need, "the tree's arrays counted: %.0f vs %.0f",
           t.mem.host_need, g.mem.host_need);
     CHECK(t.step_ms_now > 0 && fabs(t.step_ms / t.step_ms_now - nlogn) < 1e-9,
           "tree: N log N (x%.3f)", t.step_ms / t.step_ms_now);
     if (g.mem.host_free > 0) {
-        const app_grow huge = app_grow_estimate(&a, 2147483647);
+        const app_grow huge = app_grow_estimate(a, 2147483647);
         CHECK(huge.mem.host_need > huge.mem.host_free &&
                   app_grow_refused(&huge, 2147483647, why, sizeof why),
               "2^31 - 1 bodies: %.0f bytes against %.0f free", huge.mem.host_need,
               huge.mem.host_free);
     }
     /* The key: an ordinary doubling goes through. */
-    sim_params p = press(&a, GLFW_KEY_EQUAL, SHIFT);
-    CHECK(p.body_count == 2 * n, "+ from %d: %d (%s)", n, p.body_count, a.live.message);
-    app_destroy(&a);
+    sim_params p = press(a, GLFW_KEY_EQUAL, SHIFT);
+    CHECK(p.body_count == 2 * n, "+ from %d: %d (%s)", n, p.body_count, a->msg.text);
+    app_destroy(a);
 }
 
 /* app_step_frame: slow steps go one at a time with the front-end's poll
@@ -536,33 +549,33 @@ static void probe_poll(void *ctx) {
 }
 
 static void check_poll(void) {
-    app a = make_app(SIM_BACKEND_CPU, SIM_VARIANT_BEST, 0, 0);
-    poll_probe pp = {.a = &a};
-    a.cfg.steps_per_frame = 5;
-    a.fe.poll = probe_poll;
-    a.fe.poll_ctx = &pp;
-    a.fe.poll_ms = 1e-9;
-    app_step_frame(&a); /* no step time yet: one call, no poll */
-    CHECK(sim_get_params(a.sim).steps == 5 && pp.calls == 0, "first frame: %lld steps, %d polls",
-          (long long)sim_get_params(a.sim).steps, pp.calls);
-    app_step_frame(&a);
-    CHECK(sim_get_params(a.sim).steps == 10 && pp.calls == 5, "slow: %lld steps, %d polls",
-          (long long)sim_get_params(a.sim).steps, pp.calls);
+    app *a = make_app(SIM_BACKEND_CPU, SIM_VARIANT_BEST, 0, 0);
+    poll_probe pp = {.a = a};
+    a->live.steps_per_frame = 5;
+    a->fe.poll = probe_poll;
+    a->fe.poll_ctx = &pp;
+    a->fe.poll_ms = 1e-9;
+    app_step_frame(a); /* no step time yet: one call, no poll */
+    CHECK(sim_get_params(a->sim).steps == 5 && pp.calls == 0, "first frame: %lld steps, %d polls",
+          (long long)sim_get_params(a->sim).steps, pp.calls);
+    app_step_frame(a);
+    CHECK(sim_get_params(a->sim).steps == 10 && pp.calls == 5, "slow: %lld steps, %d polls",
+          (long long)sim_get_params(a->sim).steps, pp.calls);
     pp.quit_at = pp.calls + 2;
-    app_step_frame(&a);
-    CHECK(sim_get_params(a.sim).steps == 12 && a.fe.quit, "quit after the 2nd step: %lld",
-          (long long)sim_get_params(a.sim).steps);
-    a.fe.quit = false;
+    app_step_frame(a);
+    CHECK(sim_get_params(a->sim).steps == 12 && a->fe.quit, "quit after the 2nd step: %lld",
+          (long long)sim_get_params(a->sim).steps);
+    a->fe.quit = false;
     pp.pause_at = pp.calls + 3;
-    app_step_frame(&a);
-    CHECK(sim_get_params(a.sim).steps == 15 && a.live.paused, "paused after the 3rd step: %lld",
-          (long long)sim_get_params(a.sim).steps);
-    a.fe.poll_ms = 1e12; /* nothing is slow now */
+    app_step_frame(a);
+    CHECK(sim_get_params(a->sim).steps == 15 && a->live.paused, "paused after the 3rd step: %lld",
+          (long long)sim_get_params(a->sim).steps);
+    a->fe.poll_ms = 1e12; /* nothing is slow now */
     const int calls = pp.calls;
-    app_step_frame(&a);
-    CHECK(sim_get_params(a.sim).steps == 20 && pp.calls == calls, "fast: %lld steps, %d polls",
-          (long long)sim_get_params(a.sim).steps, pp.calls - calls);
-    app_destroy(&a);
+    app_step_frame(a);
+    CHECK(sim_get_params(a->sim).steps == 20 && pp.calls == calls, "fast: %lld steps, %d polls",
+          (long long)sim_get_params(a->sim).steps, pp.calls - calls);
+    app_destroy(a);
 }
 
 static void check_cuda_variants(void) {
@@ -570,51 +583,49 @@ static void check_cuda_variants(void) {
         printf("no CUDA device: K on the CUDA backend not checked\n");
         return;
     }
-    app a = make_app(SIM_BACKEND_CUDA, SIM_VARIANT_DEFAULT, 0, 0);
-    sim_params p = sim_get_params(a.sim);
+    app *a = make_app(SIM_BACKEND_CUDA, SIM_VARIANT_DEFAULT, 0, 0);
+    sim_params p = sim_get_params(a->sim);
     CHECK(p.variant == SIM_VARIANT_BEST, "starts on best");
     /* K walks the whole ladder (the tree included) and wraps; Shift+K walks back. */
     sim_variant seen[SIM_VARIANT_COUNT];
     for (int i = 0; i < SIM_VARIANT_COUNT - 1; i++) {
-        p = press(&a, GLFW_KEY_K, 0);
+        p = press(a, GLFW_KEY_K, 0);
         seen[i] = p.variant;
-        CHECK(strstr(a.live.message, sim_variant_info(p.variant)->name) != NULL, "K: %s",
-              a.live.message);
+        CHECK(strstr(a->msg.text, sim_variant_info(p.variant)->name) != NULL, "K: %s", a->msg.text);
     }
     CHECK(p.variant == SIM_VARIANT_BEST, "K wraps around to best");
     CHECK(seen[0] == SIM_VARIANT_FP64 && seen[1] == SIM_VARIANT_TREE &&
               seen[2] == SIM_VARIANT_NAIVE,
           "K order: fp64, tree, naive");
-    p = press(&a, GLFW_KEY_K, SHIFT);
+    p = press(a, GLFW_KEY_K, SHIFT);
     CHECK(p.variant == SIM_VARIANT_FAST, "Shift+K: back to fast");
     /* A one-thread-per-body variant takes no q: Q is clamped with its reason. */
-    while (p.variant != SIM_VARIANT_RSQRT) p = press(&a, GLFW_KEY_K, SHIFT);
+    while (p.variant != SIM_VARIANT_RSQRT) p = press(a, GLFW_KEY_K, SHIFT);
     CHECK(p.q == 1, "rsqrt: q = 1");
-    p = press(&a, GLFW_KEY_Q, 0);
-    CHECK(p.q == 1 && strstr(a.live.message, "one thread per body"), "Q on rsqrt: %s",
-          a.live.message);
+    p = press(a, GLFW_KEY_Q, 0);
+    CHECK(p.q == 1 && strstr(a->msg.text, "one thread per body"), "Q on rsqrt: %s", a->msg.text);
     /* P and Q shape a tile kernel on the GPU (the CPU backend refuses them). */
-    while (p.variant != SIM_VARIANT_FAST) p = press(&a, GLFW_KEY_K, 0);
-    sim_set_block(a.sim, 64, 2);
-    p = press(&a, GLFW_KEY_P, 0);
-    CHECK(p.p == 128 && p.q == 2, "P: %dx%d (%s)", p.p, p.q, a.live.message);
-    p = press(&a, GLFW_KEY_Q, 0);
-    CHECK(p.p == 128 && p.q == 4, "Q: %dx%d (%s)", p.p, p.q, a.live.message);
-    p = press(&a, GLFW_KEY_Q, SHIFT);
+    while (p.variant != SIM_VARIANT_FAST) p = press(a, GLFW_KEY_K, 0);
+    sim_set_block(a->sim, 64, 2);
+    p = press(a, GLFW_KEY_P, 0);
+    CHECK(p.p == 128 && p.q == 2, "P: %dx%d (%s)", p.p, p.q, a->msg.text);
+    p = press(a, GLFW_KEY_Q, 0);
+    CHECK(p.p == 128 && p.q == 4, "Q: %dx%d (%s)", p.p, p.q, a->msg.text);
+    p = press(a, GLFW_KEY_Q, SHIFT);
     CHECK(p.p == 128 && p.q == 2, "Shift+Q: %dx%d", p.p, p.q);
     char json[32];
-    app_knob_json(&a, APP_KNOB_P, json, sizeof json);
+    app_knob_json(a, CONFIG_KNOB_P, json, sizeof json);
     CHECK(strcmp(json, "128") == 0, "status p on the GPU: %s", json);
-    app_destroy(&a);
+    app_destroy(a);
 }
 
 /* The camera keys: arrows orbit by APP_ORBIT_STEP_DEG (Shift: the fine
  * step) as a drag that way would, Page Up / Down zoom by a wheel step
  * (Shift: a quarter), Home brings back the scene's camera. */
 static void check_camera_keys(void) {
-    app a = make_app(SIM_BACKEND_CPU, SIM_VARIANT_DEFAULT, 0, 0);
-    app_scene_view(&a, a.scene);
-    const render_camera c0 = a.view.camera;
+    app *a = make_app(SIM_BACKEND_CPU, SIM_VARIANT_DEFAULT, 0, 0);
+    app_scene_view(a, a->scene);
+    const render_camera c0 = a->view.camera;
     const double rad = 3.14159265358979 / 180;
     const struct {
         int key, mods;
@@ -631,9 +642,9 @@ static void check_camera_keys(void) {
         {GLFW_KEY_PAGE_UP, SHIFT, 0, 0, 0.974},
     };
     for (size_t i = 0; i < sizeof step / sizeof step[0]; i++) {
-        a.view.camera = c0;
-        press(&a, step[i].key, step[i].mods);
-        const render_camera *c = &a.view.camera;
+        a->view.camera = c0;
+        press(a, step[i].key, step[i].mods);
+        const render_camera *c = &a->view.camera;
         CHECK(fabs(c->yaw - (c0.yaw + step[i].yaw_deg * rad)) < 1e-5 &&
                   fabs(c->pitch - (c0.pitch + step[i].pitch_deg * rad)) < 1e-5 &&
                   fabs(c->distance / c0.distance - step[i].zoom) < 1e-3,
@@ -641,70 +652,70 @@ static void check_camera_keys(void) {
               (c->yaw - c0.yaw) / rad, (c->pitch - c0.pitch) / rad, c->distance / c0.distance);
     }
     /* Fly somewhere, change the look, then Home: the scene's camera, the look kept. */
-    a.view.camera = c0;
-    for (int i = 0; i < 7; i++) press(&a, GLFW_KEY_LEFT, 0);
-    press(&a, GLFW_KEY_UP, 0);
-    press(&a, GLFW_KEY_PAGE_DOWN, 0);
-    app_pan(&a, 40, 10, 720);
-    press(&a, GLFW_KEY_C, 0);
-    const render_color color = a.view.color;
-    CHECK(a.view.camera.yaw != c0.yaw && a.view.camera.distance != c0.distance, "flown away");
-    press(&a, GLFW_KEY_HOME, 0);
-    CHECK(memcmp(&a.view.camera, &c0, sizeof c0) == 0, "Home: the scene's camera again");
-    CHECK(a.view.color == color, "Home keeps the colour mode");
+    a->view.camera = c0;
+    for (int i = 0; i < 7; i++) press(a, GLFW_KEY_LEFT, 0);
+    press(a, GLFW_KEY_UP, 0);
+    press(a, GLFW_KEY_PAGE_DOWN, 0);
+    app_pan(a, 40, 10, 720);
+    press(a, GLFW_KEY_C, 0);
+    const render_color color = a->view.color;
+    CHECK(a->view.camera.yaw != c0.yaw && a->view.camera.distance != c0.distance, "flown away");
+    press(a, GLFW_KEY_HOME, 0);
+    CHECK(memcmp(&a->view.camera, &c0, sizeof c0) == 0, "Home: the scene's camera again");
+    CHECK(a->view.color == color, "Home keeps the colour mode");
 
     /* F11 headless: nothing changes, and it says why. */
-    CHECK(a.cfg.headless, "a headless app");
-    press(&a, GLFW_KEY_F11, 0);
-    CHECK(!a.view.help && !a.fe.fullscreen && !a.fe.fullscreen_changed &&
-              strstr(a.live.message, "does not apply headless"),
-          "F11 headless: '%s'", a.live.message);
-    app_destroy(&a);
+    CHECK(a->cfg.headless, "a headless app");
+    press(a, GLFW_KEY_F11, 0);
+    CHECK(!a->ui.shown[UI_OVERLAY_HELP] && !a->fe.fullscreen && !a->fe.fullscreen_changed &&
+              strstr(a->msg.text, "does not apply headless"),
+          "F11 headless: '%s'", a->msg.text);
+    app_destroy(a);
 }
 
 /* The HUD's and help's words: no kernel talk on the CPU, singular and
- * plural, the energy warning past APP_ENERGY_WARN. */
+ * plural, the energy warning past UI_ENERGY_WARN. */
 static void check_hud_text(void) {
     static char text[16384];
-    app a = make_app(SIM_BACKEND_CPU, SIM_VARIANT_DEFAULT, 0, 0);
-    app_hud_text(&a, true, text, sizeof text);
+    app *a = make_app(SIM_BACKEND_CPU, SIM_VARIANT_DEFAULT, 0, 0);
+    hud_text(a, true, text, sizeof text);
     CHECK(strstr(text, "nbody: keys and mouse") && strstr(text, "F11"), "the help text");
     CHECK(!strstr(text, " p = ") && !strstr(text, " q = "), "CPU help: no p / q lines:\n%s", text);
     CHECK(strstr(text, "on the CPU backend K switches"), "CPU help says what K does");
 
-    app_hud_text(&a, false, text, sizeof text);
+    hud_text(a, false, text, sizeof text);
     CHECK(strstr(text, "1,000 bodies") && strstr(text, " 1 step/frame") &&
               !strstr(text, "steps/frame"),
           "plural bodies, singular step:\n%s", text);
-    CHECK(sim_reset(a.sim, SIM_IC_PLUMMER, 1, 1, NULL), "one body");
-    a.cfg.steps_per_frame = 2;
-    app_hud_text(&a, false, text, sizeof text);
+    CHECK(sim_reset(a->sim, SIM_IC_PLUMMER, 1, 1, NULL), "one body");
+    a->live.steps_per_frame = 2;
+    hud_text(a, false, text, sizeof text);
     CHECK(strstr(text, "\n1 body ") && strstr(text, "2 steps/frame") && !strstr(text, "bodies"),
           "singular body, plural steps:\n%s", text);
 
     /* Energy: just inside the threshold a plain line, just outside a warning. */
-    a.live.diag_valid = a.live.energy0_valid = true;
-    a.live.energy0 = -2.0;
-    a.live.diag.total = -2.0 * (1 - 0.9 * APP_ENERGY_WARN);
-    app_hud_text(&a, false, text, sizeof text);
+    a->live.diag_valid = a->live.energy0_valid = true;
+    a->live.energy0 = -2.0;
+    a->live.diag.total = -2.0 * (1 - 0.9 * UI_ENERGY_WARN);
+    hud_text(a, false, text, sizeof text);
     CHECK(strstr(text, "ΔE/E₀") && !strstr(text, "energy not conserved"),
           "%.2g of the threshold: no warning:\n%s", 0.9, text);
-    a.live.diag.total = -2.0 * (1 + 1.1 * APP_ENERGY_WARN);
-    app_hud_text(&a, false, text, sizeof text);
+    a->live.diag.total = -2.0 * (1 + 1.1 * UI_ENERGY_WARN);
+    hud_text(a, false, text, sizeof text);
     CHECK(strstr(text, "energy not conserved") && strstr(text, "Shift+T"),
           "%.2g of the threshold: the warning:\n%s", 1.1, text);
-    a.live.diag.total = -2.0 * (1 - 1.1 * APP_ENERGY_WARN);
-    app_hud_text(&a, false, text, sizeof text);
+    a->live.diag.total = -2.0 * (1 - 1.1 * UI_ENERGY_WARN);
+    hud_text(a, false, text, sizeof text);
     CHECK(strstr(text, "energy not conserved"), "a loss warns as a gain does");
 
     /* Galaxies: Myr and kpc beside the model units. */
-    press(&a, GLFW_KEY_3, 0);
-    app_hud_text(&a, false, text, sizeof text);
+    press(a, GLFW_KEY_3, 0);
+    hud_text(a, false, text, sizeof text);
     CHECK(strstr(text, " Myr") && strstr(text, "kpc)"), "galaxy units:\n%s", text);
-    press(&a, GLFW_KEY_1, 0);
-    app_hud_text(&a, false, text, sizeof text);
+    press(a, GLFW_KEY_1, 0);
+    hud_text(a, false, text, sizeof text);
     CHECK(!strstr(text, "Myr") && !strstr(text, "kpc"), "none in a Plummer sphere");
-    app_destroy(&a);
+    app_destroy(a);
 }
 
 int main(void) {

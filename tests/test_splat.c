@@ -128,7 +128,7 @@ static render_view view_of(const view_case *c, int w, int h) {
 
 static splat_view splat_view_of(const render_view *rv) {
     splat_view v;
-    app_interop_splat_view(rv, &v); /* as the app hands them to CUDA */
+    interop_splat_view(rv, &v); /* as the app hands them to CUDA */
     return v;
 }
 

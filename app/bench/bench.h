@@ -1,22 +1,27 @@
-/* app_bench_report.h - what --benchmark makes of its measurements: the
- * table, the JSON and the bar chart.
+/* bench.h - --benchmark: the kernel ladder timed (bench.c), and what is
+ * made of the measurements: the table, the JSON and the bar chart
+ * (bench_report.c).
  *
- * Why apart from app_bench.c (which runs and times the simulations): these
- * are pure functions of the rows and the device description, so a CPU test
- * (tests/test_bench_report.c) can feed them the longest values there are and
- * check the output without a GPU or a GL context.
+ * The report is apart from the timing because it is a pure function of the
+ * rows and the device description, so a CPU test (tests/test_bench_report.c)
+ * can feed it the longest values there are and check the output without a
+ * GPU or a GL context.
+ *
+ * Rules: bench/ sits above the core (it times whole frames through app.h)
+ * and uses io/ and config/ below it; nothing calls into bench/ but main.c.
  */
-#ifndef NBODY_APP_BENCH_REPORT_H
-#define NBODY_APP_BENCH_REPORT_H
+#ifndef NBODY_BENCH_H
+#define NBODY_BENCH_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "config.h"
 #include "sim.h"
 
 /* One timed configuration. */
-typedef struct app_bench_row {
+typedef struct bench_row {
     sim_variant variant; /* SIM_VARIANT_COUNT: the CPU reference's all-pairs loop */
     bool tree;           /* a Barnes-Hut row: N^2 interactions/s do not apply */
     int n, p, q;
@@ -31,38 +36,42 @@ typedef struct app_bench_row {
     double interactions_per_body; /* evaluated, mean */
     int error_samples;            /* 0: the force error was not measured */
     double error_median, error_p99;
-} app_bench_row;
+} bench_row;
 
 /* Everything the outputs show. */
-typedef struct app_bench_result {
+typedef struct bench_result {
     bool cuda;           /* false: the CPU backend */
     sim_device_info dev; /* the GPU (cuda only) */
-    const app_bench_row *rows;
+    const bench_row *rows;
     int count;
     const int *order; /* the variants in command-line order: "vs prev" compares neighbours */
     int order_count;
-} app_bench_result;
+} bench_result;
 
 /* N^2 / t; 0 for tree rows (not applicable). */
-double app_bench_interactions_per_s(const app_bench_row *r);
+double bench_interactions_per_s(const bench_row *r);
 
 /* The most interactions/s the force kernel of row r (its variant, and for
  * best the build its N and shape run) can reach on the GPU of b, from its
  * inner loop's issue slots counted in SASS (and, for fp64, its FP64-pipe
  * operations); 0 where there is no count (the CPU, the tree). */
-double app_bench_ceiling(const app_bench_result *b, const app_bench_row *r);
+double bench_ceiling(const bench_result *b, const bench_row *r);
 
 /* Writes the table (and the device's ceilings) to f. */
-void app_bench_print(const app_bench_result *b, FILE *f);
+void bench_print(const bench_result *b, FILE *f);
 
 /* The results as JSON, in a malloc'd string sized to its content; NULL when
  * out of memory. */
-char *app_bench_json(const app_bench_result *b);
+char *bench_json(const bench_result *b);
 
 /* The table as a bar chart, width x height RGBA (malloc'd, opaque), labels
  * drawn with the TrueType font at font_path. NULL (with a reason in *why)
  * when the font cannot be read or memory runs out. */
-uint8_t *app_bench_chart(const app_bench_result *b, const char *font_path, int *width, int *height,
-                         char *why, size_t why_len);
+uint8_t *bench_chart(const bench_result *b, const char *font_path, int *width, int *height,
+                     char *why, size_t why_len);
 
-#endif /* NBODY_APP_BENCH_REPORT_H */
+/* --benchmark with cfg's lists: prints the table, writes --json and
+ * --plot; returns the exit status. */
+int bench_run(const config *cfg);
+
+#endif /* NBODY_BENCH_H */

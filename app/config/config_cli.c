@@ -1,11 +1,11 @@
-/* app_cli.c - the command line: the knob table's flags plus the options.
+/* config_cli.c - the command line: the knob table's flags plus the options.
  *
  * Knob flags (--n, --dt, --softening, --variant, ...) are parsed by
- * app_knobs.c from its one table; this file adds the options that only say
- * how to run (front-end, files, benchmark). --help prints both tables with
- * each default. A bad value prints one line naming the flag and the user's
- * own text and a hint line, and the caller exits with status 2 before
- * anything runs or any file is touched.
+ * config_knobs.c from its one table; this file adds the options that only
+ * say how to run (front-end, files, benchmark). --help prints both tables
+ * with each default. A bad value prints one line naming the flag and the
+ * user's own text and a hint line, and the caller exits with status 2
+ * before anything runs or any file is touched.
  */
 #include <errno.h>
 #include <limits.h>
@@ -14,9 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "app.h"
+#include "config_internal.h"
 
 enum option_id {
     O_HEADLESS,
@@ -118,29 +117,25 @@ static const option_spec options[] = {
 };
 _Static_assert(sizeof options / sizeof options[0] == O_COUNT, "one spec per option id");
 
-static void usage_line(const char *name, const char *metavar, const char *help, const char *def) {
+static void usage_line(FILE *f, const char *name, const char *metavar, const char *help,
+                       const char *def) {
     char left[64];
     snprintf(left, sizeof left, "--%s%s%s", name, metavar ? " " : "", metavar ? metavar : "");
-    printf("  %-30s %s", left, help);
-    if (def[0]) printf(" [default: %s]", def);
-    printf("\n");
+    fprintf(f, "  %-30s %s", left, help);
+    if (def[0]) fprintf(f, " [default: %s]", def);
+    fprintf(f, "\n");
 }
 
-void app_cli_usage(void) {
-    printf("nbody - interactive N-body simulation on the GPU\n\n"
-           "usage: nbody [flags]\n\nknobs (the ranges are checked the same way for keys):\n");
-    for (int k = 0; k < APP_KNOB_COUNT; k++) {
-        const app_knob_info *i = app_knob_get((app_knob)k);
-        usage_line(i->name, i->metavar, i->help, i->def);
+void config_usage(FILE *f) {
+    fprintf(f, "nbody - interactive N-body simulation on the GPU\n\n"
+               "usage: nbody [flags]\n\nknobs (the ranges are checked the same way for keys):\n");
+    for (int k = 0; k < CONFIG_KNOB_COUNT; k++) {
+        const config_knob_info *i = config_knob_get((config_knob)k);
+        usage_line(f, i->name, i->metavar, i->help, i->def);
     }
-    printf("\nrunning and output:\n");
+    fprintf(f, "\nrunning and output:\n");
     for (int i = 0; i < O_COUNT; i++) {
-        usage_line(options[i].name, options[i].metavar, options[i].help, options[i].def);
-    }
-    printf("\nkeys (H or F1 shows them in the window too):\n");
-    char label[64], text[160];
-    for (int i = 0; app_key_help(i, label, sizeof label, text, sizeof text); i++) {
-        printf("  %-20s %s\n", label, text);
+        usage_line(f, options[i].name, options[i].metavar, options[i].help, options[i].def);
     }
 }
 
@@ -182,7 +177,7 @@ static bool number(const option_spec *o, const char *v, double *out) {
 }
 
 /* Applies one option with its value (NULL for switches). Returns 0 or 2. */
-static int apply(app_config *c, const option_spec *o, const char *v) {
+static int apply(config *c, const option_spec *o, const char *v) {
     double d = 0;
     if ((o->kind == WHOLE || o->kind == REAL) && !number(o, v, &d)) return 2;
     if (o->kind == PATH && v[0] == 0) {
@@ -211,11 +206,9 @@ static int apply(app_config *c, const option_spec *o, const char *v) {
         c->host_copy = true;
         break;
     case O_SPRITES: {
-        app_sprites_mode m;
-        if (!app_sprites_parse(v, &m)) {
+        if (!config_sprites_parse(v, &c->sprites)) {
             return bad("give auto, cuda or gl", "--sprites '%s': not auto, cuda or gl", v);
         }
-        c->sprites = (int)m;
         break;
     }
     case O_NO_VSYNC:
@@ -298,33 +291,11 @@ static int apply(app_config *c, const option_spec *o, const char *v) {
     return 0;
 }
 
-/* What --record, --frames-dir and --encode cannot be given with. */
-static int check_recording(app_config *c) {
-    if (c->record && c->frames_dir) {
-        return bad("pick one: a video (--record) or PNGs (--frames-dir)",
-                   "--record and --frames-dir cannot be given together");
-    }
-    if (c->encode && !c->record) {
-        return bad("add --record FILE.mp4", "--encode %s needs --record", c->encode);
-    }
-    if (c->benchmark && (c->record || c->frames_dir)) {
-        return bad("record without --benchmark", "--record and --frames-dir do not apply to "
-                                                 "--benchmark");
-    }
-    struct stat st;
-    if (c->encode && (stat(c->encode, &st) != 0 || !S_ISDIR(st.st_mode))) {
-        return bad("give the folder that --frames-dir wrote", "--encode %s: not a folder",
-                   c->encode);
-    }
-    if (c->record && !app_output_check_writable(c->record, "--record")) return 2;
-    if (c->frames_dir && !app_record_check_frames_dir(c->frames_dir, "--frames-dir")) return 2;
-    return 0;
-}
-
 /* Checks what single flags cannot: lists only with --benchmark, options
- * that need others, files writable before any work is done. */
-static int check_combinations(app_config *c) {
-    const app_list *lists[] = {&c->n_list, &c->p_list, &c->q_list, &c->variant_list};
+ * that need others or exclude each other. Files are io's to check
+ * (io_check_config), after this. */
+static int check_combinations(config *c) {
+    const config_list *lists[] = {&c->n_list, &c->p_list, &c->q_list, &c->variant_list};
     const char *names[] = {"--n", "--p", "--q", "--variant"};
     for (int k = 0; k < 4; k++) {
         if (!c->benchmark && lists[k]->count > 1) {
@@ -346,45 +317,51 @@ static int check_combinations(app_config *c) {
     if (c->status_every && !c->status_json) {
         return bad("add --status-json FILE", "--status-every needs --status-json");
     }
-    if (c->preset && c->given[APP_KNOB_IC]) {
-        const sim_ic preset_ic = app_scene_desc(app_scene_find(c->preset), NULL, false, false).ic;
+    if (c->preset && c->given[CONFIG_KNOB_IC]) {
+        const sim_ic preset_ic =
+            config_scene_desc(config_scene_find(c->preset), NULL, false, false).ic;
         if (preset_ic != c->sim.ic) {
             return bad("drop --ic (the preset sets it) or pick a preset of that kind",
                        "--ic %s contradicts --preset %s, which is a %s scene",
                        sim_ic_name(c->sim.ic), c->preset, sim_ic_name(preset_ic));
         }
     }
-    /* Files are checked now so a bad path fails before any work is done. */
-    const struct {
-        const char *path, *flag;
-    } files[] = {{c->screenshot, "--screenshot"},
-                 {c->dump, "--dump"},
-                 {c->json, "--json"},
-                 {c->status_json, "--status-json"},
-                 {c->plot, "--plot"}};
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        if (files[i].path && !app_output_check_writable(files[i].path, files[i].flag)) return 2;
+    if (c->load && c->benchmark) {
+        return bad("drop --load, or --benchmark", "--load %s does not apply to --benchmark",
+                   c->load);
     }
-    if (!app_snapshot_check_cli(c)) return 2; /* --load readable, --dump's format built */
-    return check_recording(c);
+    if (c->record && c->frames_dir) {
+        return bad("pick one: a video (--record) or PNGs (--frames-dir)",
+                   "--record and --frames-dir cannot be given together");
+    }
+    if (c->encode && !c->record) {
+        return bad("add --record FILE.mp4", "--encode %s needs --record", c->encode);
+    }
+    if (c->benchmark && (c->record || c->frames_dir)) {
+        return bad("record without --benchmark", "--record and --frames-dir do not apply to "
+                                                 "--benchmark");
+    }
+    return 0;
 }
 
-int app_cli_parse(int argc, char **argv, app_config *c) {
-    *c = (app_config){.scene = -1};
+config_result config_parse(int argc, char **argv, config *c) {
+    *c = (config){.width = CONFIG_DEFAULT_WIDTH, .height = CONFIG_DEFAULT_HEIGHT};
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (strncmp(arg, "--", 2) != 0) {
-            return bad("flags start with --; see nbody --help", "unexpected argument '%s'", arg);
+            bad("flags start with --; see nbody --help", "unexpected argument '%s'", arg);
+            return CONFIG_BAD;
         }
         const char *name = arg + 2, *eq = strchr(name, '=');
         const size_t len = eq ? (size_t)(eq - name) : strlen(name);
-        const app_knob k = app_knob_find(name, len);
-        const option_spec *o = k == APP_KNOB_COUNT ? find_option(name, len) : NULL;
-        if (k == APP_KNOB_COUNT && !o) {
-            return bad("see nbody --help for the flags", "unknown flag '%s'", arg);
+        const config_knob k = config_knob_find(name, len);
+        const option_spec *o = k == CONFIG_KNOB_COUNT ? find_option(name, len) : NULL;
+        if (k == CONFIG_KNOB_COUNT && !o) {
+            bad("see nbody --help for the flags", "unknown flag '%s'", arg);
+            return CONFIG_BAD;
         }
-        const char *metavar = o ? o->metavar : app_knob_get(k)->metavar;
-        const char *flag = o ? o->name : app_knob_get(k)->name;
+        const char *metavar = o ? o->metavar : config_knob_get(k)->metavar;
+        const char *flag = o ? o->name : config_knob_get(k)->name;
         const char *value = NULL;
         if (metavar) {
             if (eq) {
@@ -392,18 +369,29 @@ int app_cli_parse(int argc, char **argv, app_config *c) {
             } else if (i + 1 < argc) {
                 value = argv[++i];
             } else {
-                return bad("give the flag a value; see nbody --help", "--%s needs a value (%s)",
-                           flag, metavar);
+                bad("give the flag a value; see nbody --help", "--%s needs a value (%s)", flag,
+                    metavar);
+                return CONFIG_BAD;
             }
         } else if (eq) {
-            return bad("this flag is a switch; drop the =value", "--%s takes no value", flag);
+            bad("this flag is a switch; drop the =value", "--%s takes no value", flag);
+            return CONFIG_BAD;
         }
-        if (o && o->id == O_HELP) {
-            app_cli_usage();
-            return 1;
-        }
-        const int rc = o ? apply(c, o, value) : app_knob_parse(c, k, value);
-        if (rc) return rc;
+        if (o && o->id == O_HELP) return CONFIG_HELP;
+        if (o ? apply(c, o, value) : config_knob_parse(c, k, value)) return CONFIG_BAD;
     }
-    return check_combinations(c);
+    return check_combinations(c) ? CONFIG_BAD : CONFIG_RUN;
+}
+
+static const char *const sprites_names[CONFIG_SPRITES_COUNT] = {"auto", "cuda", "gl"};
+
+const char *config_sprites_name(config_sprites m) {
+    return m >= 0 && m < CONFIG_SPRITES_COUNT ? sprites_names[m] : "?";
+}
+
+bool config_sprites_parse(const char *s, config_sprites *out) {
+    for (int m = 0; m < CONFIG_SPRITES_COUNT; m++) {
+        if (strcmp(s, sprites_names[m]) == 0) return *out = (config_sprites)m, true;
+    }
+    return false;
 }

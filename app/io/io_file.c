@@ -1,9 +1,9 @@
-/* app_output.c - the files the app writes: PNG (screenshots, F12), CSV
+/* io_file.c - the files the app writes: PNG (screenshots, F12), CSV
  * (--dump: positions, velocities, masses and the running method's
  * accelerations) and text (--status-json, the benchmark's --json), and
- * whatever later outputs write through app_output_bytes or app_file.
+ * whatever later outputs write through io_write_bytes or io_file.
  *
- * One write path: every file goes through app_file (open, buffered
+ * One write path: every file goes through io_file (open, buffered
  * checked writes, flush, close); the whole-buffer functions are built on
  * it. Every write(2), fsync and close is checked, so a full disk is a
  * failure, not a truncated file reported as written. On a failure the file
@@ -21,7 +21,7 @@
  *     root leaves /dev/null alone, a FIFO stays a FIFO);
  *   - "-", /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: written
  *     straight to that file descriptor, wherever the shell pointed it.
- * app_output_claim_stdout moves nbody's own text lines to stderr when an
+ * io_claim_stdout moves nbody's own text lines to stderr when an
  * output goes to stdout, so a pipe carries exactly the file.
  *
  * Paths are checked for writability at start-up so a typo fails before
@@ -30,29 +30,31 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <stb/stb_image_write.h>
 
-#include "app.h"
+#include "io.h"
 
 #define FILE_BUFFER 65536 /* bytes collected before a write(2) */
 #define LINKS_MAX 40      /* symbolic links followed, as the kernel's ELOOP limit */
 
-struct app_file {
+struct io_file {
     int fd;
-    bool atomic_rename; /* tmp is renamed over target at close */
+    bool atomic_rename;  /* tmp is renamed over target at close */
     bool remove_on_fail; /* a regular file: removed when the write fails */
-    bool failed;        /* a write failed (message printed) */
-    const char *what;   /* the flag or the kind of file, for messages */
-    char *path;         /* the user's name, for messages */
-    char *target;       /* the name written (the symlink's target) */
-    char *tmp;          /* the temporary name, or NULL */
-    size_t used;        /* bytes in buf */
+    bool failed;         /* a write failed (message printed) */
+    const char *what;    /* the flag or the kind of file, for messages */
+    char *path;          /* the user's name, for messages */
+    char *target;        /* the name written (the symlink's target) */
+    char *tmp;           /* the temporary name, or NULL */
+    size_t used;         /* bytes in buf */
     unsigned char buf[FILE_BUFFER];
 };
 
@@ -149,7 +151,7 @@ static bool fd_writable(int fd) {
     return flags >= 0 && ((flags & O_ACCMODE) == O_WRONLY || (flags & O_ACCMODE) == O_RDWR);
 }
 
-bool app_output_check_writable(const char *path, const char *flag) {
+bool io_check_writable(const char *path, const char *flag) {
     if (path[0] == 0) return fail(flag, "''", ENOENT);
     const int fd = named_fd(path);
     if (fd >= 0) return fd_writable(fd) ? true : fail(flag, path, EBADF);
@@ -180,7 +182,7 @@ bool app_output_check_writable(const char *path, const char *flag) {
     return ok;
 }
 
-bool app_output_claim_stdout(const char **paths[], int count, char *name, size_t len) {
+bool io_claim_stdout(const char **paths[], int count, char *name, size_t len) {
     bool any = false;
     for (int i = 0; i < count; i++) any = any || (*paths[i] && named_fd(*paths[i]) == 1);
     if (!any) return true;
@@ -200,15 +202,15 @@ bool app_output_claim_stdout(const char **paths[], int count, char *name, size_t
 }
 
 /* Frees f's names and f itself. */
-static void file_free(app_file *f) {
+static void file_free(io_file *f) {
     free(f->path);
     free(f->target);
     free(f->tmp);
     free(f);
 }
 
-app_file *app_file_open(const char *path, const char *what, bool atomic) {
-    app_file *f = calloc(1, sizeof *f);
+io_file *io_file_open(const char *path, const char *what, bool atomic) {
+    io_file *f = calloc(1, sizeof *f);
     if (!f) {
         fail(what, path, ENOMEM);
         return NULL;
@@ -285,25 +287,25 @@ static bool write_all(int fd, const unsigned char *data, size_t len) {
 }
 
 /* Records the first failure and prints it; later calls stay quiet. */
-static bool file_failed(app_file *f, int err) {
+static bool file_failed(io_file *f, int err) {
     if (!f->failed) fail(f->what, f->path, err);
     f->failed = true;
     errno = err;
     return false;
 }
 
-bool app_file_flush(app_file *f) {
+bool io_file_flush(io_file *f) {
     if (f->failed) return false;
     const bool ok = write_all(f->fd, f->buf, f->used);
     f->used = 0;
     return ok ? true : file_failed(f, errno);
 }
 
-bool app_file_write(app_file *f, const void *data, size_t len) {
+bool io_file_write(io_file *f, const void *data, size_t len) {
     if (f->failed) return false;
     const unsigned char *p = data;
     if (f->used + len > sizeof f->buf) {
-        if (!app_file_flush(f)) return false;
+        if (!io_file_flush(f)) return false;
         if (len > sizeof f->buf) return write_all(f->fd, p, len) ? true : file_failed(f, errno);
     }
     memcpy(f->buf + f->used, p, len);
@@ -311,9 +313,9 @@ bool app_file_write(app_file *f, const void *data, size_t len) {
     return true;
 }
 
-bool app_file_close(app_file *f, bool ok) {
+bool io_file_close(io_file *f, bool ok) {
     if (!f) return false;
-    if (ok && !f->failed) app_file_flush(f);
+    if (ok && !f->failed) io_file_flush(f);
     /* Data on the disk before the rename, so a crash leaves the old file or
      * the new one; fsync also reports write-back errors (NFS, quotas). A
      * device or pipe need not support it. */
@@ -336,46 +338,84 @@ bool app_file_close(app_file *f, bool ok) {
     return done;
 }
 
-bool app_output_bytes(const char *path, const char *what, const void *data, size_t len) {
-    app_file *f = app_file_open(path, what, true);
+bool io_write_bytes(const char *path, const char *what, const void *data, size_t len) {
+    io_file *f = io_file_open(path, what, true);
     if (!f) return false;
-    return app_file_close(f, app_file_write(f, data, len));
+    return io_file_close(f, io_file_write(f, data, len));
 }
 
 /* stb hands the encoded PNG over in one piece. */
 static void png_chunk(void *context, void *data, int size) {
-    app_file_write(context, data, (size_t)size);
+    io_file_write(context, data, (size_t)size);
 }
 
-bool app_output_png(const char *path, int width, int height, const uint8_t *rgba) {
-    app_file *f = app_file_open(path, "screenshot", true);
+bool io_write_png(const char *path, int width, int height, const uint8_t *rgba) {
+    io_file *f = io_file_open(path, "screenshot", true);
     if (!f) return false;
     /* stb encodes to memory and calls png_chunk; 0 means it had no memory. */
     if (!stbi_write_png_to_func(png_chunk, f, width, height, 4, rgba, width * 4)) {
-        app_file_close(f, false);
+        io_file_close(f, false);
         return fail("screenshot", path, ENOMEM);
     }
-    return app_file_close(f, true);
+    return io_file_close(f, true);
 }
 
-bool app_output_csv(const char *path, const sim_body *b, int n) {
-    app_file *f = app_file_open(path, "dump", true);
+bool io_write_csv(const char *path, const sim_body *b, int n) {
+    io_file *f = io_file_open(path, "dump", true);
     if (!f) return false;
     static const char header[] = "x,y,z,vx,vy,vz,m,ax,ay,az\n";
-    bool ok = app_file_write(f, header, sizeof header - 1);
+    bool ok = io_file_write(f, header, sizeof header - 1);
     /* %.9g round-trips a float exactly; the CPU backend's doubles are printed
      * at the same precision the GPU holds. The accelerations are the running
      * force method's at the dumped positions. */
     for (int i = 0; ok && i < n; i++) {
         char line[256];
-        const int len = snprintf(line, sizeof line, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n",
-                                 b[i].pos[0], b[i].pos[1], b[i].pos[2], b[i].vel[0], b[i].vel[1],
-                                 b[i].vel[2], b[i].mass, b[i].acc[0], b[i].acc[1], b[i].acc[2]);
-        ok = len > 0 && (size_t)len < sizeof line && app_file_write(f, line, (size_t)len);
+        const int len =
+            snprintf(line, sizeof line, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n",
+                     b[i].pos[0], b[i].pos[1], b[i].pos[2], b[i].vel[0], b[i].vel[1], b[i].vel[2],
+                     b[i].mass, b[i].acc[0], b[i].acc[1], b[i].acc[2]);
+        ok = len > 0 && (size_t)len < sizeof line && io_file_write(f, line, (size_t)len);
     }
-    return app_file_close(f, ok);
+    return io_file_close(f, ok);
 }
 
-bool app_output_text(const char *path, const char *what, const char *text) {
-    return app_output_bytes(path, what, text, strlen(text));
+bool io_write_text(const char *path, const char *what, const char *text) {
+    return io_write_bytes(path, what, text, strlen(text));
+}
+
+/* ---- names and pictures ---------------------------------------------------- */
+
+void io_absolute(const char *path, char *out, size_t len) {
+    char cwd[PATH_MAX];
+    if (path[0] == '/' || !getcwd(cwd, sizeof cwd) ||
+        snprintf(out, len, "%s/%s", cwd, path) >= (int)len) {
+        snprintf(out, len, "%s", path);
+    }
+}
+
+void io_stamped_name(char *out, size_t len, const char *suffix, int frame) {
+    char stamp[32];
+    const time_t t = time(NULL);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    if (frame >= 0) {
+        snprintf(out, len, "nbody-%s-f%06d%s", stamp, frame, suffix);
+    } else {
+        snprintf(out, len, "nbody-%s%s", stamp, suffix);
+    }
+}
+
+bool io_screenshot(render *r, const char *path, int w, int h) {
+    uint8_t *rgba = malloc((size_t)w * (size_t)h * 4);
+    if (!rgba) {
+        fprintf(stderr, "nbody: out of memory for a %dx%d screenshot\n", w, h);
+        errno = ENOMEM;
+        return false;
+    }
+    render_read_pixels(r, w, h, rgba);
+    for (size_t i = 3; i < (size_t)w * h * 4; i += 4) rgba[i] = 255;
+    const bool ok = io_write_png(path, w, h, rgba);
+    free(rgba);
+    return ok;
 }

@@ -1,4 +1,4 @@
-/* app_bench.c - --benchmark: time the kernel ladder, print the napkin math.
+/* bench.c - --benchmark: time the kernel ladder, print the napkin math.
  *
  * For every variant x N x p x q (x theta for the tree) of the command-line
  * lists: create the simulation (a Plummer sphere), warm up, pick a step count
@@ -9,11 +9,11 @@
  * second (N^2 per step, as NVIDIA's nbody counts), GFLOP/s equivalent (20
  * flops per interaction, 30 for fp64), the speedup over the previous variant
  * in the list (each at its fastest shape) and the fraction of the rate the
- * variant's own inner loop allows on this GPU (app_bench_report.c). A tree
+ * variant's own inner loop allows on this GPU (bench_report.c). A tree
  * row reports bodies per second instead, its build and walk time, the
  * interactions it evaluated per body and its force error against the exact
  * sum over 1024 sampled bodies. The table, JSON and chart are made by
- * app_bench_report.c.
+ * bench_report.c.
  *
  * --frame also times whole headless frames (step + interop + draw) through
  * EGL. --json writes every row and the device as JSON, --plot the table as
@@ -29,10 +29,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "app.h"
-#include "app_bench_report.h"
+#include "bench.h"
 
 #define TARGET_REPEAT_MS 25.0
 #define MAX_ROWS 1024
@@ -42,58 +41,61 @@
 #define ERROR_SAMPLES 1024 /* bodies whose tree force is checked against the exact sum */
 
 typedef struct bench {
-    const app_config *cfg;
+    const config *cfg;
     bool cuda;
     sim_device_info dev;
-    app_bench_row rows[MAX_ROWS];
+    bench_row rows[MAX_ROWS];
     int count;
     app_egl *egl; /* --frame */
 } bench;
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static const char *variant_name(sim_variant v) {
     return v == SIM_VARIANT_COUNT ? "cpu" : sim_variant_info(v)->name;
 }
 
-/* Whole frames: the app's own frame code into an offscreen target. */
-static double time_frames(bench *b, sim *s) {
-    app a = {0};
-    a.cfg = *b->cfg;
-    a.cfg.width = 1280;
-    a.cfg.height = 720;
-    a.cfg.steps_per_frame = 1;
-    a.cfg.host_copy = false;
-    a.sim = s;
-    a.view.point_size = 0.035f;
-    a.view.brightness = 0.3f;
-    a.view.speed_scale = 1.0f;
-    a.fe.content_scale = 1.0f;
-    a.view.hud = true; /* the frame a user sees */
-    a.view.camera = (render_camera){.distance = 3.6f, .yaw = 0.6f, .pitch = 0.35f};
-    a.sprites.mode = (app_sprites_mode)b->cfg->sprites;
-    if (!app_create_render(&a, true)) return 0;
+/* Whole frames of the configuration d: the app's own frames, made by
+ * app_create from the command line with d's knobs on top, into an
+ * offscreen target of 1280 x 720 with the HUD on (the frame a user sees). */
+static double time_frames(bench *b, const sim_desc *d) {
+    config c = *b->cfg;
+    c.sim.backend = d->backend;
+    c.sim.body_count = d->body_count;
+    c.sim.variant = d->variant;
+    c.sim.p = d->p;
+    c.sim.q = d->q;
+    c.sim.theta = d->theta;
+    c.given[CONFIG_KNOB_N] = c.given[CONFIG_KNOB_VARIANT] = true;
+    c.steps_per_frame = 1;
+    c.width = 1280;
+    c.height = 720;
+    c.host_copy = false;
+    c.no_hud = false;
+    c.headless = true;
+    c.benchmark = false;
+    c.script = c.status_json = c.screenshot = c.dump = NULL;
+    int status = 0;
+    app *a = app_create(&c, &status);
+    if (!a) return 0;
+    if (!app_gl_begin(a, true)) {
+        app_gl_end(a);
+        app_destroy(a);
+        return 0;
+    }
     /* Warm, and in auto mode until the trial has chosen who draws the
      * sprites (app_sprites.c): the frames timed are the ones a user gets. */
     for (int i = 0; i < FRAME_WARMUP ||
-                    (a.sprites.mode == APP_SPRITES_AUTO && app_interop_cuda_sprites(&a.interop) &&
-                     a.sprites.phase != APP_SPRITES_DECIDED && i < 2000);
+                    (a->sprites.mode == CONFIG_SPRITES_AUTO && interop_cuda_sprites(&a->interop) &&
+                     a->sprites.trial.phase != BASE_TRIAL_DECIDED && i < 2000);
          i++) {
-        app_frame(&a, a.cfg.width, a.cfg.height);
+        app_frame(a, c.width, c.height);
     }
     glFinish();
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (int i = 0; i < FRAME_COUNT; i++) app_frame(&a, a.cfg.width, a.cfg.height);
+    const double t0 = base_now();
+    for (int i = 0; i < FRAME_COUNT; i++) app_frame(a, c.width, c.height);
     glFinish();
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    a.sim = NULL; /* the caller owns it */
-    app_destroy(&a);
-    const double seconds =
-        (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    const double seconds = base_now() - t0;
+    app_gl_end(a);
+    app_destroy(a);
     return FRAME_COUNT / seconds;
 }
 
@@ -102,7 +104,7 @@ static double time_frames(bench *b, sim *s) {
 static bool run_one(bench *b, sim_variant v, int n, int p, int q, double theta) {
     /* The scene the command line means (Plummer unless told otherwise), with
      * its softening and dt and the flags given on top. */
-    sim_desc d = app_scene_desc(app_scene_from_config(b->cfg), b->cfg, !b->cuda, true);
+    sim_desc d = config_scene_desc(config_scene_of(b->cfg), b->cfg, !b->cuda, true);
     d.backend = b->cuda ? SIM_BACKEND_CUDA : SIM_BACKEND_CPU;
     d.body_count = n;
     d.variant = v == SIM_VARIANT_COUNT ? SIM_VARIANT_DEFAULT : v;
@@ -120,7 +122,7 @@ static bool run_one(bench *b, sim_variant v, int n, int p, int q, double theta) 
     const sim_params prm = sim_get_params(s);
     /* A shape the clamp moved onto one already timed is not timed twice. */
     for (int i = 0; i < b->count; i++) {
-        const app_bench_row *r = &b->rows[i];
+        const bench_row *r = &b->rows[i];
         if (r->variant == v && r->n == n && r->p == prm.p && r->q == prm.q &&
             (!tree || r->theta == prm.theta)) {
             sim_destroy(s);
@@ -138,8 +140,8 @@ static bool run_one(bench *b, sim_variant v, int n, int p, int q, double theta) 
     const int repeats = one * steps > 500.0 ? 3 : 5;
     double t[5];
     for (int k = 0; k < repeats; k++) t[k] = sim_step_timed(s, steps);
-    qsort(t, (size_t)repeats, sizeof t[0], cmp_double);
-    app_bench_row row = {
+    qsort(t, (size_t)repeats, sizeof t[0], base_cmp_double);
+    bench_row row = {
         .variant = v,
         .tree = tree,
         .n = n,
@@ -167,21 +169,21 @@ static bool run_one(bench *b, sim_variant v, int n, int p, int q, double theta) 
             fprintf(stderr, "nbody: force error not measured: %s\n", err.message);
         }
     }
-    if (b->egl) row.fps = time_frames(b, s);
     sim_destroy(s);
-    b->rows[b->count++] = row; /* app_bench_run keeps the configurations <= MAX_ROWS */
+    if (b->egl) row.fps = time_frames(b, &d);
+    b->rows[b->count++] = row; /* bench_run keeps the configurations <= MAX_ROWS */
     fprintf(stderr, "  %-9s N=%-8d %4dx%-3d %10.4f ms/step (%d steps x %d, spread %.1f%%)\n",
             variant_name(v), n, row.p, row.q, row.ms, steps, repeats, 100 * row.spread);
     return true;
 }
 
 /* --plot: the table as a bar chart PNG, drawn on the CPU. */
-static bool write_plot(const app_bench_result *r, const char *path) {
+static bool write_plot(const bench_result *r, const char *path) {
     char dir[4096], font[4096 + 64], why[4096 + 128] = "";
-    app_find_data_dir(dir, sizeof dir);
+    base_data_dir(NBODY_SOURCE_DIR, dir, sizeof dir);
     snprintf(font, sizeof font, "%s/assets/fonts/DejaVuSansMono.ttf", dir);
     int w = 0, h = 0;
-    uint8_t *rgba = app_bench_chart(r, font, &w, &h, why, sizeof why);
+    uint8_t *rgba = bench_chart(r, font, &w, &h, why, sizeof why);
     if (!rgba) {
         fprintf(stderr,
                 "nbody: --plot: %s\nhint: set NBODY_DATA_DIR to the folder holding "
@@ -189,23 +191,23 @@ static bool write_plot(const app_bench_result *r, const char *path) {
                 why);
         return false;
     }
-    const bool ok = app_output_png(path, w, h, rgba);
+    const bool ok = io_write_png(path, w, h, rgba);
     free(rgba);
     return ok;
 }
 
-static bool write_json(const app_bench_result *r, const char *path) {
-    char *json = app_bench_json(r);
+static bool write_json(const bench_result *r, const char *path) {
+    char *json = bench_json(r);
     if (!json) {
         fprintf(stderr, "nbody: --json: out of memory\nhint: benchmark fewer configurations\n");
         return false;
     }
-    const bool ok = app_output_text(path, "--json", json);
+    const bool ok = io_write_text(path, "--json", json);
     free(json);
     return ok;
 }
 
-int app_bench_run(const app_config *cfg) {
+int bench_run(const config *cfg) {
     bench *b = calloc(1, sizeof *b);
     if (!b) return 1;
     b->cfg = cfg;
@@ -239,7 +241,7 @@ int app_bench_run(const app_config *cfg) {
 
     /* On the CPU backend every all-pairs variant is the one reference loop
      * (one "cpu" row); the tree is the CPU reference tree. */
-    app_list variants = cfg->variant_list;
+    config_list variants = cfg->variant_list;
     if (variants.count == 0) {
         variants.count = 1;
         variants.values[0] = sim_variant_resolve(SIM_VARIANT_DEFAULT);
@@ -255,13 +257,13 @@ int app_bench_run(const app_config *cfg) {
         }
         variants.count = kept;
     }
-    const app_list one_auto = {1, {0}};
-    const app_list default_n = {1, {16384}};
-    const app_real_list own_theta = {1, {0}};
-    const app_list *ns = cfg->n_list.count ? &cfg->n_list : &default_n;
-    const app_list *ps = cfg->p_list.count ? &cfg->p_list : &one_auto;
-    const app_list *qs = cfg->q_list.count ? &cfg->q_list : &one_auto;
-    const app_real_list *thetas = cfg->theta_list.count ? &cfg->theta_list : &own_theta;
+    const config_list one_auto = {1, {0}};
+    const config_list default_n = {1, {16384}};
+    const config_real_list own_theta = {1, {0}};
+    const config_list *ns = cfg->n_list.count ? &cfg->n_list : &default_n;
+    const config_list *ps = cfg->p_list.count ? &cfg->p_list : &one_auto;
+    const config_list *qs = cfg->q_list.count ? &cfg->q_list : &one_auto;
+    const config_real_list *thetas = cfg->theta_list.count ? &cfg->theta_list : &own_theta;
     long long configs = 0; /* refused up front rather than timed and left out of the table */
     for (int iv = 0; iv < variants.count; iv++)
         configs += (long long)ns->count * ps->count * qs->count *
@@ -278,7 +280,7 @@ int app_bench_run(const app_config *cfg) {
     bool ok = true;
     for (int iv = 0; iv < variants.count; iv++) {
         const sim_variant v = (sim_variant)variants.values[iv];
-        const app_real_list *th = v == SIM_VARIANT_TREE ? thetas : &own_theta;
+        const config_real_list *th = v == SIM_VARIANT_TREE ? thetas : &own_theta;
         for (int in = 0; in < ns->count; in++) {
             for (int ip = 0; ip < ps->count; ip++) {
                 for (int iq = 0; iq < qs->count; iq++) {
@@ -291,7 +293,7 @@ int app_bench_run(const app_config *cfg) {
             }
         }
     }
-    const app_bench_result result = {
+    const bench_result result = {
         .cuda = b->cuda,
         .dev = b->dev,
         .rows = b->rows,
@@ -299,7 +301,7 @@ int app_bench_run(const app_config *cfg) {
         .order = variants.values,
         .order_count = variants.count,
     };
-    app_bench_print(&result, stdout);
+    bench_print(&result, stdout);
     if (cfg->json) ok = write_json(&result, cfg->json) && ok;
     if (cfg->plot) ok = write_plot(&result, cfg->plot) && ok;
     if (b->egl) app_egl_close(b->egl);

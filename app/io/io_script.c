@@ -1,12 +1,12 @@
-/* app_script.c - --script FILE: scripted key presses.
+/* io_script.c - --script FILE: scripted key presses, read and parsed.
  *
  * One press per line, "frame key", e.g.
  *     # the lecture tour
  *     120 K
  *     240 Shift+P
- * The key is pressed just before that frame is drawn (frame 0 is the first),
- * through the same app_key() the window's keyboard uses, in the window and
- * headless alike. Blank lines and # comments are skipped; lines may be of
+ * The app presses the key just before that frame is drawn (frame 0 is the
+ * first), through the same dispatch the window's keyboard uses, in the
+ * window and headless alike. Blank lines and # comments are skipped; lines may be of
  * any length. A line that does not parse stops the program at start-up with
  * its line number. Only a regular file is read: a directory, a FIFO or a
  * device is refused up front (a FIFO would block, or be read as empty).
@@ -16,15 +16,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "app.h"
+#include <GLFW/glfw3.h> /* key codes only */
+
+#include "io.h"
 
 #define SCRIPT_FRAME_MAX 1000000000 /* the last frame a line can name */
 
 static int by_frame(const void *x, const void *y) {
-    const app_script_event *a = x, *b = y;
+    const io_script_event *a = x, *b = y;
     if (a->frame != b->frame) return (a->frame > b->frame) - (a->frame < b->frame);
     return (a->line > b->line) - (a->line < b->line); /* same frame: file order */
 }
@@ -85,7 +88,7 @@ static size_t next_word(char **p, char **word) {
 }
 
 /* Parses one line (comment already cut) into *e; false with a message. */
-static bool parse_line(const char *path, int line, char *buf, app_script_event *e) {
+static bool parse_line(const char *path, int line, char *buf, io_script_event *e) {
     char *p = buf, *frame_word, *key_word, *extra;
     const size_t frame_len = next_word(&p, &frame_word);
     const size_t key_len = next_word(&p, &key_word);
@@ -111,7 +114,7 @@ static bool parse_line(const char *path, int line, char *buf, app_script_event *
                  frame_word, frame_len > 40 ? "..." : "", SCRIPT_FRAME_MAX);
         return bad_line(path, line, what);
     }
-    if (!app_key_parse(key_word, &e->key, &e->mods)) {
+    if (!io_key_parse(key_word, &e->key, &e->mods)) {
         char what[96];
         snprintf(what, sizeof what, "unknown key '%.60s%s'", key_word, key_len > 60 ? "..." : "");
         return bad_line(path, line, what);
@@ -121,10 +124,10 @@ static bool parse_line(const char *path, int line, char *buf, app_script_event *
     return true;
 }
 
-bool app_script_load(app *a, const char *path) {
+bool io_script_load(const char *path, io_script_event **out, int *out_count) {
     FILE *f = open_regular(path);
     if (!f) return false;
-    app_script_event *events = NULL;
+    io_script_event *events = NULL;
     int count = 0, cap = 0, line = 0;
     char *buf = NULL;
     size_t buf_cap = 0;
@@ -134,14 +137,14 @@ bool app_script_load(app *a, const char *path) {
         char *hash = strchr(buf, '#');
         if (hash) *hash = 0;
         if (strspn(buf, " \t\r\n\f\v") == strlen(buf)) continue; /* blank or comment */
-        app_script_event e = {0};
+        io_script_event e = {0};
         if (!parse_line(path, line, buf, &e)) {
             ok = false;
             break;
         }
         if (count == cap) {
             cap = cap ? 2 * cap : 64;
-            app_script_event *grown = realloc(events, sizeof *events * (size_t)cap);
+            io_script_event *grown = realloc(events, sizeof *events * (size_t)cap);
             if (!grown) {
                 ok = bad_line(path, line, "out of memory");
                 break;
@@ -162,16 +165,41 @@ bool app_script_load(app *a, const char *path) {
         return false;
     }
     qsort(events, (size_t)count, sizeof *events, by_frame);
-    a->out.script = events;
-    a->out.script_count = count;
-    a->out.script_next = 0;
+    *out = events;
+    *out_count = count;
     return true;
 }
 
-void app_script_dispatch(app *a) {
-    while (a->out.script_next < a->out.script_count &&
-           a->out.script[a->out.script_next].frame <= a->live.frame) {
-        const app_script_event *e = &a->out.script[a->out.script_next++];
-        app_key(a, e->key, e->mods);
+/* Names --script understands beyond single letters and digits. */
+static const struct {
+    const char *name;
+    int key;
+} key_names[] = {
+    {"Space", GLFW_KEY_SPACE},    {".", GLFW_KEY_PERIOD},        {"Period", GLFW_KEY_PERIOD},
+    {"+", GLFW_KEY_EQUAL},        {"Plus", GLFW_KEY_EQUAL},      {"-", GLFW_KEY_MINUS},
+    {"Minus", GLFW_KEY_MINUS},    {"Tab", GLFW_KEY_TAB},         {"Esc", GLFW_KEY_ESCAPE},
+    {"Escape", GLFW_KEY_ESCAPE},  {"F1", GLFW_KEY_F1},           {"F12", GLFW_KEY_F12},
+    {"Left", GLFW_KEY_LEFT},      {"Right", GLFW_KEY_RIGHT},     {"Up", GLFW_KEY_UP},
+    {"Down", GLFW_KEY_DOWN},      {"PageUp", GLFW_KEY_PAGE_UP},  {"PageDown", GLFW_KEY_PAGE_DOWN},
+    {"Home", GLFW_KEY_HOME},      {"F11", GLFW_KEY_F11},         {"F5", GLFW_KEY_F5},
+    {"F9", GLFW_KEY_F9},          {",", GLFW_KEY_COMMA},         {"Comma", GLFW_KEY_COMMA},
+    {"[", GLFW_KEY_LEFT_BRACKET}, {"]", GLFW_KEY_RIGHT_BRACKET},
+};
+
+bool io_key_parse(const char *name, int *key, int *mods) {
+    *mods = 0;
+    if (strncasecmp(name, "Shift+", 6) == 0) {
+        *mods = GLFW_MOD_SHIFT;
+        name += 6;
     }
+    if (name[0] && !name[1]) {
+        const char c = name[0];
+        if (c >= 'a' && c <= 'z') return *key = GLFW_KEY_A + (c - 'a'), true;
+        if (c >= 'A' && c <= 'Z') return *key = GLFW_KEY_A + (c - 'A'), true;
+        if (c >= '0' && c <= '9') return *key = GLFW_KEY_0 + (c - '0'), true;
+    }
+    for (size_t i = 0; i < sizeof key_names / sizeof key_names[0]; i++) {
+        if (strcasecmp(name, key_names[i].name) == 0) return *key = key_names[i].key, true;
+    }
+    return false;
 }

@@ -1,5 +1,5 @@
-/* app_bench_report.c - the benchmark's table, JSON and bar chart (see
- * app_bench_report.h), and the one table of what each force kernel executes.
+/* bench_report.c - the benchmark's table, JSON and bar chart (see
+ * bench.h), and the one table of what each force kernel executes.
  *
  * Honest figures: each variant's "ceiling" is the rate its own inner loop
  * allows, issue slots per interaction counted in its SASS (below), so no row
@@ -9,7 +9,7 @@
  * no N^2 figures at all: bodies/s, build and walk time, and their force
  * error against the exact sum instead.
  */
-#include "app_bench_report.h"
+#include "bench.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -70,7 +70,7 @@ static const kernel_cost costs[] = {
 
 /* The count for row r's variant, N and threads an SM: of the entries that
  * apply, the one from the largest N, then for the fewest threads. */
-static const kernel_cost *cost_of(const app_bench_row *r) {
+static const kernel_cost *cost_of(const bench_row *r) {
     const kernel_cost *c = NULL;
     const int threads = r->p * (r->q > 0 ? r->q : 1);
     for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++) {
@@ -96,24 +96,24 @@ static int fp64_lanes(int major, int minor) {
     return 0;
 }
 
-static const char *variant_name(const app_bench_row *r) {
+static const char *variant_name(const bench_row *r) {
     return r->variant == SIM_VARIANT_COUNT ? "cpu" : sim_variant_info(r->variant)->name;
 }
 
-static bool is_fp64(const app_bench_row *r) {
+static bool is_fp64(const bench_row *r) {
     return r->variant != SIM_VARIANT_COUNT && sim_variant_info(r->variant)->fp64;
 }
 
-double app_bench_interactions_per_s(const app_bench_row *r) {
+double bench_interactions_per_s(const bench_row *r) {
     if (r->tree || r->ms <= 0) return 0;
     return (double)r->n * (double)r->n / (r->ms * 1e-3);
 }
 
-static double bodies_per_s(const app_bench_row *r) {
+static double bodies_per_s(const bench_row *r) {
     return r->ms > 0 ? r->n / (r->ms * 1e-3) : 0;
 }
 
-double app_bench_ceiling(const app_bench_result *b, const app_bench_row *r) {
+double bench_ceiling(const bench_result *b, const bench_row *r) {
     const kernel_cost *c = cost_of(r);
     if (!b->cuda || !c) return 0;
     const double clock = b->dev.clock_khz * 1e3;
@@ -129,24 +129,24 @@ double app_bench_ceiling(const app_bench_result *b, const app_bench_row *r) {
     return ceiling;
 }
 
-static double flops_per_interaction(const app_bench_row *r) {
+static double flops_per_interaction(const bench_row *r) {
     return is_fp64(r) ? 30.0 : 20.0;
 }
 
-static double gflops_equivalent(const app_bench_row *r) {
-    return app_bench_interactions_per_s(r) * flops_per_interaction(r) * 1e-9;
+static double gflops_equivalent(const bench_row *r) {
+    return bench_interactions_per_s(r) * flops_per_interaction(r) * 1e-9;
 }
 
-static double ceiling_fraction(const app_bench_result *b, const app_bench_row *r) {
-    const double c = app_bench_ceiling(b, r);
-    return c > 0 ? app_bench_interactions_per_s(r) / c : 0;
+static double ceiling_fraction(const bench_result *b, const bench_row *r) {
+    const double c = bench_ceiling(b, r);
+    return c > 0 ? bench_interactions_per_s(r) / c : 0;
 }
 
 /* The fastest row of variant v (tree or not, as `tree`) at n, or NULL. */
-static const app_bench_row *fastest(const app_bench_result *b, sim_variant v, bool tree, int n) {
-    const app_bench_row *best = NULL;
+static const bench_row *fastest(const bench_result *b, sim_variant v, bool tree, int n) {
+    const bench_row *best = NULL;
     for (int i = 0; i < b->count; i++) {
-        const app_bench_row *r = &b->rows[i];
+        const bench_row *r = &b->rows[i];
         if (r->variant == v && r->tree == tree && r->n == n && (!best || r->ms < best->ms))
             best = r;
     }
@@ -155,11 +155,11 @@ static const app_bench_row *fastest(const app_bench_result *b, sim_variant v, bo
 
 /* Speedup of row r over the fastest row of the variant before it in the
  * command-line order, at the same N; 0 when there is none. */
-static double speedup(const app_bench_result *b, const app_bench_row *r) {
+static double speedup(const bench_result *b, const bench_row *r) {
     for (int k = 1; k < b->order_count; k++) {
         if (b->order[k] != (int)r->variant) continue;
         const sim_variant prev = (sim_variant)b->order[k - 1];
-        const app_bench_row *p = NULL;
+        const bench_row *p = NULL;
         for (int i = 0; i < b->count && !p; i++) /* the previous variant's kind */
             if (b->rows[i].variant == prev) p = fastest(b, prev, b->rows[i].tree, r->n);
         return p && r->ms > 0 ? p->ms / r->ms : 0;
@@ -167,7 +167,7 @@ static double speedup(const app_bench_result *b, const app_bench_row *r) {
     return 0;
 }
 
-static bool any_tree(const app_bench_result *b) {
+static bool any_tree(const bench_result *b) {
     for (int i = 0; i < b->count; i++)
         if (b->rows[i].tree) return true;
     return false;
@@ -175,13 +175,13 @@ static bool any_tree(const app_bench_result *b) {
 
 /* One line per count the rows use (a variant's, or best's two builds'): its
  * ceiling and where it comes from. */
-static void print_ceilings(const app_bench_result *b, FILE *f) {
+static void print_ceilings(const bench_result *b, FILE *f) {
     for (int i = 0; i < b->count; i++) {
         const sim_variant v = b->rows[i].variant;
         const kernel_cost *c = cost_of(&b->rows[i]);
         bool seen = false;
         for (int k = 0; k < i && !seen; k++) seen = cost_of(&b->rows[k]) == c;
-        const double ceiling = app_bench_ceiling(b, &b->rows[i]);
+        const double ceiling = bench_ceiling(b, &b->rows[i]);
         if (seen || !c || ceiling <= 0) continue;
         fprintf(f,
                 "ceiling %-8s %.3g interactions/s: %d SMs x 128 lanes x %.3f GHz / %.2f issue "
@@ -197,7 +197,7 @@ static void print_ceilings(const app_bench_result *b, FILE *f) {
     }
 }
 
-void app_bench_print(const app_bench_result *b, FILE *f) {
+void bench_print(const bench_result *b, FILE *f) {
     bool frames = false;
     for (int i = 0; i < b->count; i++) frames = frames || b->rows[i].fps > 0;
     const bool tree = any_tree(b);
@@ -210,7 +210,7 @@ void app_bench_print(const app_bench_result *b, FILE *f) {
                 "1e6 body/s", "err med", "err p99");
     fprintf(f, "\n");
     for (int i = 0; i < b->count; i++) {
-        const app_bench_row *r = &b->rows[i];
+        const bench_row *r = &b->rows[i];
         char shape[32] = "-", up[400] = "", ceil_s[400] = "", ips[400] = "n/a", gf[400] = "n/a";
         if (r->variant != SIM_VARIANT_COUNT && !r->tree)
             snprintf(shape, sizeof shape, "%dx%d", r->p, r->q);
@@ -219,7 +219,7 @@ void app_bench_print(const app_bench_result *b, FILE *f) {
         const double c = ceiling_fraction(b, r);
         if (c > 0) snprintf(ceil_s, sizeof ceil_s, "%.0f%%", 100 * c);
         if (!r->tree) {
-            snprintf(ips, sizeof ips, "%.1f", app_bench_interactions_per_s(r) * 1e-9);
+            snprintf(ips, sizeof ips, "%.1f", bench_interactions_per_s(r) * 1e-9);
             snprintf(gf, sizeof gf, "%.0f", gflops_equivalent(r));
         }
         fprintf(f, "%-9s %9d %8s %11.4f %11s %11s %8s %8s", variant_name(r), r->n, shape, r->ms,
@@ -309,7 +309,7 @@ static void emit_number(text *t, const char *key, double v, bool applies) {
         emit(t, ", \"%s\": null", key);
 }
 
-char *app_bench_json(const app_bench_result *b) {
+char *bench_json(const bench_result *b) {
     text t = {0};
     emit(&t, "{\n  \"format\": \"nbody-benchmark\",\n  \"version\": 2,\n  \"device\": {\"name\": ");
     /* The name is the driver's text: bounded by its array, escaped here. */
@@ -325,8 +325,8 @@ char *app_bench_json(const app_bench_result *b) {
     emit(&t, "  \"gflops_equivalent_flops_per_interaction\": {\"fp32\": 20, \"fp64\": 30},\n");
     emit(&t, "  \"rows\": [\n");
     for (int i = 0; i < b->count; i++) {
-        const app_bench_row *r = &b->rows[i];
-        const double ceiling = app_bench_ceiling(b, r);
+        const bench_row *r = &b->rows[i];
+        const double ceiling = bench_ceiling(b, r);
         emit(&t, "    {\"variant\": ");
         emit_string(&t, variant_name(r));
         emit(&t,
@@ -336,7 +336,7 @@ char *app_bench_json(const app_bench_result *b) {
         emit_number(&t, "ms_per_step", r->ms, true);
         emit_number(&t, "spread", r->spread, true);
         emit_number(&t, "bodies_per_s", bodies_per_s(r), true);
-        emit_number(&t, "interactions_per_s", app_bench_interactions_per_s(r), !r->tree);
+        emit_number(&t, "interactions_per_s", bench_interactions_per_s(r), !r->tree);
         emit_number(&t, "gflops_equivalent", gflops_equivalent(r), !r->tree);
         emit_number(&t, "speedup_vs_previous", speedup(b, r), speedup(b, r) > 0);
         emit_number(&t, "ceiling_interactions_per_s", ceiling, ceiling > 0);
@@ -433,8 +433,8 @@ static unsigned char *read_file(const char *path, char *why, size_t why_len) {
     return data;
 }
 
-uint8_t *app_bench_chart(const app_bench_result *b, const char *font_path, int *width, int *height,
-                         char *why, size_t why_len) {
+uint8_t *bench_chart(const bench_result *b, const char *font_path, int *width, int *height,
+                     char *why, size_t why_len) {
     unsigned char *ttf = read_file(font_path, why, why_len);
     if (!ttf) return NULL;
     canvas c = {.w = CHART_W, .h = CHART_TOP + CHART_ROW * (b->count > 0 ? b->count : 1) + 40};
@@ -459,8 +459,8 @@ uint8_t *app_bench_chart(const app_bench_result *b, const char *font_path, int *
      * kind against its own largest value, and said so in the legend. */
     double max_ips = 0, max_bps = 0;
     for (int i = 0; i < b->count; i++) {
-        const app_bench_row *r = &b->rows[i];
-        const double v = r->tree ? bodies_per_s(r) : app_bench_interactions_per_s(r);
+        const bench_row *r = &b->rows[i];
+        const double v = r->tree ? bodies_per_s(r) : bench_interactions_per_s(r);
         if (!isfinite(v)) continue; /* drawn as an empty bar */
         if (r->tree)
             max_bps = fmax(max_bps, v);
@@ -480,7 +480,7 @@ uint8_t *app_bench_chart(const app_bench_result *b, const char *font_path, int *
     }
     const int bar0 = CHART_LABEL, bar_w = CHART_W - CHART_LABEL - CHART_VALUE;
     for (int i = 0; i < b->count; i++) {
-        const app_bench_row *r = &b->rows[i];
+        const bench_row *r = &b->rows[i];
         const int y = CHART_TOP + i * CHART_ROW;
         if (r->tree)
             snprintf(line, sizeof line, "%s N=%d theta=%.2f", variant_name(r), r->n, r->theta);
@@ -489,7 +489,7 @@ uint8_t *app_bench_chart(const app_bench_result *b, const char *font_path, int *
         else
             snprintf(line, sizeof line, "%s N=%d %dx%d", variant_name(r), r->n, r->p, r->q);
         draw_text(&c, 12, y + 4, line, ink);
-        const double v = r->tree ? bodies_per_s(r) : app_bench_interactions_per_s(r);
+        const double v = r->tree ? bodies_per_s(r) : bench_interactions_per_s(r);
         const double max = r->tree ? max_bps : max_ips;
         const int len = max > 0 && isfinite(v) ? (int)lround(bar_w * fmin(v / max, 1.0)) : 0;
         fill(&c, bar0, y + 4, bar0 + (len > 1 ? len : 1), y + CHART_ROW - 4,

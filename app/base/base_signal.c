@@ -1,24 +1,24 @@
-/* app_signal.c - Ctrl-C and SIGTERM without losing the outputs.
+/* base_signal.c - Ctrl-C and SIGTERM without losing the outputs (base.h).
  *
  * The first SIGINT or SIGTERM only records itself: the front-end's loop
  * sees it after the current frame, writes every requested output (the
- * screenshot, the dump, the status JSON, ...) through app_finish, and exits
- * with 128 + the signal (130, 143). The handler also restores the default
- * action of both signals, so a second one (the user giving up on a write
- * that blocks, say on a FIFO nobody reads) ends the process at once.
+ * screenshot, the dump, the status JSON, ...) and exits with 128 + the
+ * signal (130, 143). The handler also restores the default action of both
+ * signals, so a second one (the user giving up on a write that blocks, say
+ * on a FIFO nobody reads) ends the process at once.
  *
  * SIGPIPE is ignored: a reader that goes away makes the write fail with
- * EPIPE, which app_output.c reports like any other write failure, instead
- * of killing the process silently.
+ * EPIPE, which io_file.c reports like any other write failure, instead of
+ * killing the process silently.
  */
 #include <signal.h>
 #include <string.h>
 
-#include "app.h"
+#include "base.h"
 
 /* The one mutable file-scope variable of the app, and unavoidably so: a
  * signal handler can reach nothing else. Written only by the handler, read
- * by app_signal_caught; 0 until a signal is caught. */
+ * by base_signal_caught; 0 until a signal is caught. */
 static volatile sig_atomic_t caught_signal;
 
 static void on_signal(int sig) {
@@ -31,7 +31,7 @@ static void on_signal(int sig) {
     sigaction(SIGTERM, &dfl, NULL);
 }
 
-void app_signal_install(void) {
+void base_signal_install(void) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -48,11 +48,11 @@ void app_signal_install(void) {
     sigaction(SIGPIPE, &ign, NULL);
 }
 
-int app_signal_caught(void) {
+int base_signal_caught(void) {
     return (int)caught_signal;
 }
 
-int app_signal_exit_code(bool ok) {
+int base_signal_exit_code(bool ok) {
     if (!ok) return 1;
     return caught_signal ? 128 + (int)caught_signal : 0;
 }

@@ -1,4 +1,4 @@
-/* app_interop.c - CUDA-GL interop: the one place where sim/ meets render/.
+/* interop.c - CUDA-GL interop: the one place where sim/ meets render/.
  *
  * Normal path (zero copy): the body vertex buffer is registered with CUDA
  * once (and again only if render/ re-creates it for a larger N); each frame
@@ -8,13 +8,15 @@
  * stream is a blocking stream, so its vertex kernel is ordered after the
  * map and before the unmap, and the unmap orders the CUDA work before GL's
  * later use of the buffer (stream 0 means the legacy default stream only
- * because nothing is built with --default-stream per-thread). The vertex
- * write still waits for the GPU before the unmap: measured, that is 3x
- * faster than letting the unmap wait (sim/sim_cuda.cu, cuda_vertices).
- * While frames are recorded, the map is preceded by a poll of a GL fence
- * set at the end of the last frame (poll_frame_fence says why).
+ * because nothing is built with --default-stream per-thread). When GL
+ * draws the sprites, the vertex write waits for the GPU before the unmap
+ * (sim_write_vertices: measured faster than leaving the wait to the unmap;
+ * docs/PERFORMANCE.md, "Frames"); when CUDA draws them, the write is only
+ * queued and splat/ waits once for both (sim_queue_vertices). While frames
+ * are recorded, the map may be preceded by a poll of a GL fence set at the
+ * end of the last frame (poll_frame_fence says why).
  *
- * Videos (app_interop_video_*): the next frame maps the picture - in place
+ * Videos (interop_video_*): the next frame maps the picture - in place
  * where it is a renderbuffer nothing else is drawn into before then, else
  * a copy GL blits into a texture - together with the vertex buffer, in one
  * cudaGraphicsMapResources, and video/ converts it to YUV 4:2:0 and sends
@@ -22,16 +24,15 @@
  * the one the vertex buffer needs anyway, so a video costs the frame a
  * small kernel (and the blit where there is one), not a CPU wait.
  *
- * Sprites (app_interop_upload's view): on the zero-copy path the
+ * Sprites (interop_upload's view): on the zero-copy path the
  * renderer's float picture (RGBA16F) is registered too, as an image, and
  * mapped in the same cudaGraphicsMapResources as the vertex buffer; after
  * the simulation has written the vertices, splat/ draws the frame's sprites
  * from them into that picture, and render_frame goes on from there (bloom,
- * tone map). On an H100 GL's graphics pipeline took 0.36 ms of a 0.93 ms
- * frame at 16K bodies to clear that picture and add the sprites into it
- * (docs/PERFORMANCE.md).
+ * tone map), which takes that work off GL's graphics pipeline, small on
+ * data-centre GPUs (docs/PERFORMANCE.md, "Frames").
  * A refused registration or a failed draw prints one line and GL draws the
- * sprites from then on. Where both can, app_sprites.c chooses. With
+ * sprites from then on. Where both can, the app chooses (app_sprites.c). With
  * NBODY_TEST_REFUSE_SPRITES=1 the registration is treated as refused.
  *
  * Fallback (host copy): when registration is refused - error 304
@@ -67,7 +68,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
+#include "base.h"
+#include "interop.h"
 
 _Static_assert(sizeof(sim_vertex) == sizeof(render_vertex), "sim and render vertices match");
 _Static_assert(offsetof(sim_vertex, speed) == offsetof(render_vertex, speed),
@@ -81,8 +83,8 @@ static void describe(char *why, size_t len, const char *call, cudaError_t e) {
     cudaGetLastError();
 }
 
-const char *app_interop_path_name(app_interop_path p) {
-    return p == APP_INTEROP_ZERO_COPY ? "zero-copy interop" : "host copy";
+const char *interop_path_name(interop_path p) {
+    return p == INTEROP_ZERO_COPY ? "zero-copy interop" : "host copy";
 }
 
 static void unregister_image(struct cudaGraphicsResource **res) {
@@ -97,37 +99,37 @@ static void unregister_image(struct cudaGraphicsResource **res) {
 }
 
 /* CUDA's sprites are over: GL draws them from now on. */
-static void release_sprites(app_interop *io) {
+static void release_sprites(interop *io) {
     unregister_image(&io->picture);
     splat_destroy(io->splat);
     io->splat = NULL;
 }
 
 /* The same, with one line saying why. */
-static void sprites_off(app_interop *io, const char *why) {
+static void sprites_off(interop *io, const char *why) {
     fprintf(stderr, "nbody: warning: CUDA cannot draw the sprites (%s); GL draws them instead\n",
             why);
     release_sprites(io);
 }
 
-void app_interop_init(app_interop *io, bool cuda_backend, bool force_host_copy) {
-    *io = (app_interop){0};
-    io->path = cuda_backend && !force_host_copy ? APP_INTEROP_ZERO_COPY : APP_INTEROP_HOST_COPY;
-    if (io->path != APP_INTEROP_ZERO_COPY) return;
+void interop_init(interop *io, bool cuda_backend, bool force_host_copy) {
+    *io = (interop){0};
+    io->path = cuda_backend && !force_host_copy ? INTEROP_ZERO_COPY : INTEROP_HOST_COPY;
+    if (io->path != INTEROP_ZERO_COPY) return;
     splat_error e = {0};
     if (!(io->splat = splat_create(&e))) sprites_off(io, e.message);
 }
 
-bool app_interop_cuda_sprites(const app_interop *io) {
-    return io->path == APP_INTEROP_ZERO_COPY && io->splat;
+bool interop_cuda_sprites(const interop *io) {
+    return io->path == INTEROP_ZERO_COPY && io->splat;
 }
 
-void app_interop_tags(app_interop *io, const uint8_t *tags, int n) {
+void interop_tags(interop *io, const uint8_t *tags, int n) {
     splat_error e = {0};
     if (io->splat && !splat_set_tags(io->splat, tags, n, &e)) sprites_off(io, e.message);
 }
 
-static void unregister(app_interop *io) {
+static void unregister(interop *io) {
     if (!io->registered) return;
     const cudaError_t e = cudaGraphicsUnregisterResource(io->resource);
     if (e != cudaSuccess) {
@@ -141,19 +143,19 @@ static void unregister(app_interop *io) {
 
 /* The zero-copy path is over: one line saying why, and the host copy from
  * now on (and GL's sprites). what: "refused" or "failed". */
-static void fall_back(app_interop *io, const char *what, const char *why) {
+static void fall_back(interop *io, const char *what, const char *why) {
     fprintf(stderr,
             "nbody: warning: CUDA-GL interop %s (%s); copying positions through the host "
             "instead\n",
             what, why);
     unregister(io);
     release_sprites(io);
-    io->path = APP_INTEROP_HOST_COPY;
+    io->path = INTEROP_HOST_COPY;
 }
 
 /* Registers the render's buffer; on refusal (or the test hook), falls back
  * to the host path. */
-static void ensure_registered(app_interop *io, render *r) {
+static void ensure_registered(interop *io, render *r) {
     if (io->registered) return;
     const char *refuse = getenv("NBODY_TEST_REFUSE_INTEROP");
     if (refuse && strcmp(refuse, "1") == 0) {
@@ -175,8 +177,8 @@ static void ensure_registered(app_interop *io, render *r) {
 }
 
 /* A failed CUDA call on the video's path: kept for the recording to
- * report (app_interop_video_map); the vertices go on. */
-static void video_fail(app_interop *io, const char *call, cudaError_t e) {
+ * report (interop_video_map); the vertices go on. */
+static void video_fail(interop *io, const char *call, cudaError_t e) {
     describe(io->video_err.message, sizeof io->video_err.message, call, e);
     snprintf(io->video_err.hint, sizeof io->video_err.hint, "record with --host-copy");
     io->video_failed = true;
@@ -184,7 +186,7 @@ static void video_fail(app_interop *io, const char *call, cudaError_t e) {
 
 /* The waiting picture, mapped, goes to video/ for conversion (queued on
  * the GPU, read before the unmap lets GL on). */
-static void video_convert_mapped(app_interop *io) {
+static void video_convert_mapped(interop *io) {
     cudaArray_t array = NULL;
     const cudaError_t e = cudaGraphicsSubResourceGetMappedArray(&array, io->video_waiting, 0, 0);
     io->video_waiting = NULL;
@@ -198,7 +200,7 @@ static void video_convert_mapped(app_interop *io) {
 /* Converts the waiting picture on its own: a map of it alone (which waits
  * for GL's drawing). For the frames no upload follows: the last one, and a
  * second push before an upload. */
-static void video_convert_alone(app_interop *io) {
+static void video_convert_alone(interop *io) {
     struct cudaGraphicsResource *res = io->video_waiting;
     if (!res) return;
     cudaError_t e = cudaGraphicsMapResources(1, &res, 0);
@@ -216,7 +218,7 @@ static void video_convert_alone(app_interop *io) {
  * (again after a resize: let go of first, since render/ replaces the
  * texture). false when it is not: GL cannot make it (render_frame will
  * say so), or CUDA refused it (then GL draws the sprites from now on). */
-static bool ensure_picture(app_interop *io, render *r, int w, int h) {
+static bool ensure_picture(interop *io, render *r, int w, int h) {
     if (io->picture && io->picture_w == w && io->picture_h == h) return true;
     unregister_image(&io->picture);
     render_error gl = {0};
@@ -241,7 +243,7 @@ static bool ensure_picture(app_interop *io, render *r, int w, int h) {
     return true;
 }
 
-void app_interop_splat_view(const render_view *view, splat_view *out) {
+void interop_splat_view(const render_view *view, splat_view *out) {
     render_sprite_params p;
     render_sprite_params_of(view, &p);
     _Static_assert(sizeof out->view == sizeof p.view && sizeof out->proj == sizeof p.proj,
@@ -266,7 +268,7 @@ void app_interop_splat_view(const render_view *view, splat_view *out) {
  * warning is printed and the path is now the host copy (nothing was drawn
  * from this attempt). A failure of the sprites alone turns them over to
  * GL, with a warning, and the vertices go on. */
-static bool write_zero_copy(app_interop *io, sim *s, int n, const splat_view *sprites) {
+static bool write_zero_copy(interop *io, sim *s, int n, const splat_view *sprites) {
     char why[320] = "", sprites_why[320] = "";
     struct cudaGraphicsResource *res[3] = {io->resource};
     int count = 1;
@@ -321,7 +323,7 @@ static bool write_zero_copy(app_interop *io, sim *s, int n, const splat_view *sp
     return true;
 }
 
-static bool upload_via_host(app_interop *io, sim *s, render *r, int n) {
+static bool upload_via_host(interop *io, sim *s, render *r, int n) {
     if (n > io->staging_capacity) {
         sim_vertex *p = realloc(io->staging, sizeof(sim_vertex) * (size_t)n);
         if (!p) {
@@ -339,36 +341,33 @@ static bool upload_via_host(app_interop *io, sim *s, render *r, int n) {
     return true;
 }
 
-void app_interop_fence_frame(app_interop *io) {
-    if (io->path != APP_INTEROP_ZERO_COPY) return;
+void interop_fence_frame(interop *io) {
+    if (io->path != INTEROP_ZERO_COPY) return;
     if (io->frame_fence) glDeleteSync((GLsync)io->frame_fence);
     io->frame_fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
 }
 
 /* Polls the last frame's fence until GL's work is done (at most a second).
- * Measured on an H100 (docs/PERFORMANCE.md, "Recording"), the map's own
- * wait for GL is sometimes ~2.9 ms late and polling first is then faster,
- * sometimes the other way round: with GL's read-back of a 1280x720 video
- * 660 frames/s polling against 290 not; with CUDA's, 300 polling against
- * 997 not at 1280x720, but 452 against 241 for a 1920x1080 video from a
- * 1280x720 picture; without a video 313 polling against 1,040 not. So it is
- * done only while recording, when app_record.c's trial finds it faster.
- * Measured, not explained. */
-static void poll_frame_fence(app_interop *io) {
+ * Whether that is faster than the map's own wait for GL depends on the
+ * picture's size and on who converts a video's frames, both ways by large
+ * factors, measured and not explained (docs/PERFORMANCE.md, "Recording"):
+ * so it is done only while recording, when the recording's trial finds it
+ * faster (io_record.c). */
+static void poll_frame_fence(interop *io) {
     if (!io->frame_fence) return;
     const GLsync f = (GLsync)io->frame_fence;
-    const double give_up = app_now() + 1.0;
+    const double give_up = base_now() + 1.0;
     for (long i = 0; glClientWaitSync(f, 0, 0) == GL_TIMEOUT_EXPIRED; i++) {
-        if (i % 1024 == 1023 && app_now() > give_up) break;
+        if (i % 1024 == 1023 && base_now() > give_up) break;
     }
     glDeleteSync(f);
     io->frame_fence = NULL;
 }
 
-bool app_interop_upload(app_interop *io, sim *s, render *r, const render_view *sprites) {
+bool interop_upload(interop *io, sim *s, render *r, const render_view *sprites) {
     const int n = sim_get_params(s).body_count;
     io->sprites_drawn = false;
-    if (io->path == APP_INTEROP_ZERO_COPY) poll_frame_fence(io);
+    if (io->path == INTEROP_ZERO_COPY) poll_frame_fence(io);
     /* A larger N makes render/ replace its buffer. Let go of the old one
      * first: CUDA must not hold a buffer GL deletes, and GL may hand the
      * same name out again, so names alone cannot tell buffers apart. */
@@ -378,13 +377,13 @@ bool app_interop_upload(app_interop *io, sim *s, render *r, const render_view *s
         fprintf(stderr, "nbody: %s\nhint: %s\n", err.message, err.hint);
         return false;
     }
-    if (io->path == APP_INTEROP_ZERO_COPY) ensure_registered(io, r);
+    if (io->path == INTEROP_ZERO_COPY) ensure_registered(io, r);
     splat_view view;
-    const bool cuda_sprites = sprites && app_interop_cuda_sprites(io) && sprites->fb_width > 0 &&
+    const bool cuda_sprites = sprites && interop_cuda_sprites(io) && sprites->fb_width > 0 &&
                               sprites->fb_height > 0 &&
                               ensure_picture(io, r, sprites->fb_width, sprites->fb_height);
-    if (cuda_sprites) app_interop_splat_view(sprites, &view);
-    if (io->path == APP_INTEROP_ZERO_COPY && write_zero_copy(io, s, n, cuda_sprites ? &view : NULL))
+    if (cuda_sprites) interop_splat_view(sprites, &view);
+    if (io->path == INTEROP_ZERO_COPY && write_zero_copy(io, s, n, cuda_sprites ? &view : NULL))
         return true;
     video_convert_alone(io);
     return upload_via_host(io, s, r, n);
@@ -402,10 +401,10 @@ static bool register_image(struct cudaGraphicsResource **res, uint32_t name, GLe
     return false;
 }
 
-bool app_interop_video_begin(app_interop *io, const render_readback *rb, uint32_t picture,
-                             int width, int height, video_error *err) {
+bool interop_video_begin(interop *io, const render_readback *rb, uint32_t picture, int width,
+                         int height, video_error *err) {
     const char *refuse = getenv("NBODY_TEST_REFUSE_INTEROP");
-    if (io->path != APP_INTEROP_ZERO_COPY || (refuse && strcmp(refuse, "1") == 0)) {
+    if (io->path != INTEROP_ZERO_COPY || (refuse && strcmp(refuse, "1") == 0)) {
         snprintf(err->message, sizeof err->message, "the zero-copy interop path is off");
         err->hint[0] = 0;
         return false;
@@ -429,7 +428,7 @@ bool app_interop_video_begin(app_interop *io, const render_readback *rb, uint32_
     return true;
 }
 
-void app_interop_video_push(app_interop *io, render *r, render_readback *rb, bool in_place) {
+void interop_video_push(interop *io, render *r, render_readback *rb, bool in_place) {
     video_convert_alone(io); /* GL must not overwrite a picture not converted */
     if (in_place && io->video_picture) {
         io->video_waiting = io->video_picture;
@@ -439,15 +438,15 @@ void app_interop_video_push(app_interop *io, render *r, render_readback *rb, boo
     io->video_waiting = io->video_copy;
 }
 
-int app_interop_video_pending(const app_interop *io) {
+int interop_video_pending(const interop *io) {
     return video_frames_pending(io->video) + (io->video_waiting ? 1 : 0);
 }
 
-int app_interop_video_mapped(const app_interop *io) {
+int interop_video_mapped(const interop *io) {
     return video_frames_mapped(io->video);
 }
 
-bool app_interop_video_map(app_interop *io, bool wait, const uint8_t **data, video_error *err) {
+bool interop_video_map(interop *io, bool wait, const uint8_t **data, video_error *err) {
     *data = NULL;
     if (wait && video_frames_pending(io->video) == video_frames_mapped(io->video)) {
         video_convert_alone(io);
@@ -459,15 +458,15 @@ bool app_interop_video_map(app_interop *io, bool wait, const uint8_t **data, vid
     return video_frames_map(io->video, wait, data, err);
 }
 
-void app_interop_video_release(app_interop *io) {
+void interop_video_release(interop *io) {
     video_frames_release(io->video);
 }
 
-const video_error *app_interop_video_error(const app_interop *io) {
+const video_error *interop_video_error(const interop *io) {
     return io->video_failed ? &io->video_err : NULL;
 }
 
-void app_interop_video_end(app_interop *io) {
+void interop_video_end(interop *io) {
     video_frames_destroy(io->video); /* waits for the GPU's work on them */
     io->video = NULL;
     unregister_image(&io->video_copy);
@@ -476,11 +475,11 @@ void app_interop_video_end(app_interop *io) {
     io->video_failed = false;
 }
 
-void app_interop_destroy(app_interop *io) {
-    if (io->video) app_interop_video_end(io);
+void interop_destroy(interop *io) {
+    if (io->video) interop_video_end(io);
     if (io->frame_fence) glDeleteSync((GLsync)io->frame_fence);
     unregister(io);
     release_sprites(io);
     free(io->staging);
-    *io = (app_interop){0};
+    *io = (interop){0};
 }

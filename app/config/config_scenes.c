@@ -1,4 +1,4 @@
-/* app_presets.c - the one table of scenes: keys 1-7 and --preset.
+/* config_scenes.c - the one table of scenes: keys 1-7 and --preset.
  *
  * A scene is an initial condition with the knobs and the view that suit it:
  * N (more on a GPU, fewer on the CPU backend), time step, softening, steps
@@ -6,7 +6,7 @@
  * number keys, --preset and --help all read the table below.
  *
  * The bodies of a scene are a pure function of its desc, and one function
- * (app_scene_desc) makes that desc whatever the path: at start-up the
+ * (config_scene_desc) makes that desc whatever the path: at start-up the
  * command line's N, seed, dt, softening and orbit flags go on top of the
  * scene's own values; a number key builds the scene from the table with
  * the running seed (and N, when switching between scenes of the same kind:
@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "app.h"
+#include "config.h"
 
 #define VELOCITY_UNIT 207.4   /* km/s: sqrt(G 1e10 Msun / 1 kpc) */
 #define GALAXY_MASS_UNIT 1e10 /* solar masses */
@@ -55,7 +55,7 @@ static sim_merger_desc milky_way_andromeda(void) {
                              .incl2 = 60.0f};
 }
 
-typedef struct app_preset {
+typedef struct scene_row {
     const char *name;     /* --preset NAME */
     const char *title;    /* shown on the HUD */
     const char *key_help; /* the number key's line in the help */
@@ -69,17 +69,17 @@ typedef struct app_preset {
     float exposure; /* 0: automatic (galaxies: cores would otherwise white out) */
     render_color color;
     float distance, pitch;
-} app_preset;
+} scene_row;
 
-/* Galaxies on a GPU run on the tree with a million bodies (docs/TREE.md):
- * 5.1-5.7 ms a step on an H200 at the default theta, so 2 steps a frame ran
- * at 85-94 frames/s headless. With --variant and an all-pairs kernel they
- * have 65,536. */
+/* Galaxies on a GPU run on the tree with a million bodies, two steps a
+ * frame, which keeps the merger smooth at an interactive frame rate
+ * (docs/PERFORMANCE.md, "Frames"). With --variant and an all-pairs kernel
+ * they have 65,536. */
 #define GALAXY_KNOBS                                                                               \
     .n_gpu = 65536, .n_cpu = 8192, .n_tree = 1048576, .steps_tree = 2, .dt = 0.025f,               \
     .softening = 0.15f, .steps_gpu = 4, .steps_cpu = 1, .point_size = 0.3f
 
-static const app_preset presets[] = {
+static const scene_row presets[] = {
     {.name = "plummer",
      .key_help = "Plummer sphere",
      .title = "Plummer sphere (Henon units)",
@@ -174,23 +174,23 @@ static const app_preset presets[] = {
 
 _Static_assert(PRESET_COUNT <= 9, "scenes sit on the keys 1-9");
 
-int app_scene_count(void) {
+int config_scene_count(void) {
     return PRESET_COUNT;
 }
 
-const char *app_scene_name(int i) {
+const char *config_scene_name(int i) {
     return i >= 0 && i < PRESET_COUNT ? presets[i].name : "?";
 }
 
-const char *app_scene_title(int i) {
+const char *config_scene_title(int i) {
     return i >= 0 && i < PRESET_COUNT ? presets[i].title : "?";
 }
 
-const char *app_scene_key_help(int i) {
+const char *config_scene_key_help(int i) {
     return presets[i].key_help;
 }
 
-int app_scene_find(const char *name) {
+int config_scene_find(const char *name) {
     for (int i = 0; i < PRESET_COUNT; i++) {
         if (strcmp(presets[i].name, name) == 0) return i;
     }
@@ -207,23 +207,23 @@ static bool galactic(sim_ic ic) {
     return ic == SIM_IC_DISK || ic == SIM_IC_MERGER;
 }
 
-int app_scene_from_config(const app_config *c) {
-    if (c->preset) return app_scene_find(c->preset);
+int config_scene_of(const config *c) {
+    if (c->preset) return config_scene_find(c->preset);
     static const char *const by_ic[] = {"plummer", "plummer", "shell", "disk", "antennae-like"};
     _Static_assert(sizeof by_ic / sizeof by_ic[0] == SIM_IC_COUNT, "a scene per ic");
-    return app_scene_find(by_ic[c->sim.ic < SIM_IC_COUNT ? c->sim.ic : 0]);
+    return config_scene_find(by_ic[c->sim.ic < SIM_IC_COUNT ? c->sim.ic : 0]);
 }
 
-sim_desc app_scene_desc(int i, const app_config *cfg, bool cpu, bool startup) {
-    const app_preset *p = &presets[i];
+sim_desc config_scene_desc(int i, const config *cfg, bool cpu, bool startup) {
+    const scene_row *p = &presets[i];
     sim_desc d = cfg ? cfg->sim : (sim_desc){0}; /* backend, kernel, damping, theta, structure */
     const bool *given = cfg && startup ? cfg->given : NULL;
-    const int n_given = given && given[APP_KNOB_N] ? cfg->sim.body_count : 0;
+    const int n_given = given && given[CONFIG_KNOB_N] ? cfg->sim.body_count : 0;
     /* On a GPU a scene with a tree size runs it on the tree; a given
      * --variant keeps its own size, and N decides the method where neither
      * is given (sim_variant_auto). */
     int n = n_given ? n_given : cpu ? p->n_cpu : p->n_tree > 0 ? p->n_tree : p->n_gpu;
-    if (!cpu && given && given[APP_KNOB_VARIANT]) {
+    if (!cpu && given && given[CONFIG_KNOB_VARIANT]) {
         if (!n_given) n = d.variant == SIM_VARIANT_TREE && p->n_tree > 0 ? p->n_tree : p->n_gpu;
     } else if (!cpu) {
         d.variant = sim_variant_auto(n);
@@ -234,16 +234,16 @@ sim_desc app_scene_desc(int i, const app_config *cfg, bool cpu, bool startup) {
     d.softening = p->softening;
     d.merger = p->ic == SIM_IC_MERGER ? merger_of(i) : (sim_merger_desc){0};
     if (!given) return d;
-    if (given[APP_KNOB_DT]) d.dt = cfg->sim.dt;
-    if (given[APP_KNOB_SOFTENING]) d.softening = cfg->sim.softening;
+    if (given[CONFIG_KNOB_DT]) d.dt = cfg->sim.dt;
+    if (given[CONFIG_KNOB_SOFTENING]) d.softening = cfg->sim.softening;
     if (p->ic != SIM_IC_MERGER) return d;
     const sim_merger_desc *o = &cfg->sim.merger;
-    if (given[APP_KNOB_MASS_RATIO]) d.merger.mass_ratio = o->mass_ratio;
-    if (given[APP_KNOB_PERICENTER]) d.merger.pericenter = o->pericenter;
-    if (given[APP_KNOB_SEPARATION]) d.merger.separation = o->separation;
-    if (given[APP_KNOB_ECCENTRICITY]) d.merger.eccentricity = o->eccentricity;
-    if (given[APP_KNOB_INCL1]) d.merger.incl1 = o->incl1;
-    if (given[APP_KNOB_INCL2]) d.merger.incl2 = o->incl2;
+    if (given[CONFIG_KNOB_MASS_RATIO]) d.merger.mass_ratio = o->mass_ratio;
+    if (given[CONFIG_KNOB_PERICENTER]) d.merger.pericenter = o->pericenter;
+    if (given[CONFIG_KNOB_SEPARATION]) d.merger.separation = o->separation;
+    if (given[CONFIG_KNOB_ECCENTRICITY]) d.merger.eccentricity = o->eccentricity;
+    if (given[CONFIG_KNOB_INCL1]) d.merger.incl1 = o->incl1;
+    if (given[CONFIG_KNOB_INCL2]) d.merger.incl2 = o->incl2;
     if (cfg->retrograde) {
         d.merger.incl1 += 180;
         d.merger.incl2 += 180;
@@ -251,61 +251,24 @@ sim_desc app_scene_desc(int i, const app_config *cfg, bool cpu, bool startup) {
     return d;
 }
 
-int app_scene_steps(int i, bool cpu, sim_variant v) {
-    const app_preset *p = &presets[i];
+int config_scene_steps(int i, bool cpu, sim_variant v) {
+    const scene_row *p = &presets[i];
     if (cpu) return p->steps_cpu;
     return v == SIM_VARIANT_TREE && p->steps_tree > 0 ? p->steps_tree : p->steps_gpu;
 }
 
-void app_scene_view(app *a, int i) {
-    const app_preset *p = &presets[i];
-    app_view *v = &a->view;
-    v->point_size = p->point_size;
-    v->color = p->color;
-    v->hide_halo = galactic(p->ic);
-    v->auto_exposure = p->exposure == 0;
-    v->exposure = p->exposure > 0 ? p->exposure : 1.0f;
-    v->follow_com = false;
-    v->camera = (render_camera){.distance = p->distance, .yaw = 0.6f, .pitch = p->pitch};
-    app_scene_brightness(a);
+config_scene_look config_scene_look_of(int i) {
+    const scene_row *p = &presets[i];
+    return (config_scene_look){.point_size = p->point_size,
+                               .exposure = p->exposure,
+                               .color = p->color,
+                               .hide_halo = galactic(p->ic),
+                               .camera = {.distance = p->distance, .yaw = 0.6f, .pitch = p->pitch}};
 }
 
-void app_scene_brightness(app *a) {
+float config_scene_brightness(int n, sim_ic ic) {
     /* The same total light whatever N is; a galaxy spreads its light thinner. */
-    const sim_params p = sim_get_params(a->sim);
-    float b = 0.3f * sqrtf(16384.0f / (float)p.body_count);
-    if (galactic(p.ic)) b *= 2.0f;
-    a->view.brightness = b > 1.0f ? 1.0f : b;
-}
-
-void app_scene_switch(app *a, int i) {
-    const app_preset *p = &presets[i];
-    const sim_params now = sim_get_params(a->sim);
-    const bool cpu = now.backend == SIM_BACKEND_CPU;
-    sim_desc scene = app_scene_desc(i, &a->cfg, cpu, false);
-    if (galactic(now.ic) == galactic(p->ic)) {
-        scene.body_count = now.body_count; /* same units: N stays, and so does the method */
-        scene.variant = now.variant;
-    }
-    scene.seed = now.seed;
-    sim_error err = {0};
-    /* The scene's method first (a million bodies want the tree), then the bodies. */
-    if (scene.variant != now.variant && !sim_set_variant(a->sim, scene.variant, &err)) {
-        app_message(a, "%s: %s (%s)", p->name, err.message, err.hint);
-        return;
-    }
-    if (!sim_reset_scene(a->sim, &scene, &err)) {
-        if (scene.variant != now.variant) sim_set_variant(a->sim, now.variant, NULL);
-        app_message(a, "%s: %s (%s)", p->name, err.message, err.hint);
-        return;
-    }
-    a->scene = i;
-    a->scene_desc = scene;
-    a->cfg.steps_per_frame = app_scene_steps(i, cpu, scene.variant);
-    app_physics_changed(a);
-    app_scene_view(a, i);
-    const int steps = a->cfg.steps_per_frame;
-    app_message(a, "%d: %s, %d bod%s, dt %.3g, eps %.3g, %d step%s/frame", i + 1, p->title,
-                scene.body_count, scene.body_count == 1 ? "y" : "ies", scene.dt, scene.softening,
-                steps, steps == 1 ? "" : "s");
+    float b = 0.3f * sqrtf(16384.0f / (float)n);
+    if (galactic(ic)) b *= 2.0f;
+    return b > 1.0f ? 1.0f : b;
 }

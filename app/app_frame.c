@@ -1,0 +1,259 @@
+/* app_frame.c - one frame, and the outputs at the end of a run: what both
+ * front-ends share.
+ *
+ * The window (app_window.c) and the headless front-end (app_headless.c)
+ * only make a GL context and pump events; everything a frame does happens
+ * in app_frame, so the headless tests exercise the same code the window
+ * runs. This file orchestrates: each step of a frame is another file's or
+ * another part's, called from here in order.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+
+/* F12: to nbody-<local time>-f<frame>.png in the current folder, shown and
+ * printed with its absolute path. A failure is on the terminal (io_file.c)
+ * and on the HUD, and makes the run exit 1 at the end. */
+static void save_screenshot(app *a, int w, int h) {
+    a->req.screenshot = false;
+    char name[64], path[PATH_MAX + 64];
+    io_stamped_name(name, sizeof name, ".png", a->live.frame);
+    io_absolute(name, path, sizeof path);
+    if (io_screenshot(a->render, path, w, h)) {
+        base_msg_post(&a->msg, "wrote %s", path);
+        return;
+    }
+    const int err = errno;
+    a->req.write_failed = true;
+    /* Not posted: the terminal has the error line already. */
+    char line[sizeof a->msg.text + PATH_MAX];
+    snprintf(line, sizeof line, "F12: screenshot NOT written (%s): %s", strerror(err), path);
+    base_msg_show(&a->msg, BASE_MSG_SECONDS, line);
+}
+
+/* Test hook: with NBODY_TEST_RUNAWAY=F in the environment, body 0's
+ * velocity becomes infinite just before frame F's steps (through
+ * sim_set_bodies, so the step count and time restart at 0 there): a
+ * blow-up at a known frame that the integrator itself finds at step 1,
+ * for tests/test_limits.sh (exit 3). */
+static void test_runaway(app *a) {
+    const int n = sim_get_params(a->sim).body_count;
+    sim_body *b = malloc(sizeof *b * (size_t)n);
+    sim_error err = {0};
+    if (b) {
+        sim_get_bodies(a->sim, b);
+        b[0].vel[0] = INFINITY;
+        if (!sim_set_bodies(a->sim, b, n, &err)) fprintf(stderr, "nbody: %s\n", err.message);
+    }
+    free(b);
+}
+
+void app_step_frame(app *a) {
+    const int steps = a->live.steps_per_frame;
+    const double ms = sim_last_step_ms(a->sim);
+    const double slow = a->fe.poll_ms > 0 ? a->fe.poll_ms : APP_POLL_MS;
+    if (!a->fe.poll || steps <= 1 || !(ms * steps > slow)) {
+        sim_step(a->sim, steps);
+        return;
+    }
+    /* One at a time, each finished before the input is handled (a CUDA
+     * step is only queued by sim_step: sim_step_timed waits for it). */
+    const sim_params p = sim_get_params(a->sim);
+    const bool was_paused = a->live.paused; /* "." steps a whole frame while paused */
+    for (int i = 0; i < steps; i++) {
+        if (p.backend == SIM_BACKEND_CUDA) {
+            sim_step_timed(a->sim, 1);
+        } else {
+            sim_step(a->sim, 1);
+        }
+        a->fe.poll(a->fe.poll_ctx);
+        if (a->fe.quit || (a->live.paused && !was_paused) ||
+            sim_get_params(a->sim).generation != p.generation) {
+            break;
+        }
+    }
+}
+
+/* --record, --frames-dir (from the first frame) and M. */
+static void record_requests(app *a, int fb_width, int fb_height) {
+    io_record_update(&a->rec, fb_width, fb_height);
+    const bool hud = a->ui.shown[UI_OVERLAY_HUD];
+    if (a->live.frame == 0 && (a->cfg.record || a->cfg.frames_dir)) {
+        io_record_start(&a->rec, a->cfg.record, a->cfg.frames_dir, false, fb_width, fb_height, hud);
+    }
+    if (!a->req.record_toggle) return;
+    a->req.record_toggle = false;
+    if (io_record_running(&a->rec)) {
+        io_record_stop(&a->rec);
+        return;
+    }
+    char name[64], path[PATH_MAX];
+    io_stamped_name(name, sizeof name, ".mp4", -1);
+    io_absolute(name, path, sizeof path); /* named in full on the HUD and in messages */
+    io_record_start(&a->rec, path, NULL, true, fb_width, fb_height, hud);
+}
+
+/* The video's own picture (--record-size, or the window's HUD kept out of
+ * it), drawn first, at its own size, with the scene's overlays and
+ * (--record-hud) the HUD's, and queued for it. */
+static void record_offscreen(app *a, const render_view *view, const ui_facts *facts, int n) {
+    render_view v = *view;
+    render_target *t = io_record_target(&a->rec, &v.fb_width, &v.fb_height);
+    if (!t) return;
+    /* With the HUD in the video, the video's own layout leaves it room (its
+     * lens is the video's: the window's stays the mouse's, app_camera.c). */
+    const float window_lens = a->ui.lens_scale;
+    if (a->cfg.record_hud) ui_fit_view(&a->ui, facts, v.fb_width, v.fb_height, &v);
+    a->ui.lens_scale = window_lens;
+    ui_facts f = *facts;
+    f.view = v;
+    render_bind_target(a->render, t);
+    render_frame(a->render, &v, n);
+    ui_draw(&a->ui, &f, UI_LAYER_SCENE, v.fb_width, v.fb_height);
+    if (a->cfg.record_hud) ui_draw(&a->ui, &f, UI_LAYER_PANEL, v.fb_width, v.fb_height);
+    io_record_capture(&a->rec, true, false);
+    render_bind_target(a->render, NULL);
+}
+
+/* The bodies' tags, when they are new: to CUDA's sprites now, to GL's after
+ * the upload (the vertex buffers hold N bodies then). */
+static uint8_t *new_tags(app *a) {
+    const sim_params p = sim_get_params(a->sim);
+    uint8_t *tags = NULL;
+    if (p.generation != a->live.tags_generation && (tags = malloc((size_t)p.body_count))) {
+        sim_get_tags(a->sim, tags);
+        interop_tags(&a->interop, tags, p.body_count);
+    }
+    return tags;
+}
+
+void app_frame(app *a, int fb_width, int fb_height) {
+    app_profile_mark(a, APP_PHASE_LOOP);
+    app_live_frame_start(a);
+    while (a->script.next < a->script.count &&
+           a->script.events[a->script.next].frame <= a->live.frame) {
+        const io_script_event *e = &a->script.events[a->script.next++];
+        app_key(a, e->key, e->mods);
+    }
+    record_requests(a, fb_width, fb_height);
+    if (!a->live.energy0_valid) app_live_sample(a); /* E0 before the first step */
+    if (a->live.frame + 1 == a->live.runaway_at) test_runaway(a);
+    const bool playback = app_snapshot_playback_frame(a); /* a series plays: nothing steps */
+    app_profile_mark(a, APP_PHASE_INPUT);
+    if (!playback && (!a->live.paused || a->live.step_once)) {
+        app_step_frame(a);
+        a->live.step_once = false;
+    }
+    app_profile_mark(a, APP_PHASE_STEP);
+    app_live_sample(a);
+    app_live_force_error(a);
+    if (a->view.follow_com) app_follow(a);
+    app_profile_mark(a, APP_PHASE_DIAG);
+
+    const sim_params p = sim_get_params(a->sim);
+    uint8_t *tags = new_tags(a);
+    render_view view = {
+        .fb_width = fb_width,
+        .fb_height = fb_height,
+        .camera = a->view.camera,
+        .point_size = a->view.point_size,
+        .brightness = a->view.brightness,
+        .speed_scale = a->view.speed_scale,
+        .color = a->view.color,
+        .hide_halo = a->view.hide_halo,
+        .exposure = a->view.exposure,
+        .auto_exposure = a->view.auto_exposure,
+        .bloom = a->view.bloom,
+    };
+    ui_facts facts;
+    app_ui_facts(a, &facts);
+    render_view window = view;
+    ui_fit_view(&a->ui, &facts, fb_width, fb_height, &window); /* the HUD never covers the scene */
+    /* The vertices, and (app_sprites.c says when) the window's sprites drawn
+     * by CUDA in the same interop map. */
+    if (!interop_upload(&a->interop, a->sim, a->render,
+                        app_sprites_cuda(a, fb_width, fb_height) ? &window : NULL)) {
+        a->fe.quit = true; /* message printed */
+    }
+    window.sprites_drawn = a->interop.sprites_drawn;
+    app_live_check_nonfinite(a);
+    if (tags) {
+        render_upload_tags(a->render, tags, p.body_count);
+        a->live.tags_generation = p.generation;
+        free(tags);
+    }
+    app_profile_mark(a, APP_PHASE_UPLOAD);
+
+    if (a->cfg.profile && !a->prof.gl) a->prof.gl = render_timer_create();
+    if (a->prof.gl) render_timer_begin(a->prof.gl);
+    app_ui_facts(a, &facts); /* the sprites drawn, the sample taken */
+    facts.key_help = app_key_help;
+    record_offscreen(a, &view, &facts, p.body_count); /* GL draws a video's own sprites */
+    facts.view = window;
+    render_frame(a->render, &window, p.body_count);
+    ui_draw(&a->ui, &facts, UI_LAYER_SCENE, fb_width, fb_height);
+    app_profile_mark(a, APP_PHASE_DRAW);
+    a->req.capturing = a->req.screenshot; /* no old "wrote ..." in the new picture */
+    facts.capturing = a->req.capturing;
+    /* A video of the window's picture: before the panel, or after it with
+     * --record-hud; CUDA reads it in place unless something is drawn after. */
+    const bool after_panel = ui_layer_draws(&a->ui, &facts, UI_LAYER_SCREEN);
+    if (!a->cfg.record_hud) {
+        io_record_capture(&a->rec, false,
+                          ui_layer_draws(&a->ui, &facts, UI_LAYER_PANEL) || after_panel);
+    }
+    ui_draw(&a->ui, &facts, UI_LAYER_PANEL, fb_width, fb_height);
+    if (a->cfg.record_hud) io_record_capture(&a->rec, false, after_panel);
+    if (a->prof.gl) render_timer_end(a->prof.gl);
+    app_profile_mark(a, APP_PHASE_HUD);
+
+    app_ladder_update(a); /* I: one rung timed per frame while the chart is shown */
+    if (a->ui.shown[UI_OVERLAY_CHART]) {
+        facts.rung_count = app_ladder_rows(a);
+        ui_draw(&a->ui, &facts, UI_LAYER_SCREEN, fb_width, fb_height);
+    }
+    if (a->req.screenshot) save_screenshot(a, fb_width, fb_height);
+    if (a->cfg.status_every > 0 && a->live.frame % a->cfg.status_every == 0) app_status_line(a);
+    io_record_frame_end(&a->rec); /* and the fence for the next frame's map, if it polls */
+    app_sprites_frame_end(a);
+    /* The frame's drawing goes to the GPU now, not when the next frame's
+     * interop map forces it out (docs/PERFORMANCE.md, "Frames"). */
+    render_flush(a->render);
+    app_profile_mark(a, APP_PHASE_REST);
+    if (a->prof.last > 0) a->prof.frames++;
+    a->live.frame++;
+}
+
+bool app_finish(app *a, int fb_width, int fb_height) {
+    bool ok = io_record_finish(&a->rec); /* --record, --frames-dir, M */
+    if (a->cfg.screenshot) {
+        const bool written = io_screenshot(a->render, a->cfg.screenshot, fb_width, fb_height);
+        if (written) printf("nbody: wrote %s (%dx%d)\n", a->cfg.screenshot, fb_width, fb_height);
+        ok = written && ok;
+    }
+    bool snapshot = false;
+    if (a->cfg.dump && app_snapshot_dump(a, a->cfg.dump, &snapshot)) { /* .tipsy, .hdf5, .h5 */
+        ok = snapshot && ok;
+    } else if (a->cfg.dump) {
+        const int n = sim_get_params(a->sim).body_count;
+        sim_body *b = malloc(sizeof(sim_body) * (size_t)n);
+        if (b) sim_get_bodies(a->sim, b);
+        if (!b) {
+            fprintf(stderr, "nbody: out of memory for a dump of %d %s\n", n,
+                    n == 1 ? "body" : "bodies");
+        }
+        const bool dumped = b && io_write_csv(a->cfg.dump, b, n);
+        free(b);
+        if (dumped) printf("nbody: wrote %s (%d %s)\n", a->cfg.dump, n, n == 1 ? "body" : "bodies");
+        ok = dumped && ok;
+    }
+    if (a->cfg.status_json) {
+        app_status_line(a); /* the state at exit */
+        ok = io_status_finish(&a->status) && ok;
+    }
+    return ok && !a->req.write_failed && !a->status.failed;
+}

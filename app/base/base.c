@@ -1,0 +1,91 @@
+/* base.c - the clock, the message line, text and number helpers, and the
+ * data folder (base.h).
+ */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base.h"
+
+double base_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void base_msg_post(base_msg *m, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->text, sizeof m->text, fmt, ap);
+    va_end(ap);
+    m->until = base_now() + BASE_MSG_SECONDS;
+    printf("nbody: %s\n", m->text);
+}
+
+void base_msg_show(base_msg *m, double seconds, const char *text) {
+    const size_t len = strlen(text), room = sizeof m->text - 1;
+    const char *from = len > room ? text + len - room : text;
+    memcpy(m->text, from, strlen(from) + 1);
+    m->until = base_now() + seconds;
+}
+
+bool base_msg_visible(const base_msg *m, double now) {
+    return m->text[0] && now < m->until;
+}
+
+void base_commas(long v, char *out, size_t len) {
+    char digits[32];
+    snprintf(digits, sizeof digits, "%ld", v);
+    const size_t n = strlen(digits);
+    size_t o = 0;
+    for (size_t i = 0; i < n && o + 2 < len; i++) {
+        if (i > 0 && digits[i - 1] != '-' && (n - i) % 3 == 0) out[o++] = ',';
+        out[o++] = digits[i];
+    }
+    out[o] = 0;
+}
+
+const char *base_plural(long n) {
+    return n == 1 ? "" : "s";
+}
+
+int base_cmp_double(const void *x, const void *y) {
+    const double p = *(const double *)x, q = *(const double *)y;
+    return (p > q) - (p < q);
+}
+
+static bool readable(const char *dir, const char *name) {
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return access(path, R_OK) == 0;
+}
+
+void base_data_dir(const char *source_dir, char *dir, size_t len) {
+    const char *probe = "shaders/bodies.vert";
+    const char *env = getenv("NBODY_DATA_DIR");
+    if (env && readable(env, probe)) {
+        snprintf(dir, len, "%s", env);
+        return;
+    }
+    char exe[PATH_MAX];
+    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash) *slash = 0;
+        const char *candidates[] = {"", "/../share/nbody"};
+        for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
+            char d[PATH_MAX + 32];
+            snprintf(d, sizeof d, "%s%s", exe, candidates[i]);
+            if (readable(d, probe) && strlen(d) < len) {
+                memcpy(dir, d, strlen(d) + 1);
+                return;
+            }
+        }
+    }
+    snprintf(dir, len, "%s", source_dir);
+}

@@ -1,0 +1,367 @@
+/* config_knobs.c - every knob, defined once, and its flag's parser.
+ *
+ * A knob is anything that shapes the simulation: N, the scene, the initial
+ * condition and its seed, dt, softening, damping, the tree's opening angle,
+ * the backend, the force kernel and its block shape, steps per frame and the
+ * merger's orbit. Each has one row below: its flag (which is also its name
+ * in the status JSON), the default --help shows, one line of help, and the
+ * key that steps it. The command line (config_cli.c), the key dispatch and
+ * the help (app_keys.c), --help and the status JSON (app_status.c) all read
+ * this table. Ranges are not here: sim_knob_check (sim/) is the one place
+ * that accepts or refuses a value, for flags and keys alike, and its
+ * message is shown with the user's own text.
+ */
+#include <GLFW/glfw3.h> /* key codes only */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config_internal.h"
+
+#define NONE SIM_KNOB_COUNT /* no numeric range in sim/ */
+
+typedef struct knob_row {
+    config_knob_info info;
+    sim_knob range; /* the range that sim/ checks, or NONE */
+} knob_row;
+
+#define STEPS_PER_FRAME_MAX 100000
+
+static const knob_row rows[] = {
+    [CONFIG_KNOB_N] =
+        {{"n", "N",
+          "by scene: 16384; galaxies 1048576 on the tree, 65536 all-pairs (CPU: 4096, 8192)",
+          "number of bodies (a list with --benchmark)", GLFW_KEY_EQUAL, "N x2, re-seeded",
+          "N /2, re-seeded", true},
+         SIM_KNOB_BODY_COUNT},
+    [CONFIG_KNOB_SCENE] =
+        {{"preset", "NAME", "the --ic's scene",
+          "scene with its N, dt, softening and view (keys 1-7): plummer shell disk "
+          "antennae-like retrograde minor-merger milky-way-andromeda",
+          0, NULL, NULL, false},
+         NONE},
+    [CONFIG_KNOB_IC] = {{"ic", "plummer|shell|disk|merger", "the preset's, else plummer",
+                         "initial condition", 0, NULL, NULL, false},
+                        NONE},
+    [CONFIG_KNOB_SEED] = {{"seed", "S", "0", "random seed of the initial condition", GLFW_KEY_R,
+                           "re-seed the scene (next seed)", "re-seed the scene (previous seed)",
+                           false},
+                          NONE},
+    [CONFIG_KNOB_DT] = {{"dt", "DT", "by scene: 1/128, galaxies 0.025",
+                         "time step, model time units", GLFW_KEY_T, "time step x2", "time step /2",
+                         false},
+                        SIM_KNOB_DT},
+    [CONFIG_KNOB_SOFTENING] = {{"softening", "EPS", "by scene: 0.05, galaxies 0.15",
+                                "Plummer softening length (0: none)", GLFW_KEY_S,
+                                "softening x2 (from 0: 0.001)", "softening /2 (below 0.001: 0)",
+                                false},
+                               SIM_KNOB_SOFTENING},
+    [CONFIG_KNOB_DAMPING] = {{"damping", "D", "1 (none)", "velocity factor per step", GLFW_KEY_D,
+                              "more damping: 1-d doubles from 1e-4",
+                              "less damping; below 1e-4 it is off", false},
+                             SIM_KNOB_DAMPING},
+    [CONFIG_KNOB_THETA] = {{"theta", "THETA", "0.8 (CPU: 0.6)",
+                            "tree opening angle: cell size / distance (a list with --benchmark)",
+                            GLFW_KEY_J, "opening angle +0.1 (tree)", "opening angle -0.1 (tree)",
+                            true},
+                           SIM_KNOB_THETA},
+    [CONFIG_KNOB_BACKEND] = {{"backend", "cuda|cpu", "cuda if a GPU is present, else cpu",
+                              "simulation backend", 0, NULL, NULL, false},
+                             NONE},
+    [CONFIG_KNOB_VARIANT] =
+        {{"variant", "NAME", "best",
+          "force kernel: naive soa rsqrt tiled unrolled noif fma fast best fp64 "
+          "tree (a list or all with --benchmark)",
+          GLFW_KEY_K, "next kernel variant", "previous kernel variant", true},
+         NONE},
+    [CONFIG_KNOB_P] = {{"p", "P|auto", "auto",
+                        "bodies per tile / threads per block in x; tree: bodies per group (list: "
+                        "--benchmark)",
+                        GLFW_KEY_P, "double p", "halve p", true},
+                       SIM_KNOB_P},
+    [CONFIG_KNOB_Q] = {{"q", "Q|auto", "auto",
+                        "threads per body, rows of the block (list: --benchmark)", GLFW_KEY_Q,
+                        "double q", "halve q", true},
+                       SIM_KNOB_Q},
+    [CONFIG_KNOB_STEPS_PER_FRAME] = {{"steps-per-frame", "K",
+                                      "by scene: 1; galaxies 2 on the tree, 4 all-pairs (CPU: 1)",
+                                      "simulation steps per drawn frame (1 .. 100000)", 0, NULL,
+                                      NULL, false},
+                                     NONE},
+    [CONFIG_KNOB_MASS_RATIO] = {{"mass-ratio", "Q", "by scene: 1",
+                                 "merger: mass of galaxy 2 / galaxy 1", 0, NULL, NULL, false},
+                                SIM_KNOB_MASS_RATIO},
+    [CONFIG_KNOB_PERICENTER] = {{"pericenter", "KPC", "by scene: 8",
+                                 "merger: pericenter of the point-mass orbit", 0, NULL, NULL,
+                                 false},
+                                SIM_KNOB_PERICENTER},
+    [CONFIG_KNOB_SEPARATION] = {{"separation", "KPC", "by scene: 80",
+                                 "merger: separation at the start", 0, NULL, NULL, false},
+                                SIM_KNOB_SEPARATION},
+    [CONFIG_KNOB_ECCENTRICITY] = {{"eccentricity", "E", "by scene: 1 (parabolic)",
+                                   "merger: orbit eccentricity", 0, NULL, NULL, false},
+                                  SIM_KNOB_ECCENTRICITY},
+    [CONFIG_KNOB_INCL1] = {{"incl1", "DEG", "by scene: 0",
+                            "merger: tilt of galaxy 1's spin from the orbit's (0 prograde)", 0,
+                            NULL, NULL, false},
+                           SIM_KNOB_INCL1},
+    [CONFIG_KNOB_INCL2] = {{"incl2", "DEG", "by scene: 0", "merger: tilt of galaxy 2's spin", 0,
+                            NULL, NULL, false},
+                           SIM_KNOB_INCL2},
+    [CONFIG_KNOB_RETROGRADE] = {{"retrograde", NULL, "off",
+                                 "merger: both disks spin against the orbit (+180)", 0, NULL, NULL,
+                                 false},
+                                NONE},
+    [CONFIG_KNOB_DISK_TEMPERATURE] = {{"disk-temperature", "QT", "1.2",
+                                       "Toomre Q of the disks' random motion (higher: hotter)", 0,
+                                       NULL, NULL, false},
+                                      SIM_KNOB_DISK_TEMPERATURE},
+};
+_Static_assert(sizeof rows / sizeof rows[0] == CONFIG_KNOB_COUNT, "one row per knob");
+
+const config_knob_info *config_knob_get(config_knob k) {
+    return &rows[k].info;
+}
+
+sim_knob config_knob_range(config_knob k) {
+    return rows[k].range;
+}
+
+config_knob config_knob_find(const char *name, size_t len) {
+    for (int k = 0; k < CONFIG_KNOB_COUNT; k++) {
+        if (strlen(rows[k].info.name) == len && strncmp(rows[k].info.name, name, len) == 0) {
+            return (config_knob)k;
+        }
+    }
+    return CONFIG_KNOB_COUNT;
+}
+
+/* ---- the command line ------------------------------------------------------ */
+
+/* Prints "nbody: --<flag> <text>: <what>" and "hint: <hint>"; returns 2. */
+__attribute__((format(printf, 4, 5))) static int refuse(config_knob k, const char *text,
+                                                        const char *hint, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "nbody: --%s '%s': ", rows[k].info.name, text);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nhint: %s\n", hint);
+    va_end(ap);
+    return 2;
+}
+
+/* A whole double: no junk, not empty. 1: not a number; 2: overflow or
+ * underflow (a value that is not zero must not become zero or infinity). */
+static int parse_real(const char *s, double *out) {
+    char *end;
+    errno = 0;
+    const double v = strtod(s, &end);
+    if (end == s || *end) return 1;
+    if (errno == ERANGE) return 2;
+    *out = v;
+    return 0;
+}
+
+/* Parses one number of knob k and checks it against sim's range. */
+static int real_value(config_knob k, const char *text, double *out) {
+    const sim_knob r = rows[k].range;
+    sim_error err = {0};
+    if (r != NONE) sim_knob_check(r, NAN, &err); /* fills the hint with the range */
+    const char *hint = r != NONE ? err.hint : "pass a number";
+    switch (parse_real(text, out)) {
+    case 1:
+        return refuse(k, text, hint, "not a number");
+    case 2:
+        return refuse(k, text, hint, "beyond what a double can hold");
+    default:
+        break;
+    }
+    if (r != NONE && !sim_knob_check(r, *out, &err)) {
+        return refuse(k, text, err.hint, "%s", err.message);
+    }
+    return 0;
+}
+
+/* "a,b,c" into values via one, at most CONFIG_LIST_MAX, none empty. */
+static int each_item(config_knob k, const char *text,
+                     int (*one)(config_knob, const char *, void *, int), void *dst) {
+    const char *p = text;
+    int count = 0;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        const size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char item[128];
+        if (len == 0 || len >= sizeof item) {
+            return refuse(k, text, "give one value, or a comma-separated list with --benchmark",
+                          "an empty or overlong item");
+        }
+        if (count == CONFIG_LIST_MAX) {
+            return refuse(k, text, "give at most 16 values", "too many values");
+        }
+        memcpy(item, p, len);
+        item[len] = 0;
+        const int rc = one(k, item, dst, count);
+        if (rc) return rc;
+        count++;
+        if (!comma) return 0;
+        p = comma + 1;
+    }
+}
+
+static int one_count(config_knob k, const char *item, void *dst, int i) {
+    double v;
+    const int rc = real_value(k, item, &v);
+    if (rc) return rc;
+    config_list *l = dst;
+    l->values[i] = (int)v;
+    l->count = i + 1;
+    return 0;
+}
+
+static int one_block(config_knob k, const char *item, void *dst, int i) {
+    config_list *l = dst;
+    if (strcmp(item, "auto") == 0) {
+        l->values[i] = 0;
+        l->count = i + 1;
+        return 0;
+    }
+    return one_count(k, item, dst, i);
+}
+
+static int one_real(config_knob k, const char *item, void *dst, int i) {
+    config_real_list *l = dst;
+    const int rc = real_value(k, item, &l->values[i]);
+    if (rc) return rc;
+    l->count = i + 1;
+    return 0;
+}
+
+static int one_variant(config_knob k, const char *item, void *dst, int i) {
+    const sim_variant v = sim_variant_from_name(item);
+    if (v == SIM_VARIANT_COUNT) {
+        return refuse(k, item, "see nbody --help for the variant names", "unknown variant");
+    }
+    config_list *l = dst;
+    l->values[i] = v;
+    l->count = i + 1;
+    return 0;
+}
+
+int config_knob_parse(config *c, config_knob k, const char *v) {
+    double d = 0;
+    int rc = 0;
+    c->given[k] = true;
+    switch (k) {
+    case CONFIG_KNOB_N:
+        rc = each_item(k, v, one_count, &c->n_list);
+        if (!rc) c->sim.body_count = c->n_list.values[0];
+        return rc;
+    case CONFIG_KNOB_SCENE:
+        if (config_scene_find(v) < 0) {
+            return refuse(k, v,
+                          "presets: plummer shell disk antennae-like retrograde minor-merger "
+                          "milky-way-andromeda",
+                          "unknown preset");
+        }
+        c->preset = v;
+        return 0;
+    case CONFIG_KNOB_IC:
+        c->sim.ic = sim_ic_from_name(v);
+        if (c->sim.ic == SIM_IC_COUNT) {
+            return refuse(k, v, "use --ic plummer, shell, disk or merger",
+                          "unknown initial condition");
+        }
+        return 0;
+    case CONFIG_KNOB_SEED: {
+        char *end;
+        errno = 0;
+        const unsigned long long s = strtoull(v, &end, 10);
+        if (errno || end == v || *end || v[0] == '-' || v[0] == '+' || v[0] == ' ') {
+            return refuse(k, v, "pass a whole number from 0 to 18446744073709551615", "not a seed");
+        }
+        c->sim.seed = s;
+        return 0;
+    }
+    case CONFIG_KNOB_DT:
+    case CONFIG_KNOB_SOFTENING:
+    case CONFIG_KNOB_DAMPING:
+    case CONFIG_KNOB_MASS_RATIO:
+    case CONFIG_KNOB_PERICENTER:
+    case CONFIG_KNOB_SEPARATION:
+    case CONFIG_KNOB_ECCENTRICITY:
+    case CONFIG_KNOB_INCL1:
+    case CONFIG_KNOB_INCL2:
+    case CONFIG_KNOB_DISK_TEMPERATURE:
+        rc = real_value(k, v, &d);
+        if (rc) return rc;
+        float *field[] = {
+            [CONFIG_KNOB_DT] = &c->sim.dt,
+            [CONFIG_KNOB_SOFTENING] = &c->sim.softening,
+            [CONFIG_KNOB_DAMPING] = &c->sim.damping,
+            [CONFIG_KNOB_MASS_RATIO] = &c->sim.merger.mass_ratio,
+            [CONFIG_KNOB_PERICENTER] = &c->sim.merger.pericenter,
+            [CONFIG_KNOB_SEPARATION] = &c->sim.merger.separation,
+            [CONFIG_KNOB_ECCENTRICITY] = &c->sim.merger.eccentricity,
+            [CONFIG_KNOB_INCL1] = &c->sim.merger.incl1,
+            [CONFIG_KNOB_INCL2] = &c->sim.merger.incl2,
+            [CONFIG_KNOB_DISK_TEMPERATURE] = &c->sim.galaxy.disk_temperature,
+        };
+        *field[k] = (float)d;
+        return 0;
+    case CONFIG_KNOB_THETA:
+        rc = each_item(k, v, one_real, &c->theta_list);
+        if (!rc) c->sim.theta = (float)c->theta_list.values[0];
+        return rc;
+    case CONFIG_KNOB_BACKEND: {
+        const sim_backend b = sim_backend_from_name(v);
+        if (b == SIM_BACKEND_COUNT || b == SIM_BACKEND_DEFAULT) {
+            return refuse(k, v, "use --backend cuda or --backend cpu", "unknown backend");
+        }
+        c->sim.backend = b;
+        return 0;
+    }
+    case CONFIG_KNOB_VARIANT:
+        c->variant_list.count = 0;
+        if (strcmp(v, "all") == 0) {
+            for (int i = 1; i < SIM_VARIANT_COUNT; i++) c->variant_list.values[i - 1] = i;
+            c->variant_list.count = SIM_VARIANT_COUNT - 1;
+        } else {
+            rc = each_item(k, v, one_variant, &c->variant_list);
+            if (rc) return rc;
+        }
+        c->sim.variant = (sim_variant)c->variant_list.values[0];
+        return 0;
+    case CONFIG_KNOB_P:
+    case CONFIG_KNOB_Q: {
+        config_list *l = k == CONFIG_KNOB_P ? &c->p_list : &c->q_list;
+        rc = each_item(k, v, one_block, l);
+        if (rc) return rc;
+        if (k == CONFIG_KNOB_P) {
+            c->sim.p = l->values[0];
+        } else {
+            c->sim.q = l->values[0];
+        }
+        return 0;
+    }
+    case CONFIG_KNOB_STEPS_PER_FRAME: {
+        char *end;
+        errno = 0;
+        const long s = strtol(v, &end, 10);
+        if (errno || end == v || *end || s < 1 || s > STEPS_PER_FRAME_MAX) {
+            return refuse(k, v, "pass a whole number of steps from 1 to 100000",
+                          "not a step count");
+        }
+        c->steps_per_frame = (int)s;
+        return 0;
+    }
+    case CONFIG_KNOB_RETROGRADE:
+        c->retrograde = true;
+        return 0;
+    case CONFIG_KNOB_COUNT:
+        break;
+    }
+    return 0;
+}

@@ -1,0 +1,203 @@
+/* io.h - the files the app reads and writes: outputs written atomically
+ * (PNG, CSV, text), screenshots, the status lines, videos and PNG sequences
+ * of the frames drawn (with the ffmpeg encoder), snapshots and series,
+ * --script files, and the start-up check of every file a command line
+ * names.
+ *
+ * Rules: io/ uses sim/ (bodies), snap/ (file formats), render/ (pictures
+ * read back), interop/ (CUDA's video conversion), config/ and base/;
+ * nothing else of app/. It decides nothing about the scene: it reads and
+ * writes what it is given and reports. Every failure a user can cause is
+ * one line naming the file plus a hint (on stderr, or on the message line
+ * for a recording started with M) and a false return; never a
+ * half-written file under the user's name.
+ */
+#ifndef NBODY_IO_H
+#define NBODY_IO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base.h"
+#include "config.h"
+#include "interop.h"
+#include "render.h"
+#include "sim.h"
+#include "snap.h"
+
+/* ---- files (io_file.c) --------------------------------------------------- */
+
+/* Whether path can be written (at start-up: a typo fails before any work
+ * is done); false with a message naming flag. Never opens a device or a
+ * FIFO, creates nothing beside them. */
+bool io_check_writable(const char *path, const char *flag);
+/* Whole files, written atomically (to a temporary renamed over path) where
+ * path is a regular file or a new name, in place on devices, FIFOs and
+ * stdout ("-"). false with a message printed and errno saying why. */
+bool io_write_png(const char *path, int width, int height, const uint8_t *rgba);
+bool io_write_csv(const char *path, const sim_body *bodies, int n);
+bool io_write_text(const char *path, const char *what, const char *text);
+bool io_write_bytes(const char *path, const char *what, const void *data, size_t len);
+
+/* A file written over time. atomic: to a temporary renamed over path at
+ * close when ok and every write succeeded (else removed); not atomic: under
+ * the real name as it goes (status lines for tail -f), removed on a failure.
+ * Devices, FIFOs and "-" are always written in place. Writes are buffered;
+ * flush pushes them to the file. Each returns false once a write failed (the
+ * message printed once, errno says why); open returns NULL. close frees f. */
+typedef struct io_file io_file;
+io_file *io_file_open(const char *path, const char *what, bool atomic);
+bool io_file_write(io_file *f, const void *data, size_t len);
+bool io_file_flush(io_file *f);
+bool io_file_close(io_file *f, bool ok);
+
+/* When one of *paths[0..count) names stdout ("-", /dev/stdout): keeps the
+ * real stdout for it alone (the path becomes "/dev/fd/N", written into
+ * name) and points nbody's own stdout text at stderr, so the pipe carries
+ * exactly the file. false: message printed. */
+bool io_claim_stdout(const char **paths[], int count, char *name, size_t len);
+
+/* path, made absolute against the current folder (for messages). */
+void io_absolute(const char *path, char *out, size_t len);
+/* "nbody-<local date>-<time>[-f<frame>]<suffix>" (frame < 0: none). */
+void io_stamped_name(char *out, size_t len, const char *suffix, int frame);
+/* The w x h picture GL drew last, as PNG (opaque); false with a message. */
+bool io_screenshot(render *r, const char *path, int w, int h);
+
+/* ---- the status lines (io_status.c) -------------------------------------- */
+
+/* --status-json: lines formatted by the app, kept for the end or (stream,
+ * --status-every) written and flushed as each ends. */
+typedef struct io_status {
+    const char *path;
+    bool stream;
+    char *buf; /* the line being made (stream), or every line */
+    size_t len, cap;
+    io_file *file; /* stream: open from the first line */
+    bool failed;   /* a line could not be written: no more are; the run exits 1 */
+} io_status;
+
+void io_status_init(io_status *s, const char *path, bool stream);
+/* Appends to the current line. */
+void io_status_printf(io_status *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The line (ending in '\n') is complete: a stream writes it now. */
+void io_status_end_line(io_status *s);
+/* At exit: writes the lines (or closes the stream); false on failure. */
+bool io_status_finish(io_status *s);
+void io_status_destroy(io_status *s);
+
+/* ---- videos and PNG sequences (io_record.c, io_encoder.c) ------------------ */
+
+typedef struct io_recorder_desc {
+    render *render;         /* pictures: targets and read-back rings */
+    interop *interop;       /* CUDA converts a video's frames where the zero-copy path is on */
+    base_msg *msg;          /* what the HUD says */
+    const char *shader_dir; /* the read-back's conversion shader */
+    bool headless;          /* a --record failure is not shown on the (absent) HUD */
+    bool profile;           /* print the verdict of the fence trial */
+    int fps;                /* frames/s of the video; 0 -> 30 */
+    int width, height;      /* --record-size; 0: the frame's own size */
+    bool hud;               /* --record-hud: the HUD in the video too */
+} io_recorder_desc;
+
+typedef struct io_recording io_recording;
+typedef struct io_recorder {
+    io_recorder_desc desc;
+    io_recording *recording; /* the video or PNG sequence being written, or NULL */
+    io_recording *closing;   /* stopped videos whose ffmpeg is finishing */
+    bool failed;             /* a --record / --frames-dir recording failed: exit 1 */
+} io_recorder;
+
+void io_record_init(io_recorder *rec, const io_recorder_desc *desc);
+/* Starts a video to path (frames_dir NULL) or a PNG sequence in
+ * frames_dir, at the frame's size or desc's; hud_shown: the window's HUD is
+ * on, so a video without it gets a picture of its own. by_key (M): a
+ * failure only stops it. */
+void io_record_start(io_recorder *rec, const char *path, const char *frames_dir, bool by_key,
+                     int fb_width, int fb_height, bool hud_shown);
+/* Stops the running recording; a video's ffmpeg finishes in the background. */
+void io_record_stop(io_recorder *rec);
+bool io_record_running(const io_recorder *rec);
+/* At the start of a frame: settles the videos whose ffmpeg has exited, and
+ * stops a recording at the frame's size when the framebuffer was resized. */
+void io_record_update(io_recorder *rec, int fb_width, int fb_height);
+/* The picture a recording of its own size draws into, and its size; NULL
+ * when none is running so. */
+render_target *io_record_target(const io_recorder *rec, int *width, int *height);
+/* Queues the picture just drawn for the recording: offscreen true for the
+ * picture in io_record_target, false for the frame's own (ignored unless
+ * the recording is at the frame's size). drawn_after: something is drawn
+ * into that picture after this, before the next upload. */
+void io_record_capture(io_recorder *rec, bool offscreen, bool drawn_after);
+/* At the end of each frame: the trial of the two ways to wait for GL, and
+ * the fence for the next frame's poll when that is the way. */
+void io_record_frame_end(io_recorder *rec);
+/* Ends a running recording: the last frames, ffmpeg's exit, the rename.
+ * false (message printed) when a --record or --frames-dir recording failed
+ * at any point; M's failures are only reported. Needs the GL context. */
+bool io_record_finish(io_recorder *rec);
+/* --frames-dir: creates DIR if missing and checks that it is writable and
+ * holds no frame-*.png yet; false with a message (flag names the option). */
+bool io_check_frames_dir(const char *dir, const char *flag);
+/* --encode DIR --record FILE: DIR's frame-*.png in order through the same
+ * ffmpeg settings; no GL. Returns the exit code. */
+int io_encode(const char *dir, const char *video, int fps);
+
+/* ---- snapshots (io_snapshot.c) ------------------------------------------- */
+
+/* A snapshot read and made ready for the scene. */
+typedef struct io_snapshot {
+    sim_body *bodies; /* malloc'd; io_snapshot_free */
+    int count;
+    double time;
+    bool own;          /* our save: knobs valid, nothing converted */
+    bool galaxy_units; /* converted from the file's units to the galaxy units */
+    snap_knobs knobs;
+    const char *format;
+    char note[256]; /* how the units were taken */
+} io_snapshot;
+
+/* Reads path (format from its content) into *out, in model units,
+ * recentred unless it is our own save. false with *err. */
+bool io_snapshot_read(const char *path, io_snapshot *out, snap_error *err);
+void io_snapshot_free(io_snapshot *s);
+/* What --load ARG names: one file (*series false), or a series (a folder's
+ * snapshots or a glob's matches, sorted by name, in *list). false with *err. */
+bool io_series_resolve(const char *arg, bool *series, char ***list, int *count, snap_error *err);
+void io_series_free(char **list, int count);
+/* "nbody: --load ARG: <what>" and its hint, on stderr. */
+void io_load_error(const char *arg, const snap_error *err);
+/* The snapshot format --dump's extension names; SNAP_FORMAT_UNKNOWN for CSV. */
+snap_format io_dump_format(const char *path);
+/* The state as tipsy with its sidecar (knobs), or as HDF5. false with a
+ * message printed. */
+bool io_snapshot_write(const char *path, snap_format format, const sim_body *bodies, int n,
+                       double time, const snap_knobs *knobs);
+/* The last part of a path. */
+const char *io_base_name(const char *path);
+
+/* ---- --script (io_script.c) ---------------------------------------------- */
+
+/* A key press from --script: pressed just before frame `frame`. */
+typedef struct io_script_event {
+    int frame;
+    int key, mods; /* GLFW_KEY_*, GLFW_MOD_* */
+    int line;      /* in the script file, for messages */
+} io_script_event;
+
+/* Reads path's "FRAME KEY" lines, sorted by frame (same frame: file order),
+ * into a malloc'd *events; false with a message naming the line. */
+bool io_script_load(const char *path, io_script_event **events, int *count);
+/* Key name ("K", "Shift+P", "Space", "F12") to GLFW key and modifiers;
+ * false if unknown. */
+bool io_key_parse(const char *name, int *key, int *mods);
+
+/* ---- the start-up check (io_check.c) ------------------------------------- */
+
+/* Every file cfg names: outputs writable, --load readable, --dump's format
+ * built in, --frames-dir usable, --encode a folder. false with the message
+ * printed (exit 2). */
+bool io_check_config(const config *cfg);
+
+#endif /* NBODY_IO_H */

@@ -1,0 +1,94 @@
+/* io_internal.h - what the files of io/ share and nobody outside sees: the
+ * ffmpeg encoder and the thread that feeds it (io_encoder.c), used by the
+ * recordings (io_record.c) and by --encode. */
+#ifndef NBODY_IO_INTERNAL_H
+#define NBODY_IO_INTERNAL_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "io.h"
+
+#define IO_RECORD_DEFAULT_FPS 30
+/* Frames in flight to the writer: GL's read-back ring and CUDA's share it. */
+#define IO_WRITER_DEPTH RENDER_READBACK_DEPTH
+_Static_assert(VIDEO_DEPTH == RENDER_READBACK_DEPTH, "CUDA's frames and GL's share the writer");
+#define IO_RECORD_HINT                                                                             \
+    "install ffmpeg (apt-get install ffmpeg) or set NBODY_FFMPEG to one; or write PNGs with "      \
+    "--frames-dir DIR and encode them with nbody --encode DIR --record FILE.mp4 where ffmpeg is"
+
+/* Why a recording failed: what, and what to do. */
+typedef struct io_record_error {
+    char what[768];
+    char hint[320];
+} io_record_error;
+
+/* Fills *e; returns false (for `return io_record_fail(...)`). */
+bool io_record_fail(io_record_error *e, const char *hint, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* An ffmpeg child reading raw frames on its stdin and writing H.264 to a
+ * temporary file renamed over path when it exits with status 0. */
+typedef struct io_encoder {
+    const char *program; /* $NBODY_FFMPEG or "ffmpeg" */
+    char path[PATH_MAX], tmp[PATH_MAX + 32], log[PATH_MAX + 32];
+    pid_t pid;
+    int fd;            /* the pipe to ffmpeg's stdin; -1 once closed */
+    int width, height; /* the frames given to io_encoder_write */
+    int out_w, out_h;  /* the video: rounded down to even */
+    long frames;       /* written so far */
+} io_encoder;
+
+/* yuv: frames come as yuv420p (the GPU's conversion), else as RGB0 that
+ * ffmpeg converts with the same matrix and range. false with *err. */
+bool io_encoder_open(io_encoder *e, const char *path, int width, int height, int fps, bool yuv,
+                     io_record_error *err);
+/* One frame, width x height RGBA8 top row first (the odd last column or
+ * row is left out). false: the encoder is closed and *err says why. */
+bool io_encoder_write(io_encoder *e, const uint8_t *rgba, io_record_error *err);
+/* Ends the input, waits for ffmpeg and settles (io_encoder_settle). */
+bool io_encoder_close(io_encoder *e, bool keep, const char *why, io_record_error *err);
+/* After ffmpeg exited with status (or signal sig): renames its file over
+ * e->path when keep and the status is 0, else removes it. why (may be
+ * NULL) says what stopped the recording early, for the message. */
+bool io_encoder_settle(io_encoder *e, int status, int sig, bool keep, const char *why,
+                       io_record_error *err);
+/* ffmpeg's exit: its status, -1 when a signal ended it (*sig), or -2 when
+ * block is false and it is still running. */
+int io_encoder_wait(pid_t pid, bool block, int *sig);
+
+/* The thread that writes mapped frames into ffmpeg's pipe, in order
+ * (pointers into read-back buffers, valid until the loop releases them,
+ * which it does only once the thread is done with them). */
+typedef struct io_writer {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool started;
+    int fd;
+    size_t len; /* bytes a frame */
+    const uint8_t *job[IO_WRITER_DEPTH];
+    long handed, done; /* frames handed over; frames the thread is done with */
+    bool quit;         /* no more will come: end once done == handed */
+    bool abandon;      /* skip the ones left */
+    int err;           /* errno of the first failed write; the frames after it are skipped */
+} io_writer;
+
+/* Starts the thread with every signal blocked; false with errno. */
+bool io_writer_start(io_writer *w, int fd, size_t len);
+void io_writer_hand(io_writer *w, const uint8_t *frame);
+/* Frames done so far (waiting until at least `least`), and the first
+ * write's error, if any. */
+long io_writer_done(io_writer *w, long least, int *err);
+/* Ends the thread once it has done every frame handed over (abandon: skips
+ * those it has not started). */
+void io_writer_stop(io_writer *w, bool abandon);
+
+/* path, made absolute against the current folder (for messages). */
+void io_absolute(const char *path, char *out, size_t len);
+
+#endif /* NBODY_IO_INTERNAL_H */

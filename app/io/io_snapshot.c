@@ -1,0 +1,341 @@
+/* io_snapshot.c - snapshot files as the app reads and writes them: a file
+ * (tipsy, GADGET-2, HDF5, recognised from its content by snap/) read into
+ * bodies in model units, the files --load names (one, or a series: a
+ * folder's snapshots or a glob's matches, sorted by name), and the state
+ * written as tipsy with its sidecar, or as HDF5.
+ *
+ * Our own saves (tipsy plus its "<file>.nbody" sidecar, whose knobs are
+ * valid) come back exactly: the same bodies, time and knobs, nothing
+ * recentred or converted. A foreign file is recentred (centre of mass and
+ * mean velocity to zero) and, when it states its units (HDF5), converted to
+ * the galaxy units (1 kpc, 10^10 solar masses, G = 1, hence 207.4 km/s and
+ * 4.71 Myr: docs/GALAXIES.md), GADGET's /h in lengths, masses and times
+ * divided out; a file without units (tipsy, GADGET-2 binary) is taken as
+ * G = 1 model units as it is. io_snapshot.note says which. What a snapshot
+ * means for the scene on screen is the app's (app_snapshot.c).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <glob.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "io.h"
+
+/* Galaxy units in cgs: 1 kpc, 10^10 solar masses and G = 1 (IAU 2015 and
+ * CODATA 2018 values), which give 207.4 km/s and 4.71 Myr. */
+#define KPC_CM 3.0856775814913673e21
+#define MSUN_G 1.98841e33
+#define G_CGS 6.67430e-8
+#define GALAXY_MASS_G (1e10 * MSUN_G)
+
+void io_snapshot_free(io_snapshot *p) {
+    free(p->bodies);
+    p->bodies = NULL;
+}
+
+const char *io_base_name(const char *path) {
+    const char *slash = strrchr(path, '/');
+    return slash && slash[1] ? slash + 1 : path;
+}
+
+/* Centre of mass and mean (mass-weighted) velocity to zero; unweighted
+ * when the masses do not add up to a positive total. */
+static void recentre(sim_body *b, int n) {
+    double m = 0;
+    for (int i = 0; i < n; i++) m += b[i].mass;
+    const bool weighted = m > 0 && isfinite(m);
+    if (!weighted) m = n;
+    double c[3] = {0, 0, 0}, v[3] = {0, 0, 0};
+    for (int i = 0; i < n; i++) {
+        const double w = weighted ? b[i].mass : 1.0;
+        for (int k = 0; k < 3; k++) {
+            c[k] += w * b[i].pos[k];
+            v[k] += w * b[i].vel[k];
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < 3; k++) {
+            b[i].pos[k] -= c[k] / m;
+            b[i].vel[k] -= v[k] / m;
+        }
+    }
+}
+
+/* Scales a foreign file's bodies and time to the galaxy units when its
+ * units are known and usable; writes what was done to p->note. */
+static void convert_units(const snap_data *d, io_snapshot *p) {
+    const snap_units *u = &d->units;
+    const double h = u->hubble > 0 && isfinite(u->hubble) ? u->hubble : 1.0;
+    const double length = u->length_cm / h / KPC_CM, mass = u->mass_g / h / GALAXY_MASS_G;
+    const double v_unit = sqrt(G_CGS * GALAXY_MASS_G / KPC_CM); /* cm/s */
+    const double velocity = u->velocity_cm_s / v_unit;
+    const double time = (u->length_cm / u->velocity_cm_s) / h / (KPC_CM / v_unit);
+    const bool usable = u->known && isfinite(length) && length > 0 && isfinite(mass) && mass > 0 &&
+                        isfinite(velocity) && velocity > 0 && isfinite(time);
+    if (!usable) {
+        snprintf(p->note, sizeof p->note, "%.8s: %s; taken as G = 1 model units as they are",
+                 p->format, u->known ? "its units are not usable" : "no units in the file");
+        return;
+    }
+    for (int i = 0; i < p->count; i++) {
+        for (int k = 0; k < 3; k++) {
+            p->bodies[i].pos[k] *= length;
+            p->bodies[i].vel[k] *= velocity;
+        }
+        p->bodies[i].mass *= mass;
+    }
+    /* A cosmological run's time is the scale factor a: shown as it is. */
+    if (!u->comoving) p->time *= time;
+    p->galaxy_units = true;
+    snprintf(p->note, sizeof p->note,
+             "%.8s units -> galaxy units (kpc, 1e10 Msun, 207.4 km/s): length x%.4g, mass x%.4g, "
+             "velocity x%.4g%s%s",
+             p->format, length, mass, velocity, h != 1.0 ? " (h divided out)" : "",
+             u->comoving ? ", comoving, t is the scale factor" : "");
+}
+
+/* Checks the knobs of our own save with the same ranges as the flags. */
+static bool check_knobs(const snap_knobs *k, snap_error *err) {
+    const struct {
+        sim_knob knob;
+        double v;
+    } knobs[] = {{SIM_KNOB_DT, k->dt},
+                 {SIM_KNOB_SOFTENING, k->softening},
+                 {SIM_KNOB_DAMPING, k->damping},
+                 {SIM_KNOB_THETA, k->theta}};
+    for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++) {
+        sim_error e = {0};
+        if (!sim_knob_check(knobs[i].knob, knobs[i].v, &e)) {
+            snprintf(err->message, sizeof err->message, "its sidecar's %.200s", e.message);
+            snprintf(err->hint, sizeof err->hint,
+                     "the .nbody sidecar is damaged: remove it to "
+                     "load the bodies as a foreign file");
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Reads path (format from its content) into *p, in model units, recentred
+ * unless it is our own save. false with *err. */
+bool io_snapshot_read(const char *path, io_snapshot *p, snap_error *err) {
+    *p = (io_snapshot){0};
+    *err = (snap_error){0};
+    if (snap_detect_file(path, err) == SNAP_FORMAT_UNKNOWN) {
+        if (!err->message[0]) {
+            snprintf(err->message, sizeof err->message, "not a tipsy, GADGET-2 or HDF5 snapshot");
+        }
+        if (!err->hint[0]) snprintf(err->hint, sizeof err->hint, "check the file name");
+        return false;
+    }
+    snap_data d = {0};
+    if (!snap_read_file(path, &d, err)) return false;
+    if (d.count <= 0 || !d.bodies) {
+        snap_free(&d);
+        snprintf(err->message, sizeof err->message, "the snapshot holds no bodies");
+        snprintf(err->hint, sizeof err->hint, "give a snapshot with at least one body");
+        return false;
+    }
+    if (d.knobs.valid && !check_knobs(&d.knobs, err)) {
+        snap_free(&d);
+        return false;
+    }
+    p->bodies = malloc(sizeof *p->bodies * (size_t)d.count);
+    if (!p->bodies) {
+        snap_free(&d);
+        snprintf(err->message, sizeof err->message, "out of memory for %d bodies", d.count);
+        snprintf(err->hint, sizeof err->hint, "load a smaller snapshot");
+        return false;
+    }
+    p->count = d.count;
+    for (int i = 0; i < d.count; i++) {
+        const snap_body *s = &d.bodies[i];
+        p->bodies[i] = (sim_body){.pos = {s->pos[0], s->pos[1], s->pos[2]},
+                                  .vel = {s->vel[0], s->vel[1], s->vel[2]},
+                                  .mass = s->mass,
+                                  .tag = s->tag};
+    }
+    p->time = d.time;
+    p->knobs = d.knobs;
+    p->own = d.knobs.valid;
+    p->format = snap_format_name(d.format);
+    if (p->own) {
+        snprintf(p->note, sizeof p->note, "%.8s save with its knobs: continues exactly", p->format);
+    } else {
+        convert_units(&d, p);
+        recentre(p->bodies, p->count);
+        const size_t used = strlen(p->note);
+        snprintf(p->note + used, sizeof p->note - used, "; recentred");
+    }
+    snap_free(&d);
+    return true;
+}
+
+/* ---- the files --load names ---------------------------------------------- */
+
+static int by_name(const void *x, const void *y) {
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+void io_series_free(char **list, int count) {
+    for (int i = 0; i < count; i++) free(list[i]);
+    free(list);
+}
+
+/* Appends a copy of name to *list unless it is no snapshot (a folder, a
+ * FIFO, a sidecar, a README): a series holds the files snap/ recognises. */
+static bool append_snapshot(char ***list, int *count, int *cap, const char *name) {
+    snap_error quiet = {0};
+    if (snap_detect_file(name, &quiet) == SNAP_FORMAT_UNKNOWN) return true;
+    if (*count == *cap) {
+        *cap = *cap ? 2 * *cap : 64;
+        char **grown = realloc(*list, sizeof *grown * (size_t)*cap);
+        if (!grown) return false;
+        *list = grown;
+    }
+    char *copy = strdup(name);
+    if (!copy) return false;
+    (*list)[(*count)++] = copy;
+    return true;
+}
+
+/* What --load ARG names: one file, or a series (a folder's snapshots or a
+ * glob's matches, sorted by name, in *list). false with *err. */
+bool io_series_resolve(const char *arg, bool *series, char ***list, int *count, snap_error *err) {
+    *list = NULL;
+    *count = 0;
+    struct stat st;
+    const bool exists = stat(arg, &st) == 0;
+    const bool folder = exists && S_ISDIR(st.st_mode);
+    const bool pattern = !exists && strpbrk(arg, "*?[") != NULL;
+    if (!folder && !pattern) {
+        *series = false;
+        return true;
+    }
+    *series = true;
+    int cap = 0;
+    bool ok = true;
+    if (folder) {
+        DIR *dir = opendir(arg);
+        if (!dir) {
+            snprintf(err->message, sizeof err->message, "cannot read the folder: %s",
+                     strerror(errno));
+            snprintf(err->hint, sizeof err->hint, "check its permissions");
+            return false;
+        }
+        const struct dirent *e;
+        while (ok && (e = readdir(dir)) != NULL) {
+            if (e->d_name[0] == '.') continue; /* ., .. and hidden files */
+            char path[PATH_MAX];
+            if (snprintf(path, sizeof path, "%s/%s", arg, e->d_name) >= (int)sizeof path) continue;
+            ok = append_snapshot(list, count, &cap, path);
+        }
+        closedir(dir);
+    } else {
+        glob_t g;
+        const int rc = glob(arg, 0, NULL, &g);
+        if (rc != 0 && rc != GLOB_NOMATCH) ok = false;
+        for (size_t i = 0; ok && rc == 0 && i < g.gl_pathc; i++) {
+            ok = append_snapshot(list, count, &cap, g.gl_pathv[i]);
+        }
+        if (rc == 0 || rc == GLOB_NOMATCH) globfree(&g);
+    }
+    if (!ok) {
+        io_series_free(*list, *count);
+        *list = NULL;
+        *count = 0;
+        snprintf(err->message, sizeof err->message, "out of memory listing the snapshots");
+        snprintf(err->hint, sizeof err->hint, "name fewer files");
+        return false;
+    }
+    if (*count == 0) {
+        free(*list);
+        *list = NULL;
+        snprintf(err->message, sizeof err->message,
+                 folder ? "no tipsy, GADGET-2 or HDF5 snapshot in this folder"
+                        : "the pattern matches no tipsy, GADGET-2 or HDF5 snapshot");
+        snprintf(err->hint, sizeof err->hint,
+                 "give a snapshot file, a folder of snapshots, or a quoted pattern such as "
+                 "--load 'run_*.hdf5'");
+        return false;
+    }
+    qsort(*list, (size_t)*count, sizeof **list, by_name);
+    return true;
+}
+
+void io_load_error(const char *arg, const snap_error *err) {
+    /* snap/'s messages start with the file's name, which this line already gives. */
+    const char *what = err->message, *name = io_base_name(arg);
+    const size_t len = strlen(name);
+    if (strncmp(what, name, len) == 0 && strncmp(what + len, ": ", 2) == 0) what += len + 2;
+    fprintf(stderr, "nbody: --load %s: %s\nhint: %s\n", arg, what,
+            err->hint[0] ? err->hint : "check the file");
+}
+
+/* The format --dump's extension names; UNKNOWN for CSV. */
+snap_format io_dump_format(const char *path) {
+    const char *dot = strrchr(path, '.');
+    if (!dot || strchr(dot, '/')) return SNAP_FORMAT_UNKNOWN;
+    if (strcasecmp(dot, ".tipsy") == 0) return SNAP_FORMAT_TIPSY;
+    if (strcasecmp(dot, ".hdf5") == 0 || strcasecmp(dot, ".h5") == 0) return SNAP_FORMAT_HDF5;
+    return SNAP_FORMAT_UNKNOWN;
+}
+
+/* ---- writing -------------------------------------------------------------- */
+
+bool io_snapshot_write(const char *path, snap_format format, const sim_body *b, int n, double time,
+                       const snap_knobs *knobs) {
+    snap_data d = {.bodies = malloc(sizeof(snap_body) * (size_t)n),
+                   .count = n,
+                   .time = time,
+                   .format = SNAP_FORMAT_TIPSY,
+                   .knobs = *knobs};
+    if (!d.bodies) {
+        fprintf(stderr, "nbody: out of memory for a snapshot of %d bodies\nhint: fewer bodies\n",
+                n);
+        return false;
+    }
+    for (int i = 0; i < n; i++) {
+        d.bodies[i] = (snap_body){.pos = {b[i].pos[0], b[i].pos[1], b[i].pos[2]},
+                                  .vel = {b[i].vel[0], b[i].vel[1], b[i].vel[2]},
+                                  .mass = b[i].mass,
+                                  .tag = (uint8_t)b[i].tag};
+    }
+    snap_error err = {0};
+    uint8_t *buf = NULL, *side = NULL;
+    size_t len = 0, side_len = 0;
+    bool ok;
+    if (format == SNAP_FORMAT_HDF5) {
+        ok = snap_write_hdf5(&d, &buf, &len, &err);
+    } else {
+        ok = snap_write_tipsy(&d, &buf, &len, &err) &&
+             snap_write_sidecar(&d, &side, &side_len, &err);
+    }
+    snap_free(&d);
+    if (!ok) {
+        fprintf(stderr, "nbody: cannot write %s: %s\nhint: %s\n", path, err.message, err.hint);
+        free(buf);
+        free(side);
+        return false;
+    }
+    /* The sidecar first: a tipsy file never stands without its knobs. */
+    char side_path[PATH_MAX + 8];
+    snprintf(side_path, sizeof side_path, "%s.nbody", path);
+    if (side && !io_write_bytes(side_path, "snapshot sidecar", side, side_len)) {
+        ok = false;
+    } else if (!io_write_bytes(path, "snapshot", buf, len)) {
+        if (side) unlink(side_path);
+        ok = false;
+    }
+    free(buf);
+    free(side);
+    return ok;
+}

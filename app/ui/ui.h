@@ -1,0 +1,189 @@
+/* ui.h - what is drawn over the bodies: the HUD, the help, the ladder
+ * chart, the energy sparkline, the tree's cells and the message line.
+ *
+ * The overlays are one table (ui.c): each has a key that shows or hides
+ * it, a line in the help, a layer and a draw function. A frame draws them
+ * layer by layer (ui_draw): the scene layer with the bodies, into every
+ * picture (the window's and a video's own); the panel layer (HUD, help,
+ * message) where the HUD goes; the screen layer (the chart) in the window
+ * only. Adding an overlay is a file here and a row in that table.
+ *
+ * The UI draws what it is told (ui_facts, filled by the app each frame)
+ * and reads the simulation it is shown (sim/: its numbers, method and
+ * cells); it changes neither. Rules: ui/ uses render/ (text, rectangles,
+ * boxes), sim/ and base/; nothing else of app/.
+ */
+#ifndef NBODY_UI_H
+#define NBODY_UI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base.h"
+#include "render.h"
+#include "sim.h"
+
+/* ---- what the UI is told ------------------------------------------------- */
+
+typedef enum ui_rung_status {
+    UI_RUNG_MEASURING = 0, /* no result at this N yet */
+    UI_RUNG_OK,            /* ms: the measured step time */
+    UI_RUNG_TOO_SLOW,      /* not timed: ms is the estimate, over the time a rung may take */
+    UI_RUNG_NO_MEMORY,     /* the copy to time could not be made */
+} ui_rung_status;
+
+/* One bar of the ladder chart. */
+typedef struct ui_rung {
+    const char *name;
+    ui_rung_status status;
+    double ms;    /* per step */
+    bool live;    /* from the running simulation's own steps, not a timed copy */
+    bool current; /* the method running now */
+} ui_rung;
+
+/* Everything the overlays show that is not the simulation's own. */
+typedef struct ui_facts {
+    sim *sim;         /* the simulation shown (read only) */
+    render_view view; /* the scene's camera and look */
+    float exposure;   /* the exposure in effect (automatic included) */
+    const char *scene_title;
+    bool galactic; /* galaxy units: Myr, kpc and km/s beside the model units */
+    double now;    /* base_now() this frame */
+    double fps;
+    int steps_per_frame;
+    bool headless, vsync;
+    float text_scale; /* the screen's content scale times --hud-scale */
+    double interactions_per_s, flops_per_interaction;
+    /* sampled by the app */
+    bool energy_valid; /* energy, energy_error and virial_ratio hold a sample */
+    double energy, energy_error, virial_ratio, energy_time;
+    bool ferr_valid; /* the running method's force error against the exact sum */
+    sim_force_error ferr;
+    double ferr_time;
+    bool paused, blown_up;
+    /* the pipeline */
+    const char *interop;  /* "zero-copy interop" or "host copy" */
+    bool sprites_by_cuda; /* CUDA drew this frame's sprites */
+    bool sprites_auto;    /* ... chosen by the measured trial */
+    const char *snapshot; /* the snapshot line, or "" */
+    const base_msg *msg;  /* the message line */
+    bool capturing;       /* this frame is saved (F12): no message in it */
+    /* the ladder chart */
+    const ui_rung *rungs;
+    int rung_count;
+    const char *device; /* what the rungs ran on */
+    /* the help's key lines: fills label and text for binding i, false past the end */
+    bool (*key_help)(int i, char *label, size_t label_len, char *text, size_t text_len);
+} ui_facts;
+
+/* ---- the overlays -------------------------------------------------------- */
+
+typedef enum ui_layer {
+    UI_LAYER_SCENE,  /* in the scene's view, in every picture (a video's too) */
+    UI_LAYER_PANEL,  /* where the HUD goes (in a video with --record-hud) */
+    UI_LAYER_SCREEN, /* the window only */
+} ui_layer;
+
+typedef enum ui_overlay_id {
+    UI_OVERLAY_HUD,
+    UI_OVERLAY_HELP,
+    UI_OVERLAY_CHART,
+    UI_OVERLAY_CELLS,
+    UI_OVERLAY_COUNT
+} ui_overlay_id;
+
+/* |dE/E0| above which the HUD's energy line becomes a warning. */
+#define UI_ENERGY_WARN 0.01
+#define UI_SPARK_SAMPLES 256 /* samples of the energy error the sparkline keeps (a ring) */
+#define UI_TREE_LEVELS 21    /* the tree's deepest level */
+#define UI_RUNGS_MAX 32      /* bars the ladder chart draws at most */
+
+typedef struct ui_spark {
+    double t[UI_SPARK_SAMPLES];  /* simulated time of the sample */
+    double de[UI_SPARK_SAMPLES]; /* (E - E0) / |E0| */
+    int count, next;             /* samples held; where the next one goes */
+} ui_spark;
+
+typedef struct ui_state ui_state;
+
+/* One row of the overlay table. */
+typedef struct ui_overlay {
+    const char *name;      /* for messages */
+    int key;               /* GLFW key that shows / hides it */
+    const char *key_label; /* as the help shows it */
+    const char *help;      /* its line in the help */
+    ui_layer layer;
+    bool covers; /* while shown, the other panel and screen overlays are not drawn */
+    void (*draw)(ui_state *ui, const ui_facts *f, int fb_width, int fb_height);
+    /* What to say when it is shown or hidden; NULL: "<name> on / off". */
+    void (*toggled)(ui_state *ui, const ui_facts *f, char *msg, size_t len);
+    /* A second key (Shift: the other way), its help, and what it does; 0: none. */
+    int adjust_key;
+    const char *adjust_label, *adjust_help;
+    void (*adjust)(ui_state *ui, int dir, char *msg, size_t len);
+} ui_overlay;
+
+const ui_overlay *ui_overlay_get(ui_overlay_id id);
+
+/* ---- the state ----------------------------------------------------------- */
+
+typedef struct ui_gl_desc {
+    const char *shader_dir; /* render/'s shaders */
+    const char *font_path;  /* the TrueType font of every text */
+} ui_gl_desc;
+
+struct ui_state {
+    base_msg *msg;        /* where an overlay that has to give up says so */
+    render_overlay *text; /* text and rectangles; NULL until ui_gl_begin */
+    render_boxes *boxes;  /* the tree's cells */
+    bool shown[UI_OVERLAY_COUNT];
+    float lens_scale;     /* the HUD's last lens (ui_fit_view); 0: none */
+    int tree_depth;       /* cells: levels drawn below the first that fits the view */
+    sim_tree_cell *cells; /* cells: scratch, made on the first draw */
+    render_box *box_scratch;
+    ui_spark spark;
+    /* Where the last frame drew each rung's bar (framebuffer pixels; w 0:
+     * none), in rung order, for the tests. */
+    float bars[UI_RUNGS_MAX][4];
+};
+
+/* The state without GL (keys and text work; nothing is drawn): hud shown
+ * or not, messages to msg. */
+void ui_init(ui_state *ui, bool hud, base_msg *msg);
+/* The overlays' GL objects, in the current GL context; false with *err. */
+bool ui_gl_begin(ui_state *ui, const ui_gl_desc *desc, render_error *err);
+/* Frees them (while the context is current) and the scratch memory. */
+void ui_gl_end(ui_state *ui);
+
+/* Shows or hides overlay id; *msg gets what to say about it. */
+void ui_toggle(ui_state *ui, ui_overlay_id id, const ui_facts *f, char *msg, size_t len);
+/* The overlay whose key (or adjust key, *adjust true) is key; UI_OVERLAY_COUNT if none. */
+ui_overlay_id ui_overlay_of_key(int key, bool *adjust);
+
+/* Sets view's lens so the scene is centred in the part of the window the
+ * HUD panel leaves free (no lens when the panel is hidden). */
+void ui_fit_view(ui_state *ui, const ui_facts *f, int fb_width, int fb_height, render_view *view);
+/* Draws the shown overlays of one layer (for the scene layer: in f->view),
+ * and on the panel layer the message line. */
+void ui_draw(ui_state *ui, const ui_facts *f, ui_layer layer, int fb_width, int fb_height);
+/* Whether ui_draw draws anything on layer (what a video's picture read in
+ * place must not get after its capture). */
+bool ui_layer_draws(const ui_state *ui, const ui_facts *f, ui_layer layer);
+
+/* The HUD's lines (help: the help's), one per line, into out; no GL
+ * needed (tests). */
+void ui_hud_text(ui_state *ui, const ui_facts *f, bool help, char *out, size_t len);
+
+/* The sparkline's samples. */
+void ui_spark_push(ui_spark *s, double t, double de);
+void ui_spark_reset(ui_spark *s);
+/* Sample i, oldest first; false past the end. */
+bool ui_spark_get(const ui_spark *s, int i, double *t, double *de);
+
+/* The chart's arithmetic: n^2 / time, what every bar shows (the tree's
+ * "N^2 equivalent"); and the speedups of rung i over rung i-1 and over
+ * rung 0 from their rates, 0 where a rate is unknown (vs_prev[0] = 0). */
+double ui_chart_rate(int n, double ms);
+void ui_chart_speedups(const double *rates, int count, double *vs_prev, double *vs_first);
+
+#endif /* NBODY_UI_H */

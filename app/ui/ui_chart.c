@@ -1,0 +1,171 @@
+/* ui_chart.c - the ladder chart (overlay I): one bar per rung of the
+ * kernel ladder (on the CPU backend its two methods, the exact reference
+ * and the tree) with the interactions/s measured on this machine at the
+ * current N, the running rung highlighted, and on each bar its speedup over
+ * the previous rung and over the first. Every bar is N^2 / step time, the
+ * tree's too ("N^2 equivalent"), so the speedups compare step times at the
+ * same N. The rungs are measured by the app (app_ladder.c) and handed in
+ * as ui_facts.rungs; this file only draws them.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ui_internal.h"
+
+static const float CHART_PANEL[4] = {0.02f, 0.03f, 0.06f, 0.86f};
+static const float TRACK[4] = {0.12f, 0.14f, 0.2f, 1.0f};
+static const float BAR[4] = {0.2f, 0.4f, 0.64f, 1.0f};     /* a rung */
+static const float CURRENT[4] = {0.8f, 0.5f, 0.08f, 1.0f}; /* the running rung */
+
+double ui_chart_rate(int n, double ms) {
+    return ms > 0 ? (double)n * (double)n / (ms * 1e-3) : 0;
+}
+
+void ui_chart_speedups(const double *rates, int count, double *vs_prev, double *vs_first) {
+    for (int i = 0; i < count; i++) {
+        const bool known = rates[i] > 0 && isfinite(rates[i]);
+        const bool prev = i > 0 && rates[i - 1] > 0 && isfinite(rates[i - 1]);
+        const bool first = rates[0] > 0 && isfinite(rates[0]);
+        vs_prev[i] = known && prev ? rates[i] / rates[i - 1] : 0;
+        vs_first[i] = known && first ? rates[i] / rates[0] : 0;
+    }
+}
+
+void ui_chart_toggled(ui_state *ui, const ui_facts *f, char *msg, size_t len) {
+    if (!ui->shown[UI_OVERLAY_CHART]) {
+        snprintf(msg, len, "ladder chart closed");
+        return;
+    }
+    int todo = 0;
+    for (int i = 0; i < f->rung_count; i++) todo += f->rungs[i].status == UI_RUNG_MEASURING;
+    snprintf(msg, len, "ladder chart at N = %d: %d of %d rungs to time, one per frame (I closes)",
+             sim_get_params(f->sim).body_count, todo, f->rung_count);
+}
+
+/* 2.04e12 -> "2.04e12" (no "+", no leading zeros in the exponent). */
+static void sci(double v, char *out, size_t len) {
+    const int e = v > 0 ? (int)floor(log10(v)) : 0;
+    const double m = v / pow(10, e);
+    snprintf(out, len, "%.3ge%d", m >= 9.995 ? m / 10 : m, m >= 9.995 ? e + 1 : e);
+}
+
+static void step_time(double ms, char *out, size_t len) {
+    if (ms >= 1000) {
+        snprintf(out, len, "%.3g s", ms * 1e-3);
+    } else {
+        snprintf(out, len, "%.3g ms", ms);
+    }
+}
+
+void ui_chart_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height) {
+    render_overlay *o = ui->text;
+    memset(ui->bars, 0, sizeof ui->bars);
+    const sim_params p = sim_get_params(f->sim);
+    const bool cpu = p.backend == SIM_BACKEND_CPU;
+    const int count = f->rung_count < UI_RUNGS_MAX ? f->rung_count : UI_RUNGS_MAX;
+    if (count <= 0) return;
+    const ui_rung *rungs = f->rungs;
+    double rates[UI_RUNGS_MAX], vs_prev[UI_RUNGS_MAX], vs_first[UI_RUNGS_MAX];
+    double lo = INFINITY, hi = 0;
+    for (int i = 0; i < count; i++) {
+        rates[i] = rungs[i].status == UI_RUNG_OK ? ui_chart_rate(p.body_count, rungs[i].ms) : 0;
+        if (rates[i] > 0 && isfinite(rates[i])) lo = fmin(lo, rates[i]), hi = fmax(hi, rates[i]);
+    }
+    ui_chart_speedups(rates, count, vs_prev, vs_first);
+    /* Log scale from the decade below the slowest: the ladder spans orders
+     * of magnitude, and the slowest rung still gets a bar. */
+    const double lo10 = hi > 0 ? floor(log10(lo)) - (lo == hi ? 1 : 0) : 0;
+    const double hi10 = hi > 0 ? log10(hi) : 1;
+
+    render_overlay_set_font_px(o, ui_font_px(f));
+    const float lh = render_overlay_line_height(o), pad = 0.6f * lh, row = 1.45f * lh;
+    const float margin = 0.6f * lh;
+    float label_w = 0;
+    for (int i = 0; i < count; i++) {
+        label_w = fmaxf(label_w, render_overlay_text_width(o, rungs[i].name));
+    }
+    label_w += lh;
+    char n[32], line[512];
+    base_commas(p.body_count, n, sizeof n);
+    snprintf(line, sizeof line, "The ladder at N = %s, measured live on %.300s", n,
+             f->device ? f->device : "this machine");
+    const char *const lines[] = {
+        line,
+        "bars: N²/step time in interactions/s, log scale; for the tree an N² equivalent,",
+        "so each speedup (×) compares step times at the same N",
+        "the kernel ladder is a GPU feature; the CPU backend has the exact reference and the tree",
+    };
+    const float *const colors[] = {UI_WHITE, UI_DIM, UI_DIM, UI_WARN};
+    const int head = cpu ? 4 : 3;
+    float text_w = 0;
+    for (int i = 0; i < head; i++) text_w = fmaxf(text_w, render_overlay_text_width(o, lines[i]));
+    const float w = fminf(fb_width - 2 * margin, fmaxf(0.5f * fb_width, text_w + 2 * pad));
+    const float h = 2 * pad + lh * head + 0.4f * lh + row * count + 1.2f * lh;
+    /* Right and low, above the message line: clear of the HUD where the screen allows. */
+    const float x = fb_width - margin - w, y = fmaxf(margin, fb_height - margin - 2.4f * lh - h);
+    const float bar_x = x + pad + label_w, bar_w = w - 2 * pad - label_w;
+
+    render_overlay_begin(o, fb_width, fb_height);
+    render_overlay_rect(o, x, y, w, h, CHART_PANEL);
+    for (int i = 0; i < head; i++) {
+        render_overlay_text(o, x + pad, y + pad + lh * i, colors[i], lines[i]);
+    }
+    const float top = y + pad + lh * head + 0.4f * lh;
+    /* Decade lines under the bars. */
+    for (int d = (int)lo10; hi > 0 && d <= (int)ceil(hi10) && hi10 - lo10 < 12; d++) {
+        const float gx = bar_x + bar_w * (float)((d - lo10) / (hi10 - lo10));
+        if (gx > bar_x + bar_w + 1) break;
+        render_overlay_rect(o, gx, top, 1, row * count, UI_GRID);
+        snprintf(line, sizeof line, "1e%d", d);
+        render_overlay_text(o, gx - 0.5f * render_overlay_text_width(o, line), top + row * count,
+                            UI_DIM, line);
+    }
+    for (int i = 0; i < count; i++) {
+        const ui_rung *r = &rungs[i];
+        const float ry = top + row * i, bh = row - 0.3f * lh;
+        render_overlay_text(o, x + pad, ry + 0.5f * (bh - lh), r->current ? UI_CURVE : UI_WHITE,
+                            r->name);
+        render_overlay_rect(o, bar_x, ry, bar_w, bh, TRACK);
+        const float ty = ry + 0.5f * (bh - lh), tx = bar_x + 0.4f * lh;
+        if (r->status == UI_RUNG_MEASURING) {
+            render_overlay_text(o, tx, ty, UI_DIM, "measuring…");
+            continue;
+        }
+        if (r->status == UI_RUNG_TOO_SLOW) {
+            char est[32];
+            step_time(r->ms, est, sizeof est);
+            snprintf(line, sizeof line, "too slow at this N (about %s a step)", est);
+            render_overlay_text(o, tx, ty, UI_DIM, line);
+            continue;
+        }
+        if (r->status == UI_RUNG_NO_MEMORY) {
+            render_overlay_text(o, tx, ty, UI_WARN, "no memory");
+            continue;
+        }
+        const double frac = (log10(rates[i]) - lo10) / (hi10 - lo10);
+        const float len = fmaxf(2, bar_w * (float)fmin(fmax(frac, 0), 1));
+        render_overlay_rect(o, bar_x, ry, len, bh, r->current ? CURRENT : BAR);
+        ui->bars[i][0] = bar_x, ui->bars[i][1] = ry, ui->bars[i][2] = len, ui->bars[i][3] = bh;
+        char rate[32], ms[32], sp[96] = "";
+        sci(rates[i], rate, sizeof rate);
+        step_time(r->ms, ms, sizeof ms);
+        if (i > 0) {
+            char prev[40] = "", first[40] = "";
+            if (vs_prev[i] > 0) {
+                snprintf(prev, sizeof prev, "   ×%.3g vs %s", vs_prev[i], rungs[i - 1].name);
+            }
+            if (i > 1 && vs_first[i] > 0) {
+                snprintf(first, sizeof first, "   ×%.3g vs %s", vs_first[i], rungs[0].name);
+            }
+            snprintf(sp, sizeof sp, "%s%s", prev, first);
+        }
+        snprintf(line, sizeof line, "%s/s  %s%s%s", rate, ms,
+                 !r->live     ? ""
+                 : r->current ? " (running)"
+                              : " (its last run)",
+                 sp);
+        render_overlay_text(o, tx, ty, UI_WHITE, line);
+    }
+    render_overlay_end(o);
+}

@@ -1,0 +1,515 @@
+/* ui_hud.c - the heads-up display and the help (overlays HUD and help).
+ *
+ * The HUD (Tab) shows the numbers a tuner or lecturer watches: frame rate,
+ * step time from CUDA events, interactions/s and GFLOP/s (20 flops per
+ * interaction, 30 in fp64), N, scene, kernel and block shape, the knobs, and
+ * the energy error sampled every few frames (a warning past
+ * UI_ENERGY_WARN); galaxy scenes add Myr, kpc and km/s beside the model
+ * units. Below the numbers: a scale bar at the camera target's depth, a
+ * legend of the colour mode and the energy sparkline. The help (H, F1)
+ * lists the key table and what p and q mean for the current kernel.
+ *
+ * The panel never covers the scene's subject: ui_fit_view lays the panel
+ * out before the scene is drawn and gives the renderer a lens (an
+ * off-centre, scaled projection) that puts the camera's target in the
+ * middle of the part of the window the panel leaves free. Sizes follow the
+ * window's content scale, so both read on a HiDPI laptop and on a
+ * projector; in a small window the lines wrap and the font shrinks (to
+ * UI_MIN_PX) until the panel fits, never past the window's edge.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ui_internal.h"
+
+#define HUD_MAX_HEIGHT 0.45f /* of the window's height: beyond it the HUD font shrinks */
+#define HELP_LABEL 18        /* characters of the key column in the help */
+#define PANEL_ROWS_BELOW                                                                           \
+    7 /* rows under the HUD's text: the scale bar, the legend, the                                 \
+         energy sparkline (4.5 rows) */
+
+/* Galaxy units (docs/GALAXIES.md): G = 1, length 1 kpc, mass 10^10 solar
+ * masses, hence the time and velocity units. */
+#define KPC_PER_LENGTH 1.0
+#define MYR_PER_TIME 4.71
+#define KMS_PER_VELOCITY 207.4
+
+/* The palettes of shaders/bodies.vert, for the legend: the same numbers. */
+static const float SPEED_COLD[3] = {0.25f, 0.45f, 1.0f}, SPEED_MID[3] = {0.95f, 0.95f, 1.0f},
+                   SPEED_HOT[3] = {1.0f, 0.55f, 0.2f};
+static const float GALAXY1[3] = {1.0f, 0.62f, 0.28f}, GALAXY2[3] = {0.32f, 0.66f, 1.0f};
+static const float DISK[3] = {0.55f, 0.72f, 1.0f}, BULGE[3] = {1.0f, 0.78f, 0.4f},
+                   HALO[3] = {0.55f * 0.3f, 0.4f * 0.3f, 0.8f * 0.3f};
+
+/* One swatch of the colour legend, or a gradient (the speed palette). */
+typedef struct legend_item {
+    float rgb[3];
+    bool gradient;
+    char label[48]; /* after the swatch */
+} legend_item;
+
+/* The HUD panel as laid out for one frame: where it goes, its lines at the
+ * chosen font size, the scale bar and legend rows below them, and the lens
+ * that fits the scene to the rest of the window. */
+typedef struct hud_layout {
+    bool panel;    /* the HUD panel is shown (HUD on, help closed) */
+    float font_px; /* the panel's font size; without the panel the wanted one */
+    float x, y, w, h;
+    ui_lines lines;
+    int text_rows;    /* lines that fit (all, unless the window is tiny) */
+    float lens_scale; /* render_view's frame_scale and frame_center_px */
+    float lens_center[2];
+    float bar_px;         /* the scale bar's length in pixels, 0: none */
+    char bar_label[48];   /* its length */
+    char legend_head[32]; /* "colour: speed" */
+    legend_item legend[3];
+    int legend_count;
+} hud_layout;
+
+void ui_hud_lines(const ui_facts *f, ui_lines *l) {
+    const sim_params p = sim_get_params(f->sim);
+    const bool cuda = p.backend == SIM_BACKEND_CUDA;
+    const bool units = f->galactic;
+    const sim_variant_desc *m = sim_variant_info(p.variant);
+    char n[32];
+    base_commas(p.body_count, n, sizeof n);
+    const float ms = sim_last_step_ms(f->sim);
+    const double ips = f->interactions_per_s, fpi = f->flops_per_interaction;
+
+    ui_add(l, UI_WHITE, "%.0f frame%s/s   %.3f ms/step (%s)   %d step%s/frame%s", f->fps,
+           base_plural(lround(f->fps)), ms, cuda ? "CUDA events" : "CPU clock", f->steps_per_frame,
+           base_plural(f->steps_per_frame),
+           f->headless ? ""
+           : f->vsync  ? "   vsync"
+                       : "");
+    const bool tree = p.variant == SIM_VARIANT_TREE;
+    if (tree) {
+        ui_add(l, UI_WHITE, "%.3g interactions/s evaluated (cells and bodies, not N²)", ips);
+    } else {
+        ui_add(l, UI_WHITE, "%.3g interactions/s   %.1f GFLOP/s  (N²/step, %.0f flops each)", ips,
+               ips * fpi * 1e-9, fpi);
+    }
+    char when[48] = "";
+    if (units) snprintf(when, sizeof when, "%.4g Myr, ", p.time * MYR_PER_TIME);
+    ui_add(l, UI_WHITE, "%s bod%s   %s   t = %.3f (%s%lld step%s)", n,
+           p.body_count == 1 ? "y" : "ies", f->scene_title, p.time, when, (long long)p.steps,
+           base_plural((long)p.steps));
+    if (tree) {
+        char group[32] = ""; /* the GPU walks by groups; the CPU reference body by body */
+        if (cuda) snprintf(group, sizeof group, "  group %d", p.p);
+        ui_add(l, UI_KEY, "%s tree  θ %.2f%s: %s", cuda ? "FP32 GPU" : "FP64 CPU", p.theta, group,
+               m->description);
+        const sim_tree_stats t = sim_get_tree_stats(f->sim);
+        if (t.valid) {
+            char cells[32];
+            base_commas(t.cells, cells, sizeof cells);
+            ui_add(l, UI_WHITE,
+                   "build %.2f ms  walk %.2f ms  depth %d  %s cells  %.0f interactions/body",
+                   t.build_ms, t.walk_ms, t.depth, cells, t.interactions_per_body);
+        }
+    } else if (cuda) {
+        ui_add(l, m->fp64 ? UI_GOOD : UI_KEY, "%s %s  p×q %d×%d: %s", m->fp64 ? "FP64" : "FP32",
+               m->name, p.p, p.q, m->description);
+    } else {
+        ui_add(l, UI_GOOD, "FP64 CPU reference (plain C, double precision, exact sum)");
+    }
+    if (f->ferr_valid) {
+        ui_add(l, f->ferr.p99 > 1e-2 ? UI_WARN : UI_WHITE,
+               "force error vs exact (%d bod%s, %.0f s ago): median %.1e  99%% %.1e  (X)",
+               f->ferr.samples, f->ferr.samples == 1 ? "y" : "ies", f->now - f->ferr_time,
+               f->ferr.median, f->ferr.p99);
+    }
+    char damping[48];
+    if (p.damping == 1.0f) {
+        snprintf(damping, sizeof damping, "1 (none)");
+    } else {
+        snprintf(damping, sizeof damping, "%.6g", (double)p.damping);
+    }
+    if (units) {
+        ui_add(l, UI_WHITE, "dt %.4g (%.3g Myr)   ε %.4g (%.3g kpc)   damping %s", p.dt,
+               p.dt * MYR_PER_TIME, p.softening, p.softening * KPC_PER_LENGTH, damping);
+    } else {
+        ui_add(l, UI_WHITE, "dt %.4g   ε %.4g   damping %s", p.dt, p.softening, damping);
+    }
+    if (f->energy_valid) {
+        if (fabs(f->energy_error) > UI_ENERGY_WARN) {
+            ui_add(l, UI_WARN,
+                   "E %.6f   ΔE/E₀ %+.2e: energy not conserved (Shift+T halves dt, S raises ε)",
+                   f->energy, f->energy_error);
+        } else {
+            ui_add(l, UI_WHITE, "E %.6f   ΔE/E₀ %+.2e   2K/|W| %.3f   (sampled %.1f s ago)",
+                   f->energy, f->energy_error, f->virial_ratio, f->now - f->energy_time);
+        }
+    }
+    static const char *const colors[] = {"speed", "per body", "galaxy", "component"};
+    _Static_assert(sizeof colors / sizeof colors[0] == RENDER_COLOR_COUNT, "one name per mode");
+    const render_view *v = &f->view;
+    ui_add(l, UI_DIM,
+           "%s · %s · sprites by %s%s · colour: %s · sprite %.3g · exposure %.3g%s%s%s · H for "
+           "help",
+           cuda ? "CUDA" : "CPU", f->interop, f->sprites_by_cuda ? "CUDA" : "GL",
+           f->sprites_auto ? " (auto)" : "", colors[v->color], v->point_size, f->exposure,
+           v->auto_exposure ? " (auto)" : "", v->bloom ? " · bloom" : "",
+           units ? (v->hide_halo ? " · halo hidden" : " · halo shown") : "");
+    if (f->snapshot && f->snapshot[0]) ui_add(l, UI_KEY, "%s", f->snapshot);
+    if (p.damping < 1.0f) ui_add(l, UI_WARN, "damping < 1: energy is not conserved");
+    if (f->blown_up) {
+        ui_add(l, UI_WARN, "NaN/Inf positions: paused. R re-seeds, Shift+T halves dt, S softens");
+    } else if (f->paused) {
+        ui_add(l, UI_WARN, "PAUSED   (Space runs, . steps once)");
+    }
+}
+
+void ui_help_text(const ui_facts *f, ui_lines *l) {
+    ui_add(l, UI_WHITE, "nbody: keys and mouse");
+    char label[64], text[160];
+    for (int i = 0; f->key_help && f->key_help(i, label, sizeof label, text, sizeof text); i++) {
+        ui_add(l, UI_KEY, "%-*s %s", HELP_LABEL, label, text);
+    }
+    const sim_params p = sim_get_params(f->sim);
+    if (p.backend == SIM_BACKEND_CPU) {
+        /* No kernels here: K picks one of two methods, P and Q change nothing. */
+        ui_add(l, UI_DIM,
+               "on the CPU backend K switches between the exact sum (FP64 reference) and "
+               "the tree; P and Q (the GPU's block shape) have no effect");
+        return;
+    }
+    const sim_variant_desc *v = sim_variant_info(p.variant);
+    ui_add(l, UI_DIM, "for %s: p = %s", v->name, v->p_meaning ? v->p_meaning : "not used");
+    ui_add(l, UI_DIM, "         q = %s",
+           v->q_meaning ? v->q_meaning : "not used (one thread per body)");
+}
+
+/* ---- scale bar and legend ------------------------------------------------ */
+
+/* The largest 1, 2 or 5 times a power of ten not above x (> 0). Consecutive
+ * ones differ by at most 2.5, so between 10 % and 25 % of a width there is
+ * always one. */
+static double round_length(double x) {
+    const double decade = pow(10, floor(log10(x)));
+    const double m = x / decade;
+    return (m >= 5 ? 5 : m >= 2 ? 2 : 1) * decade;
+}
+
+/* Pixels per length unit at the camera target's depth, through the lens. */
+static double pixels_per_unit(const ui_facts *f, int fb_height, float lens_scale) {
+    const render_camera *c = &f->view.camera;
+    const double fov = c->fov_y > 0 ? c->fov_y : 0.785398;
+    return lens_scale * (fb_height / 2.0) / (tan(fov / 2) * (c->distance > 0 ? c->distance : 1));
+}
+
+static void scale_bar(const ui_facts *f, int fb_width, int fb_height, hud_layout *L) {
+    const double ppu = pixels_per_unit(f, fb_height, L->lens_scale);
+    L->bar_px = 0;
+    if (!(ppu > 0) || !isfinite(ppu)) return;
+    const double len = round_length(0.25 * fb_width / ppu);
+    L->bar_px = (float)(len * ppu);
+    if (f->galactic) {
+        snprintf(L->bar_label, sizeof L->bar_label, "%g kpc", len * KPC_PER_LENGTH);
+    } else {
+        snprintf(L->bar_label, sizeof L->bar_label, "%g length unit%s", len, len == 1 ? "" : "s");
+    }
+}
+
+static void legend(const ui_facts *f, hud_layout *L) {
+    const sim_params p = sim_get_params(f->sim);
+    L->legend_count = 0;
+    legend_item *it = L->legend;
+    switch (f->view.color) {
+    case RENDER_COLOR_SPEED: {
+        snprintf(L->legend_head, sizeof L->legend_head, "colour: speed 0");
+        const double top = f->view.speed_scale > 0 ? f->view.speed_scale : 1.0;
+        it[0].gradient = true;
+        if (f->galactic) {
+            snprintf(it[0].label, sizeof it[0].label, "%.3g and more (%.0f km/s)", top,
+                     top * KMS_PER_VELOCITY);
+        } else {
+            snprintf(it[0].label, sizeof it[0].label, "%.3g and more", top);
+        }
+        L->legend_count = 1;
+        break;
+    }
+    case RENDER_COLOR_BODY:
+        snprintf(L->legend_head, sizeof L->legend_head, "colour: per body");
+        snprintf(it[0].label, sizeof it[0].label, "(a fixed colour each, to follow them)");
+        it[0].rgb[0] = -1; /* no swatch */
+        L->legend_count = 1;
+        break;
+    case RENDER_COLOR_GALAXY: {
+        snprintf(L->legend_head, sizeof L->legend_head, "colour: galaxy");
+        memcpy(it[0].rgb, GALAXY1, sizeof GALAXY1);
+        snprintf(it[0].label, sizeof it[0].label, "%s", p.ic == SIM_IC_MERGER ? "first" : "one");
+        L->legend_count = 1;
+        if (p.ic == SIM_IC_MERGER) {
+            memcpy(it[1].rgb, GALAXY2, sizeof GALAXY2);
+            snprintf(it[1].label, sizeof it[1].label, "second");
+            L->legend_count = 2;
+        }
+        break;
+    }
+    case RENDER_COLOR_COMPONENT:
+    case RENDER_COLOR_COUNT:
+        snprintf(L->legend_head, sizeof L->legend_head, "colour: component");
+        memcpy(it[0].rgb, DISK, sizeof DISK);
+        memcpy(it[1].rgb, BULGE, sizeof BULGE);
+        memcpy(it[2].rgb, HALO, sizeof HALO);
+        snprintf(it[0].label, sizeof it[0].label, "disk");
+        snprintf(it[1].label, sizeof it[1].label, "bulge");
+        snprintf(it[2].label, sizeof it[2].label, "%s",
+                 f->view.hide_halo ? "halo (hidden)" : "halo");
+        L->legend_count = 3;
+        break;
+    }
+}
+
+/* Width of the legend row at the baked font size. */
+static float legend_width(render_overlay *o, const hud_layout *L) {
+    const float lh = render_overlay_line_height(o);
+    float w = render_overlay_text_width(o, L->legend_head);
+    for (int i = 0; i < L->legend_count; i++) {
+        if (L->legend[i].rgb[0] >= 0 || L->legend[i].gradient) {
+            w += L->legend[i].gradient ? 0.5f * lh + 6 * lh : 0.5f * lh + lh;
+        }
+        w += 0.5f * lh + render_overlay_text_width(o, L->legend[i].label);
+    }
+    return w;
+}
+
+static void draw_legend(render_overlay *o, const hud_layout *L, float x, float y) {
+    const float lh = render_overlay_line_height(o), sw = 0.55f * lh;
+    float pen = render_overlay_text(o, x, y, UI_DIM, L->legend_head);
+    for (int i = 0; i < L->legend_count; i++) {
+        const legend_item *it = &L->legend[i];
+        if (it->gradient) {
+            pen += 0.5f * lh;
+            const int steps = 24;
+            const float seg = 6 * lh / steps;
+            for (int k = 0; k < steps; k++) {
+                const float t = (k + 0.5f) / steps; /* bodies.vert's speed_palette */
+                const float *from = t < 0.5f ? SPEED_COLD : SPEED_MID;
+                const float *to = t < 0.5f ? SPEED_MID : SPEED_HOT;
+                const float f = t < 0.5f ? t * 2 : t * 2 - 1;
+                const float c[4] = {from[0] + (to[0] - from[0]) * f,
+                                    from[1] + (to[1] - from[1]) * f,
+                                    from[2] + (to[2] - from[2]) * f, 1};
+                render_overlay_rect(o, pen + k * seg, y + 0.5f * (lh - sw), seg + 0.5f, sw, c);
+            }
+            pen += 6 * lh;
+        } else if (it->rgb[0] >= 0) {
+            pen += 0.5f * lh;
+            const float c[4] = {it->rgb[0], it->rgb[1], it->rgb[2], 1};
+            render_overlay_rect(o, pen, y + 0.5f * (lh - sw), lh, sw, c);
+            pen += lh;
+        }
+        pen = render_overlay_text(o, pen + 0.5f * lh, y, UI_DIM, it->label);
+    }
+}
+
+/* ---- layout ------------------------------------------------------------- */
+
+/* Lays the HUD panel out for a fb_width x fb_height window: the biggest font
+ * up to the wanted one at which the wrapped lines, scale bar and legend fit
+ * HUD_MAX_HEIGHT of the window; then the lens that centres the scene in the
+ * part of the window the panel leaves free. Sets the overlay's font. */
+static void layout(ui_state *ui, const ui_facts *f, int fb_width, int fb_height, hud_layout *L) {
+    *L = (hud_layout){.lens_scale = 0};
+    render_overlay *o = ui->text;
+    const float want = ui_font_px(f);
+    L->panel = ui->shown[UI_OVERLAY_HUD] && !ui->shown[UI_OVERLAY_HELP];
+    L->font_px = want; /* the help starts from it too */
+    if (!L->panel || !o || fb_width <= 0 || fb_height <= 0) return;
+    ui_lines raw = {.count = 0};
+    ui_hud_lines(f, &raw);
+    legend(f, L);
+    /* Measured once at the baked size; widths scale with the font size. */
+    const float baked = render_overlay_font_px(o), lh1 = render_overlay_line_height(o) / baked;
+    const float legend_w1 = legend_width(o, L) / baked;
+    float px = want;
+    for (;;) {
+        const float lh = lh1 * px, m = ui_margin(lh), pad = 0.5f * lh;
+        const float max_w = fb_width - 2 * m - 2 * pad;
+        ui_lines wrapped = {.count = 0};
+        for (int i = 0; i < raw.count; i++)
+            ui_wrap(o, &raw.line[i], max_w, px / baked, 4, &wrapped);
+        const float h = lh * (wrapped.count + PANEL_ROWS_BELOW) + 2 * pad;
+        if (h + 2 * m <= HUD_MAX_HEIGHT * fb_height && legend_w1 * px <= max_w) break;
+        if (px <= UI_MIN_PX) break;
+        px = fmaxf(UI_MIN_PX, floorf(px * 0.9f));
+    }
+    render_overlay_set_font_px(o, px);
+    L->font_px = render_overlay_font_px(o);
+    const float lh = render_overlay_line_height(o), m = ui_margin(lh), pad = 0.5f * lh;
+    const float max_w = fb_width - 2 * m - 2 * pad;
+    for (int i = 0; i < raw.count; i++) ui_wrap(o, &raw.line[i], max_w, 1, 4, &L->lines);
+    /* The panel never leaves the window: in a tiny one, the last lines go. */
+    const int fit = (int)((fb_height - 2 * m - 2 * pad) / lh) - PANEL_ROWS_BELOW;
+    L->text_rows = L->lines.count < fit ? L->lines.count : (fit > 0 ? fit : 0);
+    float w = fminf(legend_width(o, L), max_w);
+    for (int i = 0; i < L->text_rows; i++) {
+        w = fmaxf(w, fminf(render_overlay_text_width(o, L->lines.line[i].text), max_w));
+    }
+    L->x = m;
+    L->y = m;
+    L->w = w + 2 * pad;
+    L->h = lh * (L->text_rows + PANEL_ROWS_BELOW) + 2 * pad;
+
+    /* The free part: right of the panel (full height) or below it (full
+     * width), whichever holds the larger square; the square the camera
+     * frames in the whole window (its shorter side) is scaled to it. The
+     * panel's edges are rounded up to whole lines so the frame rate's
+     * changing digits do not shake the picture. */
+    const float right = ceilf((L->x + L->w) / lh) * lh + 0.5f * m;
+    const float bottom = ceilf((L->y + L->h) / lh) * lh + 0.5f * m;
+    const float side = (float)(fb_width < fb_height ? fb_width : fb_height);
+    const float s_right = fminf(fb_width - right, (float)fb_height) / side;
+    const float s_below = fminf((float)fb_width, fb_height - bottom) / side;
+    if (s_right >= s_below) {
+        L->lens_scale = fminf(1.0f, fmaxf(s_right, 0.05f));
+        L->lens_center[0] = 0.5f * (right + fb_width);
+        L->lens_center[1] = 0.5f * fb_height;
+    } else {
+        L->lens_scale = fminf(1.0f, fmaxf(s_below, 0.05f));
+        L->lens_center[0] = 0.5f * fb_width;
+        L->lens_center[1] = 0.5f * (bottom + fb_height);
+    }
+    scale_bar(f, fb_width, fb_height, L);
+    if (L->bar_px > max_w - render_overlay_text_width(o, L->bar_label) - lh) {
+        L->bar_px = 0; /* no room for it: a tiny window */
+    }
+}
+
+/* The help: one column if it fits the height, else two side by side, long
+ * lines wrapped at spaces so both fit the width; the font shrinks (to
+ * UI_MIN_PX) until they do. */
+void ui_help_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height) {
+    render_overlay *o = ui->text;
+    const float want = ui_font_px(f);
+    ui_lines l = {.count = 0};
+    ui_help_text(f, &l);
+    /* Measured at the baked size; widths scale with the font size. */
+    const float baked = render_overlay_font_px(o);
+    const float lh1 = render_overlay_line_height(o) / baked;
+    float px = want;
+    ui_lines wrapped;
+    bool two = false;
+    for (;;) {
+        const float lh = lh1 * px, margin = ui_margin(lh), gap = lh;
+        const int rows = (int)((fb_height - 2 * margin) / lh) - 1;
+        two = l.count > rows;
+        const float max_w =
+            two ? (fb_width - 2 * margin - 2 * gap) / 2 - lh : fb_width - 2 * margin - lh;
+        wrapped.count = 0;
+        for (int i = 0; i < l.count; i++) {
+            ui_wrap(o, &l.line[i], max_w, px / baked,
+                    l.line[i].color == UI_KEY ? HELP_LABEL + 1 : 4, &wrapped);
+        }
+        const int per = two ? (wrapped.count + 1) / 2 : wrapped.count;
+        if (per <= rows || px <= UI_MIN_PX) break;
+        px = fmaxf(UI_MIN_PX, floorf(px * 0.9f));
+    }
+    if (px != baked) { /* lay out again at the size now baked */
+        render_overlay_set_font_px(o, px);
+        const float lh = render_overlay_line_height(o), margin = ui_margin(lh), gap = lh;
+        const float max_w =
+            two ? (fb_width - 2 * margin - 2 * gap) / 2 - lh : fb_width - 2 * margin - lh;
+        wrapped.count = 0;
+        for (int i = 0; i < l.count; i++) {
+            ui_wrap(o, &l.line[i], max_w, 1, l.line[i].color == UI_KEY ? HELP_LABEL + 1 : 4,
+                    &wrapped);
+        }
+    }
+    const float lh = render_overlay_line_height(o), margin = ui_margin(lh), gap = lh;
+    const int rows = (int)((fb_height - 2 * margin) / lh) - 1;
+    int per = two ? (wrapped.count + 1) / 2 : wrapped.count;
+    if (per > rows && rows > 0) { /* a tiny window: the rest is cut, not overflowed */
+        per = rows;
+        ui_line *last = &wrapped.line[(two ? 2 * per : per) - 1];
+        snprintf(last->text, sizeof last->text, "... more in a larger window");
+        last->color = UI_DIM;
+    }
+    ui_lines col[2] = {{.count = 0}, {.count = 0}};
+    float w[2] = {0, 0};
+    for (int i = 0; i < wrapped.count && i < 2 * per; i++) {
+        const int c = i < per ? 0 : 1;
+        col[c].line[col[c].count++] = wrapped.line[i];
+        w[c] = fmaxf(w[c], render_overlay_text_width(o, wrapped.line[i].text));
+    }
+    const float total = w[0] + (col[1].count ? w[1] + 2 * gap : 0);
+    const float x = fmaxf(margin, (fb_width - total) / 2);
+    const float y = fmaxf(margin, (fb_height - lh * (per + 1)) / 2);
+    render_overlay_begin(o, fb_width, fb_height);
+    ui_panel(o, x, y, &col[0], 0, 0);
+    if (col[1].count) ui_panel(o, x + w[0] + 2 * gap, y, &col[1], 0, 0);
+    render_overlay_end(o);
+}
+
+void ui_fit_view(ui_state *ui, const ui_facts *f, int fb_width, int fb_height, render_view *view) {
+    hud_layout L;
+    layout(ui, f, fb_width, fb_height, &L);
+    view->frame_scale = L.lens_scale;
+    ui->lens_scale = L.lens_scale; /* for the mouse's pan */
+    view->frame_center_px[0] = L.lens_center[0];
+    view->frame_center_px[1] = L.lens_center[1];
+}
+
+void ui_hud_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height) {
+    render_overlay *o = ui->text;
+    hud_layout L;
+    layout(ui, f, fb_width, fb_height, &L);
+    if (!L.panel) return;
+    render_overlay_begin(o, fb_width, fb_height);
+    ui_lines shown = L.lines;
+    shown.count = L.text_rows;
+    const float lh = render_overlay_line_height(o), pad = 0.5f * lh;
+    ui_panel(o, L.x, L.y, &shown, L.w - 2 * pad, PANEL_ROWS_BELOW);
+    /* The scale bar: a line with end ticks, its length beside it. */
+    const float bx = L.x + pad, by = L.y + pad + lh * L.text_rows;
+    if (L.bar_px > 0) {
+        const float t = fmaxf(1.0f, roundf(lh / 10)), tick = 0.5f * lh;
+        render_overlay_rect(o, bx, by + 0.5f * lh - 0.5f * t, L.bar_px, t, UI_WHITE);
+        render_overlay_rect(o, bx, by + 0.5f * lh - 0.5f * tick, t, tick, UI_WHITE);
+        render_overlay_rect(o, bx + L.bar_px - t, by + 0.5f * lh - 0.5f * tick, t, tick, UI_WHITE);
+        render_overlay_text(o, bx + L.bar_px + 0.5f * lh, by, UI_WHITE, L.bar_label);
+    }
+    draw_legend(o, &L, bx, by + lh);
+    /* ΔE/E₀ over time, inside the panel so the lens leaves it room */
+    ui_spark_draw(ui, bx, by + 2.25f * lh, fminf(22 * lh, L.w - 2 * pad), 4.5f * lh);
+    render_overlay_end(o);
+}
+
+bool ui_message_shown(const ui_state *ui, const ui_facts *f) {
+    /* Messages belong to the HUD: with it off (Tab, --no-hud) the picture is
+     * clean - screenshots too - and messages still go to stdout. */
+    return ui->shown[UI_OVERLAY_HUD] && !f->capturing && f->msg && base_msg_visible(f->msg, f->now);
+}
+
+void ui_message_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height) {
+    if (!ui_message_shown(ui, f)) return;
+    render_overlay *o = ui->text; /* at the size the HUD or the help last set */
+    render_overlay_begin(o, fb_width, fb_height);
+    const float lh = render_overlay_line_height(o), margin = ui_margin(lh);
+    ui_lines one = {.count = 0}, l = {.count = 0};
+    ui_add(&one, UI_WHITE, "%s", f->msg->text);
+    ui_wrap(o, &one.line[0], fb_width - 3 * margin - lh, 1, 2, &l);
+    if (l.count > 3) l.count = 3;
+    ui_panel(o, margin, fb_height - margin - (l.count + 1) * lh, &l, 0, 0);
+    render_overlay_end(o);
+}
+
+void ui_hud_text(ui_state *ui, const ui_facts *f, bool help, char *out, size_t len) {
+    (void)ui;
+    ui_lines l = {.count = 0};
+    if (help) {
+        ui_help_text(f, &l);
+    } else {
+        ui_hud_lines(f, &l);
+    }
+    size_t used = 0;
+    if (len) out[0] = 0;
+    for (int i = 0; i < l.count && used + 1 < len; i++) {
+        const int w = snprintf(out + used, len - used, "%s\n", l.line[i].text);
+        if (w < 0) break;
+        used += (size_t)w < len - used ? (size_t)w : len - used - 1;
+    }
+}
