@@ -7,6 +7,7 @@
 # "Reproduce"). This file checks the argument, prints the lines a log opens
 # with (the command, the date, the commit, the GPU, its driver and clock),
 # and defines the helpers the scripts share.
+# shellcheck shell=bash
 # shellcheck disable=SC2034 # nb, json and repo are for the scripts that source this
 set -uo pipefail
 

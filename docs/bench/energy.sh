@@ -4,6 +4,7 @@
 # tree and with best, from the status JSON written at exit.
 #
 #   docs/bench/energy.sh BUILD_DIR > energy.log
+# shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "$0")/common.sh"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

@@ -5,6 +5,7 @@
 # benchmark's --frame rows.
 #
 #   docs/bench/frames.sh BUILD_DIR > frames.log
+# shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "$0")/common.sh"
 k16=(--headless --n 16384 --frames 3000)
 for r in 1 2 3; do

@@ -4,6 +4,7 @@
 # automatic choice with the HUD off and on.
 #
 #   docs/bench/profile.sh BUILD_DIR > profile.log
+# shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "$0")/common.sh"
 k16=(--headless --n 16384 --frames 3000 --profile)
 stage "profile 16K no HUD, cuda"

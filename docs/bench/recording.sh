@@ -5,6 +5,7 @@
 # loop's own. --profile adds the recording's trial of the wait for GL.
 #
 #   docs/bench/recording.sh BUILD_DIR > recording.log
+# shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "$0")/common.sh"
 export NBODY_FFMPEG=$repo/scripts/ffmpeg-discard.sh
 video=$(mktemp -d)/r.mp4

@@ -3,6 +3,7 @@
 # against fast at 32 x 8 from 512 to 8,192 bodies, three repeats.
 #
 #   docs/bench/small-n.sh BUILD_DIR > small-n.log
+# shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "$0")/common.sh"
 n=512,1024,1536,2048,3072,4096,6144,8192
 for r in 1 2 3; do

@@ -4,6 +4,7 @@
 # bodies, then best twice more and fp64 four times more for the spread.
 #
 #   docs/bench/targets.sh BUILD_DIR [targets.json] > targets.log
+# shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "$0")/common.sh"
 stage targets
 "$nb" --benchmark --variant fast,best,fp64 --n 16384,65536,262144,1048576 ${json:+--json "$json"} 2>&1

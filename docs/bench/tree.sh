@@ -5,6 +5,7 @@
 #
 #   docs/bench/tree.sh BUILD_DIR [tree-bench.json] > tree.log
 #   scripts/plot-tree-sweep.py tree.log docs/tree-theta-sweep.png
+# shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "$0")/common.sh"
 stage test_tree_gpu --bench
 "$build/tests/test_tree_gpu" --bench 2>&1
