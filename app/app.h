@@ -355,6 +355,12 @@ double app_ladder_estimate_ms(bool tree, int n_from, double ms_from, int n_to);
 
 /* ---- app_sprites.c: who draws the sprites -------------------------------- */
 
+/* The trial of CUDA's sprites (way A) against GL's (way B): a few frames
+ * each way; GL must be a few per cent faster to be chosen (the same picture
+ * for less GPU work); again when the signature changes and every 20 s. A
+ * trial costs what GL's frames lose where CUDA's are faster: a few frames. */
+extern const base_trial_desc APP_SPRITES_TRIAL;
+
 /* Whether CUDA draws this frame's sprites (the mode, and in auto mode the
  * trial or its verdict); false where CUDA cannot. */
 bool app_sprites_cuda(app *a, int fb_width, int fb_height);

@@ -9,8 +9,8 @@
  * CONFIG_SPRITES_AUTO times both with a base_trial: a few frames each way -
  * whole frames, wall time - keeping CUDA unless GL is more than GL_MARGIN
  * faster (the same picture for less GPU work), and tries again when what
- * the frame does changes (app_sprites_signature) and every TRIAL_EVERY_S
- * seconds. Watching the choice's frames between trials and trying again
+ * the frame does changes (app_sprites_signature) and every 20 seconds
+ * (APP_SPRITES_TRIAL). Watching the choice's frames between trials and trying again
  * when they slowed down was tried and lost to not watching: it re-tried on
  * passing slow spells.
  */
@@ -20,14 +20,12 @@
 
 #define GL_MARGIN 1.02 /* GL must be this much faster to be chosen */
 
-/* A trial costs what GL's frames lose where CUDA's are faster: a few
- * frames. 30 timed frames tell the two apart where they differ most. */
-static const base_trial_desc TRIAL = {.warm_a = 3,
-                                      .warm_b = 3,
-                                      .timed = 30,
-                                      .max_seconds = 0.15,
-                                      .b_margin = GL_MARGIN,
-                                      .every = 20.0};
+const base_trial_desc APP_SPRITES_TRIAL = {.warm_a = 3,
+                                           .warm_b = 3,
+                                           .timed = 30,
+                                           .max_seconds = 0.15,
+                                           .b_margin = GL_MARGIN,
+                                           .every = 20.0};
 
 uint64_t app_sprites_signature(int n, sim_variant v, int steps_per_frame, int fb_width,
                                int fb_height, bool hud, bool bloom, bool paused) {
@@ -40,7 +38,7 @@ bool app_sprites_cuda(app *a, int fb_width, int fb_height) {
     if (!interop_cuda_sprites(&a->interop) || s->mode == CONFIG_SPRITES_GL) return false;
     if (s->mode == CONFIG_SPRITES_CUDA) return true;
     const sim_params p = sim_get_params(a->sim);
-    s->trial.desc = TRIAL;
+    s->trial.desc = APP_SPRITES_TRIAL;
     const uint64_t sig =
         app_sprites_signature(p.body_count, p.variant, a->live.steps_per_frame, fb_width, fb_height,
                               a->ui.shown[UI_OVERLAY_HUD], a->view.bloom, a->live.paused);
@@ -58,6 +56,6 @@ void app_sprites_frame_end(app *a) {
 
 void app_sprites_set_mode(app *a, config_sprites m) {
     a->sprites.mode = m;
-    a->sprites.trial.desc = TRIAL;
+    a->sprites.trial.desc = APP_SPRITES_TRIAL;
     base_trial_start(&a->sprites.trial, 0, base_now()); /* auto: a new trial */
 }

@@ -109,6 +109,12 @@ typedef struct io_recorder {
     bool failed;             /* a --record / --frames-dir recording failed: exit 1 */
 } io_recorder;
 
+/* The trial of the two ways a recorded frame waits for GL before the next
+ * interop map (zero-copy path only): way A the map's own wait, way B a
+ * fence polled first; the faster is kept for the rest of the recording. A
+ * trial costs ~100 frames at worst, once per recording. */
+extern const base_trial_desc IO_RECORD_POLL_TRIAL;
+
 void io_record_init(io_recorder *rec, const io_recorder_desc *desc);
 /* Starts a video to path (frames_dir NULL) or a PNG sequence in
  * frames_dir, at the frame's size or desc's; hud_shown: the window's HUD is

@@ -38,10 +38,7 @@
 
 #include "io_internal.h"
 
-/* The trial of the two ways the next frame waits for GL: way A is the
- * interop map's own wait, way B a fence polled before it. A trial costs
- * ~100 frames at worst, once per recording. */
-static const base_trial_desc POLL_TRIAL = {.warm_a = 16, .timed = 32, .b_margin = 1.0};
+const base_trial_desc IO_RECORD_POLL_TRIAL = {.warm_a = 16, .timed = 32, .b_margin = 1.0};
 
 struct io_recording {
     bool by_key;          /* M: a failure only stops it */
@@ -267,7 +264,7 @@ void io_record_start(io_recorder *rec, const char *path, const char *frames_dir,
     r->width = d->width > 0 ? d->width : fb_width;
     r->height = d->width > 0 ? d->height : fb_height;
     r->polls = d->interop->path == INTEROP_ZERO_COPY; /* elsewhere there is no map to wait in */
-    r->poll.desc = POLL_TRIAL;
+    r->poll.desc = IO_RECORD_POLL_TRIAL;
     base_trial_start(&r->poll, 0, base_now());
     io_absolute(r->video ? path : frames_dir, r->shown, sizeof r->shown);
     if (!r->video) snprintf(r->dir, sizeof r->dir, "%s", frames_dir);
