@@ -270,8 +270,9 @@ void app_egl_close(app_egl *e);
 void app_key(app *a, int key, int mods);
 /* Help lines: fills *label and *text for binding i; false past the end. */
 bool app_key_help(int i, char *label, size_t label_len, char *text, size_t text_len);
-/* The keys, for nbody --help. */
+/* The keys, for nbody --help, and as a Markdown table (--help-markdown). */
 void app_keys_usage(FILE *f);
+void app_keys_markdown(FILE *f);
 
 /* ---- app_camera.c: orbit, pan, zoom, fit (F), follow (G) ----------------- */
 

@@ -373,3 +373,22 @@ void app_keys_usage(FILE *f) {
         fprintf(f, "  %-20s %s\n", label, text);
     }
 }
+
+void app_keys_markdown(FILE *f) {
+    fprintf(f, "## Keys\n\nThe help (`H`) and `nbody --help` list the same.\n\n"
+               "| key | action |\n|---|---|\n");
+    char label[64], text[160];
+    for (int i = 0; app_key_help(i, label, sizeof label, text, sizeof text); i++) {
+        fprintf(f, "| %s | ", label);
+        for (const char *c = text; *c; c++) { /* <time> is not HTML */
+            if (*c == '<') {
+                fputs("&lt;", f);
+            } else if (*c == '>') {
+                fputs("&gt;", f);
+            } else {
+                fputc(*c, f);
+            }
+        }
+        fprintf(f, " |\n");
+    }
+}

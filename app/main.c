@@ -24,6 +24,14 @@ int main(int argc, char **argv) {
         config_usage(stdout);
         app_keys_usage(stdout);
         return 0;
+    case CONFIG_HELP_MARKDOWN:
+        printf("# Keys and flags\n\nMade by `nbody --help-markdown` from the tables the keys and "
+               "flags are read from (app/config, app/app_keys.c, app/ui); a test fails when this "
+               "page and the program differ.\n\n");
+        app_keys_markdown(stdout);
+        printf("\n");
+        config_markdown(stdout);
+        return 0;
     case CONFIG_BAD:
         return 2;
     case CONFIG_RUN:

@@ -190,6 +190,7 @@ no-hud           switch run
 benchmark        switch run
 frame            switch bench
 help             switch run
+help-markdown    switch run
 fullscreen       switch run
 record           file   run
 record-fps       int    run   1      240                  0         241

@@ -70,6 +70,7 @@ typedef struct config_knob_info {
     int key;                       /* GLFW key that steps it up (Shift: down); 0: none */
     const char *key_up, *key_down; /* what the key and Shift+key do, for the help */
     bool list;                     /* takes a list with --benchmark */
+    const char *range_text;        /* the range, where sim/ has none for it; NULL: none */
 } config_knob_info;
 
 const config_knob_info *config_knob_get(config_knob k);
@@ -139,9 +140,10 @@ typedef struct config {
 
 /* What config_parse found. */
 typedef enum config_result {
-    CONFIG_RUN = 0, /* run with *cfg */
-    CONFIG_HELP,    /* --help: print config_usage (and the keys), exit 0 */
-    CONFIG_BAD,     /* a bad command line: the message is printed; exit 2 */
+    CONFIG_RUN = 0,       /* run with *cfg */
+    CONFIG_HELP,          /* --help: print config_usage (and the keys), exit 0 */
+    CONFIG_HELP_MARKDOWN, /* --help-markdown: print config_markdown (and the keys), exit 0 */
+    CONFIG_BAD,           /* a bad command line: the message is printed; exit 2 */
 } config_result;
 
 /* Parses argv into *cfg: every flag's syntax and range, and the
@@ -150,6 +152,8 @@ typedef enum config_result {
 config_result config_parse(int argc, char **argv, config *cfg);
 /* The flags with their defaults: the knobs, then the options. */
 void config_usage(FILE *f);
+/* The same as Markdown tables, with the ranges (docs/REFERENCE.md). */
+void config_markdown(FILE *f);
 
 /* ---- the scenes (config_scenes.c): keys 1-7 and --preset ----------------- */
 

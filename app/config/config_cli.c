@@ -38,6 +38,7 @@ enum option_id {
     O_FRAME,
     O_PLOT,
     O_HELP,
+    O_HELP_MARKDOWN,
     O_FULLSCREEN,
     O_RECORD,
     O_RECORD_FPS,
@@ -96,6 +97,8 @@ static const option_spec options[] = {
      "benchmark: also time whole headless frames (step+interop+draw)"},
     {O_PLOT, "plot", "FILE.png", PATH, 0, 0, "none", "benchmark: also draw the table as a chart"},
     {O_HELP, "help", NULL, SWITCH, 0, 0, "", "print this and exit"},
+    {O_HELP_MARKDOWN, "help-markdown", NULL, SWITCH, 0, 0, "",
+     "print the keys and flags as Markdown tables (docs/REFERENCE.md) and exit"},
     {O_FULLSCREEN, "fullscreen", NULL, SWITCH, 0, 0, "off",
      "start fullscreen on the window's monitor (F11 toggles)"},
     {O_RECORD, "record", "FILE.mp4", PATH, 0, 0, "none",
@@ -136,6 +139,69 @@ void config_usage(FILE *f) {
     fprintf(f, "\nrunning and output:\n");
     for (int i = 0; i < O_COUNT; i++) {
         usage_line(f, options[i].name, options[i].metavar, options[i].help, options[i].def);
+    }
+}
+
+/* text for a Markdown table cell: '|' escaped, '<' and '>' as entities. */
+static void cell(FILE *f, const char *text) {
+    for (; *text; text++) {
+        if (*text == '<') {
+            fputs("&lt;", f);
+        } else if (*text == '>') {
+            fputs("&gt;", f);
+        } else {
+            if (*text == '|') fputc('\\', f);
+            fputc(*text, f);
+        }
+    }
+}
+
+static void flag_cell(FILE *f, const char *name, const char *metavar) {
+    fprintf(f, "| `--%s", name);
+    if (metavar) {
+        fputc(' ', f);
+        cell(f, metavar);
+    }
+    fprintf(f, "` | ");
+}
+
+/* A knob's range as sim/ checks it, or as its parser does. */
+static void range_cell(FILE *f, config_knob k) {
+    const sim_knob r = config_knob_range(k);
+    if (r != SIM_KNOB_COUNT) {
+        const sim_knob_info *i = sim_knob_get(r);
+        fprintf(f, "%s%.10g … %.10g", i->zero_ok ? "0, or " : "", i->min, i->max);
+    } else if (config_knob_get(k)->range_text) {
+        cell(f, config_knob_get(k)->range_text);
+    }
+}
+
+void config_markdown(FILE *f) {
+    fprintf(f, "## Knobs\n\nThe first block of `nbody --help`. Each knob is also a key (the "
+               "keys above) and a field of the status JSON under its flag's name; the range is "
+               "checked the same way for flags, keys and scripts.\n\n"
+               "| flag | default | range | meaning |\n|---|---|---|---|\n");
+    for (int k = 0; k < CONFIG_KNOB_COUNT; k++) {
+        const config_knob_info *i = config_knob_get((config_knob)k);
+        flag_cell(f, i->name, i->metavar);
+        cell(f, i->def);
+        fprintf(f, " | ");
+        range_cell(f, (config_knob)k);
+        fprintf(f, " | ");
+        cell(f, i->help);
+        fprintf(f, " |\n");
+    }
+    fprintf(f, "\n## Running and output\n\n| flag | default | range | meaning |\n"
+               "|---|---|---|---|\n");
+    for (int i = 0; i < O_COUNT; i++) {
+        const option_spec *o = &options[i];
+        flag_cell(f, o->name, o->metavar);
+        cell(f, o->def);
+        fprintf(f, " | ");
+        if (o->max > 0) fprintf(f, "%.10g … %.10g", o->min, o->max);
+        fprintf(f, " | ");
+        cell(f, o->help);
+        fprintf(f, " |\n");
     }
 }
 
@@ -285,6 +351,7 @@ static int apply(config *c, const option_spec *o, const char *v) {
         c->profile = true;
         break;
     case O_HELP:
+    case O_HELP_MARKDOWN:
     case O_COUNT:
         break;
     }
@@ -378,6 +445,7 @@ config_result config_parse(int argc, char **argv, config *c) {
             return CONFIG_BAD;
         }
         if (o && o->id == O_HELP) return CONFIG_HELP;
+        if (o && o->id == O_HELP_MARKDOWN) return CONFIG_HELP_MARKDOWN;
         if (o ? apply(c, o, value) : config_knob_parse(c, k, value)) return CONFIG_BAD;
     }
     return check_combinations(c) ? CONFIG_BAD : CONFIG_RUN;
