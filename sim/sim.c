@@ -291,6 +291,25 @@ static bool seed_bodies(sim *s, sim_ic ic, int n, uint64_t seed, sim_error *err)
     return true;
 }
 
+/* The operations of backend b (CUDA or CPU), or NULL. */
+static const sim_backend_ops *ops_of(sim_backend b) {
+    return b == SIM_BACKEND_CUDA ? &sim_cuda_ops : b == SIM_BACKEND_CPU ? &sim_cpu_ops : NULL;
+}
+
+int sim_methods(sim_backend b, sim_variant *out, int max) {
+    const sim_backend_ops *ops = ops_of(b);
+    return ops ? ops->methods(out, max) : 0;
+}
+
+const sim_method *sim_method_of(sim_backend b, sim_variant v) {
+    const sim_backend_ops *ops = ops_of(b);
+    return ops ? ops->method(v) : NULL;
+}
+
+const sim_method *sim_get_method(const sim *s) {
+    return s->ops->method(s->knobs.variant);
+}
+
 sim_variant sim_variant_auto(int n) {
     return n >= SIM_TREE_CROSSOVER ? SIM_VARIANT_TREE : sim_variant_resolve(SIM_VARIANT_DEFAULT);
 }
@@ -330,7 +349,7 @@ sim *sim_create(const sim_desc *desc, sim_error *err) {
     }
     s->desc = d;
     s->backend = backend;
-    s->ops = backend == SIM_BACKEND_CUDA ? &sim_cuda_ops : &sim_cpu_ops;
+    s->ops = ops_of(backend);
     s->limits = sim_cuda_device_limits(backend == SIM_BACKEND_CUDA ? d.device : -1);
     s->backend_state = s->ops->create(d.device, err);
     if (!s->backend_state) {

@@ -78,6 +78,27 @@ typedef struct sim_variant_desc {
     bool fp64;               /* computes in double precision */
 } sim_variant_desc;
 
+/* How a force method's step time grows with N. */
+typedef enum sim_scaling { SIM_SCALING_N2, SIM_SCALING_NLOGN } sim_scaling;
+
+/* A force method as one row of sim's method table: what the app needs in
+ * order to show it, step through it, time it and draw its cells, without
+ * naming any method. */
+typedef struct sim_method {
+    sim_variant variant;          /* its value for sim_desc.variant and sim_set_variant */
+    const char *name;             /* "naive" ... "fp64", "tree"; CPU backend: "reference", "tree" */
+    const char *description;      /* one line: what this rung adds */
+    const char *p_meaning;        /* what p means, or NULL when p is not used */
+    const char *q_meaning;        /* likewise q */
+    bool fp64;                    /* computes in double precision */
+    bool exact;                   /* the exact pairwise sum: N^2 interactions a step */
+    bool uses_theta;              /* the opening angle (theta) shapes its forces */
+    bool has_cells;               /* sim_tree_cells returns its cells */
+    bool block_shape;             /* p and q are the method's (false on the CPU backend) */
+    sim_scaling scaling;          /* how a step's time grows with N */
+    double flops_per_interaction; /* the conventional count for GFLOP/s: 20, or 30 in fp64 */
+} sim_method;
+
 /* Rotating-shell parameters (SIM_IC_SHELL). Zero means default. */
 typedef struct sim_shell_desc {
     float inner_radius; /* 0 -> 0.625 (NVIDIA's demo ratio 2.5 : 4) */
@@ -458,6 +479,23 @@ bool sim_cuda_device_info(int device, sim_device_info *out);
  * SIM_TREE_CROSSOVER, the tree from it. A sim_desc's SIM_VARIANT_DEFAULT
  * means this. */
 sim_variant sim_variant_auto(int n);
+
+/* The methods of backend b (SIM_BACKEND_CUDA or SIM_BACKEND_CPU) in ladder
+ * order: the order the K key steps through and the ladder chart shows.
+ * Writes up to max of them to out (out may be NULL) and returns how many
+ * there are (0 for any other b). CUDA: naive ... fp64, tree. CPU:
+ * reference, tree. */
+int sim_methods(sim_backend b, sim_variant *out, int max);
+
+/* The method that runs when backend b is asked for variant v (DEFAULT is
+ * resolved as sim_variant_resolve does; on the CPU backend every exact
+ * variant runs the one double-precision reference, whose row's variant is
+ * SIM_VARIANT_BEST). NULL when v is not a variant or b is neither CUDA nor
+ * CPU. The rows are static: the pointer stays valid. */
+const sim_method *sim_method_of(sim_backend b, sim_variant v);
+
+/* The running simulation's method (sim_method_of its backend and variant). */
+const sim_method *sim_get_method(const sim *s);
 
 /* Variant table and names. */
 const sim_variant_desc *sim_variant_info(sim_variant v); /* v resolved if DEFAULT */

@@ -859,10 +859,34 @@ extern "C" bool sim_cuda_device_info(int device, sim_device_info *out) {
     return true;
 }
 
+/* The kernel table's order is the ladder: naive ... fp64, then the tree. */
+static int cuda_methods(sim_variant *out, int max) {
+    for (int v = 1; v < SIM_VARIANT_COUNT; v++) {
+        if (out && v - 1 < max) out[v - 1] = (sim_variant)v;
+    }
+    return SIM_VARIANT_COUNT - 1;
+}
+
 extern "C" const sim_backend_ops sim_cuda_ops = {
-    "cuda",          cuda_create,        cuda_destroy,      cuda_reserve,
-    cuda_upload,     cuda_set_precision, cuda_download,     cuda_step,
-    cuda_vertices,   cuda_diagnostics,   cuda_last_step_ms, cuda_wait_timing,
-    cuda_invalidate, cuda_tree_stats,    cuda_tree_cells,   cuda_force_error,
-    cuda_prepare_variant, cuda_nonfinite_step, cuda_memory,
+    "cuda",
+    cuda_create,
+    cuda_destroy,
+    cuda_reserve,
+    cuda_upload,
+    cuda_set_precision,
+    cuda_download,
+    cuda_step,
+    cuda_vertices,
+    cuda_diagnostics,
+    cuda_last_step_ms,
+    cuda_wait_timing,
+    cuda_invalidate,
+    cuda_tree_stats,
+    cuda_tree_cells,
+    cuda_force_error,
+    cuda_prepare_variant,
+    cuda_nonfinite_step,
+    cuda_memory,
+    cuda_methods,
+    kernels_method,
 };

@@ -76,7 +76,17 @@ typedef struct sim_backend_ops {
     /* Adds what n bodies with force method v need to out (host and device
      * bytes) and fills device_free (sim_memory_estimate). */
     void (*memory)(void *b, int n, sim_variant v, sim_memory *out);
+    /* The backend's method table, with no backend state: its variants in
+     * ladder order (sim_methods) and the row that runs variant v, NULL when
+     * v is not a variant (sim_method_of). */
+    int (*methods)(sim_variant *out, int max);
+    const sim_method *(*method)(sim_variant v);
 } sim_backend_ops;
+
+/* GFLOP/s as NVIDIA's nbody sample counts it: 20 flops per interaction in
+ * float, 30 in double, whatever a kernel executes (sim_method). */
+#define SIM_FLOPS_PER_INTERACTION 20.0
+#define SIM_FLOPS_PER_INTERACTION_FP64 30.0
 
 extern const sim_backend_ops sim_cpu_ops;
 extern const sim_backend_ops sim_cuda_ops;

@@ -943,127 +943,116 @@ static const char Q_BEST[] = "blocks per SM (a persistent grid walks the triangl
 static const char Q_ROWS[] = "threads sharing one body's loop (rows of the block)";
 static const char P_GROUP[] = "bodies per walk group sharing one interaction list (32, 64, 128)";
 
+/* An all-pairs rung's row of the method table: the exact sum, N^2
+ * interactions a step, p and q its own. */
+static constexpr sim_method rung(sim_variant v, const char *name, const char *description,
+                                 const char *p_meaning, const char *q_meaning, bool fp64) {
+    sim_method m{};
+    m.variant = v;
+    m.name = name;
+    m.description = description;
+    m.p_meaning = p_meaning;
+    m.q_meaning = q_meaning;
+    m.fp64 = fp64;
+    m.exact = true;
+    m.block_shape = true;
+    m.scaling = SIM_SCALING_N2;
+    m.flops_per_interaction = fp64 ? SIM_FLOPS_PER_INTERACTION_FP64 : SIM_FLOPS_PER_INTERACTION;
+    return m;
+}
+
 static constexpr variant_entry variants[] = {
     {SIM_VARIANT_DEFAULT, {}, nullptr, false, BLOCK_THREADS, 1, 0, nullptr, false},
     {SIM_VARIANT_NAIVE,
-     {"naive", "one thread per body, array of structs, 1/sqrtf, if (i != j)", P_THREADS, nullptr,
-      false},
-     forces_naive,
-     false,
-     BLOCK_THREADS,
-     1,
-     0,
-     nullptr,
-     false},
+     rung(SIM_VARIANT_NAIVE, "naive", "one thread per body, array of structs, 1/sqrtf, if (i != j)",
+          P_THREADS, nullptr, false),
+     forces_naive, false, BLOCK_THREADS, 1, 0, nullptr, false},
     {SIM_VARIANT_SOA,
-     {"soa", "scalar arrays x[], y[], z[], m[] instead of an array of structs", P_THREADS, nullptr,
-      false},
-     forces_soa,
-     true,
-     BLOCK_THREADS,
-     1,
-     0,
-     nullptr,
-     false},
+     rung(SIM_VARIANT_SOA, "soa", "scalar arrays x[], y[], z[], m[] instead of an array of structs",
+          P_THREADS, nullptr, false),
+     forces_soa, true, BLOCK_THREADS, 1, 0, nullptr, false},
     {SIM_VARIANT_RSQRT,
-     {"rsqrt", "rsqrtf (hardware reciprocal square root) instead of 1/sqrtf", P_THREADS, nullptr,
-      false},
-     forces_rsqrt,
-     true,
-     BLOCK_THREADS,
-     1,
-     0,
-     nullptr,
-     false},
+     rung(SIM_VARIANT_RSQRT, "rsqrt", "rsqrtf (hardware reciprocal square root) instead of 1/sqrtf",
+          P_THREADS, nullptr, false),
+     forces_rsqrt, true, BLOCK_THREADS, 1, 0, nullptr, false},
     {SIM_VARIANT_TILED,
-     {"tiled", "shared-memory tiles of p*q bodies, p x q threads per block (GPU Gems 3)", P_TILE,
-      Q_ROWS, false},
-     forces_tiled,
-     true,
-     BLOCK_PQ_TILES,
-     1,
-     16,
-     forces_tiled_kernel,
-     false},
+     rung(SIM_VARIANT_TILED, "tiled",
+          "shared-memory tiles of p*q bodies, p x q threads per block (GPU Gems 3)", P_TILE, Q_ROWS,
+          false),
+     forces_tiled, true, BLOCK_PQ_TILES, 1, 16, forces_tiled_kernel, false},
     {SIM_VARIANT_UNROLLED,
-     {"unrolled", "inner loop over the tile unrolled 8 times", P_TILE, Q_ROWS, false},
-     forces_unrolled,
-     true,
-     BLOCK_PQ_TILES,
-     1,
-     16,
-     forces_unrolled_kernel,
-     false},
+     rung(SIM_VARIANT_UNROLLED, "unrolled", "inner loop over the tile unrolled 8 times", P_TILE,
+          Q_ROWS, false),
+     forces_unrolled, true, BLOCK_PQ_TILES, 1, 16, forces_unrolled_kernel, false},
     {SIM_VARIANT_NOIF,
-     {"noif", "softening makes the self-interaction zero, so if (i != j) goes", P_TILE, Q_ROWS,
-      false},
-     forces_noif,
-     true,
-     BLOCK_PQ_TILES,
-     1,
-     16,
-     forces_noif_kernel,
-     false},
+     rung(SIM_VARIANT_NOIF, "noif",
+          "softening makes the self-interaction zero, so if (i != j) goes", P_TILE, Q_ROWS, false),
+     forces_noif, true, BLOCK_PQ_TILES, 1, 16, forces_noif_kernel, false},
     {SIM_VARIANT_FMA,
-     {"fma", "terms ordered so the compiler fuses multiply-adds", P_TILE, Q_ROWS, false},
-     forces_fma,
-     true,
-     BLOCK_PQ_TILES,
-     1,
-     16,
-     forces_fma_kernel,
-     false},
+     rung(SIM_VARIANT_FMA, "fma", "terms ordered so the compiler fuses multiply-adds", P_TILE,
+          Q_ROWS, false),
+     forces_fma, true, BLOCK_PQ_TILES, 1, 16, forces_fma_kernel, false},
     {SIM_VARIANT_FAST,
-     {"fast", "flush-to-zero rsqrt for this kernel alone (no denormal fix-up)", P_TILE, Q_ROWS,
-      false},
-     forces_fast,
-     true,
-     BLOCK_PQ_TILES,
-     1,
-     16,
-     forces_fast_kernel,
-     false},
+     rung(SIM_VARIANT_FAST, "fast",
+          "flush-to-zero rsqrt for this kernel alone (no denormal fix-up)", P_TILE, Q_ROWS, false),
+     forces_fast, true, BLOCK_PQ_TILES, 1, 16, forces_fast_kernel, false},
     {SIM_VARIANT_BEST,
-     {"best", "each pair once (Newton's third law), j bodies rotate through the warp", P_BEST,
-      Q_BEST, false},
-     forces_pairs<float>,
-     false,
-     BLOCK_WARPS,
-     BEST_WIDE_B, /* the wide builds', which the automatic shapes run from 16,384 bodies */
-     32,
-     forces_best_kernel<float, BEST_B, false, true>, /* 1024 threads: the largest block */
+     rung(SIM_VARIANT_BEST, "best",
+          "each pair once (Newton's third law), j bodies rotate through the warp", P_BEST, Q_BEST,
+          false),
+     forces_pairs<float>, false, BLOCK_WARPS,
+     BEST_WIDE_B, /* the wide build's, which the automatic shapes run from BEST_WIDE_MIN_N */
+     32, forces_best_kernel<float, BEST_B, false, true>, /* 1024 threads: the largest block */
      true},
     {SIM_VARIANT_FP64,
-     {"fp64", "double precision throughout: state, forces and integrator", P_FP64, Q_BEST, true},
-     forces_pairs<double>,
-     false,
-     BLOCK_WARPS,
-     BEST_B,
-     64,
-     forces_best_kernel<double, BEST_B, false, false>,
-     true},
+     rung(SIM_VARIANT_FP64, "fp64", "double precision throughout: state, forces and integrator",
+          P_FP64, Q_BEST, true),
+     forces_pairs<double>, false, BLOCK_WARPS, BEST_B, 64,
+     forces_best_kernel<double, BEST_B, false, false>, true},
     {SIM_VARIANT_TREE,
-     {"tree", "Barnes-Hut octree rebuilt every step, quadrupoles, O(N log N)", P_GROUP, nullptr,
-      false},
-     forces_tree,
-     false,
-     BLOCK_GROUPS,
-     1,
-     0,
-     nullptr,
-     false},
+     /* approximate, O(N log N): theta shapes its forces and its cells can be drawn */
+     sim_method{SIM_VARIANT_TREE, "tree",
+                "Barnes-Hut octree rebuilt every step, quadrupoles, O(N log N)", P_GROUP, nullptr,
+                false, /* fp64 */
+                false, /* exact */
+                true,  /* uses_theta */
+                true,  /* has_cells */
+                true,  /* block_shape */
+                SIM_SCALING_NLOGN, SIM_FLOPS_PER_INTERACTION},
+     forces_tree, false, BLOCK_GROUPS, 1, 0, nullptr, false},
 };
 
 constexpr bool table_matches_enum() {
     for (int v = 0; v < SIM_VARIANT_COUNT; v++) {
-        if (variants[v].id != v) return false;
+        if (variants[v].id != v || (v > 0 && variants[v].method.variant != v)) return false;
     }
     return sizeof variants / sizeof variants[0] == SIM_VARIANT_COUNT;
 }
 static_assert(table_matches_enum(), "variants[] must list every sim_variant, in order");
 
+/* sim_variant_info's view of the method rows, made from them at compile time. */
+struct variant_descs {
+    sim_variant_desc d[SIM_VARIANT_COUNT];
+};
+
+constexpr variant_descs make_descs() {
+    variant_descs t{};
+    for (int v = 0; v < SIM_VARIANT_COUNT; v++) {
+        const sim_method &m = variants[v].method;
+        t.d[v] = sim_variant_desc{m.name, m.description, m.p_meaning, m.q_meaning, m.fp64};
+    }
+    return t;
+}
+static constexpr variant_descs descs = make_descs();
+
 const variant_entry *kernels_entry(sim_variant v) {
     return &variants[sim_variant_resolve(v)];
+}
+
+const sim_method *kernels_method(sim_variant v) {
+    v = sim_variant_resolve(v);
+    if ((int)v <= 0 || v >= SIM_VARIANT_COUNT) return NULL;
+    return &variants[v].method;
 }
 
 extern "C" sim_variant sim_variant_resolve(sim_variant v) {
@@ -1073,12 +1062,12 @@ extern "C" sim_variant sim_variant_resolve(sim_variant v) {
 extern "C" const sim_variant_desc *sim_variant_info(sim_variant v) {
     v = sim_variant_resolve(v);
     if ((int)v <= 0 || v >= SIM_VARIANT_COUNT) return NULL;
-    return &variants[v].desc;
+    return &descs.d[v];
 }
 
 extern "C" sim_variant sim_variant_from_name(const char *name) {
     for (int v = 1; v < SIM_VARIANT_COUNT; v++) {
-        if (strcmp(variants[v].desc.name, name) == 0) return (sim_variant)v;
+        if (strcmp(variants[v].method.name, name) == 0) return (sim_variant)v;
     }
     return SIM_VARIANT_COUNT;
 }

@@ -58,8 +58,8 @@ enum block_rule {
 };
 
 struct variant_entry {
-    sim_variant id; /* its own index, checked at compile time */
-    sim_variant_desc desc;
+    sim_variant id;    /* its own index, checked at compile time */
+    sim_method method; /* its row of the method table (sim_method_of) */
     void (*launch)(const force_args *a, cudaStream_t stream);
     bool reads_soa; /* needs x, y, z, m scalar arrays */
     block_rule rule;
@@ -72,6 +72,9 @@ struct variant_entry {
 
 /* The entry for a variant (DEFAULT resolved). */
 const variant_entry *kernels_entry(sim_variant v);
+
+/* Its method row; NULL when v is not a variant (sim_method_of, CUDA). */
+const sim_method *kernels_method(sim_variant v);
 
 /* Whether a body's mass suits best's folded loop in float (sim_kernels.cu,
  * best_i): alpha = m^(-1/2) must exist - a zero mass (a test particle, a
