@@ -310,6 +310,10 @@ const sim_method *sim_get_method(const sim *s) {
     return s->ops->method(s->knobs.variant);
 }
 
+const char *sim_launched_build(sim *s) {
+    return s->ops->launched_build ? s->ops->launched_build(s->backend_state) : NULL;
+}
+
 sim_variant sim_variant_auto(int n) {
     return n >= SIM_TREE_CROSSOVER ? SIM_VARIANT_TREE : sim_variant_resolve(SIM_VARIANT_DEFAULT);
 }

@@ -469,6 +469,38 @@ typedef struct sim_device_info {
 /* Fills *out for CUDA device `device`; false when there is none. */
 bool sim_cuda_device_info(int device, sim_device_info *out);
 
+/* What the innermost loop of the CUDA build that runs method v for n
+ * bodies in blocks of p x q executes, counted in its sm_90 SASS by
+ * scripts/sass-loops.py (the command is in docs/PERFORMANCE.md). One
+ * evaluation = one MUFU.RSQ; `best` applies each pair to two bodies. */
+typedef struct sim_loop_cost {
+    const char *build;        /* "wide", "prefetching", "1024-thread", or the variant's name */
+    int instructions, rsqrts; /* of the loop */
+    int interactions;         /* per evaluation: 2 for best and fp64, else 1 */
+    int fp64_ops;             /* FP64-pipe instructions in the loop (fp64), else 0 */
+    const char *note;         /* printed after the ceiling, or NULL */
+} sim_loop_cost;
+
+/* false when there is no count (the tree, the CPU backend, v out of range).
+ * DEFAULT is resolved as sim_variant_resolve does. best's build is the one
+ * its launch would pick: by the occupancy of the current CUDA device (the
+ * one sim_create last chose) where there is a device, else by the builds'
+ * thresholds alone. p and q as launched (sim_get_params); q < 1 counts 1. */
+bool sim_loop_cost_of(sim_variant v, int n, int p, int q, sim_loop_cost *out);
+
+/* Issue lanes per SM: 4 schedulers x 32 lanes, one warp instruction each
+ * per clock. */
+#define SIM_ISSUE_LANES_PER_SM 128
+
+/* FP64 lanes per SM by dev's compute capability; 0 when unknown. */
+int sim_fp64_lanes(const sim_device_info *dev);
+
+/* The most interactions/s that loop allows on dev: SMs x 128 issue lanes x
+ * clock / (instructions / rsqrts) x interactions, and for fp64 no more than
+ * the FP64 pipe allows (its lanes per SM by compute capability). 0 when
+ * unknown. */
+double sim_loop_ceiling(const sim_loop_cost *c, const sim_device_info *dev);
+
 /* From this N on the tree is faster than the best all-pairs kernel: on an
  * H100, 1.56 against 1.63 ms a step at 65,536 bodies, 1.25 against 0.45 at
  * 32,768 (docs/bench/h100-tree-run4.txt). Measured there only: on other

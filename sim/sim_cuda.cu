@@ -867,6 +867,11 @@ static int cuda_methods(sim_variant *out, int max) {
     return SIM_VARIANT_COUNT - 1;
 }
 
+static const char *cuda_launched_build(void *b) {
+    cuda_backend *c = (cuda_backend *)b;
+    return c->best ? kernels_best_plan_build(c->best) : NULL;
+}
+
 extern "C" const sim_backend_ops sim_cuda_ops = {
     "cuda",
     cuda_create,
@@ -889,4 +894,5 @@ extern "C" const sim_backend_ops sim_cuda_ops = {
     cuda_memory,
     cuda_methods,
     kernels_method,
+    cuda_launched_build,
 };

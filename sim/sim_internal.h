@@ -81,6 +81,8 @@ typedef struct sim_backend_ops {
      * v is not a variant (sim_method_of). */
     int (*methods)(sim_variant *out, int max);
     const sim_method *(*method)(sim_variant v);
+    /* sim_launched_build; NULL: the backend launches no builds. */
+    const char *(*launched_build)(void *b);
 } sim_backend_ops;
 
 /* GFLOP/s as NVIDIA's nbody sample counts it: 20 flops per interaction in
@@ -105,6 +107,29 @@ sim_device_limits sim_cuda_device_limits(int device);
 
 /* The variant's clamp rules (sim_kernels.cu). p or q <= 0 ask for auto. */
 sim_block sim_kernels_clamp(sim_variant v, int p, int q, int n, const sim_device_limits *lim);
+
+/* sim_loop_cost_of with the device said outright: true asks the current
+ * device's occupancy as the launch does, false answers from the builds'
+ * thresholds alone (what sim_loop_cost_of does where there is no device). */
+bool sim_kernels_loop_cost(sim_variant v, int n, int p, int q, bool device, sim_loop_cost *out);
+
+/* A build of best's kernel, or fp64's one (sim_kernels.cu), as the
+ * selection and the cost rows must agree on it (tests/test_methods.c). */
+typedef struct sim_kernel_build {
+    const char *name; /* its sim_loop_cost row's build */
+    bool fp64;
+    int b;           /* i bodies per lane */
+    int unroll;      /* j steps per pass of its unrolled loop (of b pairs each) */
+    int max_threads; /* its largest block; without a device, also its most threads an SM */
+    int min_n;       /* it runs from this N on */
+} sim_kernel_build;
+
+/* Writes up to max builds to out (out may be NULL); returns how many. */
+int sim_kernels_builds(sim_kernel_build *out, int max);
+
+/* The build the last force evaluation of best or fp64 launched (its
+ * sim_loop_cost row's name); NULL before one, or on the CPU backend. */
+const char *sim_launched_build(sim *s);
 
 /* Initial conditions (sim_ic.c): fills out[0..n-1] with zero centre of mass
  * and momentum. Plummer and shell have total mass 1; galaxies are in their

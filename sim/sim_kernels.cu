@@ -794,17 +794,29 @@ static int best_parts(int n, int b, long long warps) {
     return parts;
 }
 
+/* The smallest N a build runs at: the wide build's extra i bodies per lane
+ * only pay off from BEST_WIDE_MIN_N (docs/PERFORMANCE.md, `best`). */
+constexpr int best_min_n(best_build k) {
+    return k == BEST_WIDE ? BEST_WIDE_MIN_N : 0;
+}
+
 /* Whether float's build K (folded and plain) runs blocks of p threads, q
  * per SM: at most its largest block, and all q must fit an SM at once (the
  * grid is persistent: a block that waited for another would make a second
- * wave). */
-template <best_build K> static bool best_fits(int p, int q) {
+ * wave). On a device (the current one) its occupancy says; without one
+ * (device false: sim_loop_cost_of on a machine with no GPU) the threads an
+ * SM decide, at most its largest block in all, which its registers always
+ * fit (__launch_bounds__). The two agree but for a few unusual shapes (a
+ * build may fit a little more than its largest block in smaller blocks). */
+template <best_build K> static bool best_fits(int p, int q, bool device) {
     constexpr int B = best_b_of(K);
     constexpr bool PREFETCH = K != BEST_PLAIN;
+    constexpr int most = best_max_threads<float, B, PREFETCH>();
     int blocks = 0;
-    if (p > best_max_threads<float, B, PREFETCH>()) return false;
-    for (void (*k)(force_args) :
-         {forces_best_kernel<float, B, PREFETCH, true>, forces_best_kernel<float, B, PREFETCH, false>}) {
+    if (p > most) return false;
+    if (!device) return (long long)p * (q > 1 ? q : 1) <= most;
+    for (void (*k)(force_args) : {forces_best_kernel<float, B, PREFETCH, true>,
+                                  forces_best_kernel<float, B, PREFETCH, false>}) {
         if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                 &blocks, k, p, best_smem_bytes<float>(p)) != cudaSuccess ||
             blocks < q) {
@@ -815,11 +827,12 @@ template <best_build K> static bool best_fits(int p, int q) {
     return true;
 }
 
-/* The build for n bodies in blocks of p threads, q per SM (best_build). */
-static best_build best_build_for(int n, int p, int q, bool fp64) {
+/* The build for n bodies in blocks of p threads, q per SM (best_build):
+ * the plan's choice, and sim_loop_cost_of's. */
+static best_build best_build_for(int n, int p, int q, bool fp64, bool device) {
     if (fp64) return BEST_PLAIN;
-    if (n >= BEST_WIDE_MIN_N && best_fits<BEST_WIDE>(p, q)) return BEST_WIDE;
-    return best_fits<BEST_PREFETCH>(p, q) ? BEST_PREFETCH : BEST_PLAIN;
+    if (n >= best_min_n(BEST_WIDE) && best_fits<BEST_WIDE>(p, q, device)) return BEST_WIDE;
+    return best_fits<BEST_PREFETCH>(p, q, device) ? BEST_PREFETCH : BEST_PLAIN;
 }
 
 /* The plan for this launch: the build to run, and each warp's first and
@@ -848,7 +861,7 @@ static const best_plan *best_plan_for(best_plan *p, const force_args *a, bool fp
         fprintf(stderr, "sim: no host memory for best's plan of %lld warps\n", warps);
         abort();
     }
-    p->build = best_build_for(a->n, a->p, a->q, fp64);
+    p->build = best_build_for(a->n, a->p, a->q, fp64, true);
     p->b = best_b_of(p->build);
     const long long chunks = sim_pairmap_chunks(a->n);
     const int parts = best_parts(a->n, p->b, warps);
@@ -918,9 +931,172 @@ template <typename T> static void forces_pairs(const force_args *a, cudaStream_t
  * the same launcher, forces_pairs<double>. Each pair is 20 FP64 operations
  * for two interactions (3 DADD, 3 DFMA for r^2, 6 for r^-3, 2 DMUL for the
  * masses, 6 DFMA into both sums), where one interaction at a time costs 16.
- * The FP64 pipe, not issue, is the limit here: it has 64 lanes per SM on an
- * H100, half the 128 of the issue rate, and 640 of the loop's 789
- * instructions (sm_90) are FP64. The sums use double atomics (sm_60 on). */
+ * The FP64 pipe, not issue, is the limit here: even where it is widest it
+ * has half the lanes of the issue rate (sim_fp64_lanes), and most of the
+ * loop's instructions are FP64 (its row in loop_costs, below). The sums
+ * use double atomics (sm_60 on). */
+
+/* ======================================================================== */
+/* What each kernel's innermost loop executes: the table behind the
+ * benchmark's issue ceiling (sim_loop_cost_of, sim_loop_ceiling), keyed by
+ * the build that runs, so that best's row is always the one of the build
+ * its plan launches (best_build_for decides both).
+ *
+ * Counted in `cuobjdump -sass` of the sm_90 Release build by
+ * scripts/sass-loops.py (command and date in docs/PERFORMANCE.md, "The
+ * issue ceiling"): of each kernel's innermost loops, the one holding the
+ * most MUFU.RSQ; its instructions over its MUFU.RSQ count are the issue
+ * slots per evaluation. An evaluation is one interaction, except for best
+ * and fp64, where it is one pair applied to two bodies; their unrolled loop
+ * evaluates BEST_UNROLL steps of B pairs, one MUFU.RSQ each (checked below
+ * and by tests/test_methods.c). fp64 also counts its FP64-pipe
+ * instructions (DADD, DFMA, DMUL), the tighter limit there. Re-count after
+ * changing a kernel.
+ *
+ * best's rows are its folded loop's; with softening < 1e-3 or a massless
+ * body best runs the plain loop of the same build instead (best_i), one
+ * instruction a pair more, whose count the note gives. */
+#define BEST_PLAIN_NOTE                                                                            \
+    "; its folded loop: with softening < 1e-3 or massless bodies the plain one, "
+
+struct loop_cost_row {
+    sim_variant variant;
+    int build; /* best: its best_build; every other kernel has one build, -1 */
+    sim_loop_cost cost;
+};
+
+static constexpr loop_cost_row loop_costs[] = {
+    {SIM_VARIANT_NAIVE, -1, {"naive", 47, 1, 1, 0, nullptr}},
+    {SIM_VARIANT_SOA, -1, {"soa", 56, 1, 1, 0, nullptr}},
+    {SIM_VARIANT_RSQRT, -1, {"rsqrt", 36, 1, 1, 0, nullptr}},
+    {SIM_VARIANT_TILED, -1, {"tiled", 35, 1, 1, 0, nullptr}},
+    {SIM_VARIANT_UNROLLED, -1, {"unrolled", 225, 8, 1, 0, nullptr}},
+    {SIM_VARIANT_NOIF, -1, {"noif", 175, 8, 1, 0, nullptr}},
+    {SIM_VARIANT_FMA, -1, {"fma", 167, 8, 1, 0, nullptr}},
+    {SIM_VARIANT_FAST, -1, {"fast", 143, 8, 1, 0, nullptr}},
+    {SIM_VARIANT_BEST,
+     BEST_PLAIN,
+     {"1024-thread", 554, 32, 2, 0,
+      ", the 1024-thread build (4 i bodies per lane)" BEST_PLAIN_NOTE "18.28"}},
+    {SIM_VARIANT_BEST,
+     BEST_PREFETCH,
+     {"prefetching", 552, 32, 2, 0,
+      ", the prefetching build (4 i bodies per lane)" BEST_PLAIN_NOTE "18.34"}},
+    {SIM_VARIANT_BEST,
+     BEST_WIDE,
+     {"wide", 808, 48, 2, 0, ", the wide build (6 i bodies per lane)" BEST_PLAIN_NOTE "17.92"}},
+    {SIM_VARIANT_FP64, -1, {"fp64", 782, 32, 2, 640, nullptr}},
+};
+
+/* One row per build of every all-pairs kernel: best's three, one each for
+ * the others. */
+constexpr int rows_for(sim_variant v, int build) {
+    int count = 0;
+    for (const loop_cost_row &r : loop_costs) count += r.variant == v && r.build == build;
+    return count;
+}
+constexpr bool rows_cover_builds() {
+    for (int v = SIM_VARIANT_NAIVE; v <= SIM_VARIANT_FP64; v++) {
+        if (v == SIM_VARIANT_BEST) {
+            for (best_build k : {BEST_PLAIN, BEST_PREFETCH, BEST_WIDE}) {
+                if (rows_for(SIM_VARIANT_BEST, k) != 1) return false;
+            }
+        } else if (rows_for((sim_variant)v, -1) != 1) {
+            return false;
+        }
+    }
+    return sizeof loop_costs / sizeof loop_costs[0] == SIM_VARIANT_FP64 + 2;
+}
+static_assert(rows_cover_builds(), "loop_costs: one row per build of every all-pairs kernel");
+
+/* best's and fp64's rows count BEST_UNROLL x B evaluations of two
+ * interactions each, B being their build's. */
+constexpr bool pair_rows_match_builds() {
+    for (const loop_cost_row &r : loop_costs) {
+        if (r.variant != SIM_VARIANT_BEST && r.variant != SIM_VARIANT_FP64) continue;
+        const int b = r.variant == SIM_VARIANT_BEST ? best_b_of((best_build)r.build) : BEST_B;
+        if (r.cost.rsqrts != BEST_UNROLL * b || r.cost.interactions != 2) return false;
+    }
+    return true;
+}
+static_assert(pair_rows_match_builds(), "best's and fp64's loop costs must match their builds' B");
+
+/* The row of variant v's kernel build `build` (-1 but for best); NULL for
+ * the tree and anything not a kernel. */
+static constexpr const sim_loop_cost *row_of(sim_variant v, int build) {
+    for (const loop_cost_row &r : loop_costs) {
+        if (r.variant == v && r.build == build) return &r.cost;
+    }
+    return nullptr;
+}
+
+extern "C" bool sim_kernels_loop_cost(sim_variant v, int n, int p, int q, bool device,
+                                      sim_loop_cost *out) {
+    v = sim_variant_resolve(v);
+    const int build = v == SIM_VARIANT_BEST ? (int)best_build_for(n, p, q, false, device) : -1;
+    const sim_loop_cost *c = row_of(v, build);
+    if (c) *out = *c;
+    return c != nullptr;
+}
+
+const char *kernels_best_plan_build(const best_plan *p) {
+    if (!p || p->n == 0) return nullptr;
+    return p->fp64 ? row_of(SIM_VARIANT_FP64, -1)->build
+                   : row_of(SIM_VARIANT_BEST, p->build)->build;
+}
+
+extern "C" bool sim_loop_cost_of(sim_variant v, int n, int p, int q, sim_loop_cost *out) {
+    return sim_kernels_loop_cost(v, n, p, q, sim_cuda_device_count(NULL, 0) > 0, out);
+}
+
+template <best_build K> static sim_kernel_build float_build() {
+    constexpr int B = best_b_of(K);
+    return sim_kernel_build{row_of(SIM_VARIANT_BEST, K)->build,
+                            false,
+                            B,
+                            BEST_UNROLL,
+                            best_max_threads<float, B, K != BEST_PLAIN>(),
+                            best_min_n(K)};
+}
+
+extern "C" int sim_kernels_builds(sim_kernel_build *out, int max) {
+    const sim_kernel_build builds[] = {
+        float_build<BEST_PLAIN>(),
+        float_build<BEST_PREFETCH>(),
+        float_build<BEST_WIDE>(),
+        {row_of(SIM_VARIANT_FP64, -1)->build, true, BEST_B, BEST_UNROLL,
+         best_max_threads<double, BEST_B, false>(), 0},
+    };
+    const int count = (int)(sizeof builds / sizeof builds[0]);
+    for (int k = 0; out && k < count && k < max; k++) out[k] = builds[k];
+    return count;
+}
+
+/* FP64 lanes per SM by compute capability (0: unknown): the data-centre
+ * parts of Volta, Ampere, Hopper and Blackwell have many, the others 2. */
+extern "C" int sim_fp64_lanes(const sim_device_info *dev) {
+    const int major = dev->cc_major, minor = dev->cc_minor;
+    if ((major == 9 && minor == 0) || (major == 10 && minor == 0)) return 64;
+    if ((major == 8 && minor == 0) || (major == 7 && minor == 0)) return 32;
+    if (major >= 7) return 2;
+    return 0;
+}
+
+extern "C" double sim_loop_ceiling(const sim_loop_cost *c, const sim_device_info *dev) {
+    if (!c || !dev || c->rsqrts <= 0) return 0;
+    const double clock = dev->clock_khz * 1e3;
+    const double per_eval = (double)c->instructions / c->rsqrts;
+    double ceiling =
+        dev->sm_count * (double)SIM_ISSUE_LANES_PER_SM * clock / per_eval * c->interactions;
+    if (c->fp64_ops > 0) {
+        const int lanes = sim_fp64_lanes(dev);
+        if (lanes == 0) return 0;
+        const double fp64 = dev->sm_count * (double)lanes * clock /
+                            ((double)c->fp64_ops / c->rsqrts) * c->interactions;
+        ceiling = fmin(ceiling, fp64);
+    }
+    return ceiling;
+}
 
 /* ======================================================================== */
 /* Beyond the ladder - tree: Barnes-Hut octree rebuilt every evaluation and

@@ -93,4 +93,8 @@ static inline bool kernels_best_fold_mass(double m) {
 struct best_plan *kernels_best_plan_create(void);
 void kernels_best_plan_destroy(struct best_plan *p);
 
+/* The build p was last made for, as its cost row names it; NULL before its
+ * first launch (sim_launched_build). */
+const char *kernels_best_plan_build(const struct best_plan *p);
+
 #endif /* NBODY_SIM_KERNELS_H */

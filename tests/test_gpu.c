@@ -64,7 +64,9 @@
  *
  * Also, at the main sizes: switching variants mid-run (float -> fp64 ->
  * float) lands on the same answer (physics continuous across a switch); GPU
- * diagnostics match the CPU's; vertices are positions plus speed.
+ * diagnostics match the CPU's; vertices are positions plus speed. And the
+ * build best's plan launches is the one whose cost row sim_loop_cost_of
+ * gives (check_launched_builds).
  *
  * --quick runs N = 31 and 1000, the special cases at small N and N = 16411
  * for 2 steps, with the automatic shape and three others per variant, for
@@ -72,6 +74,7 @@
  */
 #include <string.h>
 
+#include "sim_internal.h" /* sim_launched_build */
 #include "test_util.h"
 
 #define STEPS 10
@@ -442,6 +445,42 @@ static void check_nonfinite(void) {
     }
 }
 
+/* The build best's plan launches is the one whose row sim_loop_cost_of
+ * returns, on this device (both ask its occupancy), so the benchmark's
+ * ceiling is always that of the loop that ran: at N below and from the
+ * wide build's, in the automatic shape and in shapes around the builds'
+ * largest blocks (640, 768, 1024 threads an SM) and split into smaller
+ * blocks, where occupancy and the thresholds alone may part; and fp64. */
+static void check_launched_builds(void) {
+    const int ns[] = {4097, 16384, 40000};
+    const shape shapes[] = {{0, 0},    {128, 2}, {512, 1}, {640, 1}, {672, 1}, {768, 1}, {800, 1},
+                            {1024, 1}, {320, 2}, {224, 3}, {256, 3}, {32, 20}, {96, 7}};
+    const sim_variant variants[] = {SIM_VARIANT_BEST, SIM_VARIANT_FP64};
+    for (size_t iv = 0; iv < sizeof variants / sizeof variants[0]; iv++) {
+        for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+            sim *s = test_sim((sim_desc){.backend = SIM_BACKEND_CUDA,
+                                         .body_count = ns[i],
+                                         .softening = 0.05f,
+                                         .variant = variants[iv]});
+            printf("%s N=%d builds:", sim_variant_info(variants[iv])->name, ns[i]);
+            for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+                const sim_block b = sim_set_block(s, shapes[k].p, shapes[k].q);
+                sim_step(s, 1);
+                const char *launched = sim_launched_build(s);
+                sim_loop_cost c = {0};
+                const bool has = sim_loop_cost_of(variants[iv], ns[i], b.p, b.q, &c);
+                printf(" %dx%d %s", b.p, b.q, launched ? launched : "(none)");
+                CHECK(launched && has && strcmp(launched, c.build) == 0,
+                      "%s N=%d %d x %d: launched %s, sim_loop_cost_of's row %s",
+                      sim_variant_info(variants[iv])->name, ns[i], b.p, b.q,
+                      launched ? launched : "nothing", has ? c.build : "none");
+            }
+            printf("\n");
+            sim_destroy(s);
+        }
+    }
+}
+
 int main(int argc, char **argv) {
     if (sim_cuda_device_count(NULL, 0) == 0) {
         printf("test_gpu: no CUDA device, skipped\n");
@@ -494,5 +533,6 @@ int main(int argc, char **argv) {
     }
     sim_destroy(s);
     check_nonfinite();
+    check_launched_builds();
     return test_exit("test_gpu");
 }

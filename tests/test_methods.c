@@ -12,9 +12,20 @@
  * backend every exact variant runs the one reference row, whose variant is
  * best, and no row takes a block shape; names are unique per backend; and
  * a running simulation reports the row of its backend and variant.
+ *
+ * And the kernel cost table behind the benchmark's ceiling
+ * (sim_loop_cost_of) against the builds that run (white box: sim/'s
+ * sim_kernels_builds): best's row at every N and block shape is the one
+ * of the build its thresholds pick (the wide one from its N in at most its
+ * threads, else the prefetching one in at most its threads, else the
+ * 1024-thread one), as without a device; the rows of best's builds and
+ * fp64's count unroll x B MUFU.RSQ of two interactions each, B being their
+ * build's, and their notes and best's p say that B; every exact CUDA method
+ * has a row and the tree none; and the ceiling's arithmetic.
  */
 #include <string.h>
 
+#include "sim_internal.h"
 #include "test_util.h"
 
 /* The rows of backend b in ladder order; how many (at most max). */
@@ -157,10 +168,136 @@ static void check_running(void) {
     sim_destroy(s);
 }
 
+/* The build of best that the thresholds give n bodies in blocks of p x q
+ * threads (builds[] as sim_kernels_builds lists them): the wide one from
+ * its N in at most its threads, else the prefetching one in at most its
+ * threads, else the 1024-thread one. */
+static const sim_kernel_build *expected_build(const sim_kernel_build *builds, int count, int n,
+                                              int p, int q) {
+    const sim_kernel_build *wide = NULL, *prefetch = NULL, *plain = NULL;
+    for (int k = 0; k < count; k++) {
+        if (builds[k].fp64) continue;
+        if (builds[k].min_n > 0)
+            wide = &builds[k];
+        else if (builds[k].max_threads < 1024)
+            prefetch = &builds[k];
+        else
+            plain = &builds[k];
+    }
+    CHECK(wide && prefetch && plain, "best's three builds are not wide, prefetching, 1024-thread");
+    if (!wide || !prefetch || !plain) return NULL;
+    const long long threads = (long long)p * (q > 1 ? q : 1);
+    if (n >= wide->min_n && threads <= wide->max_threads) return wide;
+    return threads <= prefetch->max_threads ? prefetch : plain;
+}
+
+/* A row of best or fp64 against its build: each pass of the unrolled loop
+ * evaluates unroll x B pairs (one MUFU.RSQ each) of two interactions, and
+ * the note names B. */
+static void check_pair_row(const sim_loop_cost *c, const sim_kernel_build *b, const char *what) {
+    CHECK(c->rsqrts == b->unroll * b->b, "%s: row %s counts %d rsqrts, build %s has %d x B = %d",
+          what, c->build, c->rsqrts, b->name, b->unroll, b->unroll * b->b);
+    CHECK(c->interactions == 2, "%s: row %s: %d interactions an evaluation, not 2", what, c->build,
+          c->interactions);
+    CHECK(c->instructions > c->rsqrts, "%s: row %s: %d instructions", what, c->build,
+          c->instructions);
+    char lane[64];
+    snprintf(lane, sizeof lane, "(%d i bodies per lane)", b->b);
+    CHECK(b->fp64 || (c->note && strstr(c->note, lane)), "%s: row %s's note does not say %s", what,
+          c->build, lane);
+}
+
+/* best's rows are chosen by the builds' thresholds (no device: this is a
+ * CPU test) and agree with the build chosen; fp64's row with its build;
+ * the other rungs have a row each and the tree none. */
+static void check_costs(void) {
+    sim_kernel_build builds[8];
+    const int count = sim_kernels_builds(builds, 8);
+    CHECK(count == 4, "%d kernel builds, want best's three and fp64's", count);
+    const int ns[] = {1, 1000, 4096, 16383, 16384, 16385, 65536, 1 << 20, 2147483647};
+    int seen[8] = {0};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+        for (int p = 32; p <= 1056; p += 32) {
+            for (int q = 0; q <= 8; q++) {
+                const sim_kernel_build *want = expected_build(builds, count, ns[i], p, q);
+                sim_loop_cost c;
+                if (!want || !sim_kernels_loop_cost(SIM_VARIANT_BEST, ns[i], p, q, false, &c)) {
+                    CHECK(false, "best at N=%d %d x %d: no row", ns[i], p, q);
+                    continue;
+                }
+                seen[want - builds]++;
+                char what[64];
+                snprintf(what, sizeof what, "best N=%d %d x %d", ns[i], p, q);
+                CHECK(strcmp(c.build, want->name) == 0, "%s: row %s, the thresholds say %s", what,
+                      c.build, want->name);
+                check_pair_row(&c, want, what);
+            }
+        }
+    }
+    for (int k = 0; k < count; k++) {
+        CHECK(builds[k].fp64 || seen[k] > 0, "build %s never chosen", builds[k].name);
+        if (!builds[k].fp64) continue;
+        sim_loop_cost c;
+        CHECK(sim_kernels_loop_cost(SIM_VARIANT_FP64, 1000, 128, 2, false, &c), "fp64: no row");
+        CHECK(strcmp(c.build, builds[k].name) == 0, "fp64's row is %s", c.build);
+        check_pair_row(&c, &builds[k], "fp64");
+        CHECK(c.fp64_ops > 0 && c.fp64_ops <= c.instructions, "fp64: %d FP64 ops of %d", c.fp64_ops,
+              c.instructions);
+    }
+    /* best's p says how many i bodies a warp holds, and where that changes. */
+    const sim_method *best = sim_method_of(SIM_BACKEND_CUDA, SIM_VARIANT_BEST);
+    const sim_kernel_build *wide = expected_build(builds, count, 1 << 30, 32, 1);
+    const sim_kernel_build *narrow = expected_build(builds, count, 1, 32, 1);
+    if (best && wide && narrow) {
+        char text[160];
+        snprintf(text, sizeof text,
+                 "a warp holds %d i bodies (%d below %d bodies or above %d threads)", 32 * wide->b,
+                 32 * narrow->b, wide->min_n, wide->max_threads);
+        CHECK(strstr(best->p_meaning, text), "best's p says \"%s\", not \"%s\"", best->p_meaning,
+              text);
+    }
+
+    for (int v = 1; v < SIM_VARIANT_COUNT; v++) {
+        const sim_method *m = sim_method_of(SIM_BACKEND_CUDA, (sim_variant)v);
+        sim_loop_cost c = {0};
+        const bool has = sim_loop_cost_of((sim_variant)v, 1000, 128, 1, &c);
+        CHECK(has == m->exact, "%s: a loop cost %s", m->name, has ? "but not exact" : "missing");
+        if (!has || v == SIM_VARIANT_BEST || v == SIM_VARIANT_FP64) continue;
+        CHECK(strcmp(c.build, m->name) == 0 && c.interactions == 1 && c.fp64_ops == 0 &&
+                  c.rsqrts >= 1 && c.instructions > c.rsqrts,
+              "%s: row %s %d/%d x%d", m->name, c.build, c.instructions, c.rsqrts, c.interactions);
+    }
+    sim_loop_cost c;
+    CHECK(!sim_loop_cost_of(SIM_VARIANT_COUNT, 1000, 128, 1, &c), "a row for COUNT");
+    CHECK(sim_loop_cost_of(SIM_VARIANT_DEFAULT, 1000, 128, 1, &c) && strcmp(c.build, "fp64") != 0,
+          "DEFAULT is not best");
+}
+
+/* The ceiling's arithmetic on a made-up device: SMs x 128 x clock / slots
+ * x interactions, and fp64 held to its FP64 pipe; 0 where unknown. */
+static void check_ceiling(void) {
+    sim_device_info dev = {.sm_count = 100, .clock_khz = 2000000, .cc_major = 9, .cc_minor = 0};
+    const sim_loop_cost one = {"x", 50, 2, 1, 0, NULL}, pair = {"y", 100, 4, 2, 80, NULL};
+    const double issue = 100 * 128.0 * 2e9 / 25.0;
+    CHECK(fabs(sim_loop_ceiling(&one, &dev) - issue) <= 1e-9 * issue, "issue ceiling %g, want %g",
+          sim_loop_ceiling(&one, &dev), issue);
+    /* the pair: issue 2 x issue; FP64 pipe 100 x 64 x 2e9 / 20 x 2 = 1.28e12, lower */
+    const double fp64 = 100 * 64.0 * 2e9 / 20.0 * 2;
+    CHECK(fabs(sim_loop_ceiling(&pair, &dev) - fp64) <= 1e-9 * fp64, "fp64 ceiling %g, want %g",
+          sim_loop_ceiling(&pair, &dev), fp64);
+    CHECK(sim_fp64_lanes(&dev) == 64, "cc 9.0: %d FP64 lanes", sim_fp64_lanes(&dev));
+    dev.cc_major = 6;
+    CHECK(sim_loop_ceiling(&pair, &dev) == 0, "fp64 on an unknown architecture: not 0");
+    CHECK(sim_loop_ceiling(&one, &dev) > 0, "float on an unknown architecture: 0");
+    CHECK(sim_loop_ceiling(NULL, &dev) == 0, "no row: not 0");
+}
+
 int main(void) {
     check_cuda();
     check_cpu();
     check_edges();
     check_running();
+    check_costs();
+    check_ceiling();
     return test_exit("test_methods");
 }
