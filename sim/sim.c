@@ -446,11 +446,22 @@ static void latch_nonfinite(sim *s) {
     }
 }
 
+/* The knobs as a call hands them to the backend, with the softening
+ * squared here and only here, in both its forms (sim_step_params). */
+static sim_step_params step_params(const sim *s) {
+    sim_step_params sp = s->knobs;
+    const double eps = sp.softening;
+    sp.eps2 = eps * eps; /* exact: the product of two floats fits a double */
+    sp.eps2_kernel = fmaxf((float)sp.eps2, SIM_EPS2_FLOOR);
+    sp.eps2_kernel64 = fmax(sp.eps2, (double)SIM_EPS2_FLOOR);
+    sp.first_step = s->steps;
+    return sp;
+}
+
 void sim_step(sim *s, int steps) {
     if (steps <= 0) return;
     latch_nonfinite(s); /* before the ring forgets the call it happened in */
-    sim_step_params sp = s->knobs;
-    sp.first_step = s->steps;
+    const sim_step_params sp = step_params(s);
     s->calls[s->call_next] =
         (step_call){.first_step = s->steps, .steps = steps, .time0 = s->time, .dt = sp.dt};
     s->call_next = (s->call_next + 1) % STEP_HISTORY;
@@ -535,7 +546,8 @@ sim_params sim_get_params(const sim *s) {
 }
 
 void sim_get_bodies(sim *s, sim_body *out) {
-    s->ops->download(s->backend_state, out, &s->knobs);
+    const sim_step_params sp = step_params(s);
+    s->ops->download(s->backend_state, out, &sp);
     for (int i = 0; i < s->body_count; i++) out[i].tag = s->tags[i];
 }
 
@@ -560,11 +572,11 @@ bool sim_set_bodies(sim *s, const sim_body *bodies, int n, sim_error *err) {
 }
 
 sim_diag sim_diagnostics(sim *s) {
-    return s->ops->diagnostics(s->backend_state, s->knobs.softening, true);
+    return s->ops->diagnostics(s->backend_state, step_params(s).eps2, true);
 }
 
 sim_diag sim_moments(sim *s) {
-    sim_diag d = s->ops->diagnostics(s->backend_state, s->knobs.softening, false);
+    sim_diag d = s->ops->diagnostics(s->backend_state, step_params(s).eps2, false);
     d.total = 0; /* no potential, so no total energy */
     return d;
 }
@@ -642,5 +654,6 @@ bool sim_measure_force_error(sim *s, int samples, uint64_t seed, sim_force_error
         set_error(err, "use the CUDA or CPU backend", "this backend cannot measure force errors");
         return false;
     }
-    return s->ops->force_error(s->backend_state, &s->knobs, samples, seed, out, err);
+    const sim_step_params sp = step_params(s);
+    return s->ops->force_error(s->backend_state, &sp, samples, seed, out, err);
 }

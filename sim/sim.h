@@ -149,12 +149,16 @@ typedef struct sim_merger_desc {
 
 /* Softening 0 (none) and bodies at the same position: a pair at zero
  * separation, r^2 + eps^2 = 0, contributes no force and no potential, just
- * as a body does not act on itself - on every backend and kernel variant.
+ * as a body does not act on itself - on every backend and force method.
  * (The formula would give 0 * inf = NaN for the force and -inf for the
- * potential.) The CPU reference and the diagnostics skip such a pair; the
- * CUDA force kernels get the same zero by computing with eps^2 >= 1e-12
- * (sim_kernels.cu), which also weakens a pair at distance r by a relative
- * 1.5e-12 / r^2 when eps < 1e-6. */
+ * potential.) The CPU backend (reference and tree), the diagnostics and the
+ * exact sum of sim_measure_force_error compute with eps^2 itself and skip
+ * such a pair; every CUDA force kernel, the tree included, gets the same
+ * zero by computing with eps^2 raised to at least SIM_EPS2_FLOOR, so that
+ * such a pair's separation, 0, times a finite 1/r^3 is 0. The floor also
+ * weakens a pair at distance r by a relative 1.5e-12 / r^2 when eps is
+ * below 1e-6. sim.c squares the softening once per call, in both forms. */
+#define SIM_EPS2_FLOOR 1e-12f
 
 /* Everything sim_create needs. Zero-initialise it and set what you care
  * about; every zero field takes the default listed beside it (sokol style).

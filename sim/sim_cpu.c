@@ -147,12 +147,11 @@ static bool uses_tree(const sim_step_params *sp) {
 static void compute_acc(cpu_backend *c, const sim_step_params *sp) {
     const bool tree = uses_tree(sp);
     if (tree) {
-        sim_tree_cpu_forces(c->tree, c->pos, c->n, sp->softening, sp->theta, c->acc);
+        sim_tree_cpu_forces(c->tree, c->pos, c->n, sp->eps2, sp->theta, c->acc);
     } else {
         const int n = c->n;
-        const double eps2 = (double)sp->softening * sp->softening;
         PARALLEL_FOR
-        for (int i = 0; i < n; i++) exact_acc(c, i, eps2, &c->acc[3 * i]);
+        for (int i = 0; i < n; i++) exact_acc(c, i, sp->eps2, &c->acc[3 * i]);
     }
     c->acc_valid = true;
     c->acc_softening = sp->softening;
@@ -359,10 +358,9 @@ static double potential(const cpu_backend *c, double eps2) {
     return total;
 }
 
-static sim_diag cpu_diagnostics(void *b, float softening, bool with_potential) {
+static sim_diag cpu_diagnostics(void *b, double eps2, bool with_potential) {
     cpu_backend *c = b;
     const int n = c->n;
-    const double eps2 = (double)softening * softening;
     const double *p = c->pos;
     sim_diag d = {0};
     if (with_potential) d.potential = potential(c, eps2);
@@ -471,11 +469,10 @@ static bool cpu_force_error(void *b, const sim_step_params *sp, int samples, uin
         pick[k] = pick[j];
         pick[j] = tmp;
     }
-    const double eps2 = (double)sp->softening * sp->softening;
     PARALLEL_FOR_DYNAMIC
     for (int k = 0; k < m; k++) {
         double exact[3];
-        exact_acc(c, pick[k], eps2, exact);
+        exact_acc(c, pick[k], sp->eps2, exact);
         e[k] = sim_relative_error(&c->acc[3 * pick[k]], exact);
     }
     sim_force_error_summary(e, m, out);

@@ -570,8 +570,8 @@ static void compute_forces(cuda_backend *c, const sim_step_params *sp, bool acc_
     a.acc = c->acc;
     a.pos64 = c->pos64;
     a.acc64 = c->acc64;
-    a.eps2 = sp->softening * sp->softening;
-    a.eps2_64 = (double)sp->softening * sp->softening;
+    a.eps2 = sp->eps2_kernel;
+    a.eps2_64 = sp->eps2_kernel64;
     a.p = sp->p;
     a.q = sp->q;
     a.sm_count = c->sm_count;
@@ -725,16 +725,15 @@ static void cuda_vertices(void *b, sim_vertex *dst, bool dst_on_device, bool wai
     if (wait || !dst_on_device) CUDA_CHECK(cudaStreamSynchronize(c->stream));
 }
 
-static sim_diag cuda_diagnostics(void *b, float softening, bool with_potential) {
+static sim_diag cuda_diagnostics(void *b, double eps2, bool with_potential) {
     cuda_backend *c = (cuda_backend *)b;
     const int blocks = blocks_for(c->n, DIAG_THREADS);
     if (c->fp64) {
         diag_partial_kernel<double><<<blocks, DIAG_THREADS, 0, c->stream>>>(
-            c->n, c->pos64, c->vel64, c->tags, (double)softening * softening, with_potential,
-            c->diag_partial);
+            c->n, c->pos64, c->vel64, c->tags, eps2, with_potential, c->diag_partial);
     } else {
         diag_partial_kernel<float><<<blocks, DIAG_THREADS, 0, c->stream>>>(
-            c->n, c->pos, c->vel, c->tags, softening * softening, with_potential, c->diag_partial);
+            c->n, c->pos, c->vel, c->tags, (float)eps2, with_potential, c->diag_partial);
     }
     CUDA_CHECK_LAUNCH();
     diag_total_kernel<<<1, DIAG_THREADS, 0, c->stream>>>(blocks, c->diag_partial);
@@ -837,7 +836,7 @@ static bool cuda_force_error(void *b, const sim_step_params *sp, int samples, ui
                              sim_force_error *out, sim_error *err) {
     cuda_backend *c = (cuda_backend *)b;
     ensure_forces(c, sp);
-    return sim_tree_force_error(c->n, c->pos, c->acc, c->pos64, c->acc64, c->fp64, sp->softening,
+    return sim_tree_force_error(c->n, c->pos, c->acc, c->pos64, c->acc64, c->fp64, sp->eps2,
                                 samples, seed, out, err, c->stream);
 }
 

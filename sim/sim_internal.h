@@ -21,6 +21,13 @@ extern "C" {
 typedef struct sim_step_params {
     float dt;
     float softening;
+    /* The softening squared, computed once per call by sim.c (sim.h says
+     * why two forms): exact, for the CPU backend and the exact sums that
+     * skip a pair at zero separation; and raised to SIM_EPS2_FLOOR, for
+     * every CUDA force kernel, in float and (fp64) in double. */
+    double eps2;
+    float eps2_kernel;
+    double eps2_kernel64;
     float damping;
     float theta;         /* tree opening angle (variant tree) */
     sim_variant variant; /* resolved */
@@ -51,8 +58,9 @@ typedef struct sim_backend_ops {
     void (*step)(void *b, const sim_step_params *sp, int steps);
     /* wait false (device memory only): queued, not waited for. */
     void (*vertices)(void *b, sim_vertex *dst, bool dst_on_device, bool wait);
-    /* with_potential false skips the O(N^2) potential (W and E stay 0). */
-    sim_diag (*diagnostics)(void *b, float softening, bool with_potential);
+    /* eps2: sim_step_params.eps2. with_potential false skips the O(N^2)
+     * potential (W and E stay 0). */
+    sim_diag (*diagnostics)(void *b, double eps2, bool with_potential);
     float (*last_step_ms)(void *b);
     /* Waits for the timing of the last step call to be readable. */
     void (*wait_timing)(void *b);
@@ -184,8 +192,9 @@ double sim_tree_cpu_bytes(int n);
 /* Allocates for n bodies, worst case; false (with *err) keeps the old arrays. */
 bool sim_tree_cpu_reserve(sim_tree_cpu *t, int n, sim_error *err);
 /* Builds the tree of pos[4*i] = x, y, z, m (i < n <= reserved) and writes
- * acc[3*i]; theta in (0, 1]. Cannot fail. */
-void sim_tree_cpu_forces(sim_tree_cpu *t, const double *pos, int n, double softening, double theta,
+ * acc[3*i] with the softening squared eps2 (sim_step_params.eps2); theta
+ * in (0, 1]. Cannot fail. */
+void sim_tree_cpu_forces(sim_tree_cpu *t, const double *pos, int n, double eps2, double theta,
                          double *acc);
 /* Stats of the last sim_tree_cpu_forces (valid false before it). */
 sim_tree_stats sim_tree_cpu_stats(const sim_tree_cpu *t);

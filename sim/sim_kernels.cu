@@ -3,7 +3,7 @@
  *
  * Every kernel computes, for each body i,
  *     a_i = sum_{j != i} m_j (r_j - r_i) / (|r_j - r_i|^2 + eps^2)^(3/2)
- * (eps^2 at least EPS2_MIN, below) and writes it to acc[i]; sim_cuda.cu does
+ * (eps^2 at least SIM_EPS2_FLOOR, below) and writes it to acc[i]; sim_cuda.cu does
  * the integrating. Each rung keeps everything of the one before and adds one
  * idea, so reading this file top to bottom is the lecture (seed 000) with the
  * tiles and p x q threads per body of GPU Gems 3 (seed 001) in the middle.
@@ -25,23 +25,15 @@
 #include "sim_pairmap.h"
 #include "sim_tree.h"
 
-/* Every launcher computes with eps^2 >= EPS2_MIN (a softening of 1e-6 length
- * units, far below any scale the scenes resolve). That floor is what makes a
- * pair at zero separation contribute nothing, as sim.h defines for eps = 0:
- * dx = dy = dz = 0 times a finite m/r^3 (at most m * 1e18, finite for any
- * mass below 3e20) is exactly 0, where eps = 0 would give 0 * inf = NaN.
- * The same product is how the rungs from "noif" on drop the self-interaction
- * without a branch; the rungs before it keep their if (i != j) and need the
- * floor only for distinct bodies that coincide. Cost: one fmaxf on the host
- * per launch, no instruction in any kernel. Where eps^2 < EPS2_MIN (eps = 0)
- * the floor weakens a pair at distance r by a relative 1.5e-12 / r^2
- * (r = 1e-3: 1.5e-6). */
-#define EPS2_MIN 1e-12f
-
-/* The softening squared a kernel computes with (see EPS2_MIN). */
-static float eps2_floor(float eps2) {
-    return fmaxf(eps2, EPS2_MIN);
-}
+/* Every kernel computes with eps^2 >= SIM_EPS2_FLOOR (sim.h), which sim.c
+ * applies once per step call (sim_step_params.eps2_kernel): that floor is
+ * what makes a pair at zero separation contribute nothing, as sim.h defines
+ * for eps = 0: dx = dy = dz = 0 times a finite m/r^3 (at most m * 1e18,
+ * finite for any mass below 3e20) is exactly 0, where eps = 0 would give
+ * 0 * inf = NaN. The same product is how the rungs from "noif" on drop the
+ * self-interaction without a branch; the rungs before it keep their
+ * if (i != j) and need the floor only for distinct bodies that coincide.
+ * No instruction in any kernel. */
 
 static int div_up(int a, int b) {
     return (a + b - 1) / b;
@@ -74,8 +66,7 @@ __global__ void forces_naive_kernel(int n, const float4 *pos, float4 *acc, float
 }
 
 static void forces_naive(const force_args *a, cudaStream_t stream) {
-    forces_naive_kernel<<<div_up(a->n, a->p), a->p, 0, stream>>>(a->n, a->pos, a->acc,
-                                                                 eps2_floor(a->eps2));
+    forces_naive_kernel<<<div_up(a->n, a->p), a->p, 0, stream>>>(a->n, a->pos, a->acc, a->eps2);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -106,7 +97,7 @@ __global__ void forces_soa_kernel(int n, const float *x, const float *y, const f
 
 static void forces_soa(const force_args *a, cudaStream_t stream) {
     forces_soa_kernel<<<div_up(a->n, a->p), a->p, 0, stream>>>(a->n, a->x, a->y, a->z, a->m, a->acc,
-                                                               eps2_floor(a->eps2));
+                                                               a->eps2);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -137,7 +128,7 @@ __global__ void forces_rsqrt_kernel(int n, const float *x, const float *y, const
 
 static void forces_rsqrt(const force_args *a, cudaStream_t stream) {
     forces_rsqrt_kernel<<<div_up(a->n, a->p), a->p, 0, stream>>>(a->n, a->x, a->y, a->z, a->m,
-                                                                 a->acc, eps2_floor(a->eps2));
+                                                                 a->acc, a->eps2);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -243,9 +234,7 @@ __global__ void forces_tiled_kernel(force_args a) {
 }
 
 static void forces_tiled(const force_args *a, cudaStream_t stream) {
-    force_args b = *a;
-    b.eps2 = eps2_floor(a->eps2);
-    forces_tiled_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(b);
+    forces_tiled_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(*a);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -281,14 +270,12 @@ __global__ void forces_unrolled_kernel(force_args a) {
 }
 
 static void forces_unrolled(const force_args *a, cudaStream_t stream) {
-    force_args b = *a;
-    b.eps2 = eps2_floor(a->eps2);
-    forces_unrolled_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(b);
+    forces_unrolled_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(*a);
     CUDA_CHECK_LAUNCH();
 }
 
 /* ======================================================================== */
-/* Rung 6 - noif: the softening (at least EPS2_MIN) keeps the self-term
+/* Rung 6 - noif: the softening (at least SIM_EPS2_FLOOR) keeps the self-term
  * finite (dx = 0, so it adds 0) and padding bodies have no mass, so the
  * branch goes and the unrolled loop is straight-line code. */
 
@@ -318,9 +305,7 @@ __global__ void forces_noif_kernel(force_args a) {
 }
 
 static void forces_noif(const force_args *a, cudaStream_t stream) {
-    force_args b = *a;
-    b.eps2 = eps2_floor(a->eps2);
-    forces_noif_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(b);
+    forces_noif_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(*a);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -356,9 +341,7 @@ __global__ void forces_fma_kernel(force_args a) {
 }
 
 static void forces_fma(const force_args *a, cudaStream_t stream) {
-    force_args b = *a;
-    b.eps2 = eps2_floor(a->eps2);
-    forces_fma_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(b);
+    forces_fma_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(*a);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -368,7 +351,7 @@ static void forces_fma(const force_args *a, cudaStream_t stream) {
  * scalings around MUFU.RSQ; the PTX instruction rsqrt.approx.ftz.f32 is
  * MUFU.RSQ by itself. (The lecture got this with -use_fast_math / -ftz=true
  * for the whole file; a per-kernel intrinsic keeps the other rungs as they
- * were.) The input is r^2 + eps^2 >= EPS2_MIN = 1e-12, so it is never
+ * were.) The input is r^2 + eps^2 >= SIM_EPS2_FLOOR, so it is never
  * denormal anyway. */
 
 static __device__ __forceinline__ float rsqrt_ftz(float x) {
@@ -403,9 +386,7 @@ __global__ void forces_fast_kernel(force_args a) {
 }
 
 static void forces_fast(const force_args *a, cudaStream_t stream) {
-    force_args b = *a;
-    b.eps2 = eps2_floor(a->eps2);
-    forces_fast_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(b);
+    forces_fast_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(*a);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -893,16 +874,14 @@ static void best_launch(bool fold, int blocks, int threads, size_t smem, cudaStr
     CUDA_CHECK_LAUNCH();
 }
 
-/* The launcher of best (T = float) and fp64 (T = double): eps^2 raised to
- * the floor, acc zeroed unless the integrator left zeros, the plan (with
- * the build best_build_for picks by N and block: wide, prefetching or
- * 1024-thread), and float's folded loop where the masses and the softening
- * allow it (best_i). */
+/* The launcher of best (T = float) and fp64 (T = double): acc zeroed
+ * unless the integrator left zeros, the plan (with the build
+ * best_build_for picks by N and block: wide, prefetching or 1024-thread),
+ * and float's folded loop where the masses and the softening allow it
+ * (best_i). */
 template <typename T> static void forces_pairs(const force_args *a, cudaStream_t stream) {
     constexpr bool fp64 = sizeof(T) == 8;
     force_args b = *a;
-    b.eps2 = eps2_floor(a->eps2);
-    b.eps2_64 = fmax(a->eps2_64, (double)EPS2_MIN);
     if (!a->acc_zero) { /* sums by atomics; the integrator clears acc between steps */
         void *acc = fp64 ? (void *)a->acc64 : (void *)a->acc;
         CUDA_CHECK(cudaMemsetAsync(acc, 0, sizeof(typename vec4<T>::type) * a->n, stream));

@@ -37,8 +37,8 @@ struct force_args {
     float4 *acc;                /* out: ax, ay, az, unused */
     const double4a *pos64;      /* fp64 state */
     double4a *acc64;
-    float eps2; /* softening squared (launchers raise it to EPS2_MIN, sim_kernels.cu) */
-    double eps2_64;
+    float eps2;     /* softening squared, at least SIM_EPS2_FLOOR (sim_step_params) */
+    double eps2_64; /* the same for the fp64 variant */
     int p, q;               /* block shape, already clamped */
     int sm_count;           /* multiprocessors of the device (persistent grids) */
     struct sim_tree *tree;  /* variant tree: its state (sim_tree.h); p = the walk's group size */

@@ -529,8 +529,9 @@ static __device__ void eval_cells(walk_shared &s, int m, walk_bodies<BPL> &w, fl
     __syncwarp();
 }
 
-/* One leaf body's softened force on the lane's bodies (not on itself, not
- * from a coincident body at zero softening). */
+/* One leaf body's softened force on the lane's bodies, not on itself. A
+ * coincident body adds its separation, 0, times a finite 1/r^3: eps2 is at
+ * least SIM_EPS2_FLOOR (sim.h). */
 template <int BPL>
 static __device__ __forceinline__ void body_force(const float4 p, int j, walk_bodies<BPL> &w,
                                                   float eps2) {
@@ -539,7 +540,7 @@ static __device__ __forceinline__ void body_force(const float4 p, int j, walk_bo
         const float dx = p.x - w.x[t2], dy = p.y - w.y[t2], dz = p.z - w.z[t2];
         const float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
         float rinv = rsqrtf(r2);
-        rinv = (j == w.i[t2] || r2 == 0.0f) ? 0.0f : rinv;
+        rinv = j == w.i[t2] ? 0.0f : rinv;
         const float f = p.w * rinv * rinv * rinv;
         w.ax[t2] += f * dx;
         w.ay[t2] += f * dy;
@@ -1052,9 +1053,9 @@ __global__ void exact_kernel(int n, const V *pos, const V *acc, const int *sampl
 }
 
 extern "C" bool sim_tree_force_error(int n, const float4 *pos, const float4 *acc,
-                                     const void *pos64, const void *acc64, bool fp64,
-                                     float softening, int samples, uint64_t seed,
-                                     sim_force_error *out, sim_error *err, cudaStream_t stream) {
+                                     const void *pos64, const void *acc64, bool fp64, double eps2,
+                                     int samples, uint64_t seed, sim_force_error *out,
+                                     sim_error *err, cudaStream_t stream) {
     memset(out, 0, sizeof *out);
     const bool all = samples >= n;
     const int m = all ? n : samples;
@@ -1080,7 +1081,6 @@ extern "C" bool sim_tree_force_error(int n, const float4 *pos, const float4 *acc
     sim_rng rng = sim_rng_seed(seed);
     for (int k = 0; k < m; k++) host_idx[k] = all ? k : (int)(sim_rng_next(&rng) % (uint64_t)n);
     CUDA_CHECK(cudaMemcpyAsync(dev_idx, host_idx, sizeof(int) * m, cudaMemcpyHostToDevice, stream));
-    const double eps2 = (double)softening * softening;
     if (fp64) {
         exact_kernel<double4a><<<m, EXACT_THREADS, 0, stream>>>(
             n, (const double4a *)pos64, (const double4a *)acc64, dev_idx, eps2, dev_out);

@@ -58,7 +58,7 @@
  * a two-term series, leaving ~2^-60); 10 steps leave differences of order
  * 1e-13, so 1e-9 has room while being 1e5 times tighter than float could
  * meet - a float slipping into the fp64 path fails. With eps = 0 every GPU
- * kernel computes with eps^2 = 1e-12 (sim_kernels.cu), which weakens a pair
+ * kernel computes with eps^2 = SIM_EPS2_FLOOR (sim.h), which weakens a pair
  * at distance r by a relative 1.5e-12 / r^2; that case's fp64 tolerance is
  * raised to 3 times that at the closest pair when it exceeds 1e-9.
  *
@@ -80,7 +80,6 @@
 #define STEPS 10
 #define TOL32 2e-4
 #define TOL64 1e-9
-#define EPS2_FLOOR 1e-12 /* sim_kernels.cu's EPS2_MIN */
 
 /* The all-pairs variants: naive .. fp64 (the tree comes after them). */
 #define LAST_EXACT SIM_VARIANT_FP64
@@ -164,7 +163,7 @@ static void make_bodies(const test_case *c, sim_body *b) {
 /* The fp64 tolerance for a case: 1e-9, or with eps below the kernels'
  * floor, 3 x the floor's relative effect at the closest distinct pair. */
 static double fp64_tolerance(const test_case *c, const sim_body *b) {
-    if ((double)c->softening * c->softening >= EPS2_FLOOR) return TOL64;
+    if ((double)c->softening * c->softening >= SIM_EPS2_FLOOR) return TOL64;
     double r2min = INFINITY;
     for (int i = 0; i < c->n; i++) {
         for (int j = i + 1; j < c->n; j++) {
@@ -173,7 +172,7 @@ static double fp64_tolerance(const test_case *c, const sim_body *b) {
             if (r2 > 0 && r2 < r2min) r2min = r2;
         }
     }
-    const double floor_effect = 3 * 1.5 * EPS2_FLOOR / r2min;
+    const double floor_effect = 3 * 1.5 * SIM_EPS2_FLOOR / r2min;
     return floor_effect > TOL64 ? floor_effect : TOL64;
 }
 
