@@ -609,6 +609,10 @@ const char *sim_ic_name(sim_ic ic) {
     return (int)ic >= 0 && ic < SIM_IC_COUNT ? ic_names[ic] : "?";
 }
 
+bool sim_ic_galactic(sim_ic ic) {
+    return ic == SIM_IC_DISK || ic == SIM_IC_MERGER;
+}
+
 sim_ic sim_ic_from_name(const char *name) {
     for (int i = 1; i < SIM_IC_COUNT; i++) {
         if (strcmp(name, ic_names[i]) == 0) return (sim_ic)i;

@@ -106,10 +106,25 @@ typedef struct sim_shell_desc {
     float spin;         /* angular speed in units of sqrt(G M / outer^3); 0 -> 0.6 */
 } sim_shell_desc;
 
-/* A disk galaxy (SIM_IC_DISK, and galaxy 1 of SIM_IC_MERGER). Units: G = 1,
- * length 1 kpc, mass 10^10 solar masses, hence time 4.71 Myr and velocity
- * 207.4 km/s (docs/GALAXIES.md). The defaults make a Milky-Way-like galaxy
- * with a flat rotation curve near 1 (207 km/s). Zero means default. */
+/* Galaxy units, those of SIM_IC_DISK and SIM_IC_MERGER (sim_ic_galactic):
+ * G = 1, length 1 kpc, mass 10^10 solar masses, hence velocity
+ * sqrt(G M / L) = 207.4 km/s and time L / V = 4.71 Myr (docs/GALAXIES.md;
+ * tests/test_galaxy.c derives them from the cgs values below). */
+#define SIM_GALAXY_KPC_PER_LENGTH 1.0
+#define SIM_GALAXY_MSUN_PER_MASS 1e10
+#define SIM_GALAXY_KMS_PER_VELOCITY 207.4
+#define SIM_GALAXY_MYR_PER_TIME 4.71
+
+/* The cgs values snapshot units convert through: 1 kpc from the IAU 2012
+ * astronomical unit, the solar mass as the IAU 2015 nominal GM over CODATA
+ * 2018's G, and that G. */
+#define SIM_KPC_CM 3.0856775814913673e21
+#define SIM_MSUN_G 1.98841e33
+#define SIM_G_CGS 6.67430e-8
+
+/* A disk galaxy (SIM_IC_DISK, and galaxy 1 of SIM_IC_MERGER), in galaxy
+ * units. The defaults make a Milky-Way-like galaxy with a flat rotation
+ * curve near 1 (207 km/s). Zero means default. */
 typedef struct sim_galaxy_desc {
     float disk_mass;        /* 0 -> 5 */
     float disk_scale;       /* exponential scale length R_d; 0 -> 3 */
@@ -539,6 +554,7 @@ sim_variant sim_variant_resolve(sim_variant v); /* DEFAULT -> the best all-pairs
 sim_variant sim_variant_from_name(const char *name); /* SIM_VARIANT_COUNT if unknown */
 const char *sim_ic_name(sim_ic ic);                  /* "plummer", "shell", "disk", "merger" */
 sim_ic sim_ic_from_name(const char *name);           /* SIM_IC_COUNT if unknown */
+bool sim_ic_galactic(sim_ic ic);                     /* galaxy units (SIM_GALAXY_*): disk, merger */
 const char *sim_backend_name(sim_backend b);         /* "cuda", "cpu" */
 sim_backend sim_backend_from_name(const char *name); /* SIM_BACKEND_COUNT if unknown */
 
