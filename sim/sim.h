@@ -29,6 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nbody_shared.h" /* the tag layout, shared with the shaders */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -246,13 +248,14 @@ bool sim_knob_check(sim_knob k, double v, sim_error *err);
 /* Per-body tag: which galaxy (bits 0-1) and which component (bits 2-3) a
  * body was born in; 0 for the Plummer sphere and the shell. */
 typedef enum sim_component {
-    SIM_COMPONENT_DISK = 0,
-    SIM_COMPONENT_BULGE = 1,
-    SIM_COMPONENT_HALO = 2,
+    SIM_COMPONENT_DISK = NBODY_COMPONENT_DISK,
+    SIM_COMPONENT_BULGE = NBODY_COMPONENT_BULGE,
+    SIM_COMPONENT_HALO = NBODY_COMPONENT_HALO,
 } sim_component;
-#define SIM_TAG(galaxy, component) ((unsigned)(galaxy) | ((unsigned)(component) << 2))
-#define SIM_TAG_GALAXY(tag) ((tag)&3u)
-#define SIM_TAG_COMPONENT(tag) (((tag) >> 2) & 3u)
+#define SIM_TAG(galaxy, component)                                                                 \
+    ((unsigned)(galaxy) | ((unsigned)(component) << NBODY_TAG_COMPONENT_SHIFT))
+#define SIM_TAG_GALAXY(tag) ((tag)&NBODY_TAG_GALAXY_MASK)
+#define SIM_TAG_COMPONENT(tag) (((tag) >> NBODY_TAG_COMPONENT_SHIFT) & NBODY_TAG_COMPONENT_MASK)
 
 /* One body as the host sees it (double precision, owned by the caller). */
 typedef struct sim_body {

@@ -258,7 +258,7 @@ __global__ void diag_partial_kernel(int n, const V *pos, const V *vel, const uin
     v[DIAG_MR + 0] = m * x;
     v[DIAG_MR + 1] = m * y;
     v[DIAG_MR + 2] = m * z;
-    const int galaxy = i < n ? (tags[i] & 3) : 3;
+    const int galaxy = i < n ? (int)SIM_TAG_GALAXY(tags[i]) : 3; /* 3: counted in neither */
     for (int g = 0; g < 2; g++) {
         const double w = galaxy == g ? m : 0.0;
         v[DIAG_GALAXY + 7 * g + 0] = w;
