@@ -1,10 +1,13 @@
 /* sim.h - public API of the simulation module.
  *
- * What it is: an all-pairs gravitational N-body simulation behind an opaque
- * context. Two backends sit behind the same calls: a CUDA backend (the kernel
- * ladder of the seed lecture, p x q threads per body) and a plain-C CPU
- * reference in double precision, which is both the test oracle and the
- * fallback where there is no CUDA device.
+ * What it is: a gravitational N-body simulation behind an opaque context,
+ * its forces the exact all-pairs sum or a Barnes-Hut tree. Two backends sit
+ * behind the same calls: a CUDA backend (the all-pairs kernel ladder of the
+ * "N-Body Simulation in CUDA" lecture with p x q threads per body, and a
+ * tree rebuilt on the GPU) and a plain-C CPU reference in double precision
+ * (the exact sum and a tree), which is both the test oracle and the
+ * fallback where there is no CUDA device. sim_method_of describes each
+ * backend's force methods, so callers need not name them.
  *
  * Module rules: sim/ knows nothing of OpenGL, GLFW or windows. It hands out
  * body positions as packed vertices written to a host or device pointer that
@@ -53,9 +56,9 @@ typedef enum sim_ic {
     SIM_IC_COUNT
 } sim_ic;
 
-/* Force-kernel variants of the CUDA backend, in the order of the seed
- * lecture's ladder. The table with names, descriptions and launchers is in
- * sim_kernels.cu; sim_variant_info() reads it. */
+/* Force-kernel variants of the CUDA backend, in the order of the lecture's
+ * ladder, then the tree. The table with names, descriptions and launchers
+ * is in sim_kernels.cu; sim_variant_info() and sim_method_of() read it. */
 typedef enum sim_variant {
     SIM_VARIANT_DEFAULT = 0, /* in a sim_desc: sim_variant_auto(N); elsewhere: BEST */
     SIM_VARIANT_NAIVE,       /* one thread per body, array of structs, 1/sqrtf, if (i != j) */
@@ -157,10 +160,9 @@ typedef struct sim_merger_desc {
 /* Default opening angles of the tree variant (cell size / distance): the
  * largest that meet a median relative force error <= 1e-3 and a 99th
  * percentile <= 1e-2 on a Plummer sphere with margin. The GPU walks by
- * groups (never less accurate than body by body): 0.8 gives 8.0e-4 and
- * 3.5e-3 at 1M and 10M bodies (docs/bench/h200-tree-run6.txt, an H200). The CPU
- * reference walks body by body: 0.6 gives 5.1e-4 and 1.8e-3 at 30,011,
- * where 0.8 gives 1.4e-3 (docs/TREE.md). */
+ * groups, never less accurate than body by body, and meets them at a larger
+ * angle than the CPU reference, which walks body by body (docs/TREE.md,
+ * "Measured"). */
 #define SIM_THETA_DEFAULT 0.8f
 #define SIM_THETA_DEFAULT_CPU 0.6f
 
@@ -393,8 +395,9 @@ sim_diag sim_moments(sim *s);
  * queued before it on the legacy default stream and before work queued
  * there after it, as app/app_interop.c's map and unmap bracket it), else
  * host memory. Either way it is written when this returns: the call waits
- * for the GPU (on the device path because that measured faster than
- * leaving the wait to the interop unmap; sim_cuda.cu says by how much). */
+ * for the GPU (on the device path because that is faster than leaving the
+ * wait to the interop unmap: docs/PERFORMANCE.md, "The zero-copy path and
+ * the wait for the GPU"). */
 void sim_write_vertices(sim *s, sim_vertex *dst, bool dst_on_device);
 
 /* The same into CUDA device memory (CUDA backend only), queued and not
@@ -523,10 +526,9 @@ int sim_fp64_lanes(const sim_device_info *dev);
  * unknown. */
 double sim_loop_ceiling(const sim_loop_cost *c, const sim_device_info *dev);
 
-/* From this N on the tree is faster than the best all-pairs kernel: on an
- * H100, 1.56 against 1.63 ms a step at 65,536 bodies, 1.25 against 0.45 at
- * 32,768 (docs/bench/h100-tree-run4.txt). Measured there only: on other
- * GPUs and on the CPU backend the best switch point may differ. */
+/* From this N on the tree is faster than the best all-pairs kernel on the
+ * GPU it was measured on (docs/PERFORMANCE.md, "The tree"); on other GPUs
+ * and on the CPU backend the best switch point may differ. */
 #define SIM_TREE_CROSSOVER 65536
 
 /* The automatic force method for n bodies: the best all-pairs kernel below

@@ -24,8 +24,8 @@
  * by the next wait of the frame, never with a wait of its own. Step timing uses
  * CUDA events that are read only once they have completed, so the frame
  * loop never waits on them. Writing vertices waits for the stream, on the
- * zero-copy interop path too: measured, that is faster than leaving the
- * ordering to the interop unmap (see cuda_vertices).
+ * zero-copy interop path too: that is faster than leaving the ordering to
+ * the interop unmap (see cuda_vertices).
  *
  * Host memory: bodies go up and come back in chunks through one fixed host
  * buffer allocated at create, so after create only the GPU allocations in
@@ -196,8 +196,9 @@ __global__ void narrow_kernel(int n, const double4a *in, float4 *out) {
     if (i < n) out[i] = make_float4((float)in[i].x, (float)in[i].y, (float)in[i].z, (float)in[i].w);
 }
 
-/* Tree sum of DIAG_COUNT values over a block of DIAG_THREADS threads
- * (seed 004's reduction, sequential addressing). Every thread gets the totals. */
+/* Tree sum of DIAG_COUNT values over a block of DIAG_THREADS threads (the
+ * sequential addressing of the classic parallel reduction). Every thread
+ * gets the totals. */
 static __device__ void block_sum(double (*sh)[DIAG_THREADS], double *v) {
     const int t = threadIdx.x;
     for (int k = 0; k < DIAG_COUNT; k++) sh[k][t] = v[k];
@@ -703,11 +704,11 @@ static void cuda_download(void *b, sim_body *out, const sim_step_params *sp) {
  * path). For device memory the wait is not needed for correctness: the
  * stream is a blocking one (cudaStreamCreate), so the interop unmap on the
  * legacy default stream orders the kernel before GL's use of the buffer.
- * It is there for speed: on an H200 (2026-11-23), leaving the wait to the
- * unmap made whole frames 3x slower - 351 against about 1,000 frames/s at
- * 16K bodies (docs/PERFORMANCE.md) - since the driver's wait behind the
- * unmap is slower than this one. Without wait (sim_queue_vertices) the
- * caller waits later, after more work on the legacy stream. */
+ * It is there for speed: leaving the wait to the unmap made whole frames
+ * several times slower, since the driver's wait behind the unmap is slower
+ * than this one (docs/PERFORMANCE.md, "The zero-copy path and the wait for
+ * the GPU"). Without wait (sim_queue_vertices) the caller waits later,
+ * after more work on the legacy stream. */
 static void cuda_vertices(void *b, sim_vertex *dst, bool dst_on_device, bool wait) {
     cuda_backend *c = (cuda_backend *)b;
     float4 *out = dst_on_device ? (float4 *)dst : (float4 *)c->stage;

@@ -1,18 +1,21 @@
-/* sim_kernels.cu - the force kernels, one per rung of the seed lecture's
- * ladder, side by side, and the table that names them.
+/* sim_kernels.cu - the force kernels, one per rung of the ladder of the
+ * "N-Body Simulation in CUDA" lecture (after Burtscher's tutorial), side by
+ * side, the table that names them, and what each one's inner loop executes.
  *
  * Every kernel computes, for each body i,
  *     a_i = sum_{j != i} m_j (r_j - r_i) / (|r_j - r_i|^2 + eps^2)^(3/2)
- * (eps^2 at least SIM_EPS2_FLOOR, below) and writes it to acc[i]; sim_cuda.cu does
- * the integrating. Each rung keeps everything of the one before and adds one
- * idea, so reading this file top to bottom is the lecture (seed 000) with the
- * tiles and p x q threads per body of GPU Gems 3 (seed 001) in the middle.
- * Every variant is correct for any N (partial tiles are padded with massless
- * bodies) and any p, q the clamp allows, and is tested against the
- * double-precision CPU reference at every block shape (tests/test_gpu.c).
+ * (eps^2 at least SIM_EPS2_FLOOR, below) and writes it to acc[i];
+ * sim_cuda.cu does the integrating. Each rung keeps everything of the one
+ * before and adds one idea, so reading this file top to bottom is the
+ * lecture, with the tiles and p x q threads per body of GPU Gems 3, ch. 31
+ * (Nyland, Harris and Prins) in the middle. Every variant is correct for
+ * any N (partial tiles are padded with massless bodies) and any p, q the
+ * clamp allows, and is tested against the double-precision CPU reference at
+ * every block shape (tests/test_gpu.c).
  *
- * Timings and the instruction counts of each rung on the H100 are in
- * docs/PERFORMANCE.md.
+ * Time a rung with `nbody --benchmark --variant NAME` (add --n, --p, --q
+ * lists to sweep); the figures and the instruction counts of each rung are
+ * in docs/PERFORMANCE.md, "The ladder".
  */
 #include <cuda_runtime.h>
 #include <limits.h>
@@ -162,7 +165,8 @@ static __device__ void load_tile(const force_args &a, const tile_smem &s, int ba
 }
 
 /* Adds the q row partials of one body per column (a tree over rows that
- * works for any q, seed 004's sequential addressing) and returns the sum in
+ * works for any q: the sequential addressing of the classic parallel
+ * reduction) and returns the sum in
  * row 0. Uses 3 * p * q floats of smem; the caller has passed a barrier
  * after its last read of the tile, and this ends with one. */
 static __device__ float3 reduce_rows(float *smem, float3 v) {
@@ -616,34 +620,30 @@ static __device__ __forceinline__ void best_rotate(int lane, T &bx, T &by, T &bz
  * per group of sim_pairmap.h) as its registers hold. float has six: the
  * folded loop or the plain one (best_i; forces_pairs picks by masses and
  * softening) in each of three kinds (best_build; the plan picks by N and
- * block):
- *   wide      B = 6, prefetching, 95 registers (sm_90; the plain loop 93):
- *             blocks of at most BEST_WIDE_THREADS, from BEST_WIDE_MIN_N
- *             bodies;
- *   prefetch  B = 4, prefetching, 80 registers (79): blocks of at most
- *             BEST_PREFETCH_THREADS;
+ * block, best_build_for):
+ *   wide      B = 6, prefetching: blocks of at most BEST_WIDE_THREADS, from
+ *             BEST_WIDE_MIN_N bodies;
+ *   prefetch  B = 4, prefetching: blocks of at most BEST_PREFETCH_THREADS;
  *   plain     B = 4, held to 64 registers, so that 1024 threads (32 warps)
  *             fit an SM.
  * PREFETCH fetches the next task's j positions into registers while this
  * task's steps run, so a warp starting a task does not wait for global
- * memory. On the H100 (docs/PERFORMANCE.md, `best`): item 7, the prefetch
- * made 16,384 bodies 3 % faster (plain loop, B = 4); item 8, with the folded
- * loop the prefetching build in blocks of 768 beat the 1024-thread one at
- * large N (2,983-3,017 against 2,831-2,860 x 10^9 interactions/s at 262,144
- * bodies); item 9, six i bodies per lane spread each step's shuffles and
- * shared load over 6 pairs instead of 4 and make a task 1.5 times the work
- * for the same bookkeeping: 16.83 issue slots per pair instead of 17.31,
- * 3,090-3,115 against 2,992-3,015 at 262,144 bodies (640 x 1 against
- * 768 x 1), 2,680-2,700 against 2,628-2,643 at 16,384, but 3-18 % slower
- * from 1,536 to 12,288 bodies, so the B = 4 builds run below 16,384.
- * Prefetching through cp.async into a second set of shared slots instead,
- * which needs no registers, was slower at every N (item 7) and is not kept.
- * double has one build, B = 4, plain, in blocks of at most 512 threads: its
- * loop needs 128 registers (sm_90); held to 96 (640 threads) it spills. */
+ * memory; with the folded loop, the prefetching build in its smaller blocks
+ * beats the 1024-thread one at large N. Six i bodies per lane spread each
+ * step's shuffles and shared load over 6 pairs instead of 4 and make a
+ * task 1.5 times the work for the same bookkeeping (fewer issue slots a
+ * pair: loop_costs), which pays from BEST_WIDE_MIN_N bodies and costs
+ * below it. Prefetching through cp.async into a second set of shared slots
+ * instead, which needs no registers, was slower at every N and is not
+ * kept. double has one build, B = 4, plain, in blocks of at most
+ * BEST_FP64_THREADS: held to the registers of larger blocks its loop
+ * spills. Measured: docs/PERFORMANCE.md, "best: how it got there". */
 enum best_build { BEST_PLAIN, BEST_PREFETCH, BEST_WIDE };
-#define BEST_B 4        /* i bodies per lane: plain, prefetch and fp64 */
-#define BEST_WIDE_B 6   /* ... wide */
-#define BEST_WIDE_MIN_N 16384
+#define BEST_B 4                  /* i bodies per lane: plain, prefetch and fp64 */
+#define BEST_WIDE_B 6             /* ... wide */
+#define BEST_WIDE_MIN_N 16384     /* the wide build wins from this N (docs/PERFORMANCE.md, best) */
+/* The largest blocks of the builds but the 1024-thread one: as many
+ * threads as leave each the registers it needs (__launch_bounds__). */
 #define BEST_WIDE_THREADS 640
 #define BEST_PREFETCH_THREADS 768
 #define BEST_FP64_THREADS 512
@@ -651,7 +651,7 @@ enum best_build { BEST_PLAIN, BEST_PREFETCH, BEST_WIDE };
 /* A build's B: the one place that ties the walks the plan makes to the
  * kernel that runs them (walks made for another B never meet their last
  * task, and the kernel would not end). Checking B in the kernel instead
- * (a trap on a mismatch) cost 1 % on the H100 (docs/PERFORMANCE.md, item 9). */
+ * (a trap on a mismatch) measured slower (docs/PERFORMANCE.md, best). */
 constexpr int best_b_of(best_build k) {
     return k == BEST_WIDE ? BEST_WIDE_B : BEST_B;
 }
@@ -690,8 +690,7 @@ __global__ void __launch_bounds__(best_max_threads<T, B, PREFETCH>(), 1)
         int s1 = sim_pairmap_walk_s1(&W);
         /* Held in a register: left to itself the compiler recomputes s1
          * from W inside the step loop, one instruction more per 8 steps and
-         * a schedule that ran 1-2 % slower on the H100 from 6,144 bodies
-         * (docs/PERFORMANCE.md, `best` item 9). */
+         * a schedule that measured slower (docs/PERFORMANCE.md, best). */
         asm volatile("" : "+r"(s1));
         const V *q;
         if (PREFETCH) { /* move on now, and fetch the next task's j bodies */
@@ -822,8 +821,7 @@ static best_build best_build_for(int n, int p, int q, bool fp64, bool device) {
  * group and chunk; the host computes the walks instead, with the function
  * the CPU test checks, when N, the block shape or the precision changes,
  * and copies them in stream order; the copy is from pageable memory, so
- * that once the CPU waits for the stream. (Measured with the rest of item 7
- * in docs/PERFORMANCE.md.) */
+ * that once the CPU waits for the stream (docs/PERFORMANCE.md, best). */
 static const best_plan *best_plan_for(best_plan *p, const force_args *a, bool fp64,
                                       cudaStream_t stream) {
     if (p->n == a->n && p->p == a->p && p->q == a->q && p->sm_count == a->sm_count &&
@@ -922,8 +920,8 @@ template <typename T> static void forces_pairs(const force_args *a, cudaStream_t
  * its plan launches (best_build_for decides both).
  *
  * Counted in `cuobjdump -sass` of the sm_90 Release build by
- * scripts/sass-loops.py (command and date in docs/PERFORMANCE.md, "The
- * issue ceiling"): of each kernel's innermost loops, the one holding the
+ * scripts/sass-loops.py (command and date in docs/PERFORMANCE.md,
+ * "Counting first"): of each kernel's innermost loops, the one holding the
  * most MUFU.RSQ; its instructions over its MUFU.RSQ count are the issue
  * slots per evaluation. An evaluation is one interaction, except for best
  * and fp64, where it is one pair applied to two bodies; their unrolled loop
@@ -1247,11 +1245,12 @@ static int kernel_max_threads(const variant_entry *e, const sim_device_limits *l
                                                                 : lim->max_threads_per_block;
 }
 
-/* Auto shape for the p x q variants, from the H100 sweep in
- * docs/PERFORMANCE.md: the largest block the kernel can launch always won
- * (it keeps the most warps on an SM between barriers), and the best p was
- * the power of two nearest to N / (bodies per thread x SM count), i.e. about
- * one block per SM, clamped to 16..256; q fills the rest of the block. */
+/* Auto shape for the p x q variants, from a sweep of shapes
+ * (docs/PERFORMANCE.md, best): the largest block the kernel can launch
+ * always won (it keeps the most warps on an SM between barriers), and the
+ * best p was the power of two nearest to N / (bodies per thread x SM
+ * count), i.e. about one block per SM, clamped to 16..256; q fills the
+ * rest of the block. */
 static sim_block auto_shape(const variant_entry *e, int n, const sim_device_limits *lim) {
     int threads = kernel_max_threads(e, lim);
     while (threads * e->smem_per_thread > lim->max_shared_per_block) threads /= 2;
@@ -1278,19 +1277,12 @@ static int blocks_per_sm(const variant_entry *e, int threads, const sim_device_l
 
 /* Warps per SM for `best` (and fp64) at n bodies when p and q are both
  * automatic: n / 1024 + 4 in whole fours, from 8 up to 20 (640 threads,
- * the wide build's largest block, reached at 16,384 bodies, where the wide
- * build takes over: best_build_for). With few tasks per warp a full SM of
- * warps spends its time loading and flushing i bodies. H100 sweeps
- * (docs/PERFORMANCE.md, `best` items 8 and 9; 10^9 interactions/s, two
- * runs each). Below 16,384 bodies, B = 4 (item 8): 128 x 2 (8 warps) up to
- * 4,096 bodies (993-997 at 4,096), and within 3.5 % of 256 x 1 at 6,144;
- * 384 at 8,192 (1,884-1,891); 512 at 12,288 (2,356-2,362, 384: 2,349-
- * 2,365). From 16,384, B = 6 (item 9): 640 within 0.7 % of 512 at 16,384
- * (2,691-2,703 against 2,708-2,709), the fastest at 20,480, 24,576 and
- * 65,536 (3,063-3,072), 1 % behind 512 at 32,768. The plain loop (eps <
- * 1e-3, massless bodies) runs the same shapes. fp64 runs at most 512 x 1;
- * this rule gives it 128 x 2 at 6,144 bodies and 384 x 1 at 8,192, 1-4.5 %
- * faster there than 512 x 1. */
+ * the wide build's largest block, reached at BEST_WIDE_MIN_N bodies, where
+ * the wide build takes over: best_build_for). With few tasks per warp a
+ * full SM of warps spends its time loading and flushing i bodies. The rule
+ * follows sweeps of the shapes at each N, for both builds and for fp64
+ * (which runs at most 512 x 1); the plain loop (eps < 1e-3, massless
+ * bodies) runs the same shapes (docs/PERFORMANCE.md, best). */
 static int small_n_warps(int n) {
     const int w = n / 1024 + 4, most = BEST_WIDE_THREADS / 32;
     return (w < 8 ? 8 : w > most ? most : w) / 4 * 4;
@@ -1298,9 +1290,9 @@ static int small_n_warps(int n) {
 
 /* A persistent grid: p threads per block in whole warps, q blocks per SM.
  * Auto: the warps small_n_warps asks for, at most the largest block the
- * kernel's registers allow (512 x 1 for fp64), in one block per SM - on the
- * H100 one block of all the warps an SM holds beat two or three smaller
- * ones (docs/PERFORMANCE.md) - or 128 x 2 for 8 warps. */
+ * kernel's registers allow (512 x 1 for fp64), in one block per SM - one
+ * block of all the warps an SM holds beat two or three smaller ones
+ * (docs/PERFORMANCE.md, best) - or 128 x 2 for 8 warps. */
 static sim_block clamp_warps(const variant_entry *e, int p, int q, int n,
                              const sim_device_limits *lim) {
     const int max_threads = kernel_max_threads(e, lim) / 32 * 32;

@@ -23,9 +23,9 @@ extern "C" {
 
 typedef struct sim_tree sim_tree;
 
-/* Group sizes (p) the walk takes: 32, 64 or 128 bodies; auto 64 (at 1M and
- * 10M bodies 64 was as fast as 32 or faster, 128 slower:
- * docs/bench/h100-tree-run4.txt; again in h100-tree-run5*.txt). */
+/* Group sizes (p) the walk takes: 32, 64 or 128 bodies; auto 64, which was
+ * as fast as 32 or faster at large N, and 128 slower (docs/PERFORMANCE.md,
+ * "The tree"). */
 #define SIM_TREE_GROUP_MIN 32
 #define SIM_TREE_GROUP_MAX 128
 #define SIM_TREE_GROUP_AUTO 64
