@@ -2,14 +2,14 @@
 """plot-tree-sweep.py - the tree's accuracy/speed curve as a PNG for the docs.
 
 Reads the theta sweep that `test_tree_gpu --bench` prints (the table under
-"# 1M Plummer ... theta sweep" in docs/bench/h100-tree-run*.txt: theta,
+"# 1M Plummer ... theta sweep" in its logs in docs/bench/: theta,
 ms/step, build_ms, walk_ms, inter/body, depth, cells, leaves, median, p99,
 max) and draws the median and 99th-percentile relative force error against
 the milliseconds per whole step, one point per theta, with the issue's
 accuracy goals and time budget as lines.
 
     pip install matplotlib
-    scripts/plot-tree-sweep.py docs/bench/h200-tree-run6.txt docs/tree-theta-sweep.png
+    scripts/plot-tree-sweep.py SWEEP.txt docs/tree-theta-sweep.png
 """
 import sys
 

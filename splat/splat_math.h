@@ -11,10 +11,10 @@
  * - xw) / s, ...). Clipping: a point in front of the eye and between the
  * near and far planes is drawn, also where its centre lies outside the
  * picture - the part of it that is inside. That is what NVIDIA's GL does,
- * whose sprites these replace: measured on an H100 (docs/PERFORMANCE.md),
- * dropping such points as well left whole sprites missing along the edges
- * of the picture (up to 106 levels of 255 off), doing this leaves at most
- * 12. Mesa's llvmpipe drops them (clipping by the centre), so
+ * whose sprites these replace: dropping such points as well left whole
+ * sprites missing along the edges of the picture, where doing this leaves
+ * only rounding (docs/PERFORMANCE.md, "2026-11-25: CUDA draws the
+ * sprites"). Mesa's llvmpipe drops them (clipping by the centre), so
  * tests/test_splat.c compares its picture only away from the edges.
  */
 #ifndef SPLAT_MATH_H
