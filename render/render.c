@@ -271,7 +271,7 @@ void render_gl_camera(const render_view *rv, mat4 view, mat4 proj) {
     glm_vec3_scale(dir, c->distance, eye);
     glm_vec3_add(eye, center, eye);
     glm_lookat(eye, center, up, view);
-    float fov = c->fov_y > 0 ? c->fov_y : glm_rad(45.0f);
+    float fov = c->fov_y > 0 ? c->fov_y : (float)NBODY_FOV_Y_DEFAULT;
     glm_perspective(fov, aspect, c->distance * 1e-3f, c->distance * 1e3f, proj);
     if (rv->frame_scale > 0) {
         /* The lens: scale the picture about the framebuffer's centre and move
@@ -316,6 +316,8 @@ static void draw_sprites(render *r, const render_view *view, int n) {
     glUniform1f(r->u_point_px, sp.point_px);
     glUniform1f(r->u_speed_scale, sp.speed_scale);
     glUniform1f(r->u_brightness, sp.brightness);
+    _Static_assert(RENDER_COLOR_SPEED == 0 && RENDER_COLOR_COUNT == NBODY_COLOR_COMPONENT + 1,
+                   "the colour modes are 0 .. RENDER_COLOR_COUNT - 1, as the app cycles them");
     glUniform1i(r->u_color_mode, (int)sp.color);
     glUniform1i(r->u_hide_halo, sp.hide_halo ? 1 : 0);
     glEnable(GL_PROGRAM_POINT_SIZE);

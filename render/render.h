@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nbody_shared.h" /* colour modes and field of view, shared with the shaders */
+
 typedef struct render render;
 
 /* One body in the vertex buffer: position and speed (16 bytes). */
@@ -42,15 +44,20 @@ typedef struct render_camera {
     float distance; /* from the target, length units */
     float yaw;      /* radians about +z */
     float pitch;    /* radians above the x-y plane */
-    float fov_y;    /* radians; 0 -> 45 degrees */
+    float fov_y;    /* radians; 0 -> NBODY_FOV_Y_DEFAULT (45 degrees) */
 } render_camera;
 
-/* How bodies are coloured. */
+/* How bodies are coloured; the numbers are shaders/nbody_shared.h's, which
+ * bodies.vert compares u_color_mode with. */
 typedef enum render_color {
-    RENDER_COLOR_SPEED = 0, /* cool to hot with speed */
-    RENDER_COLOR_BODY,      /* a fixed colour per body (its index), to follow individuals */
-    RENDER_COLOR_GALAXY,    /* galaxy of origin: amber and sky blue */
-    RENDER_COLOR_COMPONENT, /* disk blue-white, bulge gold, halo faint violet */
+    /* cool to hot with speed */
+    RENDER_COLOR_SPEED = NBODY_COLOR_SPEED,
+    /* a fixed colour per body (its index), to follow individuals */
+    RENDER_COLOR_BODY = NBODY_COLOR_BODY,
+    /* galaxy of origin: amber and sky blue */
+    RENDER_COLOR_GALAXY = NBODY_COLOR_GALAXY,
+    /* disk blue-white, bulge gold, halo faint violet */
+    RENDER_COLOR_COMPONENT = NBODY_COLOR_COMPONENT,
     RENDER_COLOR_COUNT
 } render_color;
 

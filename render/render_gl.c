@@ -1,6 +1,8 @@
 /* render_gl.c - GL plumbing shared by render.c and render_overlay.c: loading
  * entry points, shader programs from files with their compile logs, error
- * checks. */
+ * checks. Every shader is compiled with shaders/nbody_shared.h's text
+ * inserted after its version line, so GLSL names the constants C and CUDA
+ * share with it instead of repeating their numbers. */
 #include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -76,13 +78,48 @@ char *render_gl_read_file(const char *path, const char *what, long *len, render_
     return data;
 }
 
-static GLuint compile(GLenum type, const char *dir, const char *name, render_error *err) {
+/* The header every shader gets, in the shader folder (nbody_shared.h says
+ * what it may hold). */
+#define SHARED_HEADER "nbody_shared.h"
+
+/* Where the line after the #version line starts (the first line that is
+ * one, blanks before the # allowed), or NULL when there is none. */
+static const char *after_version_line(const char *src) {
+    for (const char *line = src; *line;) {
+        const char *c = line + strspn(line, " \t");
+        const char *end = strchr(line, '\n');
+        if (strncmp(c, "#version", 8) == 0) return end ? end + 1 : NULL;
+        if (!end) return NULL;
+        line = end + 1;
+    }
+    return NULL;
+}
+
+/* Compiles dir/name with the shared header's text inserted after its
+ * #version line (which must come first, GLSL says) and a #line directive,
+ * so that the driver's log counts the file's own lines: from GLSL 3.30 on,
+ * "#line n" numbers the next line n. */
+static GLuint compile(GLenum type, const char *dir, const char *name, const char *header,
+                      render_error *err) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     char *src = render_gl_read_file(path, "shader", NULL, err);
     if (!src) return 0;
+    const char *rest = after_version_line(src);
+    if (!rest) {
+        render_gl_error(err, "start the shader with a #version line",
+                        "shader %s has no #version line", path);
+        free(src);
+        return 0;
+    }
+    int line = 1; /* of rest, in the file */
+    for (const char *c = src; c < rest; c++) line += *c == '\n';
+    char directive[32];
+    snprintf(directive, sizeof directive, "\n#line %d\n", line);
+    const GLchar *parts[] = {src, header, directive, rest};
+    const GLint lengths[] = {(GLint)(rest - src), -1, -1, -1};
     GLuint sh = glCreateShader(type);
-    glShaderSource(sh, 1, (const GLchar *const *)&src, NULL);
+    glShaderSource(sh, 4, parts, lengths);
     glCompileShader(sh);
     free(src);
     GLint ok = 0;
@@ -100,11 +137,15 @@ static GLuint compile(GLenum type, const char *dir, const char *name, render_err
 
 GLuint render_gl_program(const char *dir, const char *vs_name, const char *fs_name,
                          render_error *err) {
-    GLuint vs = compile(GL_VERTEX_SHADER, dir, vs_name, err);
-    if (!vs) return 0;
-    GLuint fs = compile(GL_FRAGMENT_SHADER, dir, fs_name, err);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, SHARED_HEADER);
+    char *header = render_gl_read_file(path, "shader header", NULL, err);
+    if (!header) return 0;
+    GLuint vs = compile(GL_VERTEX_SHADER, dir, vs_name, header, err);
+    GLuint fs = vs ? compile(GL_FRAGMENT_SHADER, dir, fs_name, header, err) : 0;
+    free(header);
     if (!fs) {
-        glDeleteShader(vs);
+        if (vs) glDeleteShader(vs);
         return 0;
     }
     GLuint prog = glCreateProgram();

@@ -37,7 +37,8 @@ bool render_gl_load(render_error *err);
 /* Reads a whole file; NULL with *err on failure. *len gets its size. */
 char *render_gl_read_file(const char *path, const char *what, long *len, render_error *err);
 
-/* Compiles and links dir/vs + dir/fs; 0 with *err (file name and driver log). */
+/* Compiles and links dir/vs + dir/fs, each with dir/nbody_shared.h's text
+ * inserted after its #version line; 0 with *err (file name and driver log). */
 GLuint render_gl_program(const char *dir, const char *vs, const char *fs, render_error *err);
 
 /* View and projection matrices of the view's orbit camera and lens

@@ -5,8 +5,8 @@
  * the copy says when it is done, and the buffer is mapped only then (or
  * when the caller must have it: map with wait), so the CPU does not wait for
  * the frame it just drew. Waiting on GL is costly beyond the wait itself:
- * on the H100 a CPU wait for GL's work wakes ~2.9 ms late
- * (docs/PERFORMANCE.md, "Where a 16K frame goes").
+ * a CPU wait for GL's work wakes late (docs/PERFORMANCE.md, "Where a 16K
+ * frame goes").
  *
  * Two formats:
  * - RGBA: the picture as drawn, 4 bytes a pixel (PNG sequences); pop hands
@@ -20,9 +20,9 @@
  *
  * - DEVICE: a copy of the picture (a blit) in a texture, for CUDA to read
  *   through interop (app_interop.c; video/ converts it). Nothing comes back
- *   to the host here. A texture, not a pixel-pack buffer: on the H100
- *   glReadPixels into a buffer took 0.13 ms of the GPU's time a 1280x720
- *   frame (docs/PERFORMANCE.md, "Recording").
+ *   to the host here. A texture, not a pixel-pack buffer: glReadPixels into
+ *   a buffer costs the GPU more time a frame than the blit
+ *   (docs/PERFORMANCE.md, "Recording").
  *
  * The buffers are used in order: a frame is pushed (copy queued), mapped
  * (the caller reads it, possibly on another thread), released (unmapped,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# gpu-check.sh - everything that needs the GPU, for the lent GPU machine
-# (../shared/device/README.md). Results land in $OUT (default ./gpu-out).
+# gpu-check.sh - everything that needs the GPU, for a lent GPU machine that
+# runs a copy of this tree. Results land in $OUT (default ./gpu-out).
 #
 #   source .devbundle/env.sh && scripts/gpu-check.sh test|bench|tree|gallery
 #

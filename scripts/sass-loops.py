@@ -13,7 +13,7 @@ fp64): each interaction - each pair, for `best` - has exactly one, so
 Every SASS instruction in the loop counts as one issue slot (the loop's NOPs
 included, there are none in practice). For fp64 it also counts the FP64-pipe
 instructions (DADD, DFMA, DMUL) per interaction. docs/PERFORMANCE.md gives the
-command and app/app_bench_report.c keeps the results.
+command and sim/sim_kernels.cu keeps the results (loop_costs).
 
     nvcc -O3 -std=c++17 --generate-code=arch=compute_90,code=sm_90 -c sim/sim_kernels.cu -o k.o
     cuobjdump -sass k.o | scripts/sass-loops.py

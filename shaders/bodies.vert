@@ -3,7 +3,8 @@
 // it shrinks with distance and fills HiDPI framebuffers the same way. Sprites
 // clamped to the minimum size are dimmed so total light is conserved. The
 // tag (galaxy in bits 0-1, component in bits 2-3) picks palettes and hides
-// the dark halo when asked.
+// the dark halo when asked. The NBODY_ names come from nbody_shared.h, which
+// the loader (render/render_gl.c) inserts after the version line.
 #version 330 core
 
 layout(location = 0) in vec4 a_body; // x, y, z, speed
@@ -14,14 +15,13 @@ uniform mat4 u_proj;
 uniform float u_point_px;    // pixels covered by a sprite of diameter 1 at distance 1
 uniform float u_speed_scale; // speed at the hot end of the palette
 uniform float u_brightness;
-uniform int u_color_mode;    // render_color: 0 speed, 1 per body, 2 galaxy, 3 component
+uniform int u_color_mode;    // render_color: NBODY_COLOR_SPEED, _BODY, _GALAXY, _COMPONENT
 uniform bool u_hide_halo;
 
 out vec3 v_color;
 
 const float MIN_PX = 1.5;
 const float MAX_PX = 96.0;
-const uint HALO = 2u;
 
 vec3 speed_palette(float t) {
     // cool blue -> white -> warm orange
@@ -42,20 +42,21 @@ vec3 body_color(int i) {
 // for common colour-vision deficiencies); bulges whiter, halos faint.
 vec3 galaxy_color(uint galaxy, uint component) {
     vec3 c = galaxy == 0u ? vec3(1.0, 0.62, 0.28) : vec3(0.32, 0.66, 1.0);
-    if (component == 1u) c = mix(c, vec3(1.0, 0.95, 0.85), 0.55);
-    if (component == HALO) c = mix(c, vec3(0.5), 0.6) * 0.3;
+    if (component == NBODY_COMPONENT_BULGE) c = mix(c, vec3(1.0, 0.95, 0.85), 0.55);
+    if (component == NBODY_COMPONENT_HALO) c = mix(c, vec3(0.5), 0.6) * 0.3;
     return c;
 }
 
 vec3 component_color(uint component) {
-    if (component == 0u) return vec3(0.55, 0.72, 1.0); // disk: blue-white
-    if (component == 1u) return vec3(1.0, 0.78, 0.4);  // bulge: gold
-    return vec3(0.55, 0.4, 0.8) * 0.3;                 // halo: faint violet
+    if (component == NBODY_COMPONENT_DISK) return vec3(0.55, 0.72, 1.0); // blue-white
+    if (component == NBODY_COMPONENT_BULGE) return vec3(1.0, 0.78, 0.4); // gold
+    return vec3(0.55, 0.4, 0.8) * 0.3;                                   // halo: faint violet
 }
 
 void main() {
-    uint galaxy = a_tag & 3u, component = (a_tag >> 2) & 3u;
-    if (u_hide_halo && component == HALO) {
+    uint galaxy = a_tag & NBODY_TAG_GALAXY_MASK;
+    uint component = (a_tag >> NBODY_TAG_COMPONENT_SHIFT) & NBODY_TAG_COMPONENT_MASK;
+    if (u_hide_halo && component == NBODY_COMPONENT_HALO) {
         gl_Position = vec4(2.0, 2.0, 2.0, 1.0); // outside the clip volume: not drawn
         gl_PointSize = 1.0;
         v_color = vec3(0.0);
@@ -68,9 +69,9 @@ void main() {
     float dim = px < MIN_PX ? (px * px) / (MIN_PX * MIN_PX) : 1.0;
     gl_PointSize = clamp(px, MIN_PX, MAX_PX);
     vec3 c;
-    if (u_color_mode == 1) c = body_color(gl_VertexID);
-    else if (u_color_mode == 2) c = galaxy_color(galaxy, component);
-    else if (u_color_mode == 3) c = component_color(component);
+    if (u_color_mode == NBODY_COLOR_BODY) c = body_color(gl_VertexID);
+    else if (u_color_mode == NBODY_COLOR_GALAXY) c = galaxy_color(galaxy, component);
+    else if (u_color_mode == NBODY_COLOR_COMPONENT) c = component_color(component);
     else c = speed_palette(clamp(a_body.w / u_speed_scale, 0.0, 1.0));
     v_color = c * u_brightness * dim;
 }

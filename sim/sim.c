@@ -291,6 +291,29 @@ static bool seed_bodies(sim *s, sim_ic ic, int n, uint64_t seed, sim_error *err)
     return true;
 }
 
+/* The operations of backend b (CUDA or CPU), or NULL. */
+static const sim_backend_ops *ops_of(sim_backend b) {
+    return b == SIM_BACKEND_CUDA ? &sim_cuda_ops : b == SIM_BACKEND_CPU ? &sim_cpu_ops : NULL;
+}
+
+int sim_methods(sim_backend b, sim_variant *out, int max) {
+    const sim_backend_ops *ops = ops_of(b);
+    return ops ? ops->methods(out, max) : 0;
+}
+
+const sim_method *sim_method_of(sim_backend b, sim_variant v) {
+    const sim_backend_ops *ops = ops_of(b);
+    return ops ? ops->method(v) : NULL;
+}
+
+const sim_method *sim_get_method(const sim *s) {
+    return s->ops->method(s->knobs.variant);
+}
+
+const char *sim_launched_build(sim *s) {
+    return s->ops->launched_build ? s->ops->launched_build(s->backend_state) : NULL;
+}
+
 sim_variant sim_variant_auto(int n) {
     return n >= SIM_TREE_CROSSOVER ? SIM_VARIANT_TREE : sim_variant_resolve(SIM_VARIANT_DEFAULT);
 }
@@ -330,7 +353,7 @@ sim *sim_create(const sim_desc *desc, sim_error *err) {
     }
     s->desc = d;
     s->backend = backend;
-    s->ops = backend == SIM_BACKEND_CUDA ? &sim_cuda_ops : &sim_cpu_ops;
+    s->ops = ops_of(backend);
     s->limits = sim_cuda_device_limits(backend == SIM_BACKEND_CUDA ? d.device : -1);
     s->backend_state = s->ops->create(d.device, err);
     if (!s->backend_state) {
@@ -423,11 +446,22 @@ static void latch_nonfinite(sim *s) {
     }
 }
 
+/* The knobs as a call hands them to the backend, with the softening
+ * squared here and only here, in both its forms (sim_step_params). */
+static sim_step_params step_params(const sim *s) {
+    sim_step_params sp = s->knobs;
+    const double eps = sp.softening;
+    sp.eps2 = eps * eps; /* exact: the product of two floats fits a double */
+    sp.eps2_kernel = fmaxf((float)sp.eps2, SIM_EPS2_FLOOR);
+    sp.eps2_kernel64 = fmax(sp.eps2, (double)SIM_EPS2_FLOOR);
+    sp.first_step = s->steps;
+    return sp;
+}
+
 void sim_step(sim *s, int steps) {
     if (steps <= 0) return;
     latch_nonfinite(s); /* before the ring forgets the call it happened in */
-    sim_step_params sp = s->knobs;
-    sp.first_step = s->steps;
+    const sim_step_params sp = step_params(s);
     s->calls[s->call_next] =
         (step_call){.first_step = s->steps, .steps = steps, .time0 = s->time, .dt = sp.dt};
     s->call_next = (s->call_next + 1) % STEP_HISTORY;
@@ -512,7 +546,8 @@ sim_params sim_get_params(const sim *s) {
 }
 
 void sim_get_bodies(sim *s, sim_body *out) {
-    s->ops->download(s->backend_state, out, &s->knobs);
+    const sim_step_params sp = step_params(s);
+    s->ops->download(s->backend_state, out, &sp);
     for (int i = 0; i < s->body_count; i++) out[i].tag = s->tags[i];
 }
 
@@ -537,11 +572,11 @@ bool sim_set_bodies(sim *s, const sim_body *bodies, int n, sim_error *err) {
 }
 
 sim_diag sim_diagnostics(sim *s) {
-    return s->ops->diagnostics(s->backend_state, s->knobs.softening, true);
+    return s->ops->diagnostics(s->backend_state, step_params(s).eps2, true);
 }
 
 sim_diag sim_moments(sim *s) {
-    sim_diag d = s->ops->diagnostics(s->backend_state, s->knobs.softening, false);
+    sim_diag d = s->ops->diagnostics(s->backend_state, step_params(s).eps2, false);
     d.total = 0; /* no potential, so no total energy */
     return d;
 }
@@ -572,6 +607,10 @@ float sim_last_step_ms(sim *s) {
 
 const char *sim_ic_name(sim_ic ic) {
     return (int)ic >= 0 && ic < SIM_IC_COUNT ? ic_names[ic] : "?";
+}
+
+bool sim_ic_galactic(sim_ic ic) {
+    return ic == SIM_IC_DISK || ic == SIM_IC_MERGER;
 }
 
 sim_ic sim_ic_from_name(const char *name) {
@@ -619,5 +658,6 @@ bool sim_measure_force_error(sim *s, int samples, uint64_t seed, sim_force_error
         set_error(err, "use the CUDA or CPU backend", "this backend cannot measure force errors");
         return false;
     }
-    return s->ops->force_error(s->backend_state, &s->knobs, samples, seed, out, err);
+    const sim_step_params sp = step_params(s);
+    return s->ops->force_error(s->backend_state, &sp, samples, seed, out, err);
 }

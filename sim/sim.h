@@ -1,10 +1,13 @@
 /* sim.h - public API of the simulation module.
  *
- * What it is: an all-pairs gravitational N-body simulation behind an opaque
- * context. Two backends sit behind the same calls: a CUDA backend (the kernel
- * ladder of the seed lecture, p x q threads per body) and a plain-C CPU
- * reference in double precision, which is both the test oracle and the
- * fallback where there is no CUDA device.
+ * What it is: a gravitational N-body simulation behind an opaque context,
+ * its forces the exact all-pairs sum or a Barnes-Hut tree. Two backends sit
+ * behind the same calls: a CUDA backend (the all-pairs kernel ladder of the
+ * "N-Body Simulation in CUDA" lecture with p x q threads per body, and a
+ * tree rebuilt on the GPU) and a plain-C CPU reference in double precision
+ * (the exact sum and a tree), which is both the test oracle and the
+ * fallback where there is no CUDA device. sim_method_of describes each
+ * backend's force methods, so callers need not name them.
  *
  * Module rules: sim/ knows nothing of OpenGL, GLFW or windows. It hands out
  * body positions as packed vertices written to a host or device pointer that
@@ -29,6 +32,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nbody_shared.h" /* the tag layout, shared with the shaders */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -51,9 +56,9 @@ typedef enum sim_ic {
     SIM_IC_COUNT
 } sim_ic;
 
-/* Force-kernel variants of the CUDA backend, in the order of the seed
- * lecture's ladder. The table with names, descriptions and launchers is in
- * sim_kernels.cu; sim_variant_info() reads it. */
+/* Force-kernel variants of the CUDA backend, in the order of the lecture's
+ * ladder, then the tree. The table with names, descriptions and launchers
+ * is in sim_kernels.cu; sim_variant_info() and sim_method_of() read it. */
 typedef enum sim_variant {
     SIM_VARIANT_DEFAULT = 0, /* in a sim_desc: sim_variant_auto(N); elsewhere: BEST */
     SIM_VARIANT_NAIVE,       /* one thread per body, array of structs, 1/sqrtf, if (i != j) */
@@ -78,6 +83,27 @@ typedef struct sim_variant_desc {
     bool fp64;               /* computes in double precision */
 } sim_variant_desc;
 
+/* How a force method's step time grows with N. */
+typedef enum sim_scaling { SIM_SCALING_N2, SIM_SCALING_NLOGN } sim_scaling;
+
+/* A force method as one row of sim's method table: what the app needs in
+ * order to show it, step through it, time it and draw its cells, without
+ * naming any method. */
+typedef struct sim_method {
+    sim_variant variant;          /* its value for sim_desc.variant and sim_set_variant */
+    const char *name;             /* "naive" ... "fp64", "tree"; CPU backend: "reference", "tree" */
+    const char *description;      /* one line: what this rung adds */
+    const char *p_meaning;        /* what p means, or NULL when p is not used */
+    const char *q_meaning;        /* likewise q */
+    bool fp64;                    /* computes in double precision */
+    bool exact;                   /* the exact pairwise sum: N^2 interactions a step */
+    bool uses_theta;              /* the opening angle (theta) shapes its forces */
+    bool has_cells;               /* sim_tree_cells returns its cells */
+    bool block_shape;             /* p and q are the method's (false on the CPU backend) */
+    sim_scaling scaling;          /* how a step's time grows with N */
+    double flops_per_interaction; /* the conventional count for GFLOP/s: 20, or 30 in fp64 */
+} sim_method;
+
 /* Rotating-shell parameters (SIM_IC_SHELL). Zero means default. */
 typedef struct sim_shell_desc {
     float inner_radius; /* 0 -> 0.625 (NVIDIA's demo ratio 2.5 : 4) */
@@ -85,10 +111,25 @@ typedef struct sim_shell_desc {
     float spin;         /* angular speed in units of sqrt(G M / outer^3); 0 -> 0.6 */
 } sim_shell_desc;
 
-/* A disk galaxy (SIM_IC_DISK, and galaxy 1 of SIM_IC_MERGER). Units: G = 1,
- * length 1 kpc, mass 10^10 solar masses, hence time 4.71 Myr and velocity
- * 207.4 km/s (docs/GALAXIES.md). The defaults make a Milky-Way-like galaxy
- * with a flat rotation curve near 1 (207 km/s). Zero means default. */
+/* Galaxy units, those of SIM_IC_DISK and SIM_IC_MERGER (sim_ic_galactic):
+ * G = 1, length 1 kpc, mass 10^10 solar masses, hence velocity
+ * sqrt(G M / L) = 207.4 km/s and time L / V = 4.71 Myr (docs/GALAXIES.md;
+ * tests/test_galaxy.c derives them from the cgs values below). */
+#define SIM_GALAXY_KPC_PER_LENGTH 1.0
+#define SIM_GALAXY_MSUN_PER_MASS 1e10
+#define SIM_GALAXY_KMS_PER_VELOCITY 207.4
+#define SIM_GALAXY_MYR_PER_TIME 4.71
+
+/* The cgs values snapshot units convert through: 1 kpc from the IAU 2012
+ * astronomical unit, the solar mass as the IAU 2015 nominal GM over CODATA
+ * 2018's G, and that G. */
+#define SIM_KPC_CM 3.0856775814913673e21
+#define SIM_MSUN_G 1.98841e33
+#define SIM_G_CGS 6.67430e-8
+
+/* A disk galaxy (SIM_IC_DISK, and galaxy 1 of SIM_IC_MERGER), in galaxy
+ * units. The defaults make a Milky-Way-like galaxy with a flat rotation
+ * curve near 1 (207 km/s). Zero means default. */
 typedef struct sim_galaxy_desc {
     float disk_mass;        /* 0 -> 5 */
     float disk_scale;       /* exponential scale length R_d; 0 -> 3 */
@@ -119,21 +160,24 @@ typedef struct sim_merger_desc {
 /* Default opening angles of the tree variant (cell size / distance): the
  * largest that meet a median relative force error <= 1e-3 and a 99th
  * percentile <= 1e-2 on a Plummer sphere with margin. The GPU walks by
- * groups (never less accurate than body by body): 0.8 gives 8.0e-4 and
- * 3.5e-3 at 1M and 10M bodies (docs/bench/h200-tree-run6.txt, an H200). The CPU
- * reference walks body by body: 0.6 gives 5.1e-4 and 1.8e-3 at 30,011,
- * where 0.8 gives 1.4e-3 (docs/TREE.md). */
+ * groups, never less accurate than body by body, and meets them at a larger
+ * angle than the CPU reference, which walks body by body (docs/TREE.md,
+ * "Measured"). */
 #define SIM_THETA_DEFAULT 0.8f
 #define SIM_THETA_DEFAULT_CPU 0.6f
 
 /* Softening 0 (none) and bodies at the same position: a pair at zero
  * separation, r^2 + eps^2 = 0, contributes no force and no potential, just
- * as a body does not act on itself - on every backend and kernel variant.
+ * as a body does not act on itself - on every backend and force method.
  * (The formula would give 0 * inf = NaN for the force and -inf for the
- * potential.) The CPU reference and the diagnostics skip such a pair; the
- * CUDA force kernels get the same zero by computing with eps^2 >= 1e-12
- * (sim_kernels.cu), which also weakens a pair at distance r by a relative
- * 1.5e-12 / r^2 when eps < 1e-6. */
+ * potential.) The CPU backend (reference and tree), the diagnostics and the
+ * exact sum of sim_measure_force_error compute with eps^2 itself and skip
+ * such a pair; every CUDA force kernel, the tree included, gets the same
+ * zero by computing with eps^2 raised to at least SIM_EPS2_FLOOR, so that
+ * such a pair's separation, 0, times a finite 1/r^3 is 0. The floor also
+ * weakens a pair at distance r by a relative 1.5e-12 / r^2 when eps is
+ * below 1e-6. sim.c squares the softening once per call, in both forms. */
+#define SIM_EPS2_FLOOR 1e-12f
 
 /* Everything sim_create needs. Zero-initialise it and set what you care
  * about; every zero field takes the default listed beside it (sokol style).
@@ -206,13 +250,14 @@ bool sim_knob_check(sim_knob k, double v, sim_error *err);
 /* Per-body tag: which galaxy (bits 0-1) and which component (bits 2-3) a
  * body was born in; 0 for the Plummer sphere and the shell. */
 typedef enum sim_component {
-    SIM_COMPONENT_DISK = 0,
-    SIM_COMPONENT_BULGE = 1,
-    SIM_COMPONENT_HALO = 2,
+    SIM_COMPONENT_DISK = NBODY_COMPONENT_DISK,
+    SIM_COMPONENT_BULGE = NBODY_COMPONENT_BULGE,
+    SIM_COMPONENT_HALO = NBODY_COMPONENT_HALO,
 } sim_component;
-#define SIM_TAG(galaxy, component) ((unsigned)(galaxy) | ((unsigned)(component) << 2))
-#define SIM_TAG_GALAXY(tag) ((tag)&3u)
-#define SIM_TAG_COMPONENT(tag) (((tag) >> 2) & 3u)
+#define SIM_TAG(galaxy, component)                                                                 \
+    ((unsigned)(galaxy) | ((unsigned)(component) << NBODY_TAG_COMPONENT_SHIFT))
+#define SIM_TAG_GALAXY(tag) ((tag)&NBODY_TAG_GALAXY_MASK)
+#define SIM_TAG_COMPONENT(tag) (((tag) >> NBODY_TAG_COMPONENT_SHIFT) & NBODY_TAG_COMPONENT_MASK)
 
 /* One body as the host sees it (double precision, owned by the caller). */
 typedef struct sim_body {
@@ -350,8 +395,9 @@ sim_diag sim_moments(sim *s);
  * queued before it on the legacy default stream and before work queued
  * there after it, as app/app_interop.c's map and unmap bracket it), else
  * host memory. Either way it is written when this returns: the call waits
- * for the GPU (on the device path because that measured faster than
- * leaving the wait to the interop unmap; sim_cuda.cu says by how much). */
+ * for the GPU (on the device path because that is faster than leaving the
+ * wait to the interop unmap: docs/PERFORMANCE.md, "The zero-copy path and
+ * the wait for the GPU"). */
 void sim_write_vertices(sim *s, sim_vertex *dst, bool dst_on_device);
 
 /* The same into CUDA device memory (CUDA backend only), queued and not
@@ -448,10 +494,41 @@ typedef struct sim_device_info {
 /* Fills *out for CUDA device `device`; false when there is none. */
 bool sim_cuda_device_info(int device, sim_device_info *out);
 
-/* From this N on the tree is faster than the best all-pairs kernel: on an
- * H100, 1.56 against 1.63 ms a step at 65,536 bodies, 1.25 against 0.45 at
- * 32,768 (docs/bench/h100-tree-run4.txt). Measured there only: on other
- * GPUs and on the CPU backend the best switch point may differ. */
+/* What the innermost loop of the CUDA build that runs method v for n
+ * bodies in blocks of p x q executes, counted in its sm_90 SASS by
+ * scripts/sass-loops.py (the command is in docs/PERFORMANCE.md). One
+ * evaluation = one MUFU.RSQ; `best` applies each pair to two bodies. */
+typedef struct sim_loop_cost {
+    const char *build;        /* "wide", "prefetching", "1024-thread", or the variant's name */
+    int instructions, rsqrts; /* of the loop */
+    int interactions;         /* per evaluation: 2 for best and fp64, else 1 */
+    int fp64_ops;             /* FP64-pipe instructions in the loop (fp64), else 0 */
+    const char *note;         /* printed after the ceiling, or NULL */
+} sim_loop_cost;
+
+/* false when there is no count (the tree, the CPU backend, v out of range).
+ * DEFAULT is resolved as sim_variant_resolve does. best's build is the one
+ * its launch would pick: by the occupancy of the current CUDA device (the
+ * one sim_create last chose) where there is a device, else by the builds'
+ * thresholds alone. p and q as launched (sim_get_params); q < 1 counts 1. */
+bool sim_loop_cost_of(sim_variant v, int n, int p, int q, sim_loop_cost *out);
+
+/* Issue lanes per SM: 4 schedulers x 32 lanes, one warp instruction each
+ * per clock. */
+#define SIM_ISSUE_LANES_PER_SM 128
+
+/* FP64 lanes per SM by dev's compute capability; 0 when unknown. */
+int sim_fp64_lanes(const sim_device_info *dev);
+
+/* The most interactions/s that loop allows on dev: SMs x 128 issue lanes x
+ * clock / (instructions / rsqrts) x interactions, and for fp64 no more than
+ * the FP64 pipe allows (its lanes per SM by compute capability). 0 when
+ * unknown. */
+double sim_loop_ceiling(const sim_loop_cost *c, const sim_device_info *dev);
+
+/* From this N on the tree is faster than the best all-pairs kernel on the
+ * GPU it was measured on (docs/PERFORMANCE.md, "The tree"); on other GPUs
+ * and on the CPU backend the best switch point may differ. */
 #define SIM_TREE_CROSSOVER 65536
 
 /* The automatic force method for n bodies: the best all-pairs kernel below
@@ -459,12 +536,30 @@ bool sim_cuda_device_info(int device, sim_device_info *out);
  * means this. */
 sim_variant sim_variant_auto(int n);
 
+/* The methods of backend b (SIM_BACKEND_CUDA or SIM_BACKEND_CPU) in ladder
+ * order: the order the K key steps through and the ladder chart shows.
+ * Writes up to max of them to out (out may be NULL) and returns how many
+ * there are (0 for any other b). CUDA: naive ... fp64, tree. CPU:
+ * reference, tree. */
+int sim_methods(sim_backend b, sim_variant *out, int max);
+
+/* The method that runs when backend b is asked for variant v (DEFAULT is
+ * resolved as sim_variant_resolve does; on the CPU backend every exact
+ * variant runs the one double-precision reference, whose row's variant is
+ * SIM_VARIANT_BEST). NULL when v is not a variant or b is neither CUDA nor
+ * CPU. The rows are static: the pointer stays valid. */
+const sim_method *sim_method_of(sim_backend b, sim_variant v);
+
+/* The running simulation's method (sim_method_of its backend and variant). */
+const sim_method *sim_get_method(const sim *s);
+
 /* Variant table and names. */
 const sim_variant_desc *sim_variant_info(sim_variant v); /* v resolved if DEFAULT */
 sim_variant sim_variant_resolve(sim_variant v); /* DEFAULT -> the best all-pairs kernel */
 sim_variant sim_variant_from_name(const char *name); /* SIM_VARIANT_COUNT if unknown */
 const char *sim_ic_name(sim_ic ic);                  /* "plummer", "shell", "disk", "merger" */
 sim_ic sim_ic_from_name(const char *name);           /* SIM_IC_COUNT if unknown */
+bool sim_ic_galactic(sim_ic ic);                     /* galaxy units (SIM_GALAXY_*): disk, merger */
 const char *sim_backend_name(sim_backend b);         /* "cuda", "cpu" */
 sim_backend sim_backend_from_name(const char *name); /* SIM_BACKEND_COUNT if unknown */
 

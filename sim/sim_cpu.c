@@ -101,21 +101,57 @@ static void exact_acc(const cpu_backend *c, int i, double eps2, double *a) {
     a[2] = az;
 }
 
-/* The CPU backend has two force methods: the exact sum above, and for the
- * variant tree the Barnes-Hut tree with sp->theta (sim_tree_cpu.c). */
+/* The CPU backend's two force methods, in ladder order: the exact sum
+ * above, which every all-pairs variant runs (its row stands for all of
+ * them as SIM_VARIANT_BEST, the default), and for the variant tree the
+ * Barnes-Hut tree with the live theta (sim_tree_cpu.c). Both in double
+ * precision; p and q mean nothing here. */
+static const sim_method cpu_method_rows[] = {
+    {
+        .variant = SIM_VARIANT_BEST,
+        .name = "reference",
+        .description = "the exact pairwise sum in double precision, plain C",
+        .fp64 = true,
+        .exact = true,
+        .scaling = SIM_SCALING_N2,
+        .flops_per_interaction = SIM_FLOPS_PER_INTERACTION_FP64,
+    },
+    {
+        .variant = SIM_VARIANT_TREE,
+        .name = "tree",
+        .description = "Barnes-Hut octree in double precision, walked body by body, quadrupoles",
+        .fp64 = true,
+        .uses_theta = true,
+        .has_cells = true,
+        .scaling = SIM_SCALING_NLOGN,
+        .flops_per_interaction = SIM_FLOPS_PER_INTERACTION_FP64,
+    },
+};
+#define CPU_METHODS ((int)(sizeof cpu_method_rows / sizeof cpu_method_rows[0]))
+
+static int cpu_methods(sim_variant *out, int max) {
+    for (int k = 0; out && k < CPU_METHODS && k < max; k++) out[k] = cpu_method_rows[k].variant;
+    return CPU_METHODS;
+}
+
+static const sim_method *cpu_method(sim_variant v) {
+    v = sim_variant_resolve(v);
+    if ((int)v <= 0 || v >= SIM_VARIANT_COUNT) return NULL;
+    return &cpu_method_rows[v == SIM_VARIANT_TREE ? 1 : 0];
+}
+
 static bool uses_tree(const sim_step_params *sp) {
-    return sp->variant == SIM_VARIANT_TREE;
+    return !cpu_method(sp->variant)->exact;
 }
 
 static void compute_acc(cpu_backend *c, const sim_step_params *sp) {
     const bool tree = uses_tree(sp);
     if (tree) {
-        sim_tree_cpu_forces(c->tree, c->pos, c->n, sp->softening, sp->theta, c->acc);
+        sim_tree_cpu_forces(c->tree, c->pos, c->n, sp->eps2, sp->theta, c->acc);
     } else {
         const int n = c->n;
-        const double eps2 = (double)sp->softening * sp->softening;
         PARALLEL_FOR
-        for (int i = 0; i < n; i++) exact_acc(c, i, eps2, &c->acc[3 * i]);
+        for (int i = 0; i < n; i++) exact_acc(c, i, sp->eps2, &c->acc[3 * i]);
     }
     c->acc_valid = true;
     c->acc_softening = sp->softening;
@@ -322,10 +358,9 @@ static double potential(const cpu_backend *c, double eps2) {
     return total;
 }
 
-static sim_diag cpu_diagnostics(void *b, float softening, bool with_potential) {
+static sim_diag cpu_diagnostics(void *b, double eps2, bool with_potential) {
     cpu_backend *c = b;
     const int n = c->n;
-    const double eps2 = (double)softening * softening;
     const double *p = c->pos;
     sim_diag d = {0};
     if (with_potential) d.potential = potential(c, eps2);
@@ -434,11 +469,10 @@ static bool cpu_force_error(void *b, const sim_step_params *sp, int samples, uin
         pick[k] = pick[j];
         pick[j] = tmp;
     }
-    const double eps2 = (double)sp->softening * sp->softening;
     PARALLEL_FOR_DYNAMIC
     for (int k = 0; k < m; k++) {
         double exact[3];
-        exact_acc(c, pick[k], eps2, exact);
+        exact_acc(c, pick[k], sp->eps2, exact);
         e[k] = sim_relative_error(&c->acc[3 * pick[k]], exact);
     }
     sim_force_error_summary(e, m, out);
@@ -467,4 +501,6 @@ const sim_backend_ops sim_cpu_ops = {
     .force_error = cpu_force_error,
     .nonfinite_step = cpu_nonfinite_step,
     .memory = cpu_memory,
+    .methods = cpu_methods,
+    .method = cpu_method,
 };

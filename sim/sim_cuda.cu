@@ -24,8 +24,8 @@
  * by the next wait of the frame, never with a wait of its own. Step timing uses
  * CUDA events that are read only once they have completed, so the frame
  * loop never waits on them. Writing vertices waits for the stream, on the
- * zero-copy interop path too: measured, that is faster than leaving the
- * ordering to the interop unmap (see cuda_vertices).
+ * zero-copy interop path too: that is faster than leaving the ordering to
+ * the interop unmap (see cuda_vertices).
  *
  * Host memory: bodies go up and come back in chunks through one fixed host
  * buffer allocated at create, so after create only the GPU allocations in
@@ -196,8 +196,9 @@ __global__ void narrow_kernel(int n, const double4a *in, float4 *out) {
     if (i < n) out[i] = make_float4((float)in[i].x, (float)in[i].y, (float)in[i].z, (float)in[i].w);
 }
 
-/* Tree sum of DIAG_COUNT values over a block of DIAG_THREADS threads
- * (seed 004's reduction, sequential addressing). Every thread gets the totals. */
+/* Tree sum of DIAG_COUNT values over a block of DIAG_THREADS threads (the
+ * sequential addressing of the classic parallel reduction). Every thread
+ * gets the totals. */
 static __device__ void block_sum(double (*sh)[DIAG_THREADS], double *v) {
     const int t = threadIdx.x;
     for (int k = 0; k < DIAG_COUNT; k++) sh[k][t] = v[k];
@@ -258,7 +259,7 @@ __global__ void diag_partial_kernel(int n, const V *pos, const V *vel, const uin
     v[DIAG_MR + 0] = m * x;
     v[DIAG_MR + 1] = m * y;
     v[DIAG_MR + 2] = m * z;
-    const int galaxy = i < n ? (tags[i] & 3) : 3;
+    const int galaxy = i < n ? (int)SIM_TAG_GALAXY(tags[i]) : 3; /* 3: counted in neither */
     for (int g = 0; g < 2; g++) {
         const double w = galaxy == g ? m : 0.0;
         v[DIAG_GALAXY + 7 * g + 0] = w;
@@ -570,8 +571,8 @@ static void compute_forces(cuda_backend *c, const sim_step_params *sp, bool acc_
     a.acc = c->acc;
     a.pos64 = c->pos64;
     a.acc64 = c->acc64;
-    a.eps2 = sp->softening * sp->softening;
-    a.eps2_64 = (double)sp->softening * sp->softening;
+    a.eps2 = sp->eps2_kernel;
+    a.eps2_64 = sp->eps2_kernel64;
     a.p = sp->p;
     a.q = sp->q;
     a.sm_count = c->sm_count;
@@ -703,11 +704,11 @@ static void cuda_download(void *b, sim_body *out, const sim_step_params *sp) {
  * path). For device memory the wait is not needed for correctness: the
  * stream is a blocking one (cudaStreamCreate), so the interop unmap on the
  * legacy default stream orders the kernel before GL's use of the buffer.
- * It is there for speed: on an H200 (2026-11-23), leaving the wait to the
- * unmap made whole frames 3x slower - 351 against about 1,000 frames/s at
- * 16K bodies (docs/PERFORMANCE.md) - since the driver's wait behind the
- * unmap is slower than this one. Without wait (sim_queue_vertices) the
- * caller waits later, after more work on the legacy stream. */
+ * It is there for speed: leaving the wait to the unmap made whole frames
+ * several times slower, since the driver's wait behind the unmap is slower
+ * than this one (docs/PERFORMANCE.md, "The zero-copy path and the wait for
+ * the GPU"). Without wait (sim_queue_vertices) the caller waits later,
+ * after more work on the legacy stream. */
 static void cuda_vertices(void *b, sim_vertex *dst, bool dst_on_device, bool wait) {
     cuda_backend *c = (cuda_backend *)b;
     float4 *out = dst_on_device ? (float4 *)dst : (float4 *)c->stage;
@@ -725,16 +726,15 @@ static void cuda_vertices(void *b, sim_vertex *dst, bool dst_on_device, bool wai
     if (wait || !dst_on_device) CUDA_CHECK(cudaStreamSynchronize(c->stream));
 }
 
-static sim_diag cuda_diagnostics(void *b, float softening, bool with_potential) {
+static sim_diag cuda_diagnostics(void *b, double eps2, bool with_potential) {
     cuda_backend *c = (cuda_backend *)b;
     const int blocks = blocks_for(c->n, DIAG_THREADS);
     if (c->fp64) {
         diag_partial_kernel<double><<<blocks, DIAG_THREADS, 0, c->stream>>>(
-            c->n, c->pos64, c->vel64, c->tags, (double)softening * softening, with_potential,
-            c->diag_partial);
+            c->n, c->pos64, c->vel64, c->tags, eps2, with_potential, c->diag_partial);
     } else {
         diag_partial_kernel<float><<<blocks, DIAG_THREADS, 0, c->stream>>>(
-            c->n, c->pos, c->vel, c->tags, softening * softening, with_potential, c->diag_partial);
+            c->n, c->pos, c->vel, c->tags, (float)eps2, with_potential, c->diag_partial);
     }
     CUDA_CHECK_LAUNCH();
     diag_total_kernel<<<1, DIAG_THREADS, 0, c->stream>>>(blocks, c->diag_partial);
@@ -837,7 +837,7 @@ static bool cuda_force_error(void *b, const sim_step_params *sp, int samples, ui
                              sim_force_error *out, sim_error *err) {
     cuda_backend *c = (cuda_backend *)b;
     ensure_forces(c, sp);
-    return sim_tree_force_error(c->n, c->pos, c->acc, c->pos64, c->acc64, c->fp64, sp->softening,
+    return sim_tree_force_error(c->n, c->pos, c->acc, c->pos64, c->acc64, c->fp64, sp->eps2,
                                 samples, seed, out, err, c->stream);
 }
 
@@ -859,10 +859,40 @@ extern "C" bool sim_cuda_device_info(int device, sim_device_info *out) {
     return true;
 }
 
+/* The kernel table's order is the ladder: naive ... fp64, then the tree. */
+static int cuda_methods(sim_variant *out, int max) {
+    for (int v = 1; v < SIM_VARIANT_COUNT; v++) {
+        if (out && v - 1 < max) out[v - 1] = (sim_variant)v;
+    }
+    return SIM_VARIANT_COUNT - 1;
+}
+
+static const char *cuda_launched_build(void *b) {
+    cuda_backend *c = (cuda_backend *)b;
+    return c->best ? kernels_best_plan_build(c->best) : NULL;
+}
+
 extern "C" const sim_backend_ops sim_cuda_ops = {
-    "cuda",          cuda_create,        cuda_destroy,      cuda_reserve,
-    cuda_upload,     cuda_set_precision, cuda_download,     cuda_step,
-    cuda_vertices,   cuda_diagnostics,   cuda_last_step_ms, cuda_wait_timing,
-    cuda_invalidate, cuda_tree_stats,    cuda_tree_cells,   cuda_force_error,
-    cuda_prepare_variant, cuda_nonfinite_step, cuda_memory,
+    "cuda",
+    cuda_create,
+    cuda_destroy,
+    cuda_reserve,
+    cuda_upload,
+    cuda_set_precision,
+    cuda_download,
+    cuda_step,
+    cuda_vertices,
+    cuda_diagnostics,
+    cuda_last_step_ms,
+    cuda_wait_timing,
+    cuda_invalidate,
+    cuda_tree_stats,
+    cuda_tree_cells,
+    cuda_force_error,
+    cuda_prepare_variant,
+    cuda_nonfinite_step,
+    cuda_memory,
+    cuda_methods,
+    kernels_method,
+    cuda_launched_build,
 };

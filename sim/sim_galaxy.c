@@ -1,7 +1,8 @@
 /* sim_galaxy.c - self-consistent disk galaxies and two of them on an orbit.
  *
  * Units: G = 1, length 1 kpc, mass 10^10 solar masses; so time 4.71 Myr and
- * velocity 207.4 km/s (docs/GALAXIES.md derives them).
+ * velocity 207.4 km/s (sim.h's SIM_GALAXY_* constants; docs/GALAXIES.md
+ * derives them).
  *
  * A galaxy is three components of one all-pairs system (tags say which):
  *  - an exponential disk, surface density ~ exp(-R/R_d), vertical profile

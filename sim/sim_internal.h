@@ -21,6 +21,13 @@ extern "C" {
 typedef struct sim_step_params {
     float dt;
     float softening;
+    /* The softening squared, computed once per call by sim.c (sim.h says
+     * why two forms): exact, for the CPU backend and the exact sums that
+     * skip a pair at zero separation; and raised to SIM_EPS2_FLOOR, for
+     * every CUDA force kernel, in float and (fp64) in double. */
+    double eps2;
+    float eps2_kernel;
+    double eps2_kernel64;
     float damping;
     float theta;         /* tree opening angle (variant tree) */
     sim_variant variant; /* resolved */
@@ -51,8 +58,9 @@ typedef struct sim_backend_ops {
     void (*step)(void *b, const sim_step_params *sp, int steps);
     /* wait false (device memory only): queued, not waited for. */
     void (*vertices)(void *b, sim_vertex *dst, bool dst_on_device, bool wait);
-    /* with_potential false skips the O(N^2) potential (W and E stay 0). */
-    sim_diag (*diagnostics)(void *b, float softening, bool with_potential);
+    /* eps2: sim_step_params.eps2. with_potential false skips the O(N^2)
+     * potential (W and E stay 0). */
+    sim_diag (*diagnostics)(void *b, double eps2, bool with_potential);
     float (*last_step_ms)(void *b);
     /* Waits for the timing of the last step call to be readable. */
     void (*wait_timing)(void *b);
@@ -76,7 +84,19 @@ typedef struct sim_backend_ops {
     /* Adds what n bodies with force method v need to out (host and device
      * bytes) and fills device_free (sim_memory_estimate). */
     void (*memory)(void *b, int n, sim_variant v, sim_memory *out);
+    /* The backend's method table, with no backend state: its variants in
+     * ladder order (sim_methods) and the row that runs variant v, NULL when
+     * v is not a variant (sim_method_of). */
+    int (*methods)(sim_variant *out, int max);
+    const sim_method *(*method)(sim_variant v);
+    /* sim_launched_build; NULL: the backend launches no builds. */
+    const char *(*launched_build)(void *b);
 } sim_backend_ops;
+
+/* GFLOP/s as NVIDIA's nbody sample counts it: 20 flops per interaction in
+ * float, 30 in double, whatever a kernel executes (sim_method). */
+#define SIM_FLOPS_PER_INTERACTION 20.0
+#define SIM_FLOPS_PER_INTERACTION_FP64 30.0
 
 extern const sim_backend_ops sim_cpu_ops;
 extern const sim_backend_ops sim_cuda_ops;
@@ -95,6 +115,29 @@ sim_device_limits sim_cuda_device_limits(int device);
 
 /* The variant's clamp rules (sim_kernels.cu). p or q <= 0 ask for auto. */
 sim_block sim_kernels_clamp(sim_variant v, int p, int q, int n, const sim_device_limits *lim);
+
+/* sim_loop_cost_of with the device said outright: true asks the current
+ * device's occupancy as the launch does, false answers from the builds'
+ * thresholds alone (what sim_loop_cost_of does where there is no device). */
+bool sim_kernels_loop_cost(sim_variant v, int n, int p, int q, bool device, sim_loop_cost *out);
+
+/* A build of best's kernel, or fp64's one (sim_kernels.cu), as the
+ * selection and the cost rows must agree on it (tests/test_methods.c). */
+typedef struct sim_kernel_build {
+    const char *name; /* its sim_loop_cost row's build */
+    bool fp64;
+    int b;           /* i bodies per lane */
+    int unroll;      /* j steps per pass of its unrolled loop (of b pairs each) */
+    int max_threads; /* its largest block; without a device, also its most threads an SM */
+    int min_n;       /* it runs from this N on */
+} sim_kernel_build;
+
+/* Writes up to max builds to out (out may be NULL); returns how many. */
+int sim_kernels_builds(sim_kernel_build *out, int max);
+
+/* The build the last force evaluation of best or fp64 launched (its
+ * sim_loop_cost row's name); NULL before one, or on the CPU backend. */
+const char *sim_launched_build(sim *s);
 
 /* Initial conditions (sim_ic.c): fills out[0..n-1] with zero centre of mass
  * and momentum. Plummer and shell have total mass 1; galaxies are in their
@@ -149,8 +192,9 @@ double sim_tree_cpu_bytes(int n);
 /* Allocates for n bodies, worst case; false (with *err) keeps the old arrays. */
 bool sim_tree_cpu_reserve(sim_tree_cpu *t, int n, sim_error *err);
 /* Builds the tree of pos[4*i] = x, y, z, m (i < n <= reserved) and writes
- * acc[3*i]; theta in (0, 1]. Cannot fail. */
-void sim_tree_cpu_forces(sim_tree_cpu *t, const double *pos, int n, double softening, double theta,
+ * acc[3*i] with the softening squared eps2 (sim_step_params.eps2); theta
+ * in (0, 1]. Cannot fail. */
+void sim_tree_cpu_forces(sim_tree_cpu *t, const double *pos, int n, double eps2, double theta,
                          double *acc);
 /* Stats of the last sim_tree_cpu_forces (valid false before it). */
 sim_tree_stats sim_tree_cpu_stats(const sim_tree_cpu *t);

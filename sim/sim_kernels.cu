@@ -1,18 +1,21 @@
-/* sim_kernels.cu - the force kernels, one per rung of the seed lecture's
- * ladder, side by side, and the table that names them.
+/* sim_kernels.cu - the force kernels, one per rung of the ladder of the
+ * "N-Body Simulation in CUDA" lecture (after Burtscher's tutorial), side by
+ * side, the table that names them, and what each one's inner loop executes.
  *
  * Every kernel computes, for each body i,
  *     a_i = sum_{j != i} m_j (r_j - r_i) / (|r_j - r_i|^2 + eps^2)^(3/2)
- * (eps^2 at least EPS2_MIN, below) and writes it to acc[i]; sim_cuda.cu does
- * the integrating. Each rung keeps everything of the one before and adds one
- * idea, so reading this file top to bottom is the lecture (seed 000) with the
- * tiles and p x q threads per body of GPU Gems 3 (seed 001) in the middle.
- * Every variant is correct for any N (partial tiles are padded with massless
- * bodies) and any p, q the clamp allows, and is tested against the
- * double-precision CPU reference at every block shape (tests/test_gpu.c).
+ * (eps^2 at least SIM_EPS2_FLOOR, below) and writes it to acc[i];
+ * sim_cuda.cu does the integrating. Each rung keeps everything of the one
+ * before and adds one idea, so reading this file top to bottom is the
+ * lecture, with the tiles and p x q threads per body of GPU Gems 3, ch. 31
+ * (Nyland, Harris and Prins) in the middle. Every variant is correct for
+ * any N (partial tiles are padded with massless bodies) and any p, q the
+ * clamp allows, and is tested against the double-precision CPU reference at
+ * every block shape (tests/test_gpu.c).
  *
- * Timings and the instruction counts of each rung on the H100 are in
- * docs/PERFORMANCE.md.
+ * Time a rung with `nbody --benchmark --variant NAME` (add --n, --p, --q
+ * lists to sweep); the figures and the instruction counts of each rung are
+ * in docs/PERFORMANCE.md, "The ladder".
  */
 #include <cuda_runtime.h>
 #include <limits.h>
@@ -25,23 +28,15 @@
 #include "sim_pairmap.h"
 #include "sim_tree.h"
 
-/* Every launcher computes with eps^2 >= EPS2_MIN (a softening of 1e-6 length
- * units, far below any scale the scenes resolve). That floor is what makes a
- * pair at zero separation contribute nothing, as sim.h defines for eps = 0:
- * dx = dy = dz = 0 times a finite m/r^3 (at most m * 1e18, finite for any
- * mass below 3e20) is exactly 0, where eps = 0 would give 0 * inf = NaN.
- * The same product is how the rungs from "noif" on drop the self-interaction
- * without a branch; the rungs before it keep their if (i != j) and need the
- * floor only for distinct bodies that coincide. Cost: one fmaxf on the host
- * per launch, no instruction in any kernel. Where eps^2 < EPS2_MIN (eps = 0)
- * the floor weakens a pair at distance r by a relative 1.5e-12 / r^2
- * (r = 1e-3: 1.5e-6). */
-#define EPS2_MIN 1e-12f
-
-/* The softening squared a kernel computes with (see EPS2_MIN). */
-static float eps2_floor(float eps2) {
-    return fmaxf(eps2, EPS2_MIN);
-}
+/* Every kernel computes with eps^2 >= SIM_EPS2_FLOOR (sim.h), which sim.c
+ * applies once per step call (sim_step_params.eps2_kernel): that floor is
+ * what makes a pair at zero separation contribute nothing, as sim.h defines
+ * for eps = 0: dx = dy = dz = 0 times a finite m/r^3 (at most m * 1e18,
+ * finite for any mass below 3e20) is exactly 0, where eps = 0 would give
+ * 0 * inf = NaN. The same product is how the rungs from "noif" on drop the
+ * self-interaction without a branch; the rungs before it keep their
+ * if (i != j) and need the floor only for distinct bodies that coincide.
+ * No instruction in any kernel. */
 
 static int div_up(int a, int b) {
     return (a + b - 1) / b;
@@ -74,8 +69,7 @@ __global__ void forces_naive_kernel(int n, const float4 *pos, float4 *acc, float
 }
 
 static void forces_naive(const force_args *a, cudaStream_t stream) {
-    forces_naive_kernel<<<div_up(a->n, a->p), a->p, 0, stream>>>(a->n, a->pos, a->acc,
-                                                                 eps2_floor(a->eps2));
+    forces_naive_kernel<<<div_up(a->n, a->p), a->p, 0, stream>>>(a->n, a->pos, a->acc, a->eps2);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -106,7 +100,7 @@ __global__ void forces_soa_kernel(int n, const float *x, const float *y, const f
 
 static void forces_soa(const force_args *a, cudaStream_t stream) {
     forces_soa_kernel<<<div_up(a->n, a->p), a->p, 0, stream>>>(a->n, a->x, a->y, a->z, a->m, a->acc,
-                                                               eps2_floor(a->eps2));
+                                                               a->eps2);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -137,7 +131,7 @@ __global__ void forces_rsqrt_kernel(int n, const float *x, const float *y, const
 
 static void forces_rsqrt(const force_args *a, cudaStream_t stream) {
     forces_rsqrt_kernel<<<div_up(a->n, a->p), a->p, 0, stream>>>(a->n, a->x, a->y, a->z, a->m,
-                                                                 a->acc, eps2_floor(a->eps2));
+                                                                 a->acc, a->eps2);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -171,7 +165,8 @@ static __device__ void load_tile(const force_args &a, const tile_smem &s, int ba
 }
 
 /* Adds the q row partials of one body per column (a tree over rows that
- * works for any q, seed 004's sequential addressing) and returns the sum in
+ * works for any q: the sequential addressing of the classic parallel
+ * reduction) and returns the sum in
  * row 0. Uses 3 * p * q floats of smem; the caller has passed a barrier
  * after its last read of the tile, and this ends with one. */
 static __device__ float3 reduce_rows(float *smem, float3 v) {
@@ -243,9 +238,7 @@ __global__ void forces_tiled_kernel(force_args a) {
 }
 
 static void forces_tiled(const force_args *a, cudaStream_t stream) {
-    force_args b = *a;
-    b.eps2 = eps2_floor(a->eps2);
-    forces_tiled_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(b);
+    forces_tiled_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(*a);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -281,14 +274,12 @@ __global__ void forces_unrolled_kernel(force_args a) {
 }
 
 static void forces_unrolled(const force_args *a, cudaStream_t stream) {
-    force_args b = *a;
-    b.eps2 = eps2_floor(a->eps2);
-    forces_unrolled_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(b);
+    forces_unrolled_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(*a);
     CUDA_CHECK_LAUNCH();
 }
 
 /* ======================================================================== */
-/* Rung 6 - noif: the softening (at least EPS2_MIN) keeps the self-term
+/* Rung 6 - noif: the softening (at least SIM_EPS2_FLOOR) keeps the self-term
  * finite (dx = 0, so it adds 0) and padding bodies have no mass, so the
  * branch goes and the unrolled loop is straight-line code. */
 
@@ -318,9 +309,7 @@ __global__ void forces_noif_kernel(force_args a) {
 }
 
 static void forces_noif(const force_args *a, cudaStream_t stream) {
-    force_args b = *a;
-    b.eps2 = eps2_floor(a->eps2);
-    forces_noif_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(b);
+    forces_noif_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(*a);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -356,9 +345,7 @@ __global__ void forces_fma_kernel(force_args a) {
 }
 
 static void forces_fma(const force_args *a, cudaStream_t stream) {
-    force_args b = *a;
-    b.eps2 = eps2_floor(a->eps2);
-    forces_fma_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(b);
+    forces_fma_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(*a);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -368,7 +355,7 @@ static void forces_fma(const force_args *a, cudaStream_t stream) {
  * scalings around MUFU.RSQ; the PTX instruction rsqrt.approx.ftz.f32 is
  * MUFU.RSQ by itself. (The lecture got this with -use_fast_math / -ftz=true
  * for the whole file; a per-kernel intrinsic keeps the other rungs as they
- * were.) The input is r^2 + eps^2 >= EPS2_MIN = 1e-12, so it is never
+ * were.) The input is r^2 + eps^2 >= SIM_EPS2_FLOOR, so it is never
  * denormal anyway. */
 
 static __device__ __forceinline__ float rsqrt_ftz(float x) {
@@ -403,9 +390,7 @@ __global__ void forces_fast_kernel(force_args a) {
 }
 
 static void forces_fast(const force_args *a, cudaStream_t stream) {
-    force_args b = *a;
-    b.eps2 = eps2_floor(a->eps2);
-    forces_fast_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(b);
+    forces_fast_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(*a);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -635,34 +620,30 @@ static __device__ __forceinline__ void best_rotate(int lane, T &bx, T &by, T &bz
  * per group of sim_pairmap.h) as its registers hold. float has six: the
  * folded loop or the plain one (best_i; forces_pairs picks by masses and
  * softening) in each of three kinds (best_build; the plan picks by N and
- * block):
- *   wide      B = 6, prefetching, 95 registers (sm_90; the plain loop 93):
- *             blocks of at most BEST_WIDE_THREADS, from BEST_WIDE_MIN_N
- *             bodies;
- *   prefetch  B = 4, prefetching, 80 registers (79): blocks of at most
- *             BEST_PREFETCH_THREADS;
+ * block, best_build_for):
+ *   wide      B = 6, prefetching: blocks of at most BEST_WIDE_THREADS, from
+ *             BEST_WIDE_MIN_N bodies;
+ *   prefetch  B = 4, prefetching: blocks of at most BEST_PREFETCH_THREADS;
  *   plain     B = 4, held to 64 registers, so that 1024 threads (32 warps)
  *             fit an SM.
  * PREFETCH fetches the next task's j positions into registers while this
  * task's steps run, so a warp starting a task does not wait for global
- * memory. On the H100 (docs/PERFORMANCE.md, `best`): item 7, the prefetch
- * made 16,384 bodies 3 % faster (plain loop, B = 4); item 8, with the folded
- * loop the prefetching build in blocks of 768 beat the 1024-thread one at
- * large N (2,983-3,017 against 2,831-2,860 x 10^9 interactions/s at 262,144
- * bodies); item 9, six i bodies per lane spread each step's shuffles and
- * shared load over 6 pairs instead of 4 and make a task 1.5 times the work
- * for the same bookkeeping: 16.83 issue slots per pair instead of 17.31,
- * 3,090-3,115 against 2,992-3,015 at 262,144 bodies (640 x 1 against
- * 768 x 1), 2,680-2,700 against 2,628-2,643 at 16,384, but 3-18 % slower
- * from 1,536 to 12,288 bodies, so the B = 4 builds run below 16,384.
- * Prefetching through cp.async into a second set of shared slots instead,
- * which needs no registers, was slower at every N (item 7) and is not kept.
- * double has one build, B = 4, plain, in blocks of at most 512 threads: its
- * loop needs 128 registers (sm_90); held to 96 (640 threads) it spills. */
+ * memory; with the folded loop, the prefetching build in its smaller blocks
+ * beats the 1024-thread one at large N. Six i bodies per lane spread each
+ * step's shuffles and shared load over 6 pairs instead of 4 and make a
+ * task 1.5 times the work for the same bookkeeping (fewer issue slots a
+ * pair: loop_costs), which pays from BEST_WIDE_MIN_N bodies and costs
+ * below it. Prefetching through cp.async into a second set of shared slots
+ * instead, which needs no registers, was slower at every N and is not
+ * kept. double has one build, B = 4, plain, in blocks of at most
+ * BEST_FP64_THREADS: held to the registers of larger blocks its loop
+ * spills. Measured: docs/PERFORMANCE.md, "best: how it got there". */
 enum best_build { BEST_PLAIN, BEST_PREFETCH, BEST_WIDE };
-#define BEST_B 4        /* i bodies per lane: plain, prefetch and fp64 */
-#define BEST_WIDE_B 6   /* ... wide */
-#define BEST_WIDE_MIN_N 16384
+#define BEST_B 4                  /* i bodies per lane: plain, prefetch and fp64 */
+#define BEST_WIDE_B 6             /* ... wide */
+#define BEST_WIDE_MIN_N 16384     /* the wide build wins from this N (docs/PERFORMANCE.md, best) */
+/* The largest blocks of the builds but the 1024-thread one: as many
+ * threads as leave each the registers it needs (__launch_bounds__). */
 #define BEST_WIDE_THREADS 640
 #define BEST_PREFETCH_THREADS 768
 #define BEST_FP64_THREADS 512
@@ -670,7 +651,7 @@ enum best_build { BEST_PLAIN, BEST_PREFETCH, BEST_WIDE };
 /* A build's B: the one place that ties the walks the plan makes to the
  * kernel that runs them (walks made for another B never meet their last
  * task, and the kernel would not end). Checking B in the kernel instead
- * (a trap on a mismatch) cost 1 % on the H100 (docs/PERFORMANCE.md, item 9). */
+ * (a trap on a mismatch) measured slower (docs/PERFORMANCE.md, best). */
 constexpr int best_b_of(best_build k) {
     return k == BEST_WIDE ? BEST_WIDE_B : BEST_B;
 }
@@ -709,8 +690,7 @@ __global__ void __launch_bounds__(best_max_threads<T, B, PREFETCH>(), 1)
         int s1 = sim_pairmap_walk_s1(&W);
         /* Held in a register: left to itself the compiler recomputes s1
          * from W inside the step loop, one instruction more per 8 steps and
-         * a schedule that ran 1-2 % slower on the H100 from 6,144 bodies
-         * (docs/PERFORMANCE.md, `best` item 9). */
+         * a schedule that measured slower (docs/PERFORMANCE.md, best). */
         asm volatile("" : "+r"(s1));
         const V *q;
         if (PREFETCH) { /* move on now, and fetch the next task's j bodies */
@@ -794,17 +774,29 @@ static int best_parts(int n, int b, long long warps) {
     return parts;
 }
 
+/* The smallest N a build runs at: the wide build's extra i bodies per lane
+ * only pay off from BEST_WIDE_MIN_N (docs/PERFORMANCE.md, `best`). */
+constexpr int best_min_n(best_build k) {
+    return k == BEST_WIDE ? BEST_WIDE_MIN_N : 0;
+}
+
 /* Whether float's build K (folded and plain) runs blocks of p threads, q
  * per SM: at most its largest block, and all q must fit an SM at once (the
  * grid is persistent: a block that waited for another would make a second
- * wave). */
-template <best_build K> static bool best_fits(int p, int q) {
+ * wave). On a device (the current one) its occupancy says; without one
+ * (device false: sim_loop_cost_of on a machine with no GPU) the threads an
+ * SM decide, at most its largest block in all, which its registers always
+ * fit (__launch_bounds__). The two agree but for a few unusual shapes (a
+ * build may fit a little more than its largest block in smaller blocks). */
+template <best_build K> static bool best_fits(int p, int q, bool device) {
     constexpr int B = best_b_of(K);
     constexpr bool PREFETCH = K != BEST_PLAIN;
+    constexpr int most = best_max_threads<float, B, PREFETCH>();
     int blocks = 0;
-    if (p > best_max_threads<float, B, PREFETCH>()) return false;
-    for (void (*k)(force_args) :
-         {forces_best_kernel<float, B, PREFETCH, true>, forces_best_kernel<float, B, PREFETCH, false>}) {
+    if (p > most) return false;
+    if (!device) return (long long)p * (q > 1 ? q : 1) <= most;
+    for (void (*k)(force_args) : {forces_best_kernel<float, B, PREFETCH, true>,
+                                  forces_best_kernel<float, B, PREFETCH, false>}) {
         if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                 &blocks, k, p, best_smem_bytes<float>(p)) != cudaSuccess ||
             blocks < q) {
@@ -815,11 +807,12 @@ template <best_build K> static bool best_fits(int p, int q) {
     return true;
 }
 
-/* The build for n bodies in blocks of p threads, q per SM (best_build). */
-static best_build best_build_for(int n, int p, int q, bool fp64) {
+/* The build for n bodies in blocks of p threads, q per SM (best_build):
+ * the plan's choice, and sim_loop_cost_of's. */
+static best_build best_build_for(int n, int p, int q, bool fp64, bool device) {
     if (fp64) return BEST_PLAIN;
-    if (n >= BEST_WIDE_MIN_N && best_fits<BEST_WIDE>(p, q)) return BEST_WIDE;
-    return best_fits<BEST_PREFETCH>(p, q) ? BEST_PREFETCH : BEST_PLAIN;
+    if (n >= best_min_n(BEST_WIDE) && best_fits<BEST_WIDE>(p, q, device)) return BEST_WIDE;
+    return best_fits<BEST_PREFETCH>(p, q, device) ? BEST_PREFETCH : BEST_PLAIN;
 }
 
 /* The plan for this launch: the build to run, and each warp's first and
@@ -828,8 +821,7 @@ static best_build best_build_for(int n, int p, int q, bool fp64) {
  * group and chunk; the host computes the walks instead, with the function
  * the CPU test checks, when N, the block shape or the precision changes,
  * and copies them in stream order; the copy is from pageable memory, so
- * that once the CPU waits for the stream. (Measured with the rest of item 7
- * in docs/PERFORMANCE.md.) */
+ * that once the CPU waits for the stream (docs/PERFORMANCE.md, best). */
 static const best_plan *best_plan_for(best_plan *p, const force_args *a, bool fp64,
                                       cudaStream_t stream) {
     if (p->n == a->n && p->p == a->p && p->q == a->q && p->sm_count == a->sm_count &&
@@ -848,7 +840,7 @@ static const best_plan *best_plan_for(best_plan *p, const force_args *a, bool fp
         fprintf(stderr, "sim: no host memory for best's plan of %lld warps\n", warps);
         abort();
     }
-    p->build = best_build_for(a->n, a->p, a->q, fp64);
+    p->build = best_build_for(a->n, a->p, a->q, fp64, true);
     p->b = best_b_of(p->build);
     const long long chunks = sim_pairmap_chunks(a->n);
     const int parts = best_parts(a->n, p->b, warps);
@@ -880,16 +872,14 @@ static void best_launch(bool fold, int blocks, int threads, size_t smem, cudaStr
     CUDA_CHECK_LAUNCH();
 }
 
-/* The launcher of best (T = float) and fp64 (T = double): eps^2 raised to
- * the floor, acc zeroed unless the integrator left zeros, the plan (with
- * the build best_build_for picks by N and block: wide, prefetching or
- * 1024-thread), and float's folded loop where the masses and the softening
- * allow it (best_i). */
+/* The launcher of best (T = float) and fp64 (T = double): acc zeroed
+ * unless the integrator left zeros, the plan (with the build
+ * best_build_for picks by N and block: wide, prefetching or 1024-thread),
+ * and float's folded loop where the masses and the softening allow it
+ * (best_i). */
 template <typename T> static void forces_pairs(const force_args *a, cudaStream_t stream) {
     constexpr bool fp64 = sizeof(T) == 8;
     force_args b = *a;
-    b.eps2 = eps2_floor(a->eps2);
-    b.eps2_64 = fmax(a->eps2_64, (double)EPS2_MIN);
     if (!a->acc_zero) { /* sums by atomics; the integrator clears acc between steps */
         void *acc = fp64 ? (void *)a->acc64 : (void *)a->acc;
         CUDA_CHECK(cudaMemsetAsync(acc, 0, sizeof(typename vec4<T>::type) * a->n, stream));
@@ -918,9 +908,172 @@ template <typename T> static void forces_pairs(const force_args *a, cudaStream_t
  * the same launcher, forces_pairs<double>. Each pair is 20 FP64 operations
  * for two interactions (3 DADD, 3 DFMA for r^2, 6 for r^-3, 2 DMUL for the
  * masses, 6 DFMA into both sums), where one interaction at a time costs 16.
- * The FP64 pipe, not issue, is the limit here: it has 64 lanes per SM on an
- * H100, half the 128 of the issue rate, and 640 of the loop's 789
- * instructions (sm_90) are FP64. The sums use double atomics (sm_60 on). */
+ * The FP64 pipe, not issue, is the limit here: even where it is widest it
+ * has half the lanes of the issue rate (sim_fp64_lanes), and most of the
+ * loop's instructions are FP64 (its row in loop_costs, below). The sums
+ * use double atomics (sm_60 on). */
+
+/* ======================================================================== */
+/* What each kernel's innermost loop executes: the table behind the
+ * benchmark's issue ceiling (sim_loop_cost_of, sim_loop_ceiling), keyed by
+ * the build that runs, so that best's row is always the one of the build
+ * its plan launches (best_build_for decides both).
+ *
+ * Counted in `cuobjdump -sass` of the sm_90 Release build by
+ * scripts/sass-loops.py (command and date in docs/PERFORMANCE.md,
+ * "Counting first"): of each kernel's innermost loops, the one holding the
+ * most MUFU.RSQ; its instructions over its MUFU.RSQ count are the issue
+ * slots per evaluation. An evaluation is one interaction, except for best
+ * and fp64, where it is one pair applied to two bodies; their unrolled loop
+ * evaluates BEST_UNROLL steps of B pairs, one MUFU.RSQ each (checked below
+ * and by tests/test_methods.c). fp64 also counts its FP64-pipe
+ * instructions (DADD, DFMA, DMUL), the tighter limit there. Re-count after
+ * changing a kernel.
+ *
+ * best's rows are its folded loop's; with softening < 1e-3 or a massless
+ * body best runs the plain loop of the same build instead (best_i), one
+ * instruction a pair more, whose count the note gives. */
+#define BEST_PLAIN_NOTE                                                                            \
+    "; its folded loop: with softening < 1e-3 or massless bodies the plain one, "
+
+struct loop_cost_row {
+    sim_variant variant;
+    int build; /* best: its best_build; every other kernel has one build, -1 */
+    sim_loop_cost cost;
+};
+
+static constexpr loop_cost_row loop_costs[] = {
+    {SIM_VARIANT_NAIVE, -1, {"naive", 47, 1, 1, 0, nullptr}},
+    {SIM_VARIANT_SOA, -1, {"soa", 56, 1, 1, 0, nullptr}},
+    {SIM_VARIANT_RSQRT, -1, {"rsqrt", 36, 1, 1, 0, nullptr}},
+    {SIM_VARIANT_TILED, -1, {"tiled", 35, 1, 1, 0, nullptr}},
+    {SIM_VARIANT_UNROLLED, -1, {"unrolled", 225, 8, 1, 0, nullptr}},
+    {SIM_VARIANT_NOIF, -1, {"noif", 175, 8, 1, 0, nullptr}},
+    {SIM_VARIANT_FMA, -1, {"fma", 167, 8, 1, 0, nullptr}},
+    {SIM_VARIANT_FAST, -1, {"fast", 143, 8, 1, 0, nullptr}},
+    {SIM_VARIANT_BEST,
+     BEST_PLAIN,
+     {"1024-thread", 554, 32, 2, 0,
+      ", the 1024-thread build (4 i bodies per lane)" BEST_PLAIN_NOTE "18.28"}},
+    {SIM_VARIANT_BEST,
+     BEST_PREFETCH,
+     {"prefetching", 552, 32, 2, 0,
+      ", the prefetching build (4 i bodies per lane)" BEST_PLAIN_NOTE "18.34"}},
+    {SIM_VARIANT_BEST,
+     BEST_WIDE,
+     {"wide", 808, 48, 2, 0, ", the wide build (6 i bodies per lane)" BEST_PLAIN_NOTE "17.92"}},
+    {SIM_VARIANT_FP64, -1, {"fp64", 782, 32, 2, 640, nullptr}},
+};
+
+/* One row per build of every all-pairs kernel: best's three, one each for
+ * the others. */
+constexpr int rows_for(sim_variant v, int build) {
+    int count = 0;
+    for (const loop_cost_row &r : loop_costs) count += r.variant == v && r.build == build;
+    return count;
+}
+constexpr bool rows_cover_builds() {
+    for (int v = SIM_VARIANT_NAIVE; v <= SIM_VARIANT_FP64; v++) {
+        if (v == SIM_VARIANT_BEST) {
+            for (best_build k : {BEST_PLAIN, BEST_PREFETCH, BEST_WIDE}) {
+                if (rows_for(SIM_VARIANT_BEST, k) != 1) return false;
+            }
+        } else if (rows_for((sim_variant)v, -1) != 1) {
+            return false;
+        }
+    }
+    return sizeof loop_costs / sizeof loop_costs[0] == SIM_VARIANT_FP64 + 2;
+}
+static_assert(rows_cover_builds(), "loop_costs: one row per build of every all-pairs kernel");
+
+/* best's and fp64's rows count BEST_UNROLL x B evaluations of two
+ * interactions each, B being their build's. */
+constexpr bool pair_rows_match_builds() {
+    for (const loop_cost_row &r : loop_costs) {
+        if (r.variant != SIM_VARIANT_BEST && r.variant != SIM_VARIANT_FP64) continue;
+        const int b = r.variant == SIM_VARIANT_BEST ? best_b_of((best_build)r.build) : BEST_B;
+        if (r.cost.rsqrts != BEST_UNROLL * b || r.cost.interactions != 2) return false;
+    }
+    return true;
+}
+static_assert(pair_rows_match_builds(), "best's and fp64's loop costs must match their builds' B");
+
+/* The row of variant v's kernel build `build` (-1 but for best); NULL for
+ * the tree and anything not a kernel. */
+static constexpr const sim_loop_cost *row_of(sim_variant v, int build) {
+    for (const loop_cost_row &r : loop_costs) {
+        if (r.variant == v && r.build == build) return &r.cost;
+    }
+    return nullptr;
+}
+
+extern "C" bool sim_kernels_loop_cost(sim_variant v, int n, int p, int q, bool device,
+                                      sim_loop_cost *out) {
+    v = sim_variant_resolve(v);
+    const int build = v == SIM_VARIANT_BEST ? (int)best_build_for(n, p, q, false, device) : -1;
+    const sim_loop_cost *c = row_of(v, build);
+    if (c) *out = *c;
+    return c != nullptr;
+}
+
+const char *kernels_best_plan_build(const best_plan *p) {
+    if (!p || p->n == 0) return nullptr;
+    return p->fp64 ? row_of(SIM_VARIANT_FP64, -1)->build
+                   : row_of(SIM_VARIANT_BEST, p->build)->build;
+}
+
+extern "C" bool sim_loop_cost_of(sim_variant v, int n, int p, int q, sim_loop_cost *out) {
+    return sim_kernels_loop_cost(v, n, p, q, sim_cuda_device_count(NULL, 0) > 0, out);
+}
+
+template <best_build K> static sim_kernel_build float_build() {
+    constexpr int B = best_b_of(K);
+    return sim_kernel_build{row_of(SIM_VARIANT_BEST, K)->build,
+                            false,
+                            B,
+                            BEST_UNROLL,
+                            best_max_threads<float, B, K != BEST_PLAIN>(),
+                            best_min_n(K)};
+}
+
+extern "C" int sim_kernels_builds(sim_kernel_build *out, int max) {
+    const sim_kernel_build builds[] = {
+        float_build<BEST_PLAIN>(),
+        float_build<BEST_PREFETCH>(),
+        float_build<BEST_WIDE>(),
+        {row_of(SIM_VARIANT_FP64, -1)->build, true, BEST_B, BEST_UNROLL,
+         best_max_threads<double, BEST_B, false>(), 0},
+    };
+    const int count = (int)(sizeof builds / sizeof builds[0]);
+    for (int k = 0; out && k < count && k < max; k++) out[k] = builds[k];
+    return count;
+}
+
+/* FP64 lanes per SM by compute capability (0: unknown): the data-centre
+ * parts of Volta, Ampere, Hopper and Blackwell have many, the others 2. */
+extern "C" int sim_fp64_lanes(const sim_device_info *dev) {
+    const int major = dev->cc_major, minor = dev->cc_minor;
+    if ((major == 9 && minor == 0) || (major == 10 && minor == 0)) return 64;
+    if ((major == 8 && minor == 0) || (major == 7 && minor == 0)) return 32;
+    if (major >= 7) return 2;
+    return 0;
+}
+
+extern "C" double sim_loop_ceiling(const sim_loop_cost *c, const sim_device_info *dev) {
+    if (!c || !dev || c->rsqrts <= 0) return 0;
+    const double clock = dev->clock_khz * 1e3;
+    const double per_eval = (double)c->instructions / c->rsqrts;
+    double ceiling =
+        dev->sm_count * (double)SIM_ISSUE_LANES_PER_SM * clock / per_eval * c->interactions;
+    if (c->fp64_ops > 0) {
+        const int lanes = sim_fp64_lanes(dev);
+        if (lanes == 0) return 0;
+        const double fp64 = dev->sm_count * (double)lanes * clock /
+                            ((double)c->fp64_ops / c->rsqrts) * c->interactions;
+        ceiling = fmin(ceiling, fp64);
+    }
+    return ceiling;
+}
 
 /* ======================================================================== */
 /* Beyond the ladder - tree: Barnes-Hut octree rebuilt every evaluation and
@@ -943,127 +1096,116 @@ static const char Q_BEST[] = "blocks per SM (a persistent grid walks the triangl
 static const char Q_ROWS[] = "threads sharing one body's loop (rows of the block)";
 static const char P_GROUP[] = "bodies per walk group sharing one interaction list (32, 64, 128)";
 
+/* An all-pairs rung's row of the method table: the exact sum, N^2
+ * interactions a step, p and q its own. */
+static constexpr sim_method rung(sim_variant v, const char *name, const char *description,
+                                 const char *p_meaning, const char *q_meaning, bool fp64) {
+    sim_method m{};
+    m.variant = v;
+    m.name = name;
+    m.description = description;
+    m.p_meaning = p_meaning;
+    m.q_meaning = q_meaning;
+    m.fp64 = fp64;
+    m.exact = true;
+    m.block_shape = true;
+    m.scaling = SIM_SCALING_N2;
+    m.flops_per_interaction = fp64 ? SIM_FLOPS_PER_INTERACTION_FP64 : SIM_FLOPS_PER_INTERACTION;
+    return m;
+}
+
 static constexpr variant_entry variants[] = {
     {SIM_VARIANT_DEFAULT, {}, nullptr, false, BLOCK_THREADS, 1, 0, nullptr, false},
     {SIM_VARIANT_NAIVE,
-     {"naive", "one thread per body, array of structs, 1/sqrtf, if (i != j)", P_THREADS, nullptr,
-      false},
-     forces_naive,
-     false,
-     BLOCK_THREADS,
-     1,
-     0,
-     nullptr,
-     false},
+     rung(SIM_VARIANT_NAIVE, "naive", "one thread per body, array of structs, 1/sqrtf, if (i != j)",
+          P_THREADS, nullptr, false),
+     forces_naive, false, BLOCK_THREADS, 1, 0, nullptr, false},
     {SIM_VARIANT_SOA,
-     {"soa", "scalar arrays x[], y[], z[], m[] instead of an array of structs", P_THREADS, nullptr,
-      false},
-     forces_soa,
-     true,
-     BLOCK_THREADS,
-     1,
-     0,
-     nullptr,
-     false},
+     rung(SIM_VARIANT_SOA, "soa", "scalar arrays x[], y[], z[], m[] instead of an array of structs",
+          P_THREADS, nullptr, false),
+     forces_soa, true, BLOCK_THREADS, 1, 0, nullptr, false},
     {SIM_VARIANT_RSQRT,
-     {"rsqrt", "rsqrtf (hardware reciprocal square root) instead of 1/sqrtf", P_THREADS, nullptr,
-      false},
-     forces_rsqrt,
-     true,
-     BLOCK_THREADS,
-     1,
-     0,
-     nullptr,
-     false},
+     rung(SIM_VARIANT_RSQRT, "rsqrt", "rsqrtf (hardware reciprocal square root) instead of 1/sqrtf",
+          P_THREADS, nullptr, false),
+     forces_rsqrt, true, BLOCK_THREADS, 1, 0, nullptr, false},
     {SIM_VARIANT_TILED,
-     {"tiled", "shared-memory tiles of p*q bodies, p x q threads per block (GPU Gems 3)", P_TILE,
-      Q_ROWS, false},
-     forces_tiled,
-     true,
-     BLOCK_PQ_TILES,
-     1,
-     16,
-     forces_tiled_kernel,
-     false},
+     rung(SIM_VARIANT_TILED, "tiled",
+          "shared-memory tiles of p*q bodies, p x q threads per block (GPU Gems 3)", P_TILE, Q_ROWS,
+          false),
+     forces_tiled, true, BLOCK_PQ_TILES, 1, 16, forces_tiled_kernel, false},
     {SIM_VARIANT_UNROLLED,
-     {"unrolled", "inner loop over the tile unrolled 8 times", P_TILE, Q_ROWS, false},
-     forces_unrolled,
-     true,
-     BLOCK_PQ_TILES,
-     1,
-     16,
-     forces_unrolled_kernel,
-     false},
+     rung(SIM_VARIANT_UNROLLED, "unrolled", "inner loop over the tile unrolled 8 times", P_TILE,
+          Q_ROWS, false),
+     forces_unrolled, true, BLOCK_PQ_TILES, 1, 16, forces_unrolled_kernel, false},
     {SIM_VARIANT_NOIF,
-     {"noif", "softening makes the self-interaction zero, so if (i != j) goes", P_TILE, Q_ROWS,
-      false},
-     forces_noif,
-     true,
-     BLOCK_PQ_TILES,
-     1,
-     16,
-     forces_noif_kernel,
-     false},
+     rung(SIM_VARIANT_NOIF, "noif",
+          "softening makes the self-interaction zero, so if (i != j) goes", P_TILE, Q_ROWS, false),
+     forces_noif, true, BLOCK_PQ_TILES, 1, 16, forces_noif_kernel, false},
     {SIM_VARIANT_FMA,
-     {"fma", "terms ordered so the compiler fuses multiply-adds", P_TILE, Q_ROWS, false},
-     forces_fma,
-     true,
-     BLOCK_PQ_TILES,
-     1,
-     16,
-     forces_fma_kernel,
-     false},
+     rung(SIM_VARIANT_FMA, "fma", "terms ordered so the compiler fuses multiply-adds", P_TILE,
+          Q_ROWS, false),
+     forces_fma, true, BLOCK_PQ_TILES, 1, 16, forces_fma_kernel, false},
     {SIM_VARIANT_FAST,
-     {"fast", "flush-to-zero rsqrt for this kernel alone (no denormal fix-up)", P_TILE, Q_ROWS,
-      false},
-     forces_fast,
-     true,
-     BLOCK_PQ_TILES,
-     1,
-     16,
-     forces_fast_kernel,
-     false},
+     rung(SIM_VARIANT_FAST, "fast",
+          "flush-to-zero rsqrt for this kernel alone (no denormal fix-up)", P_TILE, Q_ROWS, false),
+     forces_fast, true, BLOCK_PQ_TILES, 1, 16, forces_fast_kernel, false},
     {SIM_VARIANT_BEST,
-     {"best", "each pair once (Newton's third law), j bodies rotate through the warp", P_BEST,
-      Q_BEST, false},
-     forces_pairs<float>,
-     false,
-     BLOCK_WARPS,
-     BEST_WIDE_B, /* the wide builds', which the automatic shapes run from 16,384 bodies */
-     32,
-     forces_best_kernel<float, BEST_B, false, true>, /* 1024 threads: the largest block */
+     rung(SIM_VARIANT_BEST, "best",
+          "each pair once (Newton's third law), j bodies rotate through the warp", P_BEST, Q_BEST,
+          false),
+     forces_pairs<float>, false, BLOCK_WARPS,
+     BEST_WIDE_B, /* the wide build's, which the automatic shapes run from BEST_WIDE_MIN_N */
+     32, forces_best_kernel<float, BEST_B, false, true>, /* 1024 threads: the largest block */
      true},
     {SIM_VARIANT_FP64,
-     {"fp64", "double precision throughout: state, forces and integrator", P_FP64, Q_BEST, true},
-     forces_pairs<double>,
-     false,
-     BLOCK_WARPS,
-     BEST_B,
-     64,
-     forces_best_kernel<double, BEST_B, false, false>,
-     true},
+     rung(SIM_VARIANT_FP64, "fp64", "double precision throughout: state, forces and integrator",
+          P_FP64, Q_BEST, true),
+     forces_pairs<double>, false, BLOCK_WARPS, BEST_B, 64,
+     forces_best_kernel<double, BEST_B, false, false>, true},
     {SIM_VARIANT_TREE,
-     {"tree", "Barnes-Hut octree rebuilt every step, quadrupoles, O(N log N)", P_GROUP, nullptr,
-      false},
-     forces_tree,
-     false,
-     BLOCK_GROUPS,
-     1,
-     0,
-     nullptr,
-     false},
+     /* approximate, O(N log N): theta shapes its forces and its cells can be drawn */
+     sim_method{SIM_VARIANT_TREE, "tree",
+                "Barnes-Hut octree rebuilt every step, quadrupoles, O(N log N)", P_GROUP, nullptr,
+                false, /* fp64 */
+                false, /* exact */
+                true,  /* uses_theta */
+                true,  /* has_cells */
+                true,  /* block_shape */
+                SIM_SCALING_NLOGN, SIM_FLOPS_PER_INTERACTION},
+     forces_tree, false, BLOCK_GROUPS, 1, 0, nullptr, false},
 };
 
 constexpr bool table_matches_enum() {
     for (int v = 0; v < SIM_VARIANT_COUNT; v++) {
-        if (variants[v].id != v) return false;
+        if (variants[v].id != v || (v > 0 && variants[v].method.variant != v)) return false;
     }
     return sizeof variants / sizeof variants[0] == SIM_VARIANT_COUNT;
 }
 static_assert(table_matches_enum(), "variants[] must list every sim_variant, in order");
 
+/* sim_variant_info's view of the method rows, made from them at compile time. */
+struct variant_descs {
+    sim_variant_desc d[SIM_VARIANT_COUNT];
+};
+
+constexpr variant_descs make_descs() {
+    variant_descs t{};
+    for (int v = 0; v < SIM_VARIANT_COUNT; v++) {
+        const sim_method &m = variants[v].method;
+        t.d[v] = sim_variant_desc{m.name, m.description, m.p_meaning, m.q_meaning, m.fp64};
+    }
+    return t;
+}
+static constexpr variant_descs descs = make_descs();
+
 const variant_entry *kernels_entry(sim_variant v) {
     return &variants[sim_variant_resolve(v)];
+}
+
+const sim_method *kernels_method(sim_variant v) {
+    v = sim_variant_resolve(v);
+    if ((int)v <= 0 || v >= SIM_VARIANT_COUNT) return NULL;
+    return &variants[v].method;
 }
 
 extern "C" sim_variant sim_variant_resolve(sim_variant v) {
@@ -1073,12 +1215,12 @@ extern "C" sim_variant sim_variant_resolve(sim_variant v) {
 extern "C" const sim_variant_desc *sim_variant_info(sim_variant v) {
     v = sim_variant_resolve(v);
     if ((int)v <= 0 || v >= SIM_VARIANT_COUNT) return NULL;
-    return &variants[v].desc;
+    return &descs.d[v];
 }
 
 extern "C" sim_variant sim_variant_from_name(const char *name) {
     for (int v = 1; v < SIM_VARIANT_COUNT; v++) {
-        if (strcmp(variants[v].desc.name, name) == 0) return (sim_variant)v;
+        if (strcmp(variants[v].method.name, name) == 0) return (sim_variant)v;
     }
     return SIM_VARIANT_COUNT;
 }
@@ -1103,11 +1245,12 @@ static int kernel_max_threads(const variant_entry *e, const sim_device_limits *l
                                                                 : lim->max_threads_per_block;
 }
 
-/* Auto shape for the p x q variants, from the H100 sweep in
- * docs/PERFORMANCE.md: the largest block the kernel can launch always won
- * (it keeps the most warps on an SM between barriers), and the best p was
- * the power of two nearest to N / (bodies per thread x SM count), i.e. about
- * one block per SM, clamped to 16..256; q fills the rest of the block. */
+/* Auto shape for the p x q variants, from a sweep of shapes
+ * (docs/PERFORMANCE.md, best): the largest block the kernel can launch
+ * always won (it keeps the most warps on an SM between barriers), and the
+ * best p was the power of two nearest to N / (bodies per thread x SM
+ * count), i.e. about one block per SM, clamped to 16..256; q fills the
+ * rest of the block. */
 static sim_block auto_shape(const variant_entry *e, int n, const sim_device_limits *lim) {
     int threads = kernel_max_threads(e, lim);
     while (threads * e->smem_per_thread > lim->max_shared_per_block) threads /= 2;
@@ -1134,19 +1277,12 @@ static int blocks_per_sm(const variant_entry *e, int threads, const sim_device_l
 
 /* Warps per SM for `best` (and fp64) at n bodies when p and q are both
  * automatic: n / 1024 + 4 in whole fours, from 8 up to 20 (640 threads,
- * the wide build's largest block, reached at 16,384 bodies, where the wide
- * build takes over: best_build_for). With few tasks per warp a full SM of
- * warps spends its time loading and flushing i bodies. H100 sweeps
- * (docs/PERFORMANCE.md, `best` items 8 and 9; 10^9 interactions/s, two
- * runs each). Below 16,384 bodies, B = 4 (item 8): 128 x 2 (8 warps) up to
- * 4,096 bodies (993-997 at 4,096), and within 3.5 % of 256 x 1 at 6,144;
- * 384 at 8,192 (1,884-1,891); 512 at 12,288 (2,356-2,362, 384: 2,349-
- * 2,365). From 16,384, B = 6 (item 9): 640 within 0.7 % of 512 at 16,384
- * (2,691-2,703 against 2,708-2,709), the fastest at 20,480, 24,576 and
- * 65,536 (3,063-3,072), 1 % behind 512 at 32,768. The plain loop (eps <
- * 1e-3, massless bodies) runs the same shapes. fp64 runs at most 512 x 1;
- * this rule gives it 128 x 2 at 6,144 bodies and 384 x 1 at 8,192, 1-4.5 %
- * faster there than 512 x 1. */
+ * the wide build's largest block, reached at BEST_WIDE_MIN_N bodies, where
+ * the wide build takes over: best_build_for). With few tasks per warp a
+ * full SM of warps spends its time loading and flushing i bodies. The rule
+ * follows sweeps of the shapes at each N, for both builds and for fp64
+ * (which runs at most 512 x 1); the plain loop (eps < 1e-3, massless
+ * bodies) runs the same shapes (docs/PERFORMANCE.md, best). */
 static int small_n_warps(int n) {
     const int w = n / 1024 + 4, most = BEST_WIDE_THREADS / 32;
     return (w < 8 ? 8 : w > most ? most : w) / 4 * 4;
@@ -1154,9 +1290,9 @@ static int small_n_warps(int n) {
 
 /* A persistent grid: p threads per block in whole warps, q blocks per SM.
  * Auto: the warps small_n_warps asks for, at most the largest block the
- * kernel's registers allow (512 x 1 for fp64), in one block per SM - on the
- * H100 one block of all the warps an SM holds beat two or three smaller
- * ones (docs/PERFORMANCE.md) - or 128 x 2 for 8 warps. */
+ * kernel's registers allow (512 x 1 for fp64), in one block per SM - one
+ * block of all the warps an SM holds beat two or three smaller ones
+ * (docs/PERFORMANCE.md, best) - or 128 x 2 for 8 warps. */
 static sim_block clamp_warps(const variant_entry *e, int p, int q, int n,
                              const sim_device_limits *lim) {
     const int max_threads = kernel_max_threads(e, lim) / 32 * 32;

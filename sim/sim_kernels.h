@@ -37,8 +37,8 @@ struct force_args {
     float4 *acc;                /* out: ax, ay, az, unused */
     const double4a *pos64;      /* fp64 state */
     double4a *acc64;
-    float eps2; /* softening squared (launchers raise it to EPS2_MIN, sim_kernels.cu) */
-    double eps2_64;
+    float eps2;     /* softening squared, at least SIM_EPS2_FLOOR (sim_step_params) */
+    double eps2_64; /* the same for the fp64 variant */
     int p, q;               /* block shape, already clamped */
     int sm_count;           /* multiprocessors of the device (persistent grids) */
     struct sim_tree *tree;  /* variant tree: its state (sim_tree.h); p = the walk's group size */
@@ -58,8 +58,8 @@ enum block_rule {
 };
 
 struct variant_entry {
-    sim_variant id; /* its own index, checked at compile time */
-    sim_variant_desc desc;
+    sim_variant id;    /* its own index, checked at compile time */
+    sim_method method; /* its row of the method table (sim_method_of) */
     void (*launch)(const force_args *a, cudaStream_t stream);
     bool reads_soa; /* needs x, y, z, m scalar arrays */
     block_rule rule;
@@ -72,6 +72,9 @@ struct variant_entry {
 
 /* The entry for a variant (DEFAULT resolved). */
 const variant_entry *kernels_entry(sim_variant v);
+
+/* Its method row; NULL when v is not a variant (sim_method_of, CUDA). */
+const sim_method *kernels_method(sim_variant v);
 
 /* Whether a body's mass suits best's folded loop in float (sim_kernels.cu,
  * best_i): alpha = m^(-1/2) must exist - a zero mass (a test particle, a
@@ -89,5 +92,9 @@ static inline bool kernels_best_fold_mass(double m) {
  * empty; destroy(NULL) is a no-op. */
 struct best_plan *kernels_best_plan_create(void);
 void kernels_best_plan_destroy(struct best_plan *p);
+
+/* The build p was last made for, as its cost row names it; NULL before its
+ * first launch (sim_launched_build). */
+const char *kernels_best_plan_build(const struct best_plan *p);
 
 #endif /* NBODY_SIM_KERNELS_H */

@@ -22,19 +22,20 @@
  *   6. the walk: one warp per group of at most p (32, 64, 128) bodies: a cell
  *      of <= p bodies whose parent has more, or a run of such siblings when
  *      all of the parent's children are that small (split_kernel), so a
- *      group is consecutive in Morton order AND inside one small cell. (Plain runs of p consecutive bodies
- *      were tried first: a run in the sparse halo spans a box that overlaps
- *      the core and opens it down to its leaves; at 1M bodies the walk took
- *      85 ms whatever theta, docs/bench/h100-tree-run1.txt.) A group of v bodies
- *      is held ceil(v / 32) per lane (not p / 32: at p = 64 on a 1M Plummer
- *      sphere the groups average 45 bodies). The warp pops up to 32 cells at
+ *      group is consecutive in Morton order AND inside one small cell.
+ *      (Plain runs of p consecutive bodies were tried first: a run in the
+ *      sparse halo spans a box that overlaps the core and opens it down to
+ *      its leaves, and the walk was many times slower whatever theta.) A
+ *      group of v bodies is held ceil(v / 32) per lane (not p / 32: most
+ *      groups hold fewer than p bodies). The warp pops up to 32 cells at
  *      a time from its stack (global memory), loads each one's multipole
  *      with its opening test against the group's bounding box, and compacts
  *      accepted cells (their multipoles) and opened leaves into shared lists
  *      that are evaluated 32 at a time by every lane for its 1 to 4 bodies.
  *      Accelerations go back to the caller's body order.
  * Launches per evaluation: about 50 (21 split and 22 multipole levels, each
- * returning at once past the tree's depth: ~2.7 us per empty level).
+ * returning at once past the tree's depth, so an empty level costs little
+ * more than its launch).
  *
  * Capacity: every cell is a leaf (disjoint, non-empty: <= n) or split (> 16
  * bodies, disjoint within a level, 21 levels: <= 21 n / 17), so n + 21 n / 17
@@ -43,21 +44,16 @@
  * entries per warp; a push that would overflow it accepts the cells'
  * multipoles instead (finite, less accurate), counted in `overflow`.
  *
- * Counts per body (estimates from the code; the measurements are in
- * docs/bench/h100-tree-run4.txt and h100-tree-run5*.txt). Build, bytes of
- * DRAM traffic: box 16; keys 16 in, 12 out; radix sort of 63-bit keys with
- * int values, 8 passes of 8-bit digits x (12 in + 12 out) ~ 200; gather 36;
- * split ~25 and multipoles ~60 (0.24 cells per body on a Plummer sphere,
- * leaves read their bodies twice): ~370 B, i.e. 0.12 ms at 1M at 3 TB/s.
- * Measured (ncu, 1M, run 5c on an H200): sort 170 us, split levels 377 us
- * (24-39 us for each of levels 0 to 9, even level 0 with one cell: latency,
- * not bytes), multipoles 126 us, the rest 50 us; build 0.69 ms per step at 1M, 2.2 ms at 10M. Walk: a cell
- * interaction (quadrupole) is 32 FP32 instructions (1 rsqrt, 3 FADD, 10
- * FMUL, 18 FFMA: PTX), a body interaction ~17; on a 1M Plummer sphere at
- * theta 0.6, p = 64: 2,169 cells + 1,252 bodies per body (a host model of
- * this build and walk gave 3,421; measured 3,481), and 79% of the lanes'
- * slots hold a body. ncu: 5.0e9 warp instructions (75% FP32), issue slots
- * 77% busy at 1.98 GHz, 6.1 ms: the walk is bound by instruction issue.
+ * Counts per body, estimated from the code. Build, bytes of DRAM traffic:
+ * box 16; keys 16 in, 12 out; radix sort of 63-bit keys with int values, 8
+ * passes of 8-bit digits x (12 in + 12 out) ~ 200; gather 36; split ~25 and
+ * multipoles ~60 (a Plummer sphere has about a quarter of a cell per body,
+ * and leaves read their bodies twice): ~370 B. The build's levels are bound
+ * by latency, not bytes. Walk: a cell interaction (quadrupole) is 32 FP32
+ * instructions (1 rsqrt, 3 FADD, 10 FMUL, 18 FFMA: PTX), a body
+ * interaction ~17; the walk is bound by instruction issue. The measured
+ * build and walk, and the interactions per body: docs/PERFORMANCE.md, "The
+ * tree".
  */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -149,7 +145,7 @@ __global__ void box_kernel(int n, const float4 *pos, tree_counters *ctr) {
     }
     warp_box(lo, hi);
     /* Then across the block's warps, so that only one thread per block
-     * takes the 6 atomics (one per warp serialised ~25 us at 1M). */
+     * takes the 6 atomics (one thread per warp serialised them). */
     __shared__ float sh[6][BUILD_THREADS / 32];
     const int warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
     if ((threadIdx.x & 31) == 0) {
@@ -242,10 +238,9 @@ __global__ void gather_kernel(int n, const float4 *pos, const int *sidx, float4 
 /* bound[d] = the first index in [b, e) whose level-(l+1) digit is >= d, for
  * d = 1 .. 7 (bound[0] = b, bound[8] = e). The 7 binary searches run in
  * lockstep, 7 independent loads per step: one after the other they were a
- * chain of 7 log2(e - b) dependent loads; the split levels took 584 us in
- * all at 1M bodies before, 377 us after (ncu, docs/bench/h100-tree-run5.txt
- * and run5c.txt: 5a H100, 5c H200). A search of [b, e) ends within
- * floor(log2(e - b)) + 1 halvings. */
+ * chain of 7 log2(e - b) dependent loads, and the split levels took about
+ * half as long again (docs/PERFORMANCE.md, "The tree"). A search of [b, e)
+ * ends within floor(log2(e - b)) + 1 halvings. */
 static __device__ void digit_bounds(const unsigned long long *keys, int b, int e, int shift,
                                     int bound[9]) {
     int lo[8], hi[8];
@@ -294,7 +289,7 @@ static __device__ void add_group(tree_counters *ctr, int2 *group, int b, int e) 
  * packed together while the run holds <= gsize when every child of the
  * parent is that small (so lanes are not left idle; the group's box stays
  * inside a parent of <= 8 gsize bodies: packing siblings beside a dense
- * child made boxes that overlap it, docs/bench/h100-tree-run3.txt); and a
+ * child made boxes that overlap it, which the walk then opens); and a
  * leaf of more (level 21) cut into runs of gsize. Every body is in exactly
  * one group. */
 __global__ void split_kernel(int l, const unsigned long long *keys, int2 *cell_range,
@@ -379,8 +374,8 @@ __global__ void multipole_kernel(int l, float theta, const float4 *spos,
         if (ch.y < 0 && -ch.y <= LEAF) {
             /* A leaf of <= LEAF bodies (all but level-21 ones): its bodies
              * loaded at once, then the same sums in the same order as below
-             * (one by one, each a dependent round trip, the levels took
-             * ~15 us each at 1M bodies). */
+             * (one by one, each load a dependent round trip, the levels
+             * were bound by latency). */
             const int cnt = -ch.y;
             float4 p[LEAF];
 #pragma unroll
@@ -529,8 +524,9 @@ static __device__ void eval_cells(walk_shared &s, int m, walk_bodies<BPL> &w, fl
     __syncwarp();
 }
 
-/* One leaf body's softened force on the lane's bodies (not on itself, not
- * from a coincident body at zero softening). */
+/* One leaf body's softened force on the lane's bodies, not on itself. A
+ * coincident body adds its separation, 0, times a finite 1/r^3: eps2 is at
+ * least SIM_EPS2_FLOOR (sim.h). */
 template <int BPL>
 static __device__ __forceinline__ void body_force(const float4 p, int j, walk_bodies<BPL> &w,
                                                   float eps2) {
@@ -539,7 +535,7 @@ static __device__ __forceinline__ void body_force(const float4 p, int j, walk_bo
         const float dx = p.x - w.x[t2], dy = p.y - w.y[t2], dz = p.z - w.z[t2];
         const float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
         float rinv = rsqrtf(r2);
-        rinv = (j == w.i[t2] || r2 == 0.0f) ? 0.0f : rinv;
+        rinv = j == w.i[t2] ? 0.0f : rinv;
         const float f = p.w * rinv * rinv * rinv;
         w.ax[t2] += f * dx;
         w.ay[t2] += f * dy;
@@ -709,9 +705,9 @@ static __device__ int walk_group(walk_shared &s, int *stack, int base, int end, 
 }
 
 /* One warp per group at a time (a work counter). A group of v bodies is
- * held ceil(v / 32) per lane (at most MAXB): groups of <= 32 bodies, 20% of
- * the groups at p = 64 on a 1M Plummer sphere (a host model of the build),
- * would leave half of the lanes' slots idle with 2 per lane. */
+ * held ceil(v / 32) per lane (at most MAXB): groups of <= 32 bodies, a
+ * good share of them at p = 64, would leave half of the lanes' slots idle
+ * with 2 per lane. */
 template <int MAXB>
 __global__ void __launch_bounds__(WALK_THREADS, MAXB >= 4 ? 6 : 8)
     walk_kernel(const int2 *group, const float4 *spos, const int *sidx, float4 *acc, float eps2,
@@ -1052,9 +1048,9 @@ __global__ void exact_kernel(int n, const V *pos, const V *acc, const int *sampl
 }
 
 extern "C" bool sim_tree_force_error(int n, const float4 *pos, const float4 *acc,
-                                     const void *pos64, const void *acc64, bool fp64,
-                                     float softening, int samples, uint64_t seed,
-                                     sim_force_error *out, sim_error *err, cudaStream_t stream) {
+                                     const void *pos64, const void *acc64, bool fp64, double eps2,
+                                     int samples, uint64_t seed, sim_force_error *out,
+                                     sim_error *err, cudaStream_t stream) {
     memset(out, 0, sizeof *out);
     const bool all = samples >= n;
     const int m = all ? n : samples;
@@ -1080,7 +1076,6 @@ extern "C" bool sim_tree_force_error(int n, const float4 *pos, const float4 *acc
     sim_rng rng = sim_rng_seed(seed);
     for (int k = 0; k < m; k++) host_idx[k] = all ? k : (int)(sim_rng_next(&rng) % (uint64_t)n);
     CUDA_CHECK(cudaMemcpyAsync(dev_idx, host_idx, sizeof(int) * m, cudaMemcpyHostToDevice, stream));
-    const double eps2 = (double)softening * softening;
     if (fp64) {
         exact_kernel<double4a><<<m, EXACT_THREADS, 0, stream>>>(
             n, (const double4a *)pos64, (const double4a *)acc64, dev_idx, eps2, dev_out);

@@ -23,9 +23,9 @@ extern "C" {
 
 typedef struct sim_tree sim_tree;
 
-/* Group sizes (p) the walk takes: 32, 64 or 128 bodies; auto 64 (at 1M and
- * 10M bodies 64 was as fast as 32 or faster, 128 slower:
- * docs/bench/h100-tree-run4.txt; again in h100-tree-run5*.txt). */
+/* Group sizes (p) the walk takes: 32, 64 or 128 bodies; auto 64, which was
+ * as fast as 32 or faster at large N, and 128 slower (docs/PERFORMANCE.md,
+ * "The tree"). */
 #define SIM_TREE_GROUP_MIN 32
 #define SIM_TREE_GROUP_MAX 128
 #define SIM_TREE_GROUP_AUTO 64
@@ -39,8 +39,10 @@ size_t sim_tree_bytes(const sim_tree *t, int n);
 /* Room for n bodies; false (out of GPU memory) keeps the old buffers. */
 bool sim_tree_reserve(sim_tree *t, int n);
 
-/* acc[i] = the tree's acceleration of body i (caller's order) at pos.
- * group: bodies per walk group (clamped to 32, 64 or 128). Asynchronous. */
+/* acc[i] = the tree's acceleration of body i (caller's order) at pos, with
+ * the softening squared eps2, at least SIM_EPS2_FLOOR as for every CUDA
+ * force kernel (sim_step_params.eps2_kernel). group: bodies per walk group
+ * (clamped to 32, 64 or 128). Asynchronous. */
 void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *acc, float eps2, float theta,
                      int group, cudaStream_t stream);
 
@@ -54,14 +56,14 @@ int sim_tree_get_cells(sim_tree *t, int max_depth, sim_tree_cell *out, int max_c
                        cudaStream_t stream);
 
 /* Force error of acc (or acc64 when fp64) against the exact all-pairs sum in
- * double at the same positions, over `samples` bodies drawn with replacement
+ * double at the same positions with the softening squared eps2
+ * (sim_step_params.eps2), over `samples` bodies drawn with replacement
  * with the seed (all bodies, in order, when samples >= n; drawing without
  * replacement would need an n-long shuffle each time, 40 MB at 10M), the
  * statistics being sim_force_error_summary's, as on the CPU. Waits. */
 bool sim_tree_force_error(int n, const float4 *pos, const float4 *acc, const void *pos64,
-                          const void *acc64, bool fp64, float softening, int samples,
-                          uint64_t seed, sim_force_error *out, sim_error *err,
-                          cudaStream_t stream);
+                          const void *acc64, bool fp64, double eps2, int samples, uint64_t seed,
+                          sim_force_error *out, sim_error *err, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

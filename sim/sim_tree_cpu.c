@@ -410,7 +410,7 @@ static void walk_one(const sim_tree_cpu *t, int k, double eps2, double a[3], lon
     *count += interactions;
 }
 
-void sim_tree_cpu_forces(sim_tree_cpu *t, const double *pos, int n, double softening, double theta,
+void sim_tree_cpu_forces(sim_tree_cpu *t, const double *pos, int n, double eps2, double theta,
                          double *acc) {
     assert(n >= 1 && n <= t->capacity);
     assert(theta > 0 && theta <= 1);
@@ -420,7 +420,6 @@ void sim_tree_cpu_forces(sim_tree_cpu *t, const double *pos, int n, double softe
     build(t, pos, n, theta);
     t->built = true;
     const double t1 = sim_now_seconds();
-    const double eps2 = softening * softening;
     long long interactions = 0;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 256) reduction(+ : interactions)

@@ -36,6 +36,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nbody_shared.h" /* the tag layout, shared with sim/ and the shaders */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -49,13 +51,15 @@ typedef enum snap_format {
     SNAP_FORMAT_COUNT
 } snap_format;
 
-/* Component numbers inside a tag, as sim.h's sim_component. */
-#define SNAP_COMPONENT_DISK 0
-#define SNAP_COMPONENT_BULGE 1
-#define SNAP_COMPONENT_HALO 2
-#define SNAP_TAG(galaxy, component) ((uint8_t)((galaxy) | ((component) << 2)))
-#define SNAP_TAG_GALAXY(tag) ((tag)&3u)
-#define SNAP_TAG_COMPONENT(tag) (((tag) >> 2) & 3u)
+/* Component numbers inside a tag and the tag's layout, as sim.h's
+ * (shaders/nbody_shared.h holds both). */
+#define SNAP_COMPONENT_DISK NBODY_COMPONENT_DISK
+#define SNAP_COMPONENT_BULGE NBODY_COMPONENT_BULGE
+#define SNAP_COMPONENT_HALO NBODY_COMPONENT_HALO
+#define SNAP_TAG(galaxy, component)                                                                \
+    ((uint8_t)((galaxy) | ((component) << NBODY_TAG_COMPONENT_SHIFT)))
+#define SNAP_TAG_GALAXY(tag) ((tag)&NBODY_TAG_GALAXY_MASK)
+#define SNAP_TAG_COMPONENT(tag) (((tag) >> NBODY_TAG_COMPONENT_SHIFT) & NBODY_TAG_COMPONENT_MASK)
 
 typedef struct snap_body {
     double pos[3], vel[3];

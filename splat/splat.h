@@ -5,14 +5,14 @@
  * picture) done by kernels instead of GL's graphics pipeline, reading the
  * vertices CUDA just wrote and writing GL's float (RGBA16F) picture, which
  * render/'s bloom and tone map then use as if GL had drawn it. Why: on a
- * data-centre GPU such as the H100 the graphics pipeline is small (GL
- * writes a half-float picture at ~55 GB/s there, docs/PERFORMANCE.md):
- * its clear and its sprites took 0.36 ms of a 0.93 ms frame at 16K bodies,
- * where CUDA writes memory at TB/s.
+ * data-centre GPU the graphics pipeline is small, and GL's clear and
+ * sprites took a large share of a frame, where CUDA writes memory at its
+ * full speed (docs/PERFORMANCE.md, "2026-11-25: CUDA draws the sprites").
  *
  * The picture is the same as GL's within rounding: splat_math.h holds the
- * vertex and fragment shaders' arithmetic (tests/test_splat.c holds it to
- * them, and tests/test_sprites.sh compares the two pictures on a GPU).
+ * vertex and fragment shaders' arithmetic, and tests/test_splat.c holds it
+ * to GL's own picture of the same bodies (test_splat cpu) and the kernels
+ * to it on a GPU (test_splat gpu).
  * One difference by design: GL adds each sprite into half floats, rounding
  * every addition; here the light adds up in 32-bit floats and is rounded
  * to half floats once. The picture's alpha is 1 (GL's counts the sprites
@@ -46,7 +46,7 @@ typedef struct splat_view {
     float point_px;           /* pixels covered by a sprite of diameter 1 at distance 1 */
     float speed_scale;        /* speed at the hot end of the palette */
     float brightness;
-    int color; /* render_color: 0 speed, 1 per body, 2 galaxy, 3 component */
+    int color; /* render_color: NBODY_COLOR_SPEED, _BODY, _GALAXY or _COMPONENT */
     bool hide_halo;
 } splat_view;
 
@@ -69,9 +69,10 @@ bool splat_set_tags(splat *s, const uint8_t *tags, int n, splat_error *err);
  * as sim_write_vertices and sim_queue_vertices write them) with view into
  * picture, a CUDA array of half-float RGBA texels of view's size that the
  * sprites replace (surface writes; GL's texture mapped for CUDA), and waits
- * for the GPU before it returns: measured on an H100, a CPU that waits on a
- * CUDA stream before the interop unmap keeps the frame ~3x faster than one
- * that leaves the wait to the unmap (app_interop.c). false with *err when
+ * for the GPU before it returns: a CPU that waits on a CUDA stream before
+ * the interop unmap keeps the frame several times faster than one that
+ * leaves the wait to the unmap (docs/PERFORMANCE.md, "The zero-copy path
+ * and the wait for the GPU"). false with *err when
  * CUDA refuses (out of memory for the light of a large picture, a launch). */
 bool splat_draw(splat *s, const void *vertices, int n, const splat_view *view,
                 struct cudaArray *picture, splat_error *err);

@@ -11,10 +11,10 @@
  * - xw) / s, ...). Clipping: a point in front of the eye and between the
  * near and far planes is drawn, also where its centre lies outside the
  * picture - the part of it that is inside. That is what NVIDIA's GL does,
- * whose sprites these replace: measured on an H100 (docs/PERFORMANCE.md),
- * dropping such points as well left whole sprites missing along the edges
- * of the picture (up to 106 levels of 255 off), doing this leaves at most
- * 12. Mesa's llvmpipe drops them (clipping by the centre), so
+ * whose sprites these replace: dropping such points as well left whole
+ * sprites missing along the edges of the picture, where doing this leaves
+ * only rounding (docs/PERFORMANCE.md, "2026-11-25: CUDA draws the
+ * sprites"). Mesa's llvmpipe drops them (clipping by the centre), so
  * tests/test_splat.c compares its picture only away from the edges.
  */
 #ifndef SPLAT_MATH_H
@@ -23,6 +23,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "nbody_shared.h" /* the tag layout and colour modes bodies.vert uses */
 #include "splat.h"
 
 #ifdef __CUDACC__
@@ -33,7 +34,6 @@
 
 #define SPLAT_MIN_PX 1.5f /* bodies.vert's MIN_PX and MAX_PX */
 #define SPLAT_MAX_PX 96.0f
-#define SPLAT_HALO 2u /* the dark halo's component in a tag */
 
 typedef struct splat_rgb {
     float r, g, b;
@@ -92,15 +92,17 @@ static SPLAT_HD inline splat_rgb splat_galaxy_color(uint32_t galaxy, uint32_t co
     const splat_rgb amber = {1.0f, 0.62f, 0.28f}, sky = {0.32f, 0.66f, 1.0f};
     const splat_rgb bulge = {1.0f, 0.95f, 0.85f}, grey = {0.5f, 0.5f, 0.5f};
     splat_rgb c = galaxy == 0u ? amber : sky;
-    if (component == 1u) c = splat_mix(c, bulge, 0.55f);
-    if (component == SPLAT_HALO) c = splat_scale(splat_mix(c, grey, 0.6f), 0.3f);
+    if (component == NBODY_COMPONENT_BULGE) c = splat_mix(c, bulge, 0.55f);
+    if (component == NBODY_COMPONENT_HALO) c = splat_scale(splat_mix(c, grey, 0.6f), 0.3f);
     return c;
 }
 
 static SPLAT_HD inline splat_rgb splat_component_color(uint32_t component) {
     const splat_rgb disk = {0.55f, 0.72f, 1.0f}, bulge = {1.0f, 0.78f, 0.4f},
                     halo = {0.55f * 0.3f, 0.4f * 0.3f, 0.8f * 0.3f};
-    return component == 0u ? disk : component == 1u ? bulge : halo;
+    return component == NBODY_COMPONENT_DISK    ? disk
+           : component == NBODY_COMPONENT_BULGE ? bulge
+                                                : halo;
 }
 
 /* m (column-major 4x4) times (x, y, z, w). */
@@ -123,8 +125,9 @@ static SPLAT_HD inline void splat_span(float c, float s, int count, int *first, 
  * nearer than the near plane or farther than the far one. */
 static SPLAT_HD inline int splat_setup(const splat_view *view, const float body[4], uint32_t tag,
                                        uint32_t index, splat_sprite *out) {
-    const uint32_t galaxy = tag & 3u, component = (tag >> 2) & 3u;
-    if (view->hide_halo && component == SPLAT_HALO) return 0;
+    const uint32_t galaxy = tag & NBODY_TAG_GALAXY_MASK,
+                   component = (tag >> NBODY_TAG_COMPONENT_SHIFT) & NBODY_TAG_COMPONENT_MASK;
+    if (view->hide_halo && component == NBODY_COMPONENT_HALO) return 0;
     const float p[4] = {body[0], body[1], body[2], 1.0f};
     float eye[4], clip[4];
     splat_transform(view->view, p, eye);
@@ -138,11 +141,11 @@ static SPLAT_HD inline int splat_setup(const splat_view *view, const float body[
     const float dim = px < SPLAT_MIN_PX ? (px * px) / (SPLAT_MIN_PX * SPLAT_MIN_PX) : 1.0f;
     out->size = splat_clamp(px, SPLAT_MIN_PX, SPLAT_MAX_PX);
     splat_rgb c;
-    if (view->color == 1) {
+    if (view->color == NBODY_COLOR_BODY) {
         c = splat_body_color(index);
-    } else if (view->color == 2) {
+    } else if (view->color == NBODY_COLOR_GALAXY) {
         c = splat_galaxy_color(galaxy, component);
-    } else if (view->color == 3) {
+    } else if (view->color == NBODY_COLOR_COMPONENT) {
         c = splat_component_color(component);
     } else {
         c = splat_speed_palette(splat_clamp(body[3] / view->speed_scale, 0.0f, 1.0f));

@@ -15,6 +15,11 @@
  *    within 1 % of the Kepler values, for a parabolic and a bound orbit; the
  *    angular momentum of galaxy 2's disk tilted by the requested inclination
  *    (within 5 degrees: 400 disk bodies of random velocities).
+ * 3. The galaxy units sim.h exports follow from its cgs values: the
+ *    velocity unit sqrt(G M / L) rounds to SIM_GALAXY_KMS_PER_VELOCITY
+ *    (207.4 km/s) and the time unit L / V to SIM_GALAXY_MYR_PER_TIME
+ *    (4.71 Myr, with a Julian year: 1 Myr = 3.15576e13 s); disk and merger
+ *    are the scenes in those units.
  */
 #include <stdio.h>
 #include <string.h>
@@ -155,7 +160,24 @@ static void check_merger(float e, float incl2) {
     sim_destroy(s);
 }
 
+static void check_units(void) {
+    const double length = SIM_GALAXY_KPC_PER_LENGTH * SIM_KPC_CM;
+    const double mass = SIM_GALAXY_MSUN_PER_MASS * SIM_MSUN_G;
+    const double velocity = sqrt(SIM_G_CGS * mass / length); /* cm/s */
+    const double kms = velocity * 1e-5, myr = length / velocity / 3.15576e13;
+    printf("galaxy units: %.6f km/s, %.6f Myr\n", kms, myr);
+    CHECK(round(kms * 10) / 10 == SIM_GALAXY_KMS_PER_VELOCITY, "velocity unit %.6f km/s, not %g",
+          kms, SIM_GALAXY_KMS_PER_VELOCITY);
+    CHECK(round(myr * 100) / 100 == SIM_GALAXY_MYR_PER_TIME, "time unit %.6f Myr, not %g", myr,
+          SIM_GALAXY_MYR_PER_TIME);
+    for (int ic = 0; ic < SIM_IC_COUNT; ic++) {
+        CHECK(sim_ic_galactic((sim_ic)ic) == (ic == SIM_IC_DISK || ic == SIM_IC_MERGER),
+              "sim_ic_galactic(%s)", sim_ic_name((sim_ic)ic));
+    }
+}
+
 int main(void) {
+    check_units();
     check_merger(1.0f, 60);
     check_merger(0.8f, 180);
     check_isolated_disk();

@@ -58,13 +58,15 @@
  * a two-term series, leaving ~2^-60); 10 steps leave differences of order
  * 1e-13, so 1e-9 has room while being 1e5 times tighter than float could
  * meet - a float slipping into the fp64 path fails. With eps = 0 every GPU
- * kernel computes with eps^2 = 1e-12 (sim_kernels.cu), which weakens a pair
+ * kernel computes with eps^2 = SIM_EPS2_FLOOR (sim.h), which weakens a pair
  * at distance r by a relative 1.5e-12 / r^2; that case's fp64 tolerance is
  * raised to 3 times that at the closest pair when it exceeds 1e-9.
  *
  * Also, at the main sizes: switching variants mid-run (float -> fp64 ->
  * float) lands on the same answer (physics continuous across a switch); GPU
- * diagnostics match the CPU's; vertices are positions plus speed.
+ * diagnostics match the CPU's; vertices are positions plus speed. And the
+ * build best's plan launches is the one whose cost row sim_loop_cost_of
+ * gives (check_launched_builds).
  *
  * --quick runs N = 31 and 1000, the special cases at small N and N = 16411
  * for 2 steps, with the automatic shape and three others per variant, for
@@ -72,12 +74,12 @@
  */
 #include <string.h>
 
+#include "sim_internal.h" /* sim_launched_build */
 #include "test_util.h"
 
 #define STEPS 10
 #define TOL32 2e-4
 #define TOL64 1e-9
-#define EPS2_FLOOR 1e-12 /* sim_kernels.cu's EPS2_MIN */
 
 /* The all-pairs variants: naive .. fp64 (the tree comes after them). */
 #define LAST_EXACT SIM_VARIANT_FP64
@@ -161,7 +163,7 @@ static void make_bodies(const test_case *c, sim_body *b) {
 /* The fp64 tolerance for a case: 1e-9, or with eps below the kernels'
  * floor, 3 x the floor's relative effect at the closest distinct pair. */
 static double fp64_tolerance(const test_case *c, const sim_body *b) {
-    if ((double)c->softening * c->softening >= EPS2_FLOOR) return TOL64;
+    if ((double)c->softening * c->softening >= SIM_EPS2_FLOOR) return TOL64;
     double r2min = INFINITY;
     for (int i = 0; i < c->n; i++) {
         for (int j = i + 1; j < c->n; j++) {
@@ -170,7 +172,7 @@ static double fp64_tolerance(const test_case *c, const sim_body *b) {
             if (r2 > 0 && r2 < r2min) r2min = r2;
         }
     }
-    const double floor_effect = 3 * 1.5 * EPS2_FLOOR / r2min;
+    const double floor_effect = 3 * 1.5 * SIM_EPS2_FLOOR / r2min;
     return floor_effect > TOL64 ? floor_effect : TOL64;
 }
 
@@ -442,6 +444,42 @@ static void check_nonfinite(void) {
     }
 }
 
+/* The build best's plan launches is the one whose row sim_loop_cost_of
+ * returns, on this device (both ask its occupancy), so the benchmark's
+ * ceiling is always that of the loop that ran: at N below and from the
+ * wide build's, in the automatic shape and in shapes around the builds'
+ * largest blocks (640, 768, 1024 threads an SM) and split into smaller
+ * blocks, where occupancy and the thresholds alone may part; and fp64. */
+static void check_launched_builds(void) {
+    const int ns[] = {4097, 16384, 40000};
+    const shape shapes[] = {{0, 0},    {128, 2}, {512, 1}, {640, 1}, {672, 1}, {768, 1}, {800, 1},
+                            {1024, 1}, {320, 2}, {224, 3}, {256, 3}, {32, 20}, {96, 7}};
+    const sim_variant variants[] = {SIM_VARIANT_BEST, SIM_VARIANT_FP64};
+    for (size_t iv = 0; iv < sizeof variants / sizeof variants[0]; iv++) {
+        for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+            sim *s = test_sim((sim_desc){.backend = SIM_BACKEND_CUDA,
+                                         .body_count = ns[i],
+                                         .softening = 0.05f,
+                                         .variant = variants[iv]});
+            printf("%s N=%d builds:", sim_variant_info(variants[iv])->name, ns[i]);
+            for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+                const sim_block b = sim_set_block(s, shapes[k].p, shapes[k].q);
+                sim_step(s, 1);
+                const char *launched = sim_launched_build(s);
+                sim_loop_cost c = {0};
+                const bool has = sim_loop_cost_of(variants[iv], ns[i], b.p, b.q, &c);
+                printf(" %dx%d %s", b.p, b.q, launched ? launched : "(none)");
+                CHECK(launched && has && strcmp(launched, c.build) == 0,
+                      "%s N=%d %d x %d: launched %s, sim_loop_cost_of's row %s",
+                      sim_variant_info(variants[iv])->name, ns[i], b.p, b.q,
+                      launched ? launched : "nothing", has ? c.build : "none");
+            }
+            printf("\n");
+            sim_destroy(s);
+        }
+    }
+}
+
 int main(int argc, char **argv) {
     if (sim_cuda_device_count(NULL, 0) == 0) {
         printf("test_gpu: no CUDA device, skipped\n");
@@ -494,5 +532,6 @@ int main(int argc, char **argv) {
     }
     sim_destroy(s);
     check_nonfinite();
+    check_launched_builds();
     return test_exit("test_gpu");
 }

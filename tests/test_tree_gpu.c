@@ -23,6 +23,9 @@
  *   theta falls (0.9, 0.5, 0.05).
  * - N = 2, 3 and all-pairs-size groups: the root is a leaf, the sum is the
  *   direct one in float: 1e-5 relative.
+ * - Coincident pairs at softening 0 (the walk's floor on eps^2, sim.h):
+ *   finite, the default theta's targets, and both bodies of a pair within
+ *   1e-5 relative of each other (float rounding of the same sums).
  *
  *   test_tree_gpu           all of it (N = 16,000 and 100,003 Plummer)
  *   test_tree_gpu --quick   small sizes, for compute-sanitizer
@@ -287,6 +290,26 @@ static void test_degenerate(int scale) {
     sim_body *p = plummer(n2, 99);
     for (int i = 0; i < n2; i += 5) p[i].mass = 0;
     check_tree("every 5th massless", p, n2, 0.05f, SIM_THETA_DEFAULT, 1e-3, 1e-2);
+    free(p);
+
+    /* Coincident bodies at softening 0, which add no force to each other
+     * (sim.h): pairs of a Plummer sphere moved onto one point, so each pair
+     * shares a leaf. The walk computes with eps^2 raised to SIM_EPS2_FLOOR
+     * as every CUDA force kernel does: finite forces (check_tree), the
+     * tree's usual accuracy against the exact sum, and the same force on
+     * both bodies of a pair (their lists differ by each other alone, which
+     * adds 0). */
+    p = plummer(n2, 5);
+    for (int i = 0; i + 1 < n2; i += 97) memcpy(p[i + 1].pos, p[i].pos, sizeof p[i].pos);
+    check_tree("coincident pairs, eps 0", p, n2, 0.0f, SIM_THETA_DEFAULT, 1e-3, 1e-2);
+    forces(p, n2, 0.0f, SIM_BACKEND_CUDA, SIM_VARIANT_TREE, 0, t);
+    int unequal = 0;
+    for (int i = 0; i + 1 < n2; i += 97) {
+        for (int k = 0; k < 3; k++) {
+            unequal += !(fabs(t[i].acc[k] - t[i + 1].acc[k]) <= 1e-5 * (1 + norm3(t[i].acc)));
+        }
+    }
+    CHECK(unequal == 0, "coincident pairs, eps 0: %d components differ within a pair", unequal);
     free(p);
     free(b);
     free(t);

@@ -1,8 +1,8 @@
 /* video_frames.cu - a video's frames converted to YUV 4:2:0 by a kernel and
  * copied to pinned host memory by the copy engine (video.h says the order
  * of things). This replaces, where CUDA can read GL's pixel buffer, a GL
- * conversion pass and a GL read-back that cost the frame loop ~0.55 ms a
- * frame at 1280x720 on an H100 (docs/PERFORMANCE.md, "Recording").
+ * conversion pass and a GL read-back that cost the frame loop more
+ * (docs/PERFORMANCE.md, "Recording").
  *
  * The arithmetic is shaders/yuv420.frag's, in float: Y from each pixel,
  * U and V from the 2x2 average, BT.709 weights, limited range (Y 16..235,

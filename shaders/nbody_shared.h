@@ -1,0 +1,41 @@
+/* nbody_shared.h - the constants that C, CUDA and GLSL must agree on, in one
+ * place: the layout of the tag of a body, the colour modes of the sprites
+ * that draw the bodies and the default vertical field of view.
+ *
+ * Why one file read three ways: C and CUDA include it (sim/sim.h,
+ * snap/snap.h, render/render.h, splat/splat_math.h), and the shader loader
+ * of render (render/render_gl.c) inserts its text after the version line of
+ * every shader it compiles, so that shaders/bodies.vert uses the same names
+ * and no number is typed twice. It sits with the shaders because the
+ * program reads it at run time from the shader folder next to the binary.
+ *
+ * What it may hold: the common subset of C, C++ and GLSL 330 - comments in
+ * plain ASCII without quote marks, include guards, and defines of integer
+ * or floating literals (a u suffix where GLSL compares them with a uint,
+ * as GLSL 330 does not convert int to uint).
+ */
+#ifndef NBODY_SHARED_H
+#define NBODY_SHARED_H
+
+/* The tag of a body (SIM_TAG in sim/sim.h): its galaxy in bits 0-1, its
+ * component in bits 2-3. */
+#define NBODY_TAG_GALAXY_MASK 3u
+#define NBODY_TAG_COMPONENT_SHIFT 2u
+#define NBODY_TAG_COMPONENT_MASK 3u
+
+/* The components inside a tag (sim_component). */
+#define NBODY_COMPONENT_DISK 0u
+#define NBODY_COMPONENT_BULGE 1u
+#define NBODY_COMPONENT_HALO 2u
+
+/* How the sprites are coloured: render_color in render/render.h, the int
+ * uniform u_color_mode of shaders/bodies.vert, splat_view.color. */
+#define NBODY_COLOR_SPEED 0     /* cool to hot with speed */
+#define NBODY_COLOR_BODY 1      /* a fixed colour per body index */
+#define NBODY_COLOR_GALAXY 2    /* galaxy of origin */
+#define NBODY_COLOR_COMPONENT 3 /* disk, bulge, halo */
+
+/* The default vertical field of view of the camera, radians (45 degrees). */
+#define NBODY_FOV_Y_DEFAULT 0.78539816339744831
+
+#endif /* NBODY_SHARED_H */
