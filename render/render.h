@@ -10,7 +10,7 @@
  *
  * What it does not do: no kernels, no CUDA, no windows or contexts (app/
  * makes the context current before render_create), no simulation. The body
- * buffer's GL name is handed out so app/app_interop.c can register it with
+ * buffer's GL name is handed out so app/interop/interop.c can register it with
  * CUDA; that file is the only place the two meet.
  *
  * Needs a current OpenGL 3.3 core context for every call.
@@ -89,7 +89,7 @@ typedef struct render_view {
 
 /* What the sprite pass draws with for a view: the uniforms of
  * shaders/bodies.vert, as render_frame sets them. For drawing the same
- * sprites elsewhere (app_interop.c hands them to CUDA's, splat/). */
+ * sprites elsewhere (app/interop/interop.c hands them to CUDA's, splat/). */
 typedef struct render_sprite_params {
     int width, height;        /* the framebuffer's pixels */
     float view[16], proj[16]; /* column-major (cglm), the lens included */
@@ -236,7 +236,7 @@ void render_target_destroy(render *r, render_target *t);
 void render_bind_target(render *r, render_target *t);
 /* The GL renderbuffer (RGBA8) that holds t's picture, or r's own when t is
  * NULL; 0 when that is the window's framebuffer. For CUDA to read a
- * picture where it was drawn, without a copy (app_interop.c). */
+ * picture where it was drawn, without a copy (app/interop/interop.c). */
 uint32_t render_picture_renderbuffer(const render *r, const render_target *t);
 
 typedef struct render_readback render_readback;

@@ -19,7 +19,7 @@
  *   picture cut to even sizes, as yuv420p needs.
  *
  * - DEVICE: a copy of the picture (a blit) in a texture, for CUDA to read
- *   through interop (app_interop.c; video/ converts it). Nothing comes back
+ *   through interop (app/interop/interop.c; video/ converts it). Nothing comes back
  *   to the host here. A texture, not a pixel-pack buffer: glReadPixels into
  *   a buffer costs the GPU more time a frame than the blit
  *   (docs/PERFORMANCE.md, "Recording").

@@ -11,7 +11,7 @@
  *
  * Module rules: sim/ knows nothing of OpenGL, GLFW or windows. It hands out
  * body positions as packed vertices written to a host or device pointer that
- * the caller owns (app/app_interop.c maps a GL buffer for that).
+ * the caller owns (app/interop/interop.c maps a GL buffer for that).
  *
  * Units: G = 1 throughout. The Plummer sphere is in Henon units (G = M = 1,
  * E = -1/4); the other scenes state their own scales in sim_ic.c.
@@ -393,7 +393,7 @@ sim_diag sim_moments(sim *s);
 /* Writes body_count vertices to dst: CUDA device memory when dst_on_device
  * (only valid for the CUDA backend; the write is also ordered after work
  * queued before it on the legacy default stream and before work queued
- * there after it, as app/app_interop.c's map and unmap bracket it), else
+ * there after it, as app/interop/interop.c's map and unmap bracket it), else
  * host memory. Either way it is written when this returns: the call waits
  * for the GPU (on the device path because that is faster than leaving the
  * wait to the interop unmap: docs/PERFORMANCE.md, "The zero-copy path and

@@ -352,7 +352,7 @@ static void *cuda_create(int device, sim_error *err) {
     c->device = device;
     CUDA_CHECK(cudaDeviceGetAttribute(&c->sm_count, cudaDevAttrMultiProcessorCount, device));
     /* A blocking stream: it orders with the legacy default stream, which
-     * app_interop.c maps and unmaps the GL buffer on (cuda_vertices relies
+     * app/interop/interop.c maps and unmaps the GL buffer on (cuda_vertices relies
      * on this instead of waiting). */
     CUDA_CHECK(cudaStreamCreate(&c->stream));
     CUDA_CHECK(cudaEventCreate(&c->start));

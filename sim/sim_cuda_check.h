@@ -6,7 +6,7 @@
  * model. Failures a user can cause (no device, out of GPU memory) are
  * checked by hand where they happen and reported as sim_error.
  *
- * Private to sim/ (not on the public include path). app/app_interop.c has a
+ * Private to sim/ (not on the public include path). app/interop/interop.c has a
  * check of its own, because there the user can cause failures (interop
  * refused) and the answer is to fall back to copying through the host.
  *

@@ -135,7 +135,7 @@ bool snap_read_memory_sidecar(const uint8_t *data, size_t len, const uint8_t *si
                               snap_error *err);
 
 /* Writers produce bytes in memory (malloc'd *buf, *len); the app writes them to disk atomically
- * (app_output_bytes). Tipsy: standard big-endian, 32-byte header, float fields; halo bodies
+ * (io_write_bytes in app/io). Tipsy: standard big-endian, 32-byte header, float fields; halo bodies
  * are dark particles, disk and bulge bodies star particles (dark first, each in body order).
  * All writers refuse NaN/inf values and counts < 0 with a message. */
 bool snap_write_tipsy(const snap_data *d, uint8_t **buf, size_t *len, snap_error *err);

@@ -32,7 +32,7 @@ static_assert(SPRITE_THREADS % 32 == 0, "whole warps");
 
 /* The legacy default stream: ordered after the interop map, the
  * simulation's vertices (sim_queue_vertices: its stream is a blocking one)
- * and before the unmap, all of which app_interop.c issues there or on
+ * and before the unmap, all of which app/interop/interop.c issues there or on
  * blocking streams - so one wait covers the vertices and the sprites. */
 #define STREAM cudaStreamLegacy
 

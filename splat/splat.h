@@ -18,7 +18,7 @@
  * to half floats once. The picture's alpha is 1 (GL's counts the sprites
  * over each pixel; nothing reads it).
  *
- * What it does not do: no GL (app/app_interop.c maps GL's picture and
+ * What it does not do: no GL (app/interop/interop.c maps GL's picture and
  * vertex buffer and hands them in), no simulation.
  */
 #ifndef SPLAT_H

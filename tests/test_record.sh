@@ -11,7 +11,7 @@
 # window part runs on an Xvfb of its own, and is skipped without Xvfb.
 #
 # PNGs are compared with cmp: --screenshot and --frames-dir both go through
-# app_output_png, which encodes equal pixels into equal bytes.
+# io_write_png, which encodes equal pixels into equal bytes.
 #
 # What a video's encoder is handed (no ffmpeg needed): tests/ffmpeg-capture.sh
 # keeps the raw frames, and yuv_check compares the last one with a
