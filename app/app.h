@@ -314,12 +314,15 @@ void app_live_check_nonfinite(app *a);
 void app_live_force_error(app *a);
 /* Measures the running method's force error on APP_FERR_SAMPLES bodies now (X). */
 void app_measure_force_error(app *a);
+/* A step's time at n_to bodies from ms_from at n_from, as a method of this
+ * scaling grows (N^2, N log N); N below 2 counts as 2. */
+double app_step_ms_at(sim_scaling scaling, int n_from, double ms_from, int n_to);
 /* (E - E0) / |E0| of the last sample (0 where E0 is 0 or unknown). */
 double app_energy_error(const app *a);
 /* Frame-rate-independent numbers the HUD and the status share. */
 double app_interactions_per_s(const app *a);
 double app_flops_per_interaction(const app *a);
-/* The running force method's name: a CUDA variant, "cpu-reference" or "tree". */
+/* The running force method's name (sim_method.name). */
 const char *app_method_name(const app *a);
 
 /* ---- app_knobs.c: the knobs' keys and live values ------------------------- */
@@ -351,8 +354,7 @@ void app_ladder_update(app *a);
 int app_ladder_rows(app *a);
 /* The result of rung v at n bodies, or NULL. */
 const app_rung_result *app_ladder_result(const app *a, sim_variant v, int n);
-/* A step time at n_to from one at n_from: N^2 scaling, N log N for the tree. */
-double app_ladder_estimate_ms(bool tree, int n_from, double ms_from, int n_to);
+
 
 /* ---- app_sprites.c: who draws the sprites -------------------------------- */
 

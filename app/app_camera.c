@@ -36,7 +36,7 @@ void app_camera_home(app *a) {
 
 void app_pan(app *a, double dx, double dy, int fb_height) {
     /* Move the target in the view plane so the point under the cursor follows it. */
-    const float fov = a->view.camera.fov_y > 0 ? a->view.camera.fov_y : 0.785398f;
+    const float fov = a->view.camera.fov_y > 0 ? a->view.camera.fov_y : (float)NBODY_FOV_Y_DEFAULT;
     const float lens = a->ui.lens_scale > 0 ? a->ui.lens_scale : 1.0f; /* the HUD's fit */
     const float per_pixel = 2.0f * a->view.camera.distance * tanf(fov / 2) /
                             (lens * (float)(fb_height > 0 ? fb_height : 1));
@@ -75,7 +75,7 @@ void app_fit_view(app *a) {
     }
     qsort(r, (size_t)n, sizeof r[0], base_cmp_double);
     const double r90 = r[(size_t)(0.9 * (n - 1))]; /* stragglers do not set the scale */
-    const float fov = a->view.camera.fov_y > 0 ? a->view.camera.fov_y : 0.785398f;
+    const float fov = a->view.camera.fov_y > 0 ? a->view.camera.fov_y : (float)NBODY_FOV_Y_DEFAULT;
     for (int k = 0; k < 3; k++) a->view.camera.target[k] = (float)m.center_of_mass[k];
     a->view.camera.distance = (float)fmax(1.2 * r90 / tan(fov / 2), 1e-3);
     free(b);

@@ -48,12 +48,8 @@ app_grow app_grow_estimate(app *a, int n) {
         g.mem.host_need += (double)sizeof(sim_vertex) * n;
     }
     g.step_ms_now = sim_last_step_ms(a->sim);
-    const double now = p.body_count > 1 ? p.body_count : 2, want = n > 1 ? n : 2;
     if (g.step_ms_now > 0) {
-        const double ratio = want / now;
-        g.step_ms = g.step_ms_now * (p.variant == SIM_VARIANT_TREE
-                                         ? ratio * log2(want) / log2(now) /* N log N */
-                                         : ratio * ratio);                /* N^2 */
+        g.step_ms = app_step_ms_at(sim_get_method(a->sim)->scaling, p.body_count, g.step_ms_now, n);
     }
     return g;
 }
@@ -140,42 +136,54 @@ static void key_theta(app *a, int dir) {
     const double next = round((theta + dir * THETA_STEP) * 20) / 20;
     if (!in_range(a, SIM_KNOB_THETA, next, theta)) return;
     sim_set_theta(a->sim, (float)next);
-    base_msg_post(&a->msg, "opening angle %.2f%s", next,
-                  params(a).variant == SIM_VARIANT_TREE ? "" : " (used by the tree: K to it)");
+    if (sim_get_method(a->sim)->uses_theta) {
+        base_msg_post(&a->msg, "opening angle %.2f", next);
+        return;
+    }
+    /* Name the method that uses it, as the table has it. */
+    const sim_backend b = params(a).backend;
+    sim_variant methods[32];
+    const int count = sim_methods(b, methods, 32);
+    const char *user = "an approximate method";
+    for (int i = count - 1; i >= 0; i--) {
+        if (sim_method_of(b, methods[i])->uses_theta) user = sim_method_of(b, methods[i])->name;
+    }
+    base_msg_post(&a->msg, "opening angle %.2f (used by %s: K to it)", next, user);
 }
 
+/* K and Shift+K: the next or previous method of this backend, in the
+ * ladder's order (sim_methods), wrapping around. */
 static void key_variant(app *a, int dir) {
     const sim_params p = params(a);
-    int v = (int)p.variant;
-    if (p.backend == SIM_BACKEND_CPU) {
-        /* Two methods on the CPU: the exact reference and the tree. */
-        v = v == SIM_VARIANT_TREE ? SIM_VARIANT_BEST : SIM_VARIANT_TREE;
-    } else {
-        const int count = SIM_VARIANT_COUNT - 1; /* variants 1 .. COUNT-1 */
-        v = (v - 1 + dir + count) % count + 1;
-    }
+    sim_variant methods[32];
+    const int count = sim_methods(p.backend, methods, 32);
+    const sim_variant now = sim_get_method(a->sim)->variant;
+    int i = 0;
+    while (i < count && methods[i] != now) i++;
+    const sim_variant v = methods[((i < count ? i : 0) + dir + count) % count];
     sim_error err = {0};
-    if (!sim_set_variant(a->sim, (sim_variant)v, &err)) {
-        base_msg_post(&a->msg, "cannot switch to %s: %s", sim_variant_info((sim_variant)v)->name,
+    if (!sim_set_variant(a->sim, v, &err)) {
+        base_msg_post(&a->msg, "cannot switch to %s: %s", sim_method_of(p.backend, v)->name,
                       err.message);
         return;
     }
     const sim_params q = params(a);
-    if (q.backend == SIM_BACKEND_CPU) {
-        base_msg_post(&a->msg, "CPU force method: %s", app_method_name(a));
+    const sim_method *m = sim_get_method(a->sim);
+    if (m->block_shape) {
+        base_msg_post(&a->msg, "kernel %s (%dx%d): %s", m->name, q.p, q.q, m->description);
     } else {
-        base_msg_post(&a->msg, "kernel %s (%dx%d): %s", sim_variant_info(q.variant)->name, q.p, q.q,
-                      sim_variant_info(q.variant)->description);
+        base_msg_post(&a->msg, "%s force method: %s", q.backend == SIM_BACKEND_CPU ? "CPU" : "GPU",
+                      m->name);
     }
 }
 
 static void key_block(app *a, config_knob k, int dir) {
     const sim_params before = params(a);
-    if (before.backend == SIM_BACKEND_CPU) {
+    if (!sim_get_method(a->sim)->block_shape) {
         /* The CPU's force loops (the exact sum and the tree's walk, body by
          * body) take no block shape. */
-        base_msg_post(&a->msg, "%s: p and q shape the GPU kernels; the CPU backend has none",
-                      k == CONFIG_KNOB_P ? "P" : "Q");
+        base_msg_post(&a->msg, "%s: p and q shape the GPU kernels; %s takes none",
+                      k == CONFIG_KNOB_P ? "P" : "Q", sim_get_method(a->sim)->name);
         return;
     }
     const int now = k == CONFIG_KNOB_P ? before.p : before.q;
@@ -268,9 +276,9 @@ void app_knob_json(const app *a, config_knob k, char *out, size_t len) {
     case CONFIG_KNOB_VARIANT:
         snprintf(out, len, "\"%s\"", app_method_name(a));
         return;
-    case CONFIG_KNOB_P: /* null on the CPU backend: it has no block shape */
+    case CONFIG_KNOB_P: /* null where the method has no block shape (the CPU's) */
     case CONFIG_KNOB_Q:
-        if (p.backend == SIM_BACKEND_CUDA) {
+        if (sim_get_method(a->sim)->block_shape) {
             snprintf(out, len, "%d", k == CONFIG_KNOB_P ? p.p : p.q);
         } else {
             snprintf(out, len, "null");

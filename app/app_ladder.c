@@ -29,28 +29,24 @@
 
 /* ---- results -------------------------------------------------------------- */
 
-static bool cpu_backend(const app *a) {
-    return sim_get_params(a->sim).backend == SIM_BACKEND_CPU;
+static sim_backend backend(const app *a) {
+    return sim_get_params(a->sim).backend;
 }
 
-/* The variant a result is kept under: on the CPU all but the tree are one method. */
+/* The rung a result is kept under: the method that runs (on the CPU every
+ * exact variant is the one reference). */
 static sim_variant rung_of(const app *a, sim_variant v) {
-    return cpu_backend(a) && v != SIM_VARIANT_TREE ? SIM_VARIANT_BEST : v;
+    return sim_method_of(backend(a), v)->variant;
 }
 
 static const char *rung_name(const app *a, sim_variant v) {
-    if (v == SIM_VARIANT_TREE) return "tree";
-    return cpu_backend(a) ? "reference" : sim_variant_info(v)->name;
+    return sim_method_of(backend(a), v)->name;
 }
 
-static int ladder_rungs(const app *a, sim_variant out[SIM_VARIANT_COUNT]) {
-    if (cpu_backend(a)) {
-        out[0] = SIM_VARIANT_BEST;
-        out[1] = SIM_VARIANT_TREE;
-        return 2;
-    }
-    for (int v = 1; v < SIM_VARIANT_COUNT; v++) out[v - 1] = (sim_variant)v;
-    return SIM_VARIANT_COUNT - 1;
+/* The rungs on this backend, in ladder order, at most max. */
+static int ladder_rungs(const app *a, sim_variant *out, int max) {
+    const int count = sim_methods(backend(a), out, max);
+    return count < max ? count : max;
 }
 
 const app_rung_result *app_ladder_result(const app *a, sim_variant v, int n) {
@@ -77,14 +73,6 @@ static void store(app *a, app_rung_result r) {
         }
     }
     c->results[slot] = r;
-}
-
-double app_ladder_estimate_ms(bool tree, int n_from, double ms_from, int n_to) {
-    const double from = n_from, to = n_to;
-    if (tree) { /* N log N; log2 of at least 2 keeps tiny N finite */
-        return ms_from * (to * log2(fmax(to, 2))) / (from * log2(fmax(from, 2)));
-    }
-    return ms_from * (to / from) * (to / from);
 }
 
 /* ---- timing ---------------------------------------------------------------- */
@@ -196,26 +184,26 @@ static const app_rung_result *nearest(const app *a, sim_variant v, int n) {
  * from an estimate (no time spent: then on to the next rung). */
 static void measure_next(app *a) {
     const int n = sim_get_params(a->sim).body_count;
-    sim_variant rungs[SIM_VARIANT_COUNT];
-    const int count = ladder_rungs(a, rungs);
+    sim_variant rungs[UI_RUNGS_MAX];
+    const int count = ladder_rungs(a, rungs, UI_RUNGS_MAX);
     for (int i = 0; i < count; i++) {
         const sim_variant v = rungs[i];
         if (app_ladder_result(a, v, n)) continue;
-        const bool tree = v == SIM_VARIANT_TREE;
+        const sim_scaling scaling = sim_method_of(backend(a), v)->scaling;
         const app_rung_result *near = nearest(a, v, n);
         if (!near) {
-            const int pilot = cpu_backend(a) ? LADDER_PILOT_N_CPU : LADDER_PILOT_N;
+            const int pilot = backend(a) == SIM_BACKEND_CPU ? LADDER_PILOT_N_CPU : LADDER_PILOT_N;
             time_rung(a, v, n, n <= pilot ? n : pilot);
             return;
         }
-        const double est = app_ladder_estimate_ms(tree, near->n, near->ms, n);
+        const double est = app_step_ms_at(scaling, near->n, near->ms, n);
         if (est <= cap_ms(a)) {
             time_rung(a, v, n, n);
             return;
         }
         /* Too slow from afar: estimate again from closer, while a closer subset fits. */
         const int closer = near->n <= n / LADDER_PILOT_GROW ? near->n * LADDER_PILOT_GROW : n;
-        if (closer < n && app_ladder_estimate_ms(tree, near->n, near->ms, closer) <= cap_ms(a)) {
+        if (closer < n && app_step_ms_at(scaling, near->n, near->ms, closer) <= cap_ms(a)) {
             time_rung(a, v, n, closer);
             return;
         }
@@ -239,9 +227,9 @@ int app_ladder_rows(app *a) {
             snprintf(l->device, sizeof l->device, "the CPU backend");
         }
     }
-    sim_variant rungs[SIM_VARIANT_COUNT];
-    const int count = ladder_rungs(a, rungs);
-    for (int i = 0; i < count && i < UI_RUNGS_MAX; i++) {
+    sim_variant rungs[UI_RUNGS_MAX];
+    const int count = ladder_rungs(a, rungs, UI_RUNGS_MAX);
+    for (int i = 0; i < count; i++) {
         const app_rung_result *r = app_ladder_result(a, rungs[i], p.body_count);
         l->rows[i] = (ui_rung){.name = rung_name(a, rungs[i]),
                                .status = r ? r->status : UI_RUNG_MEASURING,
@@ -249,5 +237,5 @@ int app_ladder_rows(app *a) {
                                .live = r && r->live,
                                .current = rung_of(a, p.variant) == rungs[i]};
     }
-    return count < UI_RUNGS_MAX ? count : UI_RUNGS_MAX;
+    return count;
 }

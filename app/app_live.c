@@ -122,10 +122,16 @@ void app_live_force_error(app *a) {
     if (l->ferr_valid && (l->ferr_variant != p.variant || l->ferr_theta != p.theta)) {
         l->ferr_valid = false;
     }
-    if (p.variant == SIM_VARIANT_TREE &&
+    if (!sim_get_method(a->sim)->exact &&
         (!l->ferr_valid || l->now - l->ferr_time > APP_FERR_EVERY)) {
         app_measure_force_error(a);
     }
+}
+
+double app_step_ms_at(sim_scaling scaling, int n_from, double ms_from, int n_to) {
+    const double from = n_from > 2 ? n_from : 2, to = n_to > 2 ? n_to : 2; /* tiny N finite */
+    if (scaling == SIM_SCALING_NLOGN) return ms_from * (to * log2(to)) / (from * log2(from));
+    return ms_from * (to / from) * (to / from);
 }
 
 double app_energy_error(const app *a) {
@@ -138,7 +144,7 @@ double app_interactions_per_s(const app *a) {
     const float ms = sim_last_step_ms(a->sim);
     const sim_params p = sim_get_params(a->sim);
     if (ms <= 0) return 0;
-    if (p.variant == SIM_VARIANT_TREE) { /* what the tree evaluated, not N^2 */
+    if (!sim_get_method(a->sim)->exact) { /* what it evaluated (the tree's cells), not N^2 */
         const sim_tree_stats t = sim_get_tree_stats(a->sim);
         return t.valid ? p.body_count * t.interactions_per_body / (ms * 1e-3) : 0;
     }
@@ -146,12 +152,9 @@ double app_interactions_per_s(const app *a) {
 }
 
 double app_flops_per_interaction(const app *a) {
-    const sim_params p = sim_get_params(a->sim);
-    return p.backend == SIM_BACKEND_CUDA && sim_variant_info(p.variant)->fp64 ? 30.0 : 20.0;
+    return sim_get_method(a->sim)->flops_per_interaction;
 }
 
 const char *app_method_name(const app *a) {
-    const sim_params p = sim_get_params(a->sim);
-    if (p.variant == SIM_VARIANT_TREE) return "tree";
-    return p.backend == SIM_BACKEND_CUDA ? sim_variant_info(p.variant)->name : "cpu-reference";
+    return sim_get_method(a->sim)->name;
 }

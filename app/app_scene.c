@@ -31,17 +31,13 @@ void app_scene_brightness(app *a) {
     a->view.brightness = config_scene_brightness(p.body_count, p.ic);
 }
 
-/* Galaxies and the other scenes have different units: N and the method
- * carry over only between scenes of the same kind. */
-static bool galactic(sim_ic ic) {
-    return ic == SIM_IC_DISK || ic == SIM_IC_MERGER;
-}
-
 void app_scene_switch(app *a, int i) {
     const sim_params now = sim_get_params(a->sim);
     const bool cpu = now.backend == SIM_BACKEND_CPU;
     sim_desc scene = config_scene_desc(i, &a->cfg, cpu, false);
-    if (galactic(now.ic) == galactic(scene.ic)) {
+    /* Galaxies and the other scenes have different units: N and the method
+     * carry over only between scenes of the same kind. */
+    if (sim_ic_galactic(now.ic) == sim_ic_galactic(scene.ic)) {
         scene.body_count = now.body_count; /* same units: N stays, and so does the method */
         scene.variant = now.variant;
     }

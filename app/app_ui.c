@@ -22,7 +22,7 @@ void app_ui_facts(app *a, ui_facts *f) {
                  .bloom = a->view.bloom},
         .exposure = a->render ? render_exposure(a->render) : a->view.exposure,
         .scene_title = config_scene_title(a->scene),
-        .galactic = p.ic == SIM_IC_DISK || p.ic == SIM_IC_MERGER,
+        .galactic = sim_ic_galactic(p.ic),
         .now = l->now,
         .fps = l->fps,
         .steps_per_frame = l->steps_per_frame,

@@ -45,9 +45,9 @@ static void check_arithmetic(void) {
     const double none[] = {0, 3e9};
     ui_chart_speedups(none, 2, prev, first);
     CHECK(prev[1] == 0 && first[1] == 0, "no first rate, no speedups: %g %g", prev[1], first[1]);
-    CHECK(app_ladder_estimate_ms(false, 1000, 2.0, 4000) == 32.0, "N^2: %g",
-          app_ladder_estimate_ms(false, 1000, 2.0, 4000));
-    const double tree = app_ladder_estimate_ms(true, 1024, 3.0, 4096);
+    CHECK(app_step_ms_at(SIM_SCALING_N2, 1000, 2.0, 4000) == 32.0, "N^2: %g",
+          app_step_ms_at(SIM_SCALING_N2, 1000, 2.0, 4000));
+    const double tree = app_step_ms_at(SIM_SCALING_NLOGN, 1024, 3.0, 4096);
     CHECK(fabs(tree - 3.0 * 4 * 12 / 10) < 1e-12, "N log N: %g", tree);
 }
 

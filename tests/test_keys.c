@@ -179,7 +179,7 @@ static void check_knobs(void) {
     CHECK(p.variant == SIM_VARIANT_TREE && strcmp(app_method_name(a), "tree") == 0,
           "K on the CPU backend: the tree (%s)", a->msg.text);
     p = press(a, GLFW_KEY_K, SHIFT);
-    CHECK(p.variant != SIM_VARIANT_TREE && strcmp(app_method_name(a), "cpu-reference") == 0,
+    CHECK(p.variant != SIM_VARIANT_TREE && strcmp(app_method_name(a), "reference") == 0,
           "Shift+K: back to the reference (%s)", a->msg.text);
     sim_set_variant(a->sim, v, NULL);
 
@@ -200,7 +200,7 @@ static void check_knobs(void) {
     for (int i = 0; i < 4; i++) {
         const int key = i % 2 ? GLFW_KEY_Q : GLFW_KEY_P;
         p = press(a, key, i < 2 ? 0 : SHIFT);
-        CHECK(p.p == p0 && p.q == q0 && strstr(a->msg.text, "the CPU backend has none"),
+        CHECK(p.p == p0 && p.q == q0 && strstr(a->msg.text, "reference takes none"),
               "%s on the CPU: %dx%d (%s)", i % 2 ? "Q" : "P", p.p, p.q, a->msg.text);
     }
     char json[32];
@@ -681,7 +681,8 @@ static void check_hud_text(void) {
     hud_text(a, true, text, sizeof text);
     CHECK(strstr(text, "nbody: keys and mouse") && strstr(text, "F11"), "the help text");
     CHECK(!strstr(text, " p = ") && !strstr(text, " q = "), "CPU help: no p / q lines:\n%s", text);
-    CHECK(strstr(text, "on the CPU backend K switches"), "CPU help says what K does");
+    CHECK(strstr(text, "K steps through the CPU's methods: reference, tree"),
+          "CPU help says what K does");
 
     hud_text(a, false, text, sizeof text);
     CHECK(strstr(text, "1,000 bodies") && strstr(text, " 1 step/frame") &&

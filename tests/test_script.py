@@ -7,7 +7,7 @@ Runs nbody --headless with a --script that presses K, Shift+K, P, Q, D, S, T and
 one every two frames, and --status-json with --status-every 1, then checks
 in the status line after each press that the knob moved as the key table
 says (P and Q on the CPU backend: p and q stay null, it has no block shape). K switches the force method: on CUDA to another kernel variant, on
-the CPU between the CPU's two methods, "cpu-reference" and "tree".
+the CPU between the CPU's two methods, "reference" and "tree".
 
 Then short runs from the same seed, written with --dump:
   - paused: pause at frame 2, K at frame 4, K back at frame 6 (Shift+K on
@@ -82,7 +82,7 @@ with tempfile.TemporaryDirectory() as tmp:
         check(start["variant"] == "best" and after["K"]["variant"] not in ("best", "", None),
               f"K: kernel {start['variant']} -> {after['K']['variant']}")
     else:
-        check(start["variant"] == "cpu-reference" and after["K"]["variant"] == "tree",
+        check(start["variant"] == "reference" and after["K"]["variant"] == "tree",
               f"K: CPU method {start['variant']} -> {after['K']['variant']}")
     check(after["Shift+K"]["variant"] == start["variant"],
           f"Shift+K: back to {after['Shift+K']['variant']}")

@@ -49,8 +49,9 @@ typedef struct bench {
     app_egl *egl; /* --frame */
 } bench;
 
-static const char *variant_name(sim_variant v) {
-    return v == SIM_VARIANT_COUNT ? "cpu" : sim_variant_info(v)->name;
+/* The method variant v runs on the benchmark's backend. */
+static const sim_method *method_of(const bench *b, sim_variant v) {
+    return sim_method_of(b->cuda ? SIM_BACKEND_CUDA : SIM_BACKEND_CPU, v);
 }
 
 /* Whole frames of the configuration d: the app's own frames, made by
@@ -107,15 +108,16 @@ static bool run_one(bench *b, sim_variant v, int n, int p, int q, double theta) 
     sim_desc d = config_scene_desc(config_scene_of(b->cfg), b->cfg, !b->cuda, true);
     d.backend = b->cuda ? SIM_BACKEND_CUDA : SIM_BACKEND_CPU;
     d.body_count = n;
-    d.variant = v == SIM_VARIANT_COUNT ? SIM_VARIANT_DEFAULT : v;
+    d.variant = v;
     d.p = p;
     d.q = q;
-    const bool tree = v == SIM_VARIANT_TREE;
-    if (tree && theta > 0) d.theta = (float)theta;
+    const sim_method *m = method_of(b, v);
+    const bool tree = !m->exact; /* the tree's own figures, no N^2 ones */
+    if (m->uses_theta && theta > 0) d.theta = (float)theta;
     sim_error err = {0};
     sim *s = sim_create(&d, &err);
     if (!s) {
-        fprintf(stderr, "nbody: %s (variant %s, N %d)\nhint: %s\n", err.message, variant_name(v), n,
+        fprintf(stderr, "nbody: %s (method %s, N %d)\nhint: %s\n", err.message, m->name, n,
                 err.hint);
         return false;
     }
@@ -173,7 +175,7 @@ static bool run_one(bench *b, sim_variant v, int n, int p, int q, double theta) 
     if (b->egl) row.fps = time_frames(b, &d);
     b->rows[b->count++] = row; /* bench_run keeps the configurations <= MAX_ROWS */
     fprintf(stderr, "  %-9s N=%-8d %4dx%-3d %10.4f ms/step (%d steps x %d, spread %.1f%%)\n",
-            variant_name(v), n, row.p, row.q, row.ms, steps, repeats, 100 * row.spread);
+            m->name, n, row.p, row.q, row.ms, steps, repeats, 100 * row.spread);
     return true;
 }
 
@@ -239,23 +241,17 @@ int bench_run(const config *cfg) {
         }
     }
 
-    /* On the CPU backend every all-pairs variant is the one reference loop
-     * (one "cpu" row); the tree is the CPU reference tree. */
-    config_list variants = cfg->variant_list;
-    if (variants.count == 0) {
-        variants.count = 1;
-        variants.values[0] = sim_variant_resolve(SIM_VARIANT_DEFAULT);
-    }
-    if (!b->cuda) {
-        bool cpu_done = false;
-        int kept = 0;
-        for (int k = 0; k < variants.count; k++) {
-            const bool tree = variants.values[k] == SIM_VARIANT_TREE;
-            if (!tree && cpu_done) continue;
-            if (!tree) cpu_done = true;
-            variants.values[kept++] = tree ? SIM_VARIANT_TREE : SIM_VARIANT_COUNT;
-        }
-        variants.count = kept;
+    /* The methods the variants run on this backend, each once (on the CPU
+     * every all-pairs variant is the one reference). */
+    config_list variants = {0};
+    const config_list asked = cfg->variant_list.count
+                                  ? cfg->variant_list
+                                  : (config_list){1, {sim_variant_resolve(SIM_VARIANT_DEFAULT)}};
+    for (int k = 0; k < asked.count; k++) {
+        const sim_variant v = method_of(b, (sim_variant)asked.values[k])->variant;
+        bool seen = false;
+        for (int i = 0; i < variants.count; i++) seen = seen || variants.values[i] == (int)v;
+        if (!seen) variants.values[variants.count++] = v;
     }
     const config_list one_auto = {1, {0}};
     const config_list default_n = {1, {16384}};
@@ -267,7 +263,7 @@ int bench_run(const config *cfg) {
     long long configs = 0; /* refused up front rather than timed and left out of the table */
     for (int iv = 0; iv < variants.count; iv++)
         configs += (long long)ns->count * ps->count * qs->count *
-                   (variants.values[iv] == SIM_VARIANT_TREE ? thetas->count : 1);
+                   (method_of(b, (sim_variant)variants.values[iv])->uses_theta ? thetas->count : 1);
     if (configs > MAX_ROWS) {
         fprintf(stderr,
                 "nbody: --benchmark: %lld configurations, the table holds %d\n"
@@ -280,7 +276,7 @@ int bench_run(const config *cfg) {
     bool ok = true;
     for (int iv = 0; iv < variants.count; iv++) {
         const sim_variant v = (sim_variant)variants.values[iv];
-        const config_real_list *th = v == SIM_VARIANT_TREE ? thetas : &own_theta;
+        const config_real_list *th = method_of(b, v)->uses_theta ? thetas : &own_theta;
         for (int in = 0; in < ns->count; in++) {
             for (int ip = 0; ip < ps->count; ip++) {
                 for (int iq = 0; iq < qs->count; iq++) {

@@ -22,8 +22,8 @@
 
 /* One timed configuration. */
 typedef struct bench_row {
-    sim_variant variant; /* SIM_VARIANT_COUNT: the CPU reference's all-pairs loop */
-    bool tree;           /* a Barnes-Hut row: N^2 interactions/s do not apply */
+    sim_variant variant; /* the method (sim_method_of the result's backend) */
+    bool tree;           /* an approximate method's row: N^2 interactions/s do not apply */
     int n, p, q;
     int steps, repeats;
     double ms;     /* median ms per step */

@@ -18,90 +18,18 @@
 
 #include <stb/stb_truetype.h>
 
-/* Issue slots of each kernel's inner loop, counted in `cuobjdump -sass` of
- * the sm_90 Release build by scripts/sass-loops.py (command and date in
- * docs/PERFORMANCE.md, "The issue ceiling"): the innermost loop holding the
- * most MUFU.RSQ, its instructions over its MUFU.RSQ count = slots per
- * evaluation. An evaluation is one interaction, except for best, where it is
- * one pair applied to two bodies. fp64 also counts its FP64-pipe
- * instructions (DADD, DFMA, DMUL) per evaluation, the tighter limit there.
- * Re-count after changing a kernel. */
-typedef struct kernel_cost {
-    sim_variant variant;
-    int min_n;       /* the count of the build that runs from this N ... */
-    int max_threads; /* ... in at most these p x q threads an SM (0: any); best has three */
-    int loop_instructions, loop_rsqrts; /* as counted */
-    int interactions;                   /* per evaluation: 2 for best, else 1 */
-    int fp64_ops;                       /* FP64-pipe instructions in the loop, fp64 only */
-    const char *note;                   /* printed after the ceiling, or NULL */
-} kernel_cost;
-
-/* best: its folded builds (sim_kernels.cu, best_build): the wide one (6 i
- * bodies per lane) from 16,384 bodies in at most 640 threads an SM, the
- * automatic shapes there; the prefetching one (4) in at most 768; the
- * 1024-thread one (4) beyond. best_build_for picks by the occupancy of each
- * build, which the threads an SM here follow for every shape but a few
- * unusual ones (a build may fit 21 warps of smaller blocks). With softening
- * < 1e-3 or a massless body best runs the plain loop of the same build
- * instead (best_i), one instruction a pair more: measured against the
- * folded loop's count its fraction then reads 6 % low, which the printed
- * note says. */
-#define BEST_PLAIN_NOTE                                                                            \
-    "; its folded loop: with softening < 1e-3 or massless bodies the plain one, "
-static const kernel_cost costs[] = {
-    {SIM_VARIANT_NAIVE, 0, 0, 47, 1, 1, 0, NULL},
-    {SIM_VARIANT_SOA, 0, 0, 56, 1, 1, 0, NULL},
-    {SIM_VARIANT_RSQRT, 0, 0, 36, 1, 1, 0, NULL},
-    {SIM_VARIANT_TILED, 0, 0, 35, 1, 1, 0, NULL},
-    {SIM_VARIANT_UNROLLED, 0, 0, 225, 8, 1, 0, NULL},
-    {SIM_VARIANT_NOIF, 0, 0, 175, 8, 1, 0, NULL},
-    {SIM_VARIANT_FMA, 0, 0, 167, 8, 1, 0, NULL},
-    {SIM_VARIANT_FAST, 0, 0, 143, 8, 1, 0, NULL},
-    {SIM_VARIANT_BEST, 0, 0, 554, 32, 2, 0,
-     ", the 1024-thread build (4 i bodies per lane)" BEST_PLAIN_NOTE "18.28"},
-    {SIM_VARIANT_BEST, 0, 768, 552, 32, 2, 0,
-     ", the prefetching build (4 i bodies per lane)" BEST_PLAIN_NOTE "18.34"},
-    {SIM_VARIANT_BEST, 16384, 640, 808, 48, 2, 0,
-     ", the wide build (6 i bodies per lane)" BEST_PLAIN_NOTE "17.92"},
-    {SIM_VARIANT_FP64, 0, 0, 782, 32, 2, 640, NULL},
-};
-
-#define LANES_PER_SM 128.0 /* 4 schedulers x 32 lanes, one warp instruction each per clock */
-
-/* The count for row r's variant, N and threads an SM: of the entries that
- * apply, the one from the largest N, then for the fewest threads. */
-static const kernel_cost *cost_of(const bench_row *r) {
-    const kernel_cost *c = NULL;
-    const int threads = r->p * (r->q > 0 ? r->q : 1);
-    for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++) {
-        const kernel_cost *e = &costs[i];
-        if (e->variant != r->variant || e->min_n > r->n ||
-            (e->max_threads > 0 && threads > e->max_threads)) {
-            continue;
-        }
-        if (!c || e->min_n > c->min_n ||
-            (e->min_n == c->min_n && e->max_threads > 0 &&
-             (c->max_threads == 0 || e->max_threads < c->max_threads))) {
-            c = e;
-        }
-    }
-    return r->tree ? NULL : c;
+/* The backend the rows ran on, and the method each row's variant names there. */
+static sim_backend backend_of(const bench_result *b) {
+    return b->cuda ? SIM_BACKEND_CUDA : SIM_BACKEND_CPU;
 }
 
-/* FP64 lanes per SM by architecture (0: unknown). */
-static int fp64_lanes(int major, int minor) {
-    if ((major == 9 && minor == 0) || (major == 10 && minor == 0)) return 64; /* H100, B200 */
-    if ((major == 8 && minor == 0) || (major == 7 && minor == 0)) return 32;  /* A100, V100 */
-    if (major >= 7) return 2;                                                 /* GeForce-class */
-    return 0;
+static const sim_method *method_of(const bench_result *b, const bench_row *r) {
+    return sim_method_of(backend_of(b), r->variant);
 }
 
-static const char *variant_name(const bench_row *r) {
-    return r->variant == SIM_VARIANT_COUNT ? "cpu" : sim_variant_info(r->variant)->name;
-}
-
-static bool is_fp64(const bench_row *r) {
-    return r->variant != SIM_VARIANT_COUNT && sim_variant_info(r->variant)->fp64;
+/* The loop count of row r's build (bench_ceiling); false where there is none. */
+static bool cost_of(const bench_result *b, const bench_row *r, sim_loop_cost *c) {
+    return b->cuda && !r->tree && sim_loop_cost_of(r->variant, r->n, r->p, r->q, c);
 }
 
 double bench_interactions_per_s(const bench_row *r) {
@@ -114,27 +42,12 @@ static double bodies_per_s(const bench_row *r) {
 }
 
 double bench_ceiling(const bench_result *b, const bench_row *r) {
-    const kernel_cost *c = cost_of(r);
-    if (!b->cuda || !c) return 0;
-    const double clock = b->dev.clock_khz * 1e3;
-    const double per_eval = (double)c->loop_instructions / c->loop_rsqrts;
-    double ceiling = b->dev.sm_count * LANES_PER_SM * clock / per_eval * c->interactions;
-    if (c->fp64_ops > 0) {
-        const int lanes = fp64_lanes(b->dev.cc_major, b->dev.cc_minor);
-        if (lanes == 0) return 0;
-        const double fp64 = b->dev.sm_count * (double)lanes * clock /
-                            ((double)c->fp64_ops / c->loop_rsqrts) * c->interactions;
-        ceiling = fmin(ceiling, fp64);
-    }
-    return ceiling;
+    sim_loop_cost c;
+    return cost_of(b, r, &c) ? sim_loop_ceiling(&c, &b->dev) : 0;
 }
 
-static double flops_per_interaction(const bench_row *r) {
-    return is_fp64(r) ? 30.0 : 20.0;
-}
-
-static double gflops_equivalent(const bench_row *r) {
-    return bench_interactions_per_s(r) * flops_per_interaction(r) * 1e-9;
+static double gflops_equivalent(const bench_result *b, const bench_row *r) {
+    return bench_interactions_per_s(r) * method_of(b, r)->flops_per_interaction * 1e-9;
 }
 
 static double ceiling_fraction(const bench_result *b, const bench_row *r) {
@@ -173,27 +86,30 @@ static bool any_tree(const bench_result *b) {
     return false;
 }
 
-/* One line per count the rows use (a variant's, or best's two builds'): its
- * ceiling and where it comes from. */
+/* One line per loop the rows run (a variant's, or each of best's builds'):
+ * its ceiling and where it comes from. */
 static void print_ceilings(const bench_result *b, FILE *f) {
     for (int i = 0; i < b->count; i++) {
-        const sim_variant v = b->rows[i].variant;
-        const kernel_cost *c = cost_of(&b->rows[i]);
+        sim_loop_cost c, other;
+        if (!cost_of(b, &b->rows[i], &c)) continue;
         bool seen = false;
-        for (int k = 0; k < i && !seen; k++) seen = cost_of(&b->rows[k]) == c;
-        const double ceiling = bench_ceiling(b, &b->rows[i]);
-        if (seen || !c || ceiling <= 0) continue;
+        for (int k = 0; k < i && !seen; k++) {
+            seen = b->rows[k].variant == b->rows[i].variant && cost_of(b, &b->rows[k], &other) &&
+                   strcmp(other.build, c.build) == 0;
+        }
+        const double ceiling = sim_loop_ceiling(&c, &b->dev);
+        if (seen || ceiling <= 0) continue;
         fprintf(f,
-                "ceiling %-8s %.3g interactions/s: %d SMs x 128 lanes x %.3f GHz / %.2f issue "
+                "ceiling %-8s %.3g interactions/s: %d SMs x %d lanes x %.3f GHz / %.2f issue "
                 "slots per %s (SASS)",
-                sim_variant_info(v)->name, ceiling, b->dev.sm_count, b->dev.clock_khz * 1e-6,
-                (double)c->loop_instructions / c->loop_rsqrts,
-                c->interactions == 2 ? "pair of 2 interactions" : "interaction");
-        if (c->fp64_ops)
-            fprintf(f, ", FP64 pipe: %d lanes / %.0f FP64 ops",
-                    fp64_lanes(b->dev.cc_major, b->dev.cc_minor),
-                    (double)c->fp64_ops / c->loop_rsqrts);
-        fprintf(f, "%s\n", c->note ? c->note : "");
+                method_of(b, &b->rows[i])->name, ceiling, b->dev.sm_count, SIM_ISSUE_LANES_PER_SM,
+                b->dev.clock_khz * 1e-6, (double)c.instructions / c.rsqrts,
+                c.interactions == 2 ? "pair of 2 interactions" : "interaction");
+        if (c.fp64_ops) {
+            fprintf(f, ", FP64 pipe: %d lanes / %.0f FP64 ops", sim_fp64_lanes(&b->dev),
+                    (double)c.fp64_ops / c.rsqrts);
+        }
+        fprintf(f, "%s\n", c.note ? c.note : "");
     }
 }
 
@@ -212,7 +128,7 @@ void bench_print(const bench_result *b, FILE *f) {
     for (int i = 0; i < b->count; i++) {
         const bench_row *r = &b->rows[i];
         char shape[32] = "-", up[400] = "", ceil_s[400] = "", ips[400] = "n/a", gf[400] = "n/a";
-        if (r->variant != SIM_VARIANT_COUNT && !r->tree)
+        if (method_of(b, r)->block_shape && !r->tree)
             snprintf(shape, sizeof shape, "%dx%d", r->p, r->q);
         const double s = speedup(b, r);
         if (s > 0) snprintf(up, sizeof up, "%.2fx", s);
@@ -220,10 +136,10 @@ void bench_print(const bench_result *b, FILE *f) {
         if (c > 0) snprintf(ceil_s, sizeof ceil_s, "%.0f%%", 100 * c);
         if (!r->tree) {
             snprintf(ips, sizeof ips, "%.1f", bench_interactions_per_s(r) * 1e-9);
-            snprintf(gf, sizeof gf, "%.0f", gflops_equivalent(r));
+            snprintf(gf, sizeof gf, "%.0f", gflops_equivalent(b, r));
         }
-        fprintf(f, "%-9s %9d %8s %11.4f %11s %11s %8s %8s", variant_name(r), r->n, shape, r->ms,
-                ips, gf, up, ceil_s);
+        fprintf(f, "%-9s %9d %8s %11.4f %11s %11s %8s %8s", method_of(b, r)->name, r->n, shape,
+                r->ms, ips, gf, up, ceil_s);
         if (frames) fprintf(f, " %9.1f", r->fps);
         if (tree && r->tree && r->tree_valid) {
             fprintf(f, " %6.2f %9.3f %9.3f %9.0f %10.2f", r->theta, r->build_ms, r->walk_ms,
@@ -328,7 +244,7 @@ char *bench_json(const bench_result *b) {
         const bench_row *r = &b->rows[i];
         const double ceiling = bench_ceiling(b, r);
         emit(&t, "    {\"variant\": ");
-        emit_string(&t, variant_name(r));
+        emit_string(&t, method_of(b, r)->name);
         emit(&t,
              ", \"method\": \"%s\", \"n\": %d, \"p\": %d, \"q\": %d, \"steps\": %d, "
              "\"repeats\": %d",
@@ -337,7 +253,7 @@ char *bench_json(const bench_result *b) {
         emit_number(&t, "spread", r->spread, true);
         emit_number(&t, "bodies_per_s", bodies_per_s(r), true);
         emit_number(&t, "interactions_per_s", bench_interactions_per_s(r), !r->tree);
-        emit_number(&t, "gflops_equivalent", gflops_equivalent(r), !r->tree);
+        emit_number(&t, "gflops_equivalent", gflops_equivalent(b, r), !r->tree);
         emit_number(&t, "speedup_vs_previous", speedup(b, r), speedup(b, r) > 0);
         emit_number(&t, "ceiling_interactions_per_s", ceiling, ceiling > 0);
         emit_number(&t, "ceiling_fraction", ceiling_fraction(b, r), ceiling > 0);
@@ -482,12 +398,13 @@ uint8_t *bench_chart(const bench_result *b, const char *font_path, int *width, i
     for (int i = 0; i < b->count; i++) {
         const bench_row *r = &b->rows[i];
         const int y = CHART_TOP + i * CHART_ROW;
+        const sim_method *m = method_of(b, r);
         if (r->tree)
-            snprintf(line, sizeof line, "%s N=%d theta=%.2f", variant_name(r), r->n, r->theta);
-        else if (r->variant == SIM_VARIANT_COUNT)
-            snprintf(line, sizeof line, "%s N=%d", variant_name(r), r->n);
+            snprintf(line, sizeof line, "%s N=%d theta=%.2f", m->name, r->n, r->theta);
+        else if (!m->block_shape)
+            snprintf(line, sizeof line, "%s N=%d", m->name, r->n);
         else
-            snprintf(line, sizeof line, "%s N=%d %dx%d", variant_name(r), r->n, r->p, r->q);
+            snprintf(line, sizeof line, "%s N=%d %dx%d", m->name, r->n, r->p, r->q);
         draw_text(&c, 12, y + 4, line, ink);
         const double v = r->tree ? bodies_per_s(r) : bench_interactions_per_s(r);
         const double max = r->tree ? max_bps : max_ips;

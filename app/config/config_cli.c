@@ -140,6 +140,16 @@ void config_usage(FILE *f) {
     for (int i = 0; i < O_COUNT; i++) {
         usage_line(f, options[i].name, options[i].metavar, options[i].help, options[i].def);
     }
+    fprintf(f, "\nmethods (--variant, K), in the ladder's order:\n");
+    const sim_backend backends[] = {SIM_BACKEND_CUDA, SIM_BACKEND_CPU};
+    for (int b = 0; b < 2; b++) {
+        sim_variant v[CONFIG_LIST_MAX];
+        const int count = sim_methods(backends[b], v, CONFIG_LIST_MAX);
+        for (int i = 0; i < count && i < CONFIG_LIST_MAX; i++) {
+            const sim_method *m = sim_method_of(backends[b], v[i]);
+            fprintf(f, "  %-4s %-10s %s\n", b ? "cpu" : "cuda", m->name, m->description);
+        }
+    }
 }
 
 /* text for a Markdown table cell: '|' escaped, '<' and '>' as entities. */
@@ -190,6 +200,20 @@ void config_markdown(FILE *f) {
         fprintf(f, " | ");
         cell(f, i->help);
         fprintf(f, " |\n");
+    }
+    fprintf(f, "\n## Methods\n\nWhat `--variant` names and `K` steps through, in the ladder's "
+               "order (the CPU backend has its own two).\n\n| backend | method | what it adds "
+               "|\n|---|---|---|\n");
+    const sim_backend backends[] = {SIM_BACKEND_CUDA, SIM_BACKEND_CPU};
+    for (int b = 0; b < 2; b++) {
+        sim_variant v[CONFIG_LIST_MAX];
+        const int count = sim_methods(backends[b], v, CONFIG_LIST_MAX);
+        for (int i = 0; i < count && i < CONFIG_LIST_MAX; i++) {
+            const sim_method *m = sim_method_of(backends[b], v[i]);
+            fprintf(f, "| %s | `%s` | ", sim_backend_name(backends[b]), m->name);
+            cell(f, m->description);
+            fprintf(f, " |\n");
+        }
     }
     fprintf(f, "\n## Running and output\n\n| flag | default | range | meaning |\n"
                "|---|---|---|---|\n");

@@ -73,8 +73,7 @@ static const knob_row rows[] = {
                              NONE},
     [CONFIG_KNOB_VARIANT] =
         {{"variant", "NAME", "best",
-          "force kernel: naive soa rsqrt tiled unrolled noif fma fast best fp64 "
-          "tree (a list or all with --benchmark)",
+          "force method: a name from the methods below (a list or all with --benchmark)",
           GLFW_KEY_K, "next kernel variant", "previous kernel variant", true},
          NONE},
     [CONFIG_KNOB_P] = {{"p", "P|auto", "auto",
@@ -241,8 +240,8 @@ static int one_real(config_knob k, const char *item, void *dst, int i) {
 
 static int one_variant(config_knob k, const char *item, void *dst, int i) {
     const sim_variant v = sim_variant_from_name(item);
-    if (v == SIM_VARIANT_COUNT) {
-        return refuse(k, item, "see nbody --help for the variant names", "unknown variant");
+    if (!sim_method_of(SIM_BACKEND_CUDA, v)) {
+        return refuse(k, item, "see nbody --help for the methods' names", "unknown method");
     }
     config_list *l = dst;
     l->values[i] = v;
@@ -325,9 +324,10 @@ int config_knob_parse(config *c, config_knob k, const char *v) {
     }
     case CONFIG_KNOB_VARIANT:
         c->variant_list.count = 0;
-        if (strcmp(v, "all") == 0) {
-            for (int i = 1; i < SIM_VARIANT_COUNT; i++) c->variant_list.values[i - 1] = i;
-            c->variant_list.count = SIM_VARIANT_COUNT - 1;
+        if (strcmp(v, "all") == 0) { /* the GPU's ladder, in order */
+            sim_variant all[CONFIG_LIST_MAX];
+            c->variant_list.count = sim_methods(SIM_BACKEND_CUDA, all, CONFIG_LIST_MAX);
+            for (int i = 0; i < c->variant_list.count; i++) c->variant_list.values[i] = all[i];
         } else {
             rc = each_item(k, v, one_variant, &c->variant_list);
             if (rc) return rc;

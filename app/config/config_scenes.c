@@ -17,17 +17,14 @@
  * the shell on the best all-pairs kernel (a --variant flag wins at start-up). So `--preset disk`
  * and key 3 from a Plummer sphere build the same bodies.
  *
- * Galaxy units: 1 kpc, 10^10 solar masses, G = 1, hence 4.71 Myr and
- * 207.4 km/s (docs/GALAXIES.md).
+ * Galaxy units: sim.h's SIM_GALAXY_* (1 kpc, 10^10 solar masses, G = 1;
+ * docs/GALAXIES.md).
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "config.h"
-
-#define VELOCITY_UNIT 207.4   /* km/s: sqrt(G 1e10 Msun / 1 kpc) */
-#define GALAXY_MASS_UNIT 1e10 /* solar masses */
 
 /* The Milky Way - Andromeda orbit from observations, scaled to the model:
  * separation 785 kpc (McConnachie 2012), radial velocity -109.3 km/s and
@@ -41,8 +38,8 @@ static sim_merger_desc milky_way_andromeda(void) {
     const double q = 1.6;
     const double m_model = ((double)d.galaxy.disk_mass + d.galaxy.bulge_mass + d.galaxy.halo_mass) *
                            (1 + q); /* 10^10 Msun */
-    const double m_real = 3.17e12 / GALAXY_MASS_UNIT;
-    const double scale = sqrt(m_model / m_real) / VELOCITY_UNIT;
+    const double m_real = 3.17e12 / SIM_GALAXY_MSUN_PER_MASS;
+    const double scale = sqrt(m_model / m_real) / SIM_GALAXY_KMS_PER_VELOCITY;
     const double r = 785.0, vr = -109.3 * scale, vt = 17.0 * scale;
     const double energy = 0.5 * (vr * vr + vt * vt) - m_model / r, L = r * vt;
     const double e = sqrt(1 + 2 * energy * L * L / (m_model * m_model));
@@ -203,8 +200,11 @@ static sim_merger_desc merger_of(int i) {
                                                                : presets[i].merger;
 }
 
-static bool galactic(sim_ic ic) {
-    return ic == SIM_IC_DISK || ic == SIM_IC_MERGER;
+/* Whether the method runs in N log N (the tree): a scene then takes its
+ * tree size and steps per frame. */
+static bool nlogn(sim_variant v) {
+    const sim_method *m = sim_method_of(SIM_BACKEND_CUDA, v);
+    return m && m->scaling == SIM_SCALING_NLOGN;
 }
 
 int config_scene_of(const config *c) {
@@ -224,7 +224,7 @@ sim_desc config_scene_desc(int i, const config *cfg, bool cpu, bool startup) {
      * is given (sim_variant_auto). */
     int n = n_given ? n_given : cpu ? p->n_cpu : p->n_tree > 0 ? p->n_tree : p->n_gpu;
     if (!cpu && given && given[CONFIG_KNOB_VARIANT]) {
-        if (!n_given) n = d.variant == SIM_VARIANT_TREE && p->n_tree > 0 ? p->n_tree : p->n_gpu;
+        if (!n_given) n = nlogn(d.variant) && p->n_tree > 0 ? p->n_tree : p->n_gpu;
     } else if (!cpu) {
         d.variant = sim_variant_auto(n);
     }
@@ -254,7 +254,7 @@ sim_desc config_scene_desc(int i, const config *cfg, bool cpu, bool startup) {
 int config_scene_steps(int i, bool cpu, sim_variant v) {
     const scene_row *p = &presets[i];
     if (cpu) return p->steps_cpu;
-    return v == SIM_VARIANT_TREE && p->steps_tree > 0 ? p->steps_tree : p->steps_gpu;
+    return nlogn(v) && p->steps_tree > 0 ? p->steps_tree : p->steps_gpu;
 }
 
 config_scene_look config_scene_look_of(int i) {
@@ -262,13 +262,13 @@ config_scene_look config_scene_look_of(int i) {
     return (config_scene_look){.point_size = p->point_size,
                                .exposure = p->exposure,
                                .color = p->color,
-                               .hide_halo = galactic(p->ic),
+                               .hide_halo = sim_ic_galactic(p->ic),
                                .camera = {.distance = p->distance, .yaw = 0.6f, .pitch = p->pitch}};
 }
 
 float config_scene_brightness(int n, sim_ic ic) {
     /* The same total light whatever N is; a galaxy spreads its light thinner. */
     float b = 0.3f * sqrtf(16384.0f / (float)n);
-    if (galactic(ic)) b *= 2.0f;
+    if (sim_ic_galactic(ic)) b *= 2.0f;
     return b > 1.0f ? 1.0f : b;
 }

@@ -29,12 +29,8 @@
 
 #include "io.h"
 
-/* Galaxy units in cgs: 1 kpc, 10^10 solar masses and G = 1 (IAU 2015 and
- * CODATA 2018 values), which give 207.4 km/s and 4.71 Myr. */
-#define KPC_CM 3.0856775814913673e21
-#define MSUN_G 1.98841e33
-#define G_CGS 6.67430e-8
-#define GALAXY_MASS_G (1e10 * MSUN_G)
+/* The galaxy units' mass in grams (sim.h: SIM_GALAXY_*, SIM_MSUN_G). */
+#define GALAXY_MASS_G (SIM_GALAXY_MSUN_PER_MASS * SIM_MSUN_G)
 
 void io_snapshot_free(io_snapshot *p) {
     free(p->bodies);
@@ -74,10 +70,10 @@ static void recentre(sim_body *b, int n) {
 static void convert_units(const snap_data *d, io_snapshot *p) {
     const snap_units *u = &d->units;
     const double h = u->hubble > 0 && isfinite(u->hubble) ? u->hubble : 1.0;
-    const double length = u->length_cm / h / KPC_CM, mass = u->mass_g / h / GALAXY_MASS_G;
-    const double v_unit = sqrt(G_CGS * GALAXY_MASS_G / KPC_CM); /* cm/s */
+    const double length = u->length_cm / h / SIM_KPC_CM, mass = u->mass_g / h / GALAXY_MASS_G;
+    const double v_unit = sqrt(SIM_G_CGS * GALAXY_MASS_G / SIM_KPC_CM); /* cm/s */
     const double velocity = u->velocity_cm_s / v_unit;
-    const double time = (u->length_cm / u->velocity_cm_s) / h / (KPC_CM / v_unit);
+    const double time = (u->length_cm / u->velocity_cm_s) / h / (SIM_KPC_CM / v_unit);
     const bool usable = u->known && isfinite(length) && length > 0 && isfinite(mass) && mass > 0 &&
                         isfinite(velocity) && velocity > 0 && isfinite(time);
     if (!usable) {

@@ -11,7 +11,7 @@
 #define CELLS_MAX 262144 /* the most cells drawn */
 
 static bool has_cells(const ui_facts *f) {
-    return sim_get_params(f->sim).variant == SIM_VARIANT_TREE;
+    return sim_get_method(f->sim)->has_cells;
 }
 
 void ui_cells_toggled(ui_state *ui, const ui_facts *f, char *msg, size_t len) {

@@ -29,12 +29,6 @@
     7 /* rows under the HUD's text: the scale bar, the legend, the                                 \
          energy sparkline (4.5 rows) */
 
-/* Galaxy units (docs/GALAXIES.md): G = 1, length 1 kpc, mass 10^10 solar
- * masses, hence the time and velocity units. */
-#define KPC_PER_LENGTH 1.0
-#define MYR_PER_TIME 4.71
-#define KMS_PER_VELOCITY 207.4
-
 /* The palettes of shaders/bodies.vert, for the legend: the same numbers. */
 static const float SPEED_COLD[3] = {0.25f, 0.45f, 1.0f}, SPEED_MID[3] = {0.95f, 0.95f, 1.0f},
                    SPEED_HOT[3] = {1.0f, 0.55f, 0.2f};
@@ -71,7 +65,7 @@ void ui_hud_lines(const ui_facts *f, ui_lines *l) {
     const sim_params p = sim_get_params(f->sim);
     const bool cuda = p.backend == SIM_BACKEND_CUDA;
     const bool units = f->galactic;
-    const sim_variant_desc *m = sim_variant_info(p.variant);
+    const sim_method *m = sim_get_method(f->sim);
     char n[32];
     base_commas(p.body_count, n, sizeof n);
     const float ms = sim_last_step_ms(f->sim);
@@ -83,36 +77,35 @@ void ui_hud_lines(const ui_facts *f, ui_lines *l) {
            f->headless ? ""
            : f->vsync  ? "   vsync"
                        : "");
-    const bool tree = p.variant == SIM_VARIANT_TREE;
-    if (tree) {
+    if (!m->exact) {
         ui_add(l, UI_WHITE, "%.3g interactions/s evaluated (cells and bodies, not N²)", ips);
     } else {
         ui_add(l, UI_WHITE, "%.3g interactions/s   %.1f GFLOP/s  (N²/step, %.0f flops each)", ips,
                ips * fpi * 1e-9, fpi);
     }
     char when[48] = "";
-    if (units) snprintf(when, sizeof when, "%.4g Myr, ", p.time * MYR_PER_TIME);
+    if (units) snprintf(when, sizeof when, "%.4g Myr, ", p.time * SIM_GALAXY_MYR_PER_TIME);
     ui_add(l, UI_WHITE, "%s bod%s   %s   t = %.3f (%s%lld step%s)", n,
            p.body_count == 1 ? "y" : "ies", f->scene_title, p.time, when, (long long)p.steps,
            base_plural((long)p.steps));
-    if (tree) {
-        char group[32] = ""; /* the GPU walks by groups; the CPU reference body by body */
-        if (cuda) snprintf(group, sizeof group, "  group %d", p.p);
-        ui_add(l, UI_KEY, "%s tree  θ %.2f%s: %s", cuda ? "FP32 GPU" : "FP64 CPU", p.theta, group,
-               m->description);
-        const sim_tree_stats t = sim_get_tree_stats(f->sim);
-        if (t.valid) {
-            char cells[32];
-            base_commas(t.cells, cells, sizeof cells);
-            ui_add(l, UI_WHITE,
-                   "build %.2f ms  walk %.2f ms  depth %d  %s cells  %.0f interactions/body",
-                   t.build_ms, t.walk_ms, t.depth, cells, t.interactions_per_body);
-        }
-    } else if (cuda) {
-        ui_add(l, m->fp64 ? UI_GOOD : UI_KEY, "%s %s  p×q %d×%d: %s", m->fp64 ? "FP64" : "FP32",
-               m->name, p.p, p.q, m->description);
-    } else {
-        ui_add(l, UI_GOOD, "FP64 CPU reference (plain C, double precision, exact sum)");
+    /* The method: its precision, where it runs, its name and knobs, what it adds. */
+    char knobs[64] = "";
+    int k = 0;
+    if (m->uses_theta) k += snprintf(knobs + k, sizeof knobs - (size_t)k, "  θ %.2f", p.theta);
+    if (m->block_shape && m->q_meaning) {
+        snprintf(knobs + k, sizeof knobs - (size_t)k, "  p×q %d×%d", p.p, p.q);
+    } else if (m->block_shape) {
+        snprintf(knobs + k, sizeof knobs - (size_t)k, "  p %d", p.p);
+    }
+    ui_add(l, m->fp64 ? UI_GOOD : UI_KEY, "%s %s %s%s: %s", m->fp64 ? "FP64" : "FP32",
+           cuda ? "GPU" : "CPU", m->name, knobs, m->description);
+    const sim_tree_stats t = sim_get_tree_stats(f->sim);
+    if (m->has_cells && t.valid) {
+        char cells[32];
+        base_commas(t.cells, cells, sizeof cells);
+        ui_add(l, UI_WHITE,
+               "build %.2f ms  walk %.2f ms  depth %d  %s cells  %.0f interactions/body",
+               t.build_ms, t.walk_ms, t.depth, cells, t.interactions_per_body);
     }
     if (f->ferr_valid) {
         ui_add(l, f->ferr.p99 > 1e-2 ? UI_WARN : UI_WHITE,
@@ -128,7 +121,8 @@ void ui_hud_lines(const ui_facts *f, ui_lines *l) {
     }
     if (units) {
         ui_add(l, UI_WHITE, "dt %.4g (%.3g Myr)   ε %.4g (%.3g kpc)   damping %s", p.dt,
-               p.dt * MYR_PER_TIME, p.softening, p.softening * KPC_PER_LENGTH, damping);
+               p.dt * SIM_GALAXY_MYR_PER_TIME, p.softening, p.softening * SIM_GALAXY_KPC_PER_LENGTH,
+               damping);
     } else {
         ui_add(l, UI_WHITE, "dt %.4g   ε %.4g   damping %s", p.dt, p.softening, damping);
     }
@@ -167,18 +161,26 @@ void ui_help_text(const ui_facts *f, ui_lines *l) {
     for (int i = 0; f->key_help && f->key_help(i, label, sizeof label, text, sizeof text); i++) {
         ui_add(l, UI_KEY, "%-*s %s", HELP_LABEL, label, text);
     }
-    const sim_params p = sim_get_params(f->sim);
-    if (p.backend == SIM_BACKEND_CPU) {
-        /* No kernels here: K picks one of two methods, P and Q change nothing. */
-        ui_add(l, UI_DIM,
-               "on the CPU backend K switches between the exact sum (FP64 reference) and "
-               "the tree; P and Q (the GPU's block shape) have no effect");
+    /* What K steps through here, and what p and q mean for the running method. */
+    const sim_backend b = sim_get_params(f->sim).backend;
+    sim_variant methods[UI_RUNGS_MAX];
+    const int count = sim_methods(b, methods, UI_RUNGS_MAX);
+    char names[256] = "";
+    for (int i = 0, k = 0; i < count && i < UI_RUNGS_MAX && k < (int)sizeof names; i++) {
+        k += snprintf(names + k, sizeof names - (size_t)k, "%s%s", i ? ", " : "",
+                      sim_method_of(b, methods[i])->name);
+    }
+    ui_add(l, UI_DIM, "K steps through the %s methods: %s",
+           b == SIM_BACKEND_CPU ? "CPU's" : "GPU's", names);
+    const sim_method *m = sim_get_method(f->sim);
+    if (!m->block_shape) {
+        ui_add(l, UI_DIM, "%s takes no block shape: P and Q (the GPU kernels' p and q) do nothing",
+               m->name);
         return;
     }
-    const sim_variant_desc *v = sim_variant_info(p.variant);
-    ui_add(l, UI_DIM, "for %s: p = %s", v->name, v->p_meaning ? v->p_meaning : "not used");
+    ui_add(l, UI_DIM, "for %s: p = %s", m->name, m->p_meaning ? m->p_meaning : "not used");
     ui_add(l, UI_DIM, "         q = %s",
-           v->q_meaning ? v->q_meaning : "not used (one thread per body)");
+           m->q_meaning ? m->q_meaning : "not used (one thread per body)");
 }
 
 /* ---- scale bar and legend ------------------------------------------------ */
@@ -195,7 +197,7 @@ static double round_length(double x) {
 /* Pixels per length unit at the camera target's depth, through the lens. */
 static double pixels_per_unit(const ui_facts *f, int fb_height, float lens_scale) {
     const render_camera *c = &f->view.camera;
-    const double fov = c->fov_y > 0 ? c->fov_y : 0.785398;
+    const double fov = c->fov_y > 0 ? c->fov_y : NBODY_FOV_Y_DEFAULT;
     return lens_scale * (fb_height / 2.0) / (tan(fov / 2) * (c->distance > 0 ? c->distance : 1));
 }
 
@@ -206,7 +208,7 @@ static void scale_bar(const ui_facts *f, int fb_width, int fb_height, hud_layout
     const double len = round_length(0.25 * fb_width / ppu);
     L->bar_px = (float)(len * ppu);
     if (f->galactic) {
-        snprintf(L->bar_label, sizeof L->bar_label, "%g kpc", len * KPC_PER_LENGTH);
+        snprintf(L->bar_label, sizeof L->bar_label, "%g kpc", len * SIM_GALAXY_KPC_PER_LENGTH);
     } else {
         snprintf(L->bar_label, sizeof L->bar_label, "%g length unit%s", len, len == 1 ? "" : "s");
     }
@@ -223,7 +225,7 @@ static void legend(const ui_facts *f, hud_layout *L) {
         it[0].gradient = true;
         if (f->galactic) {
             snprintf(it[0].label, sizeof it[0].label, "%.3g and more (%.0f km/s)", top,
-                     top * KMS_PER_VELOCITY);
+                     top * SIM_GALAXY_KMS_PER_VELOCITY);
         } else {
             snprintf(it[0].label, sizeof it[0].label, "%.3g and more", top);
         }
