@@ -14,11 +14,12 @@
  * Every array, the potential's per-body scratch included, is allocated in
  * reserve, which reports a shortage; nothing after it can run out of memory.
  *
- * Two force methods: the exact sum (every variant but tree) and, for the
- * variant tree, the Barnes-Hut tree of sim_tree_cpu.c with the live theta.
- * The tree's arrays (sized for its worst case, ~300 bytes a body) are
- * allocated by prepare_variant when the tree is first chosen, and from then
- * on by reserve with the others.
+ * Force methods: one table (methods[] below), a row each with its forces.
+ * The exact sum runs for every variant without a row of its own; the
+ * variant tree runs the Barnes-Hut tree of sim_tree_cpu.c with the live
+ * theta. The tree's arrays (sized for its worst case, ~300 bytes a body)
+ * are allocated by prepare_variant when the tree is first chosen, and from
+ * then on by reserve with the others.
  */
 #include <math.h>
 #include <stdio.h>
@@ -48,7 +49,7 @@ typedef struct cpu_backend {
     uint8_t *tags;
     bool acc_valid;
     float acc_softening;
-    bool acc_tree; /* acc came from the tree (with acc_theta), else the exact sum */
+    int acc_method; /* the row of methods[] acc came from (with acc_theta where it uses it) */
     float acc_theta;
     sim_tree_cpu *tree; /* the tree force method (sim_tree_cpu.c) */
     bool tree_ready;    /* the tree's arrays hold capacity bodies */
@@ -101,69 +102,119 @@ static void exact_acc(const cpu_backend *c, int i, double eps2, double *a) {
     a[2] = az;
 }
 
-/* The CPU backend's two force methods, in ladder order: the exact sum
- * above, which every all-pairs variant runs (its row stands for all of
- * them as SIM_VARIANT_BEST, the default), and for the variant tree the
- * Barnes-Hut tree with the live theta (sim_tree_cpu.c). Both in double
- * precision; p and q mean nothing here. */
-static const sim_method cpu_method_rows[] = {
-    {
-        .variant = SIM_VARIANT_BEST,
-        .name = "reference",
-        .description = "the exact pairwise sum in double precision, plain C",
-        .fp64 = true,
-        .exact = true,
-        .scaling = SIM_SCALING_N2,
-        .flops_per_interaction = SIM_FLOPS_PER_INTERACTION_FP64,
-    },
-    {
-        .variant = SIM_VARIANT_TREE,
-        .name = "tree",
-        .description = "Barnes-Hut octree in double precision, walked body by body, quadrupoles",
-        .fp64 = true,
-        .uses_theta = true,
-        .has_cells = true,
-        .scaling = SIM_SCALING_NLOGN,
-        .flops_per_interaction = SIM_FLOPS_PER_INTERACTION_FP64,
-    },
+/* The exact sum, every body. */
+static void exact_forces(cpu_backend *c, const sim_step_params *sp) {
+    const int n = c->n;
+    PARALLEL_FOR
+    for (int i = 0; i < n; i++) exact_acc(c, i, sp->eps2, &c->acc[3 * i]);
+}
+
+static void tree_forces(cpu_backend *c, const sim_step_params *sp) {
+    sim_tree_cpu_forces(c->tree, c->pos, c->n, sp->eps2, sp->theta, c->acc);
+}
+
+#ifdef NBODY_TEST_METHOD
+/* A method added by a test (tests/test_method.sh builds nbody with it): the
+ * textbook loop, one thread, each body's sum taken from the last body to
+ * the first - exact, and deliberately slow. */
+static void naive_forces(cpu_backend *c, const sim_step_params *sp) {
+    const double *p = c->pos;
+    for (int i = 0; i < c->n; i++) {
+        double a[3] = {0, 0, 0};
+        for (int j = c->n - 1; j >= 0; j--) {
+            const double dx = p[4 * j] - p[4 * i], dy = p[4 * j + 1] - p[4 * i + 1],
+                         dz = p[4 * j + 2] - p[4 * i + 2];
+            const double r2 = dx * dx + dy * dy + dz * dz + sp->eps2;
+            if (j == i || r2 == 0) continue;
+            const double s = p[4 * j + 3] / (r2 * sqrt(r2));
+            a[0] += s * dx;
+            a[1] += s * dy;
+            a[2] += s * dz;
+        }
+        memcpy(&c->acc[3 * i], a, sizeof a);
+    }
+}
+#endif
+
+/* The CPU backend's force methods, in ladder order. The exact sum's row
+ * stands for every all-pairs variant without a row of its own (as
+ * SIM_VARIANT_BEST, the default); the tree has the variant tree. All in
+ * double precision; p and q mean nothing here. */
+typedef struct cpu_method_row {
+    sim_method method;
+    void (*forces)(cpu_backend *c, const sim_step_params *sp); /* writes c->acc */
+    bool tree;                                                 /* needs the tree's arrays */
+} cpu_method_row;
+
+static const cpu_method_row methods[] = {
+    {{.variant = SIM_VARIANT_BEST,
+      .name = "reference",
+      .description = "the exact pairwise sum in double precision, plain C",
+      .fp64 = true,
+      .exact = true,
+      .scaling = SIM_SCALING_N2,
+      .flops_per_interaction = SIM_FLOPS_PER_INTERACTION_FP64},
+     exact_forces,
+     false},
+    {{.variant = SIM_VARIANT_TREE,
+      .name = "tree",
+      .description = "Barnes-Hut octree in double precision, walked body by body, quadrupoles",
+      .fp64 = true,
+      .uses_theta = true,
+      .has_cells = true,
+      .scaling = SIM_SCALING_NLOGN,
+      .flops_per_interaction = SIM_FLOPS_PER_INTERACTION_FP64},
+     tree_forces,
+     true},
+#ifdef NBODY_TEST_METHOD
+    {{.variant = SIM_VARIANT_NAIVE,
+      .name = "naive",
+      .description = "the textbook loop on one thread, last body first: a slow exact sum",
+      .fp64 = true,
+      .exact = true,
+      .scaling = SIM_SCALING_N2,
+      .flops_per_interaction = SIM_FLOPS_PER_INTERACTION_FP64},
+     naive_forces,
+     false},
+#endif
 };
-#define CPU_METHODS ((int)(sizeof cpu_method_rows / sizeof cpu_method_rows[0]))
+#define CPU_METHODS ((int)(sizeof methods / sizeof methods[0]))
 
 static int cpu_methods(sim_variant *out, int max) {
-    for (int k = 0; out && k < CPU_METHODS && k < max; k++) out[k] = cpu_method_rows[k].variant;
+    for (int k = 0; out && k < CPU_METHODS && k < max; k++) out[k] = methods[k].method.variant;
     return CPU_METHODS;
 }
 
-static const sim_method *cpu_method(sim_variant v) {
+/* The row of variant v: its own, else the exact sum's; -1 when v is none. */
+static int row_of(sim_variant v) {
     v = sim_variant_resolve(v);
-    if ((int)v <= 0 || v >= SIM_VARIANT_COUNT) return NULL;
-    return &cpu_method_rows[v == SIM_VARIANT_TREE ? 1 : 0];
+    if ((int)v <= 0 || v >= SIM_VARIANT_COUNT) return -1;
+    for (int k = 0; k < CPU_METHODS; k++) {
+        if (methods[k].method.variant == v) return k;
+    }
+    return 0;
 }
 
-static bool uses_tree(const sim_step_params *sp) {
-    return !cpu_method(sp->variant)->exact;
+static const sim_method *cpu_method(sim_variant v) {
+    const int k = row_of(v);
+    return k < 0 ? NULL : &methods[k].method;
 }
 
 static void compute_acc(cpu_backend *c, const sim_step_params *sp) {
-    const bool tree = uses_tree(sp);
-    if (tree) {
-        sim_tree_cpu_forces(c->tree, c->pos, c->n, sp->eps2, sp->theta, c->acc);
-    } else {
-        const int n = c->n;
-        PARALLEL_FOR
-        for (int i = 0; i < n; i++) exact_acc(c, i, sp->eps2, &c->acc[3 * i]);
-    }
+    const int k = row_of(sp->variant);
+    methods[k].forces(c, sp);
     c->acc_valid = true;
     c->acc_softening = sp->softening;
-    c->acc_tree = tree;
+    c->acc_method = k;
     c->acc_theta = sp->theta;
 }
 
-/* The cached accelerations are those of the method, softening and (tree)
- * theta in sp, or they are computed again. */
+/* The cached accelerations are those of the method, softening and (where
+ * the method uses it) theta in sp, or they are computed again. */
 static void ensure_acc(cpu_backend *c, const sim_step_params *sp) {
-    if (!c->acc_valid || c->acc_softening != sp->softening || c->acc_tree != uses_tree(sp) ||
-        (c->acc_tree && c->acc_theta != sp->theta)) {
+    const int k = row_of(sp->variant);
+    if (!c->acc_valid || c->acc_softening != sp->softening || c->acc_method != k ||
+        (methods[k].method.uses_theta && c->acc_theta != sp->theta)) {
         compute_acc(c, sp);
     }
 }
@@ -399,8 +450,8 @@ static void cpu_wait_timing(void *b) {
 /* What cpu_reserve and the tree allocate for n bodies. */
 static void cpu_memory(void *b, int n, sim_variant v, sim_memory *out) {
     (void)b;
-    out->host_need +=
-        (11.0 * sizeof(double) + 1) * n + (v == SIM_VARIANT_TREE ? sim_tree_cpu_bytes(n) : 0);
+    out->host_need += (11.0 * sizeof(double) + 1) * n +
+                      (row_of(v) >= 0 && methods[row_of(v)].tree ? sim_tree_cpu_bytes(n) : 0);
 }
 
 static int64_t cpu_nonfinite_step(void *b) {
@@ -414,7 +465,7 @@ static void cpu_invalidate(void *b) {
 /* The tree's arrays for capacity bodies, before the tree first runs. */
 static bool cpu_prepare_variant(void *b, sim_variant v, sim_error *err) {
     cpu_backend *c = b;
-    if (v != SIM_VARIANT_TREE || c->tree_ready) return true;
+    if (row_of(v) < 0 || !methods[row_of(v)].tree || c->tree_ready) return true;
     const double need = sim_tree_cpu_bytes(c->capacity), have = sim_host_memory_bytes();
     if ((have > 0 && need >= have) || !sim_tree_cpu_reserve(c->tree, c->capacity, NULL)) {
         if (err) {
@@ -433,12 +484,12 @@ static bool cpu_prepare_variant(void *b, sim_variant v, sim_error *err) {
 /* The tree's stats and cells while the tree is the method in use. */
 static sim_tree_stats cpu_tree_stats(void *b) {
     cpu_backend *c = b;
-    return c->acc_tree ? sim_tree_cpu_stats(c->tree) : (sim_tree_stats){0};
+    return methods[c->acc_method].tree ? sim_tree_cpu_stats(c->tree) : (sim_tree_stats){0};
 }
 
 static int cpu_tree_cells(void *b, int max_depth, sim_tree_cell *out, int max_cells) {
     cpu_backend *c = b;
-    return c->acc_tree ? sim_tree_cpu_cells(c->tree, max_depth, out, max_cells) : 0;
+    return methods[c->acc_method].tree ? sim_tree_cpu_cells(c->tree, max_depth, out, max_cells) : 0;
 }
 
 /* The running method's accelerations against the exact sum on min(samples,
