@@ -102,7 +102,7 @@ typedef struct render_sprite_params {
 void render_sprite_params_of(const render_view *view, render_sprite_params *out);
 
 typedef struct render_error {
-    char message[512];
+    char message[512]; /* every module's error has these sizes: one fits another */
     char hint[256];
 } render_error;
 

@@ -206,7 +206,7 @@ typedef struct sim_desc {
 /* A failure a user can cause, in words: one line saying what went wrong and
  * one saying what to do about it. */
 typedef struct sim_error {
-    char message[256];
+    char message[512]; /* every module's error has these sizes: one fits another */
     char hint[256];
 } sim_error;
 

@@ -98,7 +98,7 @@ typedef struct snap_data {
 } snap_data;
 
 typedef struct snap_error {
-    char message[256];
+    char message[512]; /* every module's error has these sizes: one fits another */
     char hint[256];
 } snap_error;
 

@@ -34,8 +34,8 @@ extern "C" {
 typedef struct splat splat;
 
 typedef struct splat_error {
-    char message[320];
-    char hint[160];
+    char message[512]; /* every module's error has these sizes: one fits another */
+    char hint[256];
 } splat_error;
 
 /* What the sprites are drawn with: the uniforms of shaders/bodies.vert

@@ -32,8 +32,8 @@ extern "C" {
 typedef struct video_frames video_frames;
 
 typedef struct video_error {
-    char message[320];
-    char hint[160];
+    char message[512]; /* every module's error has these sizes: one fits another */
+    char hint[256];
 } video_error;
 
 struct cudaArray; /* cudaArray_t, without the CUDA headers */

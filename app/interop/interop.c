@@ -91,7 +91,7 @@ static void unregister_image(struct cudaGraphicsResource **res) {
     if (!*res) return;
     const cudaError_t e = cudaGraphicsUnregisterResource(*res);
     if (e != cudaSuccess) {
-        char why[320];
+        char why[512];
         describe(why, sizeof why, "cudaGraphicsUnregisterResource", e);
         fprintf(stderr, "nbody: warning: CUDA-GL interop: %s\n", why);
     }
@@ -133,7 +133,7 @@ static void unregister(interop *io) {
     if (!io->registered) return;
     const cudaError_t e = cudaGraphicsUnregisterResource(io->resource);
     if (e != cudaSuccess) {
-        char why[320];
+        char why[512];
         describe(why, sizeof why, "cudaGraphicsUnregisterResource", e);
         fprintf(stderr, "nbody: warning: CUDA-GL interop: %s\n", why);
     }
@@ -166,7 +166,7 @@ static void ensure_registered(interop *io, render *r) {
     const cudaError_t e =
         cudaGraphicsGLRegisterBuffer(&io->resource, vbo, cudaGraphicsRegisterFlagsWriteDiscard);
     if (e != cudaSuccess) {
-        char why[320];
+        char why[512];
         describe(why, sizeof why, "cudaGraphicsGLRegisterBuffer", e);
         io->resource = NULL;
         fall_back(io, "refused", why);
@@ -232,7 +232,7 @@ static bool ensure_picture(interop *io, render *r, int w, int h) {
     const cudaError_t e = cudaGraphicsGLRegisterImage(&io->picture, tex, GL_TEXTURE_2D,
                                                       cudaGraphicsRegisterFlagsSurfaceLoadStore);
     if (e != cudaSuccess) {
-        char why[320];
+        char why[512];
         describe(why, sizeof why, "cudaGraphicsGLRegisterImage", e);
         io->picture = NULL;
         sprites_off(io, why);
@@ -269,7 +269,7 @@ void interop_splat_view(const render_view *view, splat_view *out) {
  * from this attempt). A failure of the sprites alone turns them over to
  * GL, with a warning, and the vertices go on. */
 static bool write_zero_copy(interop *io, sim *s, int n, const splat_view *sprites) {
-    char why[320] = "", sprites_why[320] = "";
+    char why[512] = "", sprites_why[512] = "";
     struct cudaGraphicsResource *res[3] = {io->resource};
     int count = 1;
     if (io->video_waiting) res[count++] = io->video_waiting;
