@@ -25,7 +25,8 @@ const float MAX_PX = 96.0;
 
 vec3 speed_palette(float t) {
     // cool blue -> white -> warm orange
-    vec3 cold = vec3(0.25, 0.45, 1.0), mid = vec3(0.95, 0.95, 1.0), hot = vec3(1.0, 0.55, 0.2);
+    vec3 cold = vec3(NBODY_RGB_SPEED_COLD), mid = vec3(NBODY_RGB_SPEED_MID),
+         hot = vec3(NBODY_RGB_SPEED_HOT);
     return t < 0.5 ? mix(cold, mid, t * 2.0) : mix(mid, hot, t * 2.0 - 1.0);
 }
 
@@ -41,16 +42,16 @@ vec3 body_color(int i) {
 // Galaxy 1 amber, galaxy 2 sky blue (they stay apart on a projector and
 // for common colour-vision deficiencies); bulges whiter, halos faint.
 vec3 galaxy_color(uint galaxy, uint component) {
-    vec3 c = galaxy == 0u ? vec3(1.0, 0.62, 0.28) : vec3(0.32, 0.66, 1.0);
+    vec3 c = galaxy == 0u ? vec3(NBODY_RGB_GALAXY_1) : vec3(NBODY_RGB_GALAXY_2);
     if (component == NBODY_COMPONENT_BULGE) c = mix(c, vec3(1.0, 0.95, 0.85), 0.55);
-    if (component == NBODY_COMPONENT_HALO) c = mix(c, vec3(0.5), 0.6) * 0.3;
+    if (component == NBODY_COMPONENT_HALO) c = mix(c, vec3(0.5), 0.6) * NBODY_HALO_DIM;
     return c;
 }
 
 vec3 component_color(uint component) {
-    if (component == NBODY_COMPONENT_DISK) return vec3(0.55, 0.72, 1.0); // blue-white
-    if (component == NBODY_COMPONENT_BULGE) return vec3(1.0, 0.78, 0.4); // gold
-    return vec3(0.55, 0.4, 0.8) * 0.3;                                   // halo: faint violet
+    if (component == NBODY_COMPONENT_DISK) return vec3(NBODY_RGB_DISK);
+    if (component == NBODY_COMPONENT_BULGE) return vec3(NBODY_RGB_BULGE);
+    return vec3(NBODY_RGB_HALO) * NBODY_HALO_DIM;
 }
 
 void main() {

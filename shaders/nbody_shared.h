@@ -11,8 +11,8 @@
  *
  * What it may hold: the common subset of C, C++ and GLSL 330 - comments in
  * plain ASCII without quote marks, include guards, and defines of integer
- * or floating literals (a u suffix where GLSL compares them with a uint,
- * as GLSL 330 does not convert int to uint).
+ * or floating literals or lists of them (a u suffix where GLSL compares
+ * them with a uint, as GLSL 330 does not convert int to uint).
  */
 #ifndef NBODY_SHARED_H
 #define NBODY_SHARED_H
@@ -34,6 +34,22 @@
 #define NBODY_COLOR_BODY 1      /* a fixed colour per body index */
 #define NBODY_COLOR_GALAXY 2    /* galaxy of origin */
 #define NBODY_COLOR_COMPONENT 3 /* disk, bulge, halo */
+
+/* The colours of the modes, red, green and blue from 0 to 1: bodies.vert
+ * draws with them, splat/ repeats its arithmetic, the HUD's legend shows
+ * them (vec3(NBODY_RGB_DISK) in GLSL, {NBODY_RGB_DISK} in C). Speed runs
+ * cold to mid to hot; galaxy 1 amber, galaxy 2 sky blue (apart on a
+ * projector and for common colour-vision deficiencies); disk blue-white,
+ * bulge gold, halo a violet dimmed by NBODY_HALO_DIM. */
+#define NBODY_RGB_SPEED_COLD 0.25, 0.45, 1.0
+#define NBODY_RGB_SPEED_MID 0.95, 0.95, 1.0
+#define NBODY_RGB_SPEED_HOT 1.0, 0.55, 0.2
+#define NBODY_RGB_GALAXY_1 1.0, 0.62, 0.28
+#define NBODY_RGB_GALAXY_2 0.32, 0.66, 1.0
+#define NBODY_RGB_DISK 0.55, 0.72, 1.0
+#define NBODY_RGB_BULGE 1.0, 0.78, 0.4
+#define NBODY_RGB_HALO 0.55, 0.4, 0.8
+#define NBODY_HALO_DIM 0.3
 
 /* The default vertical field of view of the camera, radians (45 degrees). */
 #define NBODY_FOV_Y_DEFAULT 0.78539816339744831

@@ -65,8 +65,8 @@ static SPLAT_HD inline float splat_clamp(float x, float lo, float hi) {
 
 /* bodies.vert's speed_palette: cool blue -> white -> warm orange. */
 static SPLAT_HD inline splat_rgb splat_speed_palette(float t) {
-    const splat_rgb cold = {0.25f, 0.45f, 1.0f}, mid = {0.95f, 0.95f, 1.0f},
-                    hot = {1.0f, 0.55f, 0.2f};
+    const splat_rgb cold = {NBODY_RGB_SPEED_COLD}, mid = {NBODY_RGB_SPEED_MID},
+                    hot = {NBODY_RGB_SPEED_HOT};
     return t < 0.5f ? splat_mix(cold, mid, t * 2.0f) : splat_mix(mid, hot, t * 2.0f - 1.0f);
 }
 
@@ -89,17 +89,18 @@ static SPLAT_HD inline splat_rgb splat_body_color(uint32_t i) {
 
 /* bodies.vert's galaxy_color and component_color. */
 static SPLAT_HD inline splat_rgb splat_galaxy_color(uint32_t galaxy, uint32_t component) {
-    const splat_rgb amber = {1.0f, 0.62f, 0.28f}, sky = {0.32f, 0.66f, 1.0f};
+    const splat_rgb amber = {NBODY_RGB_GALAXY_1}, sky = {NBODY_RGB_GALAXY_2};
     const splat_rgb bulge = {1.0f, 0.95f, 0.85f}, grey = {0.5f, 0.5f, 0.5f};
     splat_rgb c = galaxy == 0u ? amber : sky;
     if (component == NBODY_COMPONENT_BULGE) c = splat_mix(c, bulge, 0.55f);
-    if (component == NBODY_COMPONENT_HALO) c = splat_scale(splat_mix(c, grey, 0.6f), 0.3f);
+    if (component == NBODY_COMPONENT_HALO)
+        c = splat_scale(splat_mix(c, grey, 0.6f), (float)NBODY_HALO_DIM);
     return c;
 }
 
 static SPLAT_HD inline splat_rgb splat_component_color(uint32_t component) {
-    const splat_rgb disk = {0.55f, 0.72f, 1.0f}, bulge = {1.0f, 0.78f, 0.4f},
-                    halo = {0.55f * 0.3f, 0.4f * 0.3f, 0.8f * 0.3f};
+    const splat_rgb disk = {NBODY_RGB_DISK}, bulge = {NBODY_RGB_BULGE}, violet = {NBODY_RGB_HALO};
+    const splat_rgb halo = splat_scale(violet, (float)NBODY_HALO_DIM);
     return component == NBODY_COMPONENT_DISK    ? disk
            : component == NBODY_COMPONENT_BULGE ? bulge
                                                 : halo;

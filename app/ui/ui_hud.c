@@ -29,12 +29,12 @@
     7 /* rows under the HUD's text: the scale bar, the legend, the                                 \
          energy sparkline (4.5 rows) */
 
-/* The palettes of shaders/bodies.vert, for the legend: the same numbers. */
-static const float SPEED_COLD[3] = {0.25f, 0.45f, 1.0f}, SPEED_MID[3] = {0.95f, 0.95f, 1.0f},
-                   SPEED_HOT[3] = {1.0f, 0.55f, 0.2f};
-static const float GALAXY1[3] = {1.0f, 0.62f, 0.28f}, GALAXY2[3] = {0.32f, 0.66f, 1.0f};
-static const float DISK[3] = {0.55f, 0.72f, 1.0f}, BULGE[3] = {1.0f, 0.78f, 0.4f},
-                   HALO[3] = {0.55f * 0.3f, 0.4f * 0.3f, 0.8f * 0.3f};
+/* The palettes of the colour modes, for the legend (shaders/nbody_shared.h). */
+static const float SPEED_COLD[3] = {NBODY_RGB_SPEED_COLD}, SPEED_MID[3] = {NBODY_RGB_SPEED_MID},
+                   SPEED_HOT[3] = {NBODY_RGB_SPEED_HOT};
+static const float GALAXY1[3] = {NBODY_RGB_GALAXY_1}, GALAXY2[3] = {NBODY_RGB_GALAXY_2};
+static const float DISK[3] = {NBODY_RGB_DISK}, BULGE[3] = {NBODY_RGB_BULGE};
+static const float HALO_RGB[3] = {NBODY_RGB_HALO};
 
 /* One swatch of the colour legend, or a gradient (the speed palette). */
 typedef struct legend_item {
@@ -255,7 +255,7 @@ static void legend(const ui_facts *f, hud_layout *L) {
         snprintf(L->legend_head, sizeof L->legend_head, "colour: component");
         memcpy(it[0].rgb, DISK, sizeof DISK);
         memcpy(it[1].rgb, BULGE, sizeof BULGE);
-        memcpy(it[2].rgb, HALO, sizeof HALO);
+        for (int k = 0; k < 3; k++) it[2].rgb[k] = HALO_RGB[k] * (float)NBODY_HALO_DIM;
         snprintf(it[0].label, sizeof it[0].label, "disk");
         snprintf(it[1].label, sizeof it[1].label, "bulge");
         snprintf(it[2].label, sizeof it[2].label, "%s",
