@@ -156,21 +156,11 @@ void app_frame(app *a, int fb_width, int fb_height) {
 
     const sim_params p = sim_get_params(a->sim);
     uint8_t *tags = new_tags(a);
-    render_view view = {
-        .fb_width = fb_width,
-        .fb_height = fb_height,
-        .camera = a->view.camera,
-        .point_size = a->view.point_size,
-        .brightness = a->view.brightness,
-        .speed_scale = a->view.speed_scale,
-        .color = a->view.color,
-        .hide_halo = a->view.hide_halo,
-        .exposure = a->view.exposure,
-        .auto_exposure = a->view.auto_exposure,
-        .bloom = a->view.bloom,
-    };
     ui_facts facts;
     app_ui_facts(a, &facts);
+    render_view view = facts.view; /* the camera and look, at this frame's size */
+    view.fb_width = fb_width;
+    view.fb_height = fb_height;
     render_view window = view;
     ui_fit_view(&a->ui, &facts, fb_width, fb_height, &window); /* the HUD never covers the scene */
     /* The vertices, and (app_sprites.c says when) the window's sprites drawn
