@@ -148,7 +148,7 @@ double app_interactions_per_s(const app *a) {
         const sim_tree_stats t = sim_get_tree_stats(a->sim);
         return t.valid ? p.body_count * t.interactions_per_body / (ms * 1e-3) : 0;
     }
-    return (double)p.body_count * p.body_count / (ms * 1e-3);
+    return sim_pair_rate(p.body_count, ms);
 }
 
 double app_flops_per_interaction(const app *a) {

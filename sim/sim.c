@@ -310,6 +310,10 @@ const sim_method *sim_get_method(const sim *s) {
     return s->ops->method(s->knobs.variant);
 }
 
+double sim_pair_rate(int n, double step_ms) {
+    return step_ms > 0 ? (double)n * (double)n / (step_ms * 1e-3) : 0;
+}
+
 const char *sim_launched_build(sim *s) {
     return s->ops->launched_build ? s->ops->launched_build(s->backend_state) : NULL;
 }

@@ -553,6 +553,11 @@ const sim_method *sim_method_of(sim_backend b, sim_variant v);
 /* The running simulation's method (sim_method_of its backend and variant). */
 const sim_method *sim_get_method(const sim *s);
 
+/* All-pairs interactions per second: n^2 / step_ms, what an exact method's
+ * step evaluates (and an approximate one's N^2 equivalent); 0 when step_ms
+ * is not positive. */
+double sim_pair_rate(int n, double step_ms);
+
 /* Variant table and names. */
 const sim_variant_desc *sim_variant_info(sim_variant v); /* v resolved if DEFAULT */
 sim_variant sim_variant_resolve(sim_variant v); /* DEFAULT -> the best all-pairs kernel */

@@ -30,8 +30,8 @@
 #define FRAMES_TO_MEASURE 6 /* two rungs, one per frame, with room to spare */
 
 static void check_arithmetic(void) {
-    CHECK(ui_chart_rate(1000, 2.0) == 5e8, "1000^2 in 2 ms: %g", ui_chart_rate(1000, 2.0));
-    CHECK(ui_chart_rate(1000, 0) == 0, "no time, no rate");
+    CHECK(sim_pair_rate(1000, 2.0) == 5e8, "1000^2 in 2 ms: %g", sim_pair_rate(1000, 2.0));
+    CHECK(sim_pair_rate(1000, 0) == 0, "no time, no rate");
     const double ips[] = {1e9, 2e9, 0, 8e9, 4e9};
     double prev[5], first[5];
     ui_chart_speedups(ips, 5, prev, first);
@@ -155,10 +155,10 @@ static void check_chart(app *a) {
           took);
     CHECK(took <= 2, "one rung per frame: %d frames for two", took);
     if (!ref || !tree) return;
-    CHECK(ref->status == UI_RUNG_OK && !ref->live && ref->ms > 0 && ui_chart_rate(N, ref->ms) > 0,
+    CHECK(ref->status == UI_RUNG_OK && !ref->live && ref->ms > 0 && sim_pair_rate(N, ref->ms) > 0,
           "reference: %.3g ms/step, timed on a copy", ref->ms);
     CHECK(tree->status == UI_RUNG_OK && !tree->live && tree->ms > 0 &&
-              ui_chart_rate(N, tree->ms) > 0,
+              sim_pair_rate(N, tree->ms) > 0,
           "tree: %.3g ms/step, timed on a copy", tree->ms);
     const double when_ref = ref->when, when_tree = tree->when;
 

@@ -33,8 +33,7 @@ static bool cost_of(const bench_result *b, const bench_row *r, sim_loop_cost *c)
 }
 
 double bench_interactions_per_s(const bench_row *r) {
-    if (r->tree || r->ms <= 0) return 0;
-    return (double)r->n * (double)r->n / (r->ms * 1e-3);
+    return r->tree ? 0 : sim_pair_rate(r->n, r->ms);
 }
 
 static double bodies_per_s(const bench_row *r) {

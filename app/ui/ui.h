@@ -180,10 +180,9 @@ void ui_spark_reset(ui_spark *s);
 /* Sample i, oldest first; false past the end. */
 bool ui_spark_get(const ui_spark *s, int i, double *t, double *de);
 
-/* The chart's arithmetic: n^2 / time, what every bar shows (the tree's
- * "N^2 equivalent"); and the speedups of rung i over rung i-1 and over
- * rung 0 from their rates, 0 where a rate is unknown (vs_prev[0] = 0). */
-double ui_chart_rate(int n, double ms);
+/* The chart's arithmetic (its bars are sim_pair_rate, the tree's an "N^2
+ * equivalent"): the speedups of rung i over rung i-1 and over rung 0 from
+ * their rates, 0 where a rate is unknown (vs_prev[0] = 0). */
 void ui_chart_speedups(const double *rates, int count, double *vs_prev, double *vs_first);
 
 #endif /* NBODY_UI_H */

@@ -18,10 +18,6 @@ static const float TRACK[4] = {0.12f, 0.14f, 0.2f, 1.0f};
 static const float BAR[4] = {0.2f, 0.4f, 0.64f, 1.0f};     /* a rung */
 static const float CURRENT[4] = {0.8f, 0.5f, 0.08f, 1.0f}; /* the running rung */
 
-double ui_chart_rate(int n, double ms) {
-    return ms > 0 ? (double)n * (double)n / (ms * 1e-3) : 0;
-}
-
 void ui_chart_speedups(const double *rates, int count, double *vs_prev, double *vs_first) {
     for (int i = 0; i < count; i++) {
         const bool known = rates[i] > 0 && isfinite(rates[i]);
@@ -69,7 +65,7 @@ void ui_chart_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height)
     double rates[UI_RUNGS_MAX], vs_prev[UI_RUNGS_MAX], vs_first[UI_RUNGS_MAX];
     double lo = INFINITY, hi = 0;
     for (int i = 0; i < count; i++) {
-        rates[i] = rungs[i].status == UI_RUNG_OK ? ui_chart_rate(p.body_count, rungs[i].ms) : 0;
+        rates[i] = rungs[i].status == UI_RUNG_OK ? sim_pair_rate(p.body_count, rungs[i].ms) : 0;
         if (rates[i] > 0 && isfinite(rates[i])) lo = fmin(lo, rates[i]), hi = fmax(hi, rates[i]);
     }
     ui_chart_speedups(rates, count, vs_prev, vs_first);
