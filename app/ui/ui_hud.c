@@ -1,13 +1,14 @@
 /* ui_hud.c - the heads-up display and the help (overlays HUD and help).
  *
  * The HUD (Tab) shows the numbers a tuner or lecturer watches: frame rate,
- * step time from CUDA events, interactions/s and GFLOP/s (20 flops per
- * interaction, 30 in fp64), N, scene, kernel and block shape, the knobs, and
- * the energy error sampled every few frames (a warning past
- * UI_ENERGY_WARN); galaxy scenes add Myr, kpc and km/s beside the model
- * units. Below the numbers: a scale bar at the camera target's depth, a
- * legend of the colour mode and the energy sparkline. The help (H, F1)
- * lists the key table and what p and q mean for the current kernel.
+ * step time from CUDA events, interactions/s and GFLOP/s (the method's
+ * flops per interaction: 20, or 30 in double precision), N, scene, kernel
+ * and block shape, the knobs, and the energy error sampled every few frames
+ * (a warning past UI_ENERGY_WARN); galaxy scenes add Myr, kpc and km/s
+ * beside the model units. Below the numbers: a scale bar at the camera
+ * target's depth, a legend of the colour mode and the energy sparkline. The
+ * help (H, F1) lists the key table and what p and q mean for the current
+ * kernel.
  *
  * The panel never covers the scene's subject: ui_fit_view lays the panel
  * out before the scene is drawn and gives the renderer a lens (an
