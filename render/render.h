@@ -264,8 +264,6 @@ typedef struct render_readback_desc {
 render_readback *render_readback_create(const render_readback_desc *desc, render_error *err);
 /* Releases mapped frames and drops queued ones. */
 void render_readback_destroy(render_readback *rb);
-/* Bytes of one frame. */
-size_t render_readback_frame_bytes(const render_readback *rb);
 /* DEVICE: the GL texture (GL_TEXTURE_2D, RGBA8, width x height) each push
  * copies the picture into. */
 uint32_t render_readback_texture(const render_readback *rb);

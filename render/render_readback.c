@@ -164,10 +164,6 @@ void render_readback_destroy(render_readback *rb) {
     free(rb);
 }
 
-size_t render_readback_frame_bytes(const render_readback *rb) {
-    return rb->bytes;
-}
-
 uint32_t render_readback_texture(const render_readback *rb) {
     assert(rb->format == RENDER_READBACK_DEVICE);
     return rb->src_tex;

@@ -47,8 +47,6 @@ typedef struct video_frames_desc {
 video_frames *video_frames_create(const video_frames_desc *desc, video_error *err);
 /* Waits for the GPU's work on the frames, then frees them (mapped ones too). */
 void video_frames_destroy(video_frames *v);
-/* Bytes of one frame: (width & ~1) * (height & ~1) * 3 / 2. */
-size_t video_frames_bytes(const video_frames *v);
 /* Frames pushed and not yet released, and of those the mapped ones. */
 int video_frames_pending(const video_frames *v);
 int video_frames_mapped(const video_frames *v);

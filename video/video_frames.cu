@@ -143,10 +143,6 @@ void video_frames_destroy(video_frames *v) {
     free(v);
 }
 
-size_t video_frames_bytes(const video_frames *v) {
-    return v->bytes;
-}
-
 int video_frames_pending(const video_frames *v) {
     return v->mapped + v->queued;
 }

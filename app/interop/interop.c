@@ -462,10 +462,6 @@ void interop_video_release(interop *io) {
     video_frames_release(io->video);
 }
 
-const video_error *interop_video_error(const interop *io) {
-    return io->video_failed ? &io->video_err : NULL;
-}
-
 void interop_video_end(interop *io) {
     video_frames_destroy(io->video); /* waits for the GPU's work on them */
     io->video = NULL;

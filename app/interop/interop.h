@@ -106,8 +106,6 @@ int interop_video_mapped(const interop *io);
  * converted first). false with *err. */
 bool interop_video_map(interop *io, bool wait, const uint8_t **data, video_error *err);
 void interop_video_release(interop *io);
-/* The error that stopped the conversion during an upload, or NULL. */
-const video_error *interop_video_error(const interop *io);
 /* Lets go of the buffer and frees the frames (none may be in use). */
 void interop_video_end(interop *io);
 
