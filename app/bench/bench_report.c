@@ -4,7 +4,7 @@
  * Honest figures: each variant's "ceiling" is the rate its own inner loop
  * allows, issue slots per interaction counted in its SASS (below), so no row
  * can pass 100 %. GFLOP/s is an equivalent figure, interactions/s x 20 flops
- * (30 for fp64) as NVIDIA's sample counts them, whatever a kernel executes
+ * (30 in double precision) as NVIDIA's sample counts them, whatever a kernel executes
  * (best evaluates each pair once for two bodies: fewer flops). Tree rows get
  * no N^2 figures at all: bodies/s, build and walk time, and their force
  * error against the exact sum instead.
@@ -152,8 +152,9 @@ void bench_print(const bench_result *b, FILE *f) {
         }
         fprintf(f, "\n");
     }
-    fprintf(f, "GFLOP/s eq: interactions/s x 20 flops (30 for fp64), the count NVIDIA's sample "
-               "uses; best evaluates each pair once for both bodies and executes fewer.\n");
+    fprintf(f, "GFLOP/s eq: interactions/s x 20 flops (30 in double precision), the count "
+               "NVIDIA's sample uses; best evaluates each pair once for both bodies and executes "
+               "fewer.\n");
     if (b->cuda)
         fprintf(f, "ceiling: of the rate this variant's own inner loop allows (issue slots counted "
                    "in its sm_90 SASS; FP64 pipe for fp64; docs/PERFORMANCE.md).\n");
