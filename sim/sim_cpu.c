@@ -114,9 +114,10 @@ static void tree_forces(cpu_backend *c, const sim_step_params *sp) {
 }
 
 #ifdef NBODY_TEST_METHOD
-/* A method added by a test (tests/test_method.sh builds nbody with it): the
- * textbook loop, one thread, each body's sum taken from the last body to
- * the first - exact, and deliberately slow. */
+/* A method added by a test (tests/CMakeLists.txt builds nbody_test_method
+ * with it, tests/test_method.py runs it): the textbook loop, one thread,
+ * each body's sum taken from the last body to the first - exact, and
+ * deliberately slow. */
 static void naive_forces(cpu_backend *c, const sim_step_params *sp) {
     const double *p = c->pos;
     for (int i = 0; i < c->n; i++) {
