@@ -576,11 +576,20 @@ bool sim_set_bodies(sim *s, const sim_body *bodies, int n, sim_error *err) {
 }
 
 sim_diag sim_diagnostics(sim *s) {
-    return s->ops->diagnostics(s->backend_state, step_params(s).eps2, true);
+    const sim_step_params sp = step_params(s);
+    return s->ops->diagnostics(s->backend_state, &sp, SIM_POTENTIAL_EXACT);
+}
+
+sim_diag sim_energy(sim *s) {
+    const sim_step_params sp = step_params(s);
+    const sim_potential_source want =
+        sim_get_method(s)->walk_potential ? SIM_POTENTIAL_WALK : SIM_POTENTIAL_EXACT;
+    return s->ops->diagnostics(s->backend_state, &sp, want);
 }
 
 sim_diag sim_moments(sim *s) {
-    sim_diag d = s->ops->diagnostics(s->backend_state, step_params(s).eps2, false);
+    const sim_step_params sp = step_params(s);
+    sim_diag d = s->ops->diagnostics(s->backend_state, &sp, SIM_POTENTIAL_NONE);
     d.total = 0; /* no potential, so no total energy */
     return d;
 }

@@ -99,6 +99,7 @@ typedef struct sim_method {
     bool exact;                   /* the exact pairwise sum: N^2 interactions a step */
     bool uses_theta;              /* the opening angle (theta) shapes its forces */
     bool has_cells;               /* sim_tree_cells returns its cells */
+    bool walk_potential;          /* its force pass returns each body's potential (sim_energy) */
     bool block_shape;             /* p and q are the method's (false on the CPU backend) */
     sim_scaling scaling;          /* how a step's time grows with N */
     double flops_per_interaction; /* the conventional count for GFLOP/s: 20, or 30 in fp64 */
@@ -289,9 +290,17 @@ typedef struct sim_params {
     uint32_t generation; /* counts resets and sim_set_bodies: new bodies, new tags */
 } sim_params;
 
+/* Where a sim_diag's potential energy comes from. */
+typedef enum sim_potential_source {
+    SIM_POTENTIAL_NONE,  /* not computed (sim_moments): potential, total, virial_ratio are 0 */
+    SIM_POTENTIAL_EXACT, /* the exact pairwise sum, O(N^2) */
+    SIM_POTENTIAL_WALK,  /* each body's potential from the last force pass (the tree), O(N) */
+} sim_potential_source;
+
 /* Conserved quantities and their friends (sim_diagnostics). Potential energy
  * uses the same Plummer softening as the forces. */
 typedef struct sim_diag {
+    sim_potential_source source; /* of potential, total and virial_ratio */
     double kinetic;             /* K = sum m v^2 / 2 */
     double potential;           /* W = -sum_{i<j} m_i m_j / sqrt(r^2 + eps^2) */
     double total;               /* E = K + W */
@@ -383,6 +392,13 @@ bool sim_set_bodies(sim *s, const sim_body *bodies, int n, sim_error *err);
  * (reduced on the GPU for the CUDA backend). O(N^2) like one force step;
  * waits for the GPU (it reads the sums back). */
 sim_diag sim_diagnostics(sim *s);
+
+/* The same at O(N) where the running method's force pass returns each
+ * body's potential (sim_method.walk_potential: the tree on the CUDA
+ * backend): W = sum m_i phi_i / 2 from the pass at the current positions,
+ * as approximate as its forces. Otherwise, or before the first step, the
+ * exact sum as sim_diagnostics. d.source says which. Waits for the GPU. */
+sim_diag sim_energy(sim *s);
 
 /* The O(N) part only: mass, kinetic energy, momenta, centre of mass
  * (potential, total and virial ratio are 0). Cheap enough for every frame,

@@ -410,12 +410,17 @@ static double potential(const cpu_backend *c, double eps2) {
     return total;
 }
 
-static sim_diag cpu_diagnostics(void *b, double eps2, bool with_potential) {
+/* No CPU force pass returns potentials: WALK sums them exactly too. */
+static sim_diag cpu_diagnostics(void *b, const sim_step_params *sp,
+                                sim_potential_source source) {
     cpu_backend *c = b;
     const int n = c->n;
     const double *p = c->pos;
     sim_diag d = {0};
-    if (with_potential) d.potential = potential(c, eps2);
+    if (source != SIM_POTENTIAL_NONE) {
+        d.potential = potential(c, sp->eps2);
+        d.source = SIM_POTENTIAL_EXACT;
+    }
     for (int i = 0; i < n; i++) {
         const double m = p[4 * i + 3], *r = &p[4 * i], *v = &c->vel[3 * i];
         d.mass += m;

@@ -79,6 +79,7 @@ struct cuda_backend {
     int timed_steps;     /* steps between start and stop */
     float last_step_ms;
     bool acc_valid;
+    bool acc_potential; /* acc's w holds each body's potential at pos (the tree's walk) */
     float acc_softening;
     sim_variant acc_variant;
     sim_tree *tree; /* variant tree (sim_tree.cu): created on first use, kept after */
@@ -213,14 +214,15 @@ static __device__ void block_sum(double (*sh)[DIAG_THREADS], double *v) {
 }
 
 /* Per-block partial sums of the diagnostics. The potential of body i,
- * phi_i = -sum_{j != i} m_j / sqrt(r^2 + eps^2), is summed in T within a
+ * phi_i = -sum_{j != i} m_j / sqrt(r^2 + eps^2), is walk_phi[i].w where the
+ * tree's walk wrote it (with_potential false then), else summed in T within a
  * tile of DIAG_THREADS bodies and in double across tiles. A pair with
  * r^2 + eps^2 = 0 (eps = 0, the same position) adds nothing, as sim.h
  * defines and sim_cpu.c does: the branch is there for the self-term anyway,
  * and this pass runs every APP_DIAG_EVERY frames, not every step. */
 template <typename T, typename V = typename vec4<T>::type>
 __global__ void diag_partial_kernel(int n, const V *pos, const V *vel, const uint8_t *tags, T eps2,
-                                    bool with_potential, double *partial) {
+                                    bool with_potential, const V *walk_phi, double *partial) {
     __shared__ V tile[DIAG_THREADS];
     __shared__ double sh[DIAG_COUNT][DIAG_THREADS];
     const int i = blockIdx.x * DIAG_THREADS + threadIdx.x;
@@ -228,7 +230,7 @@ __global__ void diag_partial_kernel(int n, const V *pos, const V *vel, const uin
     zero.x = zero.y = zero.z = zero.w = 0;
     const V xi = i < n ? pos[i] : zero;
     const V vi = i < n ? vel[i] : zero;
-    double phi = 0.0;
+    double phi = walk_phi && i < n ? (double)walk_phi[i].w : 0.0;
     for (int base = 0; with_potential && base < n; base += DIAG_THREADS) {
         const int j = base + threadIdx.x;
         tile[threadIdx.x] = j < n ? pos[j] : zero;
@@ -561,8 +563,10 @@ static bool cuda_set_precision(void *b, bool fp64, sim_error *err) {
     return true;
 }
 
-/* acc_zero: acc holds zeros (a variant that sums into it then skips its memset). */
-static void compute_forces(cuda_backend *c, const sim_step_params *sp, bool acc_zero) {
+/* acc_zero: acc holds zeros (a variant that sums into it then skips its memset).
+ * potential: the tree also writes each body's potential (the others cannot). */
+static void compute_forces(cuda_backend *c, const sim_step_params *sp, bool acc_zero,
+                           bool potential) {
     const variant_entry *e = kernels_entry(sp->variant);
     force_args a = {};
     a.acc_zero = acc_zero;
@@ -584,6 +588,7 @@ static void compute_forces(cuda_backend *c, const sim_step_params *sp, bool acc_
         }
         a.tree = c->tree;
         a.theta = sp->theta;
+        a.potential = potential;
     }
     if (e->id == SIM_VARIANT_BEST || e->id == SIM_VARIANT_FP64) {
         if (!c->best) c->best = kernels_best_plan_create();
@@ -601,13 +606,14 @@ static void compute_forces(cuda_backend *c, const sim_step_params *sp, bool acc_
     }
     e->launch(&a, c->stream);
     c->acc_valid = true;
+    c->acc_potential = potential && sp->variant == SIM_VARIANT_TREE;
     c->acc_softening = sp->softening;
     c->acc_variant = sp->variant;
 }
 
 static void ensure_forces(cuda_backend *c, const sim_step_params *sp) {
     if (!c->acc_valid || c->acc_softening != sp->softening || c->acc_variant != sp->variant) {
-        compute_forces(c, sp, false);
+        compute_forces(c, sp, false, true);
     }
 }
 
@@ -636,8 +642,11 @@ static void leapfrog(cuda_backend *c, V *pos, V *vel, V *acc, const sim_step_par
     kick_drift_kernel<T>
         <<<blocks, THREADS, 0, c->stream>>>(n, pos, vel, acc, sums, 0, 1, h, dt, first, c->bad);
     CUDA_CHECK_LAUNCH();
+    c->acc_potential = false; /* the bodies have moved */
     for (int s = 0; s < steps; s++) {
-        compute_forces(c, sp, sums);
+        /* The potentials of the last evaluation only: those of the
+         * positions the call leaves, which sim_energy reads. */
+        compute_forces(c, sp, sums, s + 1 == steps);
         const T next_dt = s + 1 < steps ? dt : (T)0;
         kick_drift_kernel<T><<<blocks, THREADS, 0, c->stream>>>(
             n, pos, vel, acc, sums && s + 1 < steps, h, damping, h, next_dt, first + s + 1, c->bad);
@@ -726,15 +735,26 @@ static void cuda_vertices(void *b, sim_vertex *dst, bool dst_on_device, bool wai
     if (wait || !dst_on_device) CUDA_CHECK(cudaStreamSynchronize(c->stream));
 }
 
-static sim_diag cuda_diagnostics(void *b, double eps2, bool with_potential) {
+static sim_diag cuda_diagnostics(void *b, const sim_step_params *sp,
+                                 sim_potential_source source) {
     cuda_backend *c = (cuda_backend *)b;
     const int blocks = blocks_for(c->n, DIAG_THREADS);
+    const double eps2 = sp->eps2;
+    const bool walk = source == SIM_POTENTIAL_WALK && sp->variant == SIM_VARIANT_TREE;
+    if (walk && !(c->acc_valid && c->acc_potential && c->acc_variant == SIM_VARIANT_TREE &&
+                  c->acc_softening == sp->softening)) {
+        compute_forces(c, sp, false, true); /* no pass at these positions yet */
+    }
+    if (source == SIM_POTENTIAL_WALK && !walk) source = SIM_POTENTIAL_EXACT;
+    const bool exact = source == SIM_POTENTIAL_EXACT;
     if (c->fp64) {
         diag_partial_kernel<double><<<blocks, DIAG_THREADS, 0, c->stream>>>(
-            c->n, c->pos64, c->vel64, c->tags, eps2, with_potential, c->diag_partial);
+            c->n, c->pos64, c->vel64, c->tags, eps2, exact, (decltype(c->pos64)) nullptr,
+            c->diag_partial);
     } else {
         diag_partial_kernel<float><<<blocks, DIAG_THREADS, 0, c->stream>>>(
-            c->n, c->pos, c->vel, c->tags, (float)eps2, with_potential, c->diag_partial);
+            c->n, c->pos, c->vel, c->tags, (float)eps2, exact, walk ? c->acc : nullptr,
+            c->diag_partial);
     }
     CUDA_CHECK_LAUNCH();
     diag_total_kernel<<<1, DIAG_THREADS, 0, c->stream>>>(blocks, c->diag_partial);
@@ -744,6 +764,7 @@ static sim_diag cuda_diagnostics(void *b, double eps2, bool with_potential) {
                                cudaMemcpyDeviceToHost, c->stream));
     CUDA_CHECK(cudaStreamSynchronize(c->stream));
     sim_diag d = {};
+    d.source = source;
     d.kinetic = t[DIAG_KINETIC];
     d.potential = t[DIAG_POTENTIAL];
     d.mass = t[DIAG_MASS];

@@ -58,9 +58,11 @@ typedef struct sim_backend_ops {
     void (*step)(void *b, const sim_step_params *sp, int steps);
     /* wait false (device memory only): queued, not waited for. */
     void (*vertices)(void *b, sim_vertex *dst, bool dst_on_device, bool wait);
-    /* eps2: sim_step_params.eps2. with_potential false skips the O(N^2)
-     * potential (W and E stay 0). */
-    sim_diag (*diagnostics)(void *b, double eps2, bool with_potential);
+    /* potential: NONE skips it (W and E stay 0), EXACT sums it with
+     * sp->eps2, WALK takes the force pass's at the current positions where
+     * sp's method returns them (a pass is run when there is none yet), else
+     * the exact sum. Sets d.source to what it did. */
+    sim_diag (*diagnostics)(void *b, const sim_step_params *sp, sim_potential_source potential);
     float (*last_step_ms)(void *b);
     /* Waits for the timing of the last step call to be readable. */
     void (*wait_timing)(void *b);

@@ -1080,7 +1080,7 @@ extern "C" double sim_loop_ceiling(const sim_loop_cost *c, const sim_device_info
  * walked by groups of p bodies (sim_tree.cu). */
 
 static void forces_tree(const force_args *a, cudaStream_t stream) {
-    sim_tree_forces(a->tree, a->n, a->pos, a->acc, a->eps2, a->theta, a->p, stream);
+    sim_tree_forces(a->tree, a->n, a->pos, a->acc, a->eps2, a->theta, a->p, a->potential, stream);
 }
 
 /* ======================================================================== */
@@ -1170,6 +1170,7 @@ static constexpr variant_entry variants[] = {
                 false, /* exact */
                 true,  /* uses_theta */
                 true,  /* has_cells */
+                true,  /* walk_potential */
                 true,  /* block_shape */
                 SIM_SCALING_NLOGN, SIM_FLOPS_PER_INTERACTION},
      forces_tree, false, BLOCK_GROUPS, 1, 0, nullptr, false},

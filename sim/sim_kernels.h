@@ -43,6 +43,7 @@ struct force_args {
     int sm_count;           /* multiprocessors of the device (persistent grids) */
     struct sim_tree *tree;  /* variant tree: its state (sim_tree.h); p = the walk's group size */
     float theta;            /* variant tree: opening angle */
+    bool potential;         /* variant tree: each body's potential into acc's w as well */
     bool acc_zero;          /* acc holds zeros already (the integrator cleared it) */
     bool best_fold;         /* best: every mass suits the folded loop (kernels_best_fold_mass) */
     struct best_plan *best; /* variants best, fp64: where each warp starts, kept between calls */

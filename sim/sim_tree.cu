@@ -32,7 +32,8 @@
  *      with its opening test against the group's bounding box, and compacts
  *      accepted cells (their multipoles) and opened leaves into shared lists
  *      that are evaluated 32 at a time by every lane for its 1 to 4 bodies.
- *      Accelerations go back to the caller's body order.
+ *      Accelerations go back to the caller's body order, with each body's
+ *      potential from the same sums in w when asked (walk_kernel's POT).
  * Launches per evaluation: about 50 (21 split and 22 multipole levels, each
  * returning at once past the tree's depth, so an empty level costs little
  * more than its launch).
@@ -479,14 +480,19 @@ struct walk_shared {
     int lstart[32], lbegin[32];
 };
 
+/* pm: with POT, minus each body's potential so far; without, the compiler
+ * drops it. */
 template <int BPL> struct walk_bodies {
     float x[BPL], y[BPL], z[BPL];
     float ax[BPL], ay[BPL], az[BPL];
+    float pm[BPL];
     int i[BPL];
 };
 
-/* One accepted cell's softened quadrupole on the lane's bodies. */
-template <int BPL>
+/* One accepted cell's softened quadrupole on the lane's bodies; with POT
+ * also its potential, -M / r - (d.Q d - eps^2 I) / (2 r^5) (docs/TREE.md):
+ * one sum per body (two kept apart saved an instruction but spilled). */
+template <int BPL, bool POT>
 static __device__ __forceinline__ void cell_force(const float4 cc, const float4 q0, const float4 q1,
                                                   walk_bodies<BPL> &w, float eps2) {
 #pragma unroll
@@ -507,27 +513,28 @@ static __device__ __forceinline__ void cell_force(const float4 cc, const float4 
         w.ax[t] = fmaf(f, dx, fmaf(r5, qdx, w.ax[t]));
         w.ay[t] = fmaf(f, dy, fmaf(r5, qdy, w.ay[t]));
         w.az[t] = fmaf(f, dz, fmaf(r5, qdz, w.az[t]));
+        if (POT) w.pm[t] = fmaf(q0.x, rinv, fmaf(0.5f * dqd, r5, w.pm[t]));
     }
 }
 
 /* Accepted cells s.c*[0 .. m), m <= 32, already in shared memory. A full
  * batch (the common case) runs a loop of fixed length, unrolled by 4 so that
  * the loop's own instructions are few beside the 32 per cell and body. */
-template <int BPL>
+template <int BPL, bool POT>
 static __device__ void eval_cells(walk_shared &s, int m, walk_bodies<BPL> &w, float eps2) {
     if (m == 32) {
 #pragma unroll 4
-        for (int k = 0; k < 32; k++) cell_force<BPL>(s.ca[k], s.cb[k], s.cc[k], w, eps2);
+        for (int k = 0; k < 32; k++) cell_force<BPL, POT>(s.ca[k], s.cb[k], s.cc[k], w, eps2);
     } else {
-        for (int k = 0; k < m; k++) cell_force<BPL>(s.ca[k], s.cb[k], s.cc[k], w, eps2);
+        for (int k = 0; k < m; k++) cell_force<BPL, POT>(s.ca[k], s.cb[k], s.cc[k], w, eps2);
     }
     __syncwarp();
 }
 
-/* One leaf body's softened force on the lane's bodies, not on itself. A
- * coincident body adds its separation, 0, times a finite 1/r^3: eps2 is at
- * least SIM_EPS2_FLOOR (sim.h). */
-template <int BPL>
+/* One leaf body's softened force on the lane's bodies, not on itself (with
+ * POT its potential too). A coincident body adds its separation, 0, times a
+ * finite 1/r^3: eps2 is at least SIM_EPS2_FLOOR (sim.h). */
+template <int BPL, bool POT>
 static __device__ __forceinline__ void body_force(const float4 p, int j, walk_bodies<BPL> &w,
                                                   float eps2) {
 #pragma unroll
@@ -540,12 +547,13 @@ static __device__ __forceinline__ void body_force(const float4 p, int j, walk_bo
         w.ax[t2] += f * dx;
         w.ay[t2] += f * dy;
         w.az[t2] += f * dz;
+        if (POT) w.pm[t2] = fmaf(p.w, rinv, w.pm[t2]);
     }
 }
 
 /* Opened leaves list[0 .. m), m <= 32: their bodies, packed 32 at a time.
  * Returns the number of bodies summed. */
-template <int BPL>
+template <int BPL, bool POT>
 static __device__ int eval_leaves(walk_shared &s, const int *list, int m, walk_bodies<BPL> &w,
                                   float eps2, int lane, const int2 *cell_child,
                                   const float4 *spos) {
@@ -581,9 +589,9 @@ static __device__ int eval_leaves(walk_shared &s, const int *list, int m, walk_b
         const int chunk = min(32, total - t0);
         if (chunk == 32) {
 #pragma unroll 4
-            for (int k = 0; k < 32; k++) body_force<BPL>(s.a[k], s.j[k], w, eps2);
+            for (int k = 0; k < 32; k++) body_force<BPL, POT>(s.a[k], s.j[k], w, eps2);
         } else {
-            for (int k = 0; k < chunk; k++) body_force<BPL>(s.a[k], s.j[k], w, eps2);
+            for (int k = 0; k < chunk; k++) body_force<BPL, POT>(s.a[k], s.j[k], w, eps2);
         }
         __syncwarp();
     }
@@ -601,8 +609,9 @@ static __device__ void shift_cells(walk_shared &s, int rest, int lane) {
 }
 
 /* The walk of one group, sorted bodies [base, end), held BPL per lane
- * (end - base <= 32 BPL). Returns the cells and bodies it summed. */
-template <int BPL>
+ * (end - base <= 32 BPL). Writes each body's acceleration and, with POT,
+ * its potential in w (else 0). Returns the cells and bodies it summed. */
+template <int BPL, bool POT>
 static __device__ int walk_group(walk_shared &s, int *stack, int base, int end, const float4 *spos,
                                  const int *sidx, float4 *acc, float eps2, const int2 *cell_child,
                                  const float4 *cell_com, const float4 *cell_q0,
@@ -616,6 +625,7 @@ static __device__ int walk_group(walk_shared &s, int *stack, int base, int end, 
         const float4 p = spos[i < end ? i : base];
         w.x[t] = p.x, w.y[t] = p.y, w.z[t] = p.z;
         w.ax[t] = w.ay[t] = w.az[t] = 0.0f;
+        w.pm[t] = 0.0f;
         w.i[t] = i;
         lo[0] = fminf(lo[0], p.x), hi[0] = fmaxf(hi[0], p.x);
         lo[1] = fminf(lo[1], p.y), hi[1] = fmaxf(hi[1], p.y);
@@ -682,24 +692,26 @@ static __device__ int walk_group(walk_shared &s, int *stack, int base, int end, 
         nll += __popc(bl);
         __syncwarp();
         if (ncl >= 32) {
-            eval_cells<BPL>(s, 32, w, eps2);
+            eval_cells<BPL, POT>(s, 32, w, eps2);
             entries += 32;
             ncl -= 32;
             shift_cells(s, ncl, lane);
         }
         if (nll >= 32) {
-            entries += eval_leaves<BPL>(s, s.llist, 32, w, eps2, lane, cell_child, spos);
+            entries += eval_leaves<BPL, POT>(s, s.llist, 32, w, eps2, lane, cell_child, spos);
             if (lane < nll - 32) s.llist[lane] = s.llist[32 + lane];
             nll -= 32;
             __syncwarp();
         }
     }
-    if (ncl > 0) eval_cells<BPL>(s, ncl, w, eps2);
+    if (ncl > 0) eval_cells<BPL, POT>(s, ncl, w, eps2);
     entries += ncl;
-    if (nll > 0) entries += eval_leaves<BPL>(s, s.llist, nll, w, eps2, lane, cell_child, spos);
+    if (nll > 0) {
+        entries += eval_leaves<BPL, POT>(s, s.llist, nll, w, eps2, lane, cell_child, spos);
+    }
 #pragma unroll
     for (int t = 0; t < BPL; t++) {
-        if (w.i[t] < end) acc[sidx[w.i[t]]] = make_float4(w.ax[t], w.ay[t], w.az[t], 0.0f);
+        if (w.i[t] < end) acc[sidx[w.i[t]]] = make_float4(w.ax[t], w.ay[t], w.az[t], -w.pm[t]);
     }
     return entries;
 }
@@ -708,7 +720,7 @@ static __device__ int walk_group(walk_shared &s, int *stack, int base, int end, 
  * held ceil(v / 32) per lane (at most MAXB): groups of <= 32 bodies, a
  * good share of them at p = 64, would leave half of the lanes' slots idle
  * with 2 per lane. */
-template <int MAXB>
+template <int MAXB, bool POT>
 __global__ void __launch_bounds__(WALK_THREADS, MAXB >= 4 ? 6 : 8)
     walk_kernel(const int2 *group, const float4 *spos, const int *sidx, float4 *acc, float eps2,
                 const int2 *cell_child, const float4 *cell_com, const float4 *cell_q0,
@@ -730,15 +742,15 @@ __global__ void __launch_bounds__(WALK_THREADS, MAXB >= 4 ? 6 : 8)
         const int valid = end - base;
         int entries;
         if (MAXB >= 4 && valid > 64) {
-            entries = walk_group<(MAXB >= 4 ? 4 : 1)>(s, stack, base, end, spos, sidx, acc, eps2,
+            entries = walk_group<(MAXB >= 4 ? 4 : 1), POT>(s, stack, base, end, spos, sidx, acc, eps2,
                                                       cell_child, cell_com, cell_q0, cell_q1,
                                                       root, lane, overflow);
         } else if (MAXB >= 2 && valid > 32) {
-            entries = walk_group<(MAXB >= 2 ? 2 : 1)>(s, stack, base, end, spos, sidx, acc, eps2,
+            entries = walk_group<(MAXB >= 2 ? 2 : 1), POT>(s, stack, base, end, spos, sidx, acc, eps2,
                                                       cell_child, cell_com, cell_q0, cell_q1,
                                                       root, lane, overflow);
         } else {
-            entries = walk_group<1>(s, stack, base, end, spos, sidx, acc, eps2, cell_child,
+            entries = walk_group<1, POT>(s, stack, base, end, spos, sidx, acc, eps2, cell_child,
                                     cell_com, cell_q0, cell_q1, root, lane, overflow);
         }
         evaluated += (unsigned long long)entries * valid;
@@ -760,16 +772,18 @@ static int cells_for(int n) {
     return n + (int)(21LL * n / 17) + 1;
 }
 
+/* Blocks of the walk's persistent grid: as many as fit at once for the
+ * walk that fits most (each variant's launch bounds cap its registers). */
 static int walk_blocks(int sm_count) {
+    const void *walks[] = {(const void *)walk_kernel<1, false>, (const void *)walk_kernel<2, false>,
+                           (const void *)walk_kernel<4, false>, (const void *)walk_kernel<1, true>,
+                           (const void *)walk_kernel<2, true>,  (const void *)walk_kernel<4, true>};
     int per_sm = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, walk_kernel<2>, WALK_THREADS,
-                                                             0));
-    int per_sm1 = 0, per_sm4 = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm1, walk_kernel<1>,
-                                                             WALK_THREADS, 0));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm4, walk_kernel<4>,
-                                                             WALK_THREADS, 0));
-    per_sm = std::max(per_sm, std::max(per_sm1, per_sm4));
+    for (const void *k : walks) {
+        int fit = 0;
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, k, WALK_THREADS, 0));
+        per_sm = std::max(per_sm, fit);
+    }
     return sm_count * (per_sm > 0 ? per_sm : 1);
 }
 
@@ -883,7 +897,7 @@ static int level_blocks(int l, int n, int sm_count) {
 }
 
 extern "C" void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *acc, float eps2,
-                                float theta, int group, cudaStream_t stream) {
+                                float theta, int group, bool potential, cudaStream_t stream) {
     if (n <= 0) return;
     if (!sim_tree_reserve(t, n)) {
         fprintf(stderr, "sim: no GPU memory for the tree of %d bodies (%.1f MiB)\n", n,
@@ -927,24 +941,14 @@ extern "C" void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *a
         CUDA_CHECK_LAUNCH();
     }
     if (timed) CUDA_CHECK(cudaEventRecord(t->ev[1], stream));
-    const int bpl = gsize / 32;
-    const int blocks = t->walk_warps / (WALK_THREADS / 32);
-    if (bpl == 4) {
-        walk_kernel<4><<<blocks, WALK_THREADS, 0, stream>>>(t->group, t->spos, t->sidx, acc, eps2,
-                                                             t->cell_child, t->cell_com,
-                                                             t->cell_q0, t->cell_q1, t->stack,
-                                                             t->ctr);
-    } else if (bpl == 2) {
-        walk_kernel<2><<<blocks, WALK_THREADS, 0, stream>>>(t->group, t->spos, t->sidx, acc, eps2,
-                                                             t->cell_child, t->cell_com,
-                                                             t->cell_q0, t->cell_q1, t->stack,
-                                                             t->ctr);
-    } else {
-        walk_kernel<1><<<blocks, WALK_THREADS, 0, stream>>>(t->group, t->spos, t->sidx, acc, eps2,
-                                                             t->cell_child, t->cell_com,
-                                                             t->cell_q0, t->cell_q1, t->stack,
-                                                             t->ctr);
-    }
+    const int bpl = gsize / 32, blocks = t->walk_warps / (WALK_THREADS / 32);
+    using walk_fn = decltype(&walk_kernel<1, false>);
+    const walk_fn walks[3][2] = {{walk_kernel<1, false>, walk_kernel<1, true>},
+                                 {walk_kernel<2, false>, walk_kernel<2, true>},
+                                 {walk_kernel<4, false>, walk_kernel<4, true>}};
+    walks[bpl == 4 ? 2 : bpl - 1][potential]<<<blocks, WALK_THREADS, 0, stream>>>(
+        t->group, t->spos, t->sidx, acc, eps2, t->cell_child, t->cell_com, t->cell_q0, t->cell_q1,
+        t->stack, t->ctr);
     CUDA_CHECK_LAUNCH();
     t->built = true;
     if (timed) {

@@ -42,9 +42,12 @@ bool sim_tree_reserve(sim_tree *t, int n);
 /* acc[i] = the tree's acceleration of body i (caller's order) at pos, with
  * the softening squared eps2, at least SIM_EPS2_FLOOR as for every CUDA
  * force kernel (sim_step_params.eps2_kernel). group: bodies per walk group
- * (clamped to 32, 64 or 128). Asynchronous. */
+ * (clamped to 32, 64 or 128). With potential, acc[i].w is body i's
+ * potential from the same walk (-sum m_j / sqrt(r^2 + eps^2) over the
+ * bodies and cells it summed, the cells' quadrupoles included); else 0.
+ * Asynchronous. */
 void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *acc, float eps2, float theta,
-                     int group, cudaStream_t stream);
+                     int group, bool potential, cudaStream_t stream);
 
 /* Stats of the last timed evaluation whose events have completed (never
  * waits); valid false before the first. */

@@ -23,6 +23,7 @@
  *   theta falls (0.9, 0.5, 0.05).
  * - N = 2, 3 and all-pairs-size groups: the root is a leaf, the sum is the
  *   direct one in float: 1e-5 relative.
+ * - The walk's potential energy: test_energy's comment.
  * - Coincident pairs at softening 0 (the walk's floor on eps^2, sim.h):
  *   finite, the default theta's targets, and both bodies of a pair within
  *   1e-5 relative of each other (float rounding of the same sums).
@@ -30,7 +31,9 @@
  *   test_tree_gpu           all of it (N = 16,000 and 100,003 Plummer)
  *   test_tree_gpu --quick   small sizes, for compute-sanitizer
  *   test_tree_gpu --bench   timing and error sweeps (theta, group size,
- *                           crossover N against "best", 10M bodies)
+ *                           crossover N against "best", 10M bodies, the
+ *                           cost of the walk's potentials)
+ *   test_tree_gpu --bench-potential   the last alone
  *   test_tree_gpu --profile two steps of 1M bodies (for ncu)
  */
 #include <stdint.h>
@@ -231,6 +234,64 @@ static void test_theta(int n) {
     free(b);
 }
 
+/* The walk's potential energy (sim_energy) against the exact pairwise sum
+ * (sim_diagnostics) at the same positions: before the first step (a pass
+ * is run for it), after each of a few single steps and after a call of
+ * several steps (the potential of its last pass). The kinetic part is the
+ * same O(N) sum in both. Tolerances:
+ * - theta 0.05: leaves summed directly; float rounding of sums of ~N terms,
+ *   ~1e-6 per body, averaging down in W: 1e-5.
+ * - the default theta: the quadrupole expansion's error, whose leading
+ *   (octupole) term falls as theta^3 like the forces'; per body it is below
+ *   the force error (the potential is one power of r smoother), and summed
+ *   over N bodies its signs partly cancel: WALK_W_TOL, a tenth of the
+ *   force error's median target. A walk that leaves out the quadrupole's
+ *   term of the potential fails it (docs/TESTS.md). */
+#define WALK_W_TOL 1e-4
+static void test_energy(int n) {
+    sim_body *b = plummer(n, 3);
+    const float thetas[] = {0.05f, SIM_THETA_DEFAULT};
+    for (int k = 0; k < 2; k++) {
+        const double tol = k == 0 ? 1e-5 : WALK_W_TOL;
+        sim *s = test_sim((sim_desc){.body_count = 1, .backend = SIM_BACKEND_CUDA,
+                                     .variant = SIM_VARIANT_TREE, .softening = 0.05f,
+                                     .theta = thetas[k]});
+        test_set_bodies(s, b, n);
+        CHECK(sim_get_method(s)->walk_potential, "the GPU tree returns potentials");
+        double worst = 0;
+        for (int step = 0; step <= 6; step++) {
+            if (step > 0) sim_step(s, step < 6 ? 1 : 5);
+            const sim_diag w = sim_energy(s), x = sim_diagnostics(s);
+            CHECK(w.source == SIM_POTENTIAL_WALK, "step %d: source %d", step, (int)w.source);
+            CHECK(x.source == SIM_POTENTIAL_EXACT, "exact source %d", (int)x.source);
+            CHECK(w.kinetic == x.kinetic, "kinetic %.17g vs %.17g", w.kinetic, x.kinetic);
+            CHECK(w.potential < 0 && isfinite(w.potential), "W %g", w.potential);
+            const double dw = fabs(w.potential - x.potential) / fabs(x.potential);
+            const double de = fabs(w.total - x.total) / fabs(x.total);
+            worst = fmax(worst, dw);
+            CHECK(dw <= tol, "theta %.2f step %d: W walk %.9g exact %.9g (%.2e > %.0e)",
+                  thetas[k], step, w.potential, x.potential, dw, tol);
+            CHECK(de <= 2 * tol, "theta %.2f step %d: E walk %.9g exact %.9g (%.2e)", thetas[k],
+                  step, w.total, x.total, de);
+            CHECK(fabs(w.virial_ratio - x.virial_ratio) <= 2 * tol * x.virial_ratio,
+                  "virial %.6f vs %.6f", w.virial_ratio, x.virial_ratio);
+        }
+        printf("walk potential, n %d theta %.2f: worst |W - W_exact| / |W| %.2e\n", n,
+               thetas[k], worst);
+        sim_destroy(s);
+    }
+    /* Other methods have no walk: sim_energy is the exact sum. */
+    sim *s = test_sim((sim_desc){.body_count = 1, .backend = SIM_BACKEND_CUDA,
+                                 .variant = SIM_VARIANT_BEST, .softening = 0.05f});
+    test_set_bodies(s, b, n);
+    sim_step(s, 1);
+    const sim_diag w = sim_energy(s), x = sim_diagnostics(s);
+    CHECK(w.source == SIM_POTENTIAL_EXACT && w.potential == x.potential, "best: %d %.9g %.9g",
+          (int)w.source, w.potential, x.potential);
+    sim_destroy(s);
+    free(b);
+}
+
 /* Degenerate distributions. */
 static void test_degenerate(int scale) {
     const int n_big = 10007 * scale;
@@ -357,6 +418,8 @@ static double step_ms(sim *s, int steps) {
     return sim_step_timed(s, steps);
 }
 
+static void bench_potential(void);
+
 static void bench(void) {
     sim_error err = {0};
     sim_device_info info;
@@ -427,6 +490,32 @@ static void bench(void) {
         fflush(stdout);
     }
     sim_destroy(t);
+    bench_potential();
+}
+
+/* What the walk's potentials cost. A call of one step returns those of its
+ * only pass; a call of 20 steps those of the last one. The timed walk is a
+ * call's first. */
+static void bench_potential(void) {
+    printf("\n# the walk's potentials (theta %.2f, auto p): every pass vs 1 in 20\n",
+           SIM_THETA_DEFAULT);
+    printf("n          potentials   ms/step  walk_ms\n");
+    for (int n = 1 << 20; n <= 10 << 20; n *= 10) {
+        sim *w = test_sim((sim_desc){.body_count = n, .backend = SIM_BACKEND_CUDA,
+                                     .variant = SIM_VARIANT_TREE, .softening = 0.05f});
+        step_ms(w, 1);
+        for (int r = 0; r < 3; r++) {
+            double every = 0;
+            for (int k = 0; k < 20; k++) every += sim_step_timed(w, 1) / 20;
+            const double walk_every = sim_get_tree_stats(w).walk_ms;
+            const double last = sim_step_timed(w, 20);
+            const double walk_none = sim_get_tree_stats(w).walk_ms;
+            printf("%-10d every pass %9.3f %8.3f\n%-10d 1 in 20    %9.3f %8.3f\n", n, every,
+                   walk_every, n, last, walk_none);
+            fflush(stdout);
+        }
+        sim_destroy(w);
+    }
 }
 
 /* Two steps of 1M bodies at the default theta: a short run for a profiler. */
@@ -447,6 +536,10 @@ int main(int argc, char **argv) {
         bench();
         return 0;
     }
+    if (argc > 1 && !strcmp(argv[1], "--bench-potential")) {
+        bench_potential();
+        return 0;
+    }
     if (argc > 1 && !strcmp(argv[1], "--profile")) {
         profile();
         return 0;
@@ -455,6 +548,7 @@ int main(int argc, char **argv) {
         test_plummer(3001);
         test_degenerate(1);
         test_switch(3000);
+        test_energy(3001); /* last: its bodies draw from lcg() */
     } else {
         test_plummer(16000);
         test_plummer(100003);
@@ -462,6 +556,7 @@ int main(int argc, char **argv) {
         test_theta(20000);
         test_degenerate(3);
         test_switch(30000);
+        test_energy(20011); /* last: its bodies draw from lcg() */
     }
     return test_exit("test_tree_gpu");
 }
