@@ -38,8 +38,9 @@
 #include "sim.h"
 #include "ui.h"
 
-/* Frames between samples of the energy (an O(N^2) pass, like one step: at
- * one step per frame this costs about 5 %)... */
+/* Where the running method's force pass returns no potentials, frames
+ * between samples of the energy (an O(N^2) pass, like one step: at one step
+ * per frame this costs about 5 %)... */
 #define APP_DIAG_EVERY 20
 /* ... and at most 1 / (1 + APP_DIAG_DUTY) of the wall time. */
 #define APP_DIAG_DUTY 19.0
@@ -96,6 +97,9 @@ typedef struct app_live {
     bool diag_valid;
     double energy0; /* E at the start of this run of the current physics */
     bool energy0_valid;
+    sim_potential_source energy0_source; /* E0's potential: exact, or the tree walk's */
+    double energy0_exact; /* E0 from the exact sum, for the status JSON (--status-json) */
+    bool energy0_exact_valid;
     int diag_frame;        /* frame of the last sample */
     double diag_time;      /* when it ended (monotonic seconds) */
     double diag_cost;      /* seconds it took */
@@ -184,7 +188,7 @@ typedef struct app_sprites {
 typedef enum app_phase {
     APP_PHASE_INPUT,  /* script keys, recording start/stop, E0 */
     APP_PHASE_STEP,   /* sim_step (queued; a CUDA step is waited for below) */
-    APP_PHASE_DIAG,   /* energy and force-error samples, follow */
+    APP_PHASE_DIAG,   /* follow; energy and force-error samples (after the upload) */
     APP_PHASE_UPLOAD, /* the interop map, vertex write and unmap (or host copy), tags */
     APP_PHASE_DRAW,   /* the scene: the video's own picture, the window's, tree cells */
     APP_PHASE_HUD,    /* the HUD and the recording's read-back */

@@ -149,8 +149,6 @@ void app_frame(app *a, int fb_width, int fb_height) {
         a->live.step_once = false;
     }
     app_profile_mark(a, APP_PHASE_STEP);
-    app_live_sample(a);
-    app_live_force_error(a);
     if (a->view.follow_com) app_follow(a);
     app_profile_mark(a, APP_PHASE_DIAG);
 
@@ -177,6 +175,11 @@ void app_frame(app *a, int fb_width, int fb_height) {
         free(tags);
     }
     app_profile_mark(a, APP_PHASE_UPLOAD);
+    /* After the upload's wait for the steps: a sample then waits for its own
+     * pass alone (the HUD shows it from the next frame on). */
+    app_live_sample(a);
+    app_live_force_error(a);
+    app_profile_mark(a, APP_PHASE_DIAG);
 
     if (a->cfg.profile && !a->prof.gl) a->prof.gl = render_timer_create();
     if (a->prof.gl) render_timer_begin(a->prof.gl);

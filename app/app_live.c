@@ -1,6 +1,7 @@
 /* app_live.c - the running loop's numbers: the frame rate, the energy and
- * the virial ratio sampled every few frames, the force error of the
- * running method, and the watch for non-finite bodies that pauses the run.
+ * the virial ratio (every frame from the tree walk's potentials, else
+ * sampled every few frames), the force error of the running method, and
+ * the watch for non-finite bodies that pauses the run.
  *
  * The HUD, the status line and the sparkline read these; keys that change
  * the physics (softening, a new scene, a snapshot) call
@@ -13,6 +14,7 @@
 
 void app_physics_changed(app *a) {
     a->live.energy0_valid = false;
+    a->live.energy0_exact_valid = false;
     a->live.diag_valid = false;
     a->live.blown_up = false;
     ui_spark_reset(&a->ui.spark); /* the sparkline starts over with E0 */
@@ -70,21 +72,25 @@ void app_live_check_nonfinite(app *a) {
     blow_up(a, step, t);
 }
 
-/* Energy, momenta and the virial ratio every APP_DIAG_EVERY frames, and no
- * more often than keeps their cost within 1 / (1 + APP_DIAG_DUTY) of the
- * wall time: the potential is an O(N^2) pass, which at a million bodies on
- * the tree costs as much as a hundred steps. A non-finite energy pauses: a
- * second line of defence behind the integrator's check (the energy can
- * overflow while every position and velocity is still finite). */
+/* Energy, momenta and the virial ratio. Where the force pass returns each
+ * body's potential (the tree: sim_energy), every frame at O(N). Otherwise
+ * every APP_DIAG_EVERY frames, and no more often than keeps their cost
+ * within 1 / (1 + APP_DIAG_DUTY) of the wall time: the exact potential is an
+ * O(N^2) pass. E0 restarts when the potential's source changes (the walk's
+ * differs from the exact sum by its approximation). A non-finite energy
+ * pauses: a second line of defence behind the integrator's check (the
+ * energy can overflow while every position and velocity is still finite). */
 void app_live_sample(app *a) {
     app_live *l = &a->live;
-    if (l->diag_valid && l->energy0_valid &&
+    const bool walk = sim_get_method(a->sim)->walk_potential;
+    if (!walk && l->diag_valid && l->energy0_valid &&
+        l->energy0_source == SIM_POTENTIAL_EXACT &&
         (l->frame - l->diag_frame < APP_DIAG_EVERY ||
          base_now() - l->diag_time < APP_DIAG_DUTY * l->diag_cost)) {
         return;
     }
     const double t0 = base_now();
-    l->diag = sim_diagnostics(a->sim);
+    l->diag = walk ? sim_energy(a->sim) : sim_diagnostics(a->sim);
     l->diag_time = base_now();
     l->diag_cost = l->diag_time - t0;
     l->diag_valid = true;
@@ -94,9 +100,21 @@ void app_live_sample(app *a) {
         if (!l->blown_up) blow_up(a, 0, sim_get_params(a->sim).time);
         return;
     }
+    if (l->energy0_valid && l->energy0_source != l->diag.source) {
+        l->energy0_valid = false;
+        ui_spark_reset(&a->ui.spark);
+    }
     if (!l->energy0_valid) {
         l->energy0 = l->diag.total;
         l->energy0_valid = true;
+        l->energy0_source = l->diag.source;
+    }
+    /* The status JSON's E0 is exact: an O(N^2) pass at the start where the
+     * walk gave E0 (once per physics), only when a status is written. */
+    if (!l->energy0_exact_valid && (l->diag.source == SIM_POTENTIAL_EXACT || a->cfg.status_json)) {
+        l->energy0_exact =
+            l->diag.source == SIM_POTENTIAL_EXACT ? l->diag.total : sim_diagnostics(a->sim).total;
+        l->energy0_exact_valid = isfinite(l->energy0_exact);
     }
     ui_spark_push(&a->ui.spark, sim_get_params(a->sim).time, app_energy_error(a));
 }

@@ -3,8 +3,9 @@
  * At exit, and with --status-every N every N frames, one JSON object per
  * line (JSON Lines): every knob of the knob table under its flag's name
  * (config_knobs.c), then the numbers the HUD shows. The energy fields are
- * computed fresh for each line, so a script can check what each key press
- * did. io/ keeps the lines and writes the file (io_status.c).
+ * computed fresh from the exact sum for each line, against an exact E0, so
+ * a script can check what each key press did; the *_live fields are the
+ * HUD's own. io/ keeps the lines and writes the file (io_status.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -24,12 +25,13 @@ void app_status_line(app *a) {
     const sim_params p = sim_get_params(a->sim);
     const sim_diag d = sim_diagnostics(a->sim);
     app_live *l = &a->live;
-    if (!l->energy0_valid && isfinite(d.total)) {
-        l->energy0 = d.total;
-        l->energy0_valid = true;
+    if (!l->energy0_exact_valid && isfinite(d.total)) {
+        l->energy0_exact = d.total;
+        l->energy0_exact_valid = true;
     }
-    const double de =
-        l->energy0_valid && l->energy0 != 0 ? (d.total - l->energy0) / fabs(l->energy0) : 0.0;
+    const double de = l->energy0_exact_valid && l->energy0_exact != 0
+                          ? (d.total - l->energy0_exact) / fabs(l->energy0_exact)
+                          : 0.0;
     const bool zero_copy = p.backend == SIM_BACKEND_CUDA && a->interop.path == INTEROP_ZERO_COPY;
     io_status_printf(&a->status, "{\"format\": \"nbody-status\", \"version\": 2, \"frame\": %d",
                      l->frame);
@@ -38,10 +40,14 @@ void app_status_line(app *a) {
         app_knob_json(a, (config_knob)k, value, sizeof value);
         io_status_printf(&a->status, ", \"%s\": %s", config_knob_get((config_knob)k)->name, value);
     }
-    char e[32], de_s[32], vr[32];
+    char e[32], de_s[32], vr[32], e_live[32], de_live[32];
     number(e, sizeof e, d.total);
     number(de_s, sizeof de_s, de);
     number(vr, sizeof vr, d.virial_ratio);
+    /* The HUD's figures: every frame from the tree's walk, else sampled. */
+    const bool live = l->diag_valid && l->energy0_valid;
+    number(e_live, sizeof e_live, live ? l->diag.total : NAN);
+    number(de_live, sizeof de_live, live ? app_energy_error(a) : NAN);
     io_status_printf(&a->status, ", \"fullscreen\": %s, \"window\": [%d, %d]",
                      a->fe.fullscreen ? "true" : "false", a->fe.window_width, a->fe.window_height);
     char snapshot[3 * PATH_MAX + 1024]; /* "snapshot" and "playback" (app_snapshot.c) */
@@ -51,10 +57,12 @@ void app_status_line(app *a) {
         &a->status,
         ", \"t\": %.9g, \"steps\": %lld, \"paused\": %s, \"fps\": %.4g, \"ms_per_step\": %.6g, "
         "\"interactions_per_s\": %.6g, \"energy\": %s, \"dE_over_E0\": %s, \"virial_ratio\": %s, "
+        "\"energy_live\": %s, \"dE_over_E0_live\": %s, \"energy_live_source\": \"%s\", "
         "\"interop\": \"%s\", \"sprites\": \"%s\", \"sprites_mode\": \"%s\", \"color\": %d, "
         "\"hud\": %s, \"help\": %s, \"vsync\": %s}\n",
         p.time, (long long)p.steps, l->paused ? "true" : "false", l->fps,
-        (double)sim_last_step_ms(a->sim), app_interactions_per_s(a), e, de_s, vr,
+        (double)sim_last_step_ms(a->sim), app_interactions_per_s(a), e, de_s, vr, e_live, de_live,
+        live && l->energy0_source == SIM_POTENTIAL_WALK ? "walk" : "exact",
         zero_copy ? "zero-copy" : "host-copy", a->interop.sprites_drawn ? "cuda" : "gl",
         config_sprites_name(a->sprites.mode), (int)a->view.color,
         a->ui.shown[UI_OVERLAY_HUD] ? "true" : "false",
