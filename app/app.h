@@ -113,6 +113,7 @@ typedef struct app_live {
     double ferr_time;      /* when it was measured */
     sim_variant ferr_variant; /* for which method */
     float ferr_theta;
+    bool sim_failed; /* sim_failed said so: the run stops, exit 1, no dump or status */
 } app_live;
 
 /* Requests from keys, carried out by the frame. */

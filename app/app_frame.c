@@ -168,6 +168,12 @@ void app_frame(app *a, int fb_width, int fb_height) {
         a->fe.quit = true; /* message printed */
     }
     window.sprites_drawn = a->interop.sprites_drawn;
+    sim_error failure = {0};
+    if (!a->live.sim_failed && sim_failed(a->sim, &failure)) { /* a lost GPU, a faulting kernel */
+        fprintf(stderr, "nbody: %s\nhint: %s\n", failure.message, failure.hint);
+        a->live.sim_failed = true;
+        a->fe.quit = true;
+    }
     app_live_check_nonfinite(a);
     if (tags) {
         render_upload_tags(a->render, tags, p.body_count);
@@ -223,6 +229,14 @@ void app_frame(app *a, int fb_width, int fb_height) {
 
 bool app_finish(app *a, int fb_width, int fb_height) {
     bool ok = io_record_finish(&a->rec); /* --record, --frames-dir, M */
+    if (a->live.sim_failed) {            /* the bodies cannot be trusted: nothing made from them */
+        const char *outputs[] = {a->cfg.screenshot, a->cfg.dump, a->cfg.status_json};
+        for (int k = 0; k < 3; k++) {
+            if (outputs[k])
+                fprintf(stderr, "nbody: %s not written: the simulation failed\n", outputs[k]);
+        }
+        return false;
+    }
     if (a->cfg.screenshot) {
         const bool written = io_screenshot(a->render, a->cfg.screenshot, fb_width, fb_height);
         if (written) printf("nbody: wrote %s (%dx%d)\n", a->cfg.screenshot, fb_width, fb_height);

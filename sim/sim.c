@@ -314,6 +314,10 @@ double sim_pair_rate(int n, double step_ms) {
     return step_ms > 0 ? (double)n * (double)n / (step_ms * 1e-3) : 0;
 }
 
+bool sim_failed(const sim *s, sim_error *err) {
+    return s->ops->failed && s->ops->failed(s->backend_state, err);
+}
+
 const char *sim_launched_build(sim *s) {
     return s->ops->launched_build ? s->ops->launched_build(s->backend_state) : NULL;
 }

@@ -438,6 +438,13 @@ void sim_queue_vertices(sim *s, sim_vertex *dst);
  * about its own steps. Never waits. */
 bool sim_nonfinite(sim *s, int64_t *step, double *time);
 
+/* True once a CUDA call of this simulation has failed (a lost device, a
+ * faulting kernel, a bug): *err then names the first failure and gives a
+ * hint, and nothing the simulation returns can be trusted. sim/ never
+ * aborts or exits: the caller decides (the app says so and exits 1).
+ * Always false on the CPU backend. Makes no CUDA call. */
+bool sim_failed(const sim *s, sim_error *err);
+
 /* What n bodies would need with this simulation's backend and force
  * method (its state, the tree's buffers when the tree runs, and the host
  * buffer sim_reset builds them in), and what is free now: host memory as

@@ -62,6 +62,7 @@ static_assert((3 * sizeof(double4a) + 1) * STAGE_BODIES % alignof(double4a) == 0
               "aligned_alloc needs a multiple of the alignment");
 
 struct cuda_backend {
+    sim_fault fault; /* the first CUDA failure (sim_cuda_check.h; sim_failed) */
     int device;
     int sm_count;
     int n, capacity, capacity64;
@@ -82,11 +83,11 @@ struct cuda_backend {
     bool acc_potential; /* acc's w holds each body's potential at pos (the tree's walk) */
     float acc_softening;
     sim_variant acc_variant;
-    sim_tree *tree; /* variant tree (sim_tree.cu): created on first use, kept after */
-    best_plan *best; /* variants best, fp64: per-warp starts (sim_kernels.cu), likewise */
-    bool best_fold;  /* every body's mass suits best's folded loop (set by upload) */
-    bool tree_on;   /* the tree variant is selected: reserve() grows the tree too */
-    unsigned long long *bad;      /* device: first non-finite step, NO_BAD_STEP: none */
+    sim_tree *tree;          /* variant tree (sim_tree.cu): created on first use, kept after */
+    best_plan *best;         /* variants best, fp64: per-warp starts (sim_kernels.cu), likewise */
+    bool best_fold;          /* every body's mass suits best's folded loop (set by upload) */
+    bool tree_on;            /* the tree variant is selected: reserve() grows the tree too */
+    unsigned long long *bad; /* device: first non-finite step, NO_BAD_STEP: none */
     unsigned long long *bad_host; /* pinned copy, valid once bad_ready has completed */
     cudaEvent_t bad_ready;        /* recorded after the copy of each step call */
     bool bad_pending;             /* a copy is queued that has not been read */
@@ -299,13 +300,13 @@ static int blocks_for(int n, int threads) {
 }
 
 static void free_buffers(cuda_backend *c) {
-    CUDA_CHECK(cudaFree(c->pos));
-    CUDA_CHECK(cudaFree(c->vel));
-    CUDA_CHECK(cudaFree(c->acc));
-    CUDA_CHECK(cudaFree(c->soa));
-    CUDA_CHECK(cudaFree(c->tags));
-    CUDA_CHECK(cudaFree(c->stage));
-    CUDA_CHECK(cudaFree(c->diag_partial));
+    CUDA_CHECK(&c->fault, cudaFree(c->pos));
+    CUDA_CHECK(&c->fault, cudaFree(c->vel));
+    CUDA_CHECK(&c->fault, cudaFree(c->acc));
+    CUDA_CHECK(&c->fault, cudaFree(c->soa));
+    CUDA_CHECK(&c->fault, cudaFree(c->tags));
+    CUDA_CHECK(&c->fault, cudaFree(c->stage));
+    CUDA_CHECK(&c->fault, cudaFree(c->diag_partial));
     c->pos = c->vel = c->acc = NULL;
     c->soa = NULL;
     c->tags = NULL;
@@ -315,9 +316,9 @@ static void free_buffers(cuda_backend *c) {
 }
 
 static void free_buffers64(cuda_backend *c) {
-    CUDA_CHECK(cudaFree(c->pos64));
-    CUDA_CHECK(cudaFree(c->vel64));
-    CUDA_CHECK(cudaFree(c->acc64));
+    CUDA_CHECK(&c->fault, cudaFree(c->pos64));
+    CUDA_CHECK(&c->fault, cudaFree(c->vel64));
+    CUDA_CHECK(&c->fault, cudaFree(c->acc64));
     c->pos64 = c->vel64 = c->acc64 = NULL;
     c->capacity64 = 0;
 }
@@ -352,14 +353,15 @@ static void *cuda_create(int device, sim_error *err) {
     }
     c->host_stage = host_stage;
     c->device = device;
-    CUDA_CHECK(cudaDeviceGetAttribute(&c->sm_count, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(&c->fault,
+               cudaDeviceGetAttribute(&c->sm_count, cudaDevAttrMultiProcessorCount, device));
     /* A blocking stream: it orders with the legacy default stream, which
      * app/interop/interop.c maps and unmaps the GL buffer on (cuda_vertices relies
      * on this instead of waiting). */
-    CUDA_CHECK(cudaStreamCreate(&c->stream));
-    CUDA_CHECK(cudaEventCreate(&c->start));
-    CUDA_CHECK(cudaEventCreate(&c->stop));
-    CUDA_CHECK(cudaEventCreateWithFlags(&c->bad_ready, cudaEventDisableTiming));
+    CUDA_CHECK(&c->fault, cudaStreamCreate(&c->stream));
+    CUDA_CHECK(&c->fault, cudaEventCreate(&c->start));
+    CUDA_CHECK(&c->fault, cudaEventCreate(&c->stop));
+    CUDA_CHECK(&c->fault, cudaEventCreateWithFlags(&c->bad_ready, cudaEventDisableTiming));
     if (cudaMalloc(&c->bad, sizeof *c->bad) != cudaSuccess ||
         cudaMallocHost(&c->bad_host, sizeof *c->bad_host) != cudaSuccess) {
         cudaGetLastError(); /* out of memory is not sticky */
@@ -371,7 +373,7 @@ static void *cuda_create(int device, sim_error *err) {
         cuda_destroy(c);
         return NULL;
     }
-    CUDA_CHECK(cudaMemset(c->bad, 0xff, sizeof *c->bad));
+    CUDA_CHECK(&c->fault, cudaMemset(c->bad, 0xff, sizeof *c->bad));
     *c->bad_host = NO_BAD_STEP;
     return c;
 }
@@ -379,17 +381,17 @@ static void *cuda_create(int device, sim_error *err) {
 static void cuda_destroy(void *b) {
     cuda_backend *c = (cuda_backend *)b;
     if (!c) return;
-    CUDA_CHECK(cudaStreamSynchronize(c->stream));
+    CUDA_CHECK(&c->fault, cudaStreamSynchronize(c->stream));
     free_buffers(c);
     free_buffers64(c);
     sim_tree_destroy(c->tree);
-    kernels_best_plan_destroy(c->best);
-    CUDA_CHECK(cudaEventDestroy(c->start));
-    CUDA_CHECK(cudaEventDestroy(c->stop));
-    CUDA_CHECK(cudaEventDestroy(c->bad_ready));
-    CUDA_CHECK(cudaFree(c->bad));
-    CUDA_CHECK(cudaFreeHost(c->bad_host));
-    CUDA_CHECK(cudaStreamDestroy(c->stream));
+    kernels_best_plan_destroy(c->best, &c->fault);
+    CUDA_CHECK(&c->fault, cudaEventDestroy(c->start));
+    CUDA_CHECK(&c->fault, cudaEventDestroy(c->stop));
+    CUDA_CHECK(&c->fault, cudaEventDestroy(c->bad_ready));
+    CUDA_CHECK(&c->fault, cudaFree(c->bad));
+    CUDA_CHECK(&c->fault, cudaFreeHost(c->bad_host));
+    CUDA_CHECK(&c->fault, cudaStreamDestroy(c->stream));
     free(c->host_stage);
     free(c);
 }
@@ -419,7 +421,7 @@ static bool reserve64(cuda_backend *c, int n, sim_error *err) {
         out_of_memory(err, n, 3 * bytes);
         return false;
     }
-    CUDA_CHECK(cudaStreamSynchronize(c->stream));
+    CUDA_CHECK(&c->fault, cudaStreamSynchronize(c->stream));
     free_buffers64(c);
     c->pos64 = pos;
     c->vel64 = vel;
@@ -433,7 +435,7 @@ static bool reserve64(cuda_backend *c, int n, sim_error *err) {
 /* Room for the tree of n bodies (created on first use); false: out of GPU
  * memory, reported in *err. */
 static bool reserve_tree(cuda_backend *c, int n, sim_error *err) {
-    if (!c->tree) c->tree = sim_tree_create(c->sm_count);
+    if (!c->tree) c->tree = sim_tree_create(c->sm_count, &c->fault);
     if (c->tree && sim_tree_reserve(c->tree, n)) return true;
     out_of_memory(err, n, sim_tree_bytes(c->tree, n));
     return false;
@@ -472,7 +474,7 @@ static bool cuda_reserve(void *b, int n, sim_error *err) {
         out_of_memory(err, n, need);
         return false;
     }
-    CUDA_CHECK(cudaStreamSynchronize(c->stream));
+    CUDA_CHECK(&c->fault, cudaStreamSynchronize(c->stream));
     free_buffers(c);
     c->pos = pos;
     c->vel = vel;
@@ -507,13 +509,13 @@ static void upload(cuda_backend *c, V *pos, V *vel, const sim_body *bodies, int 
             v.w = 0;
             tags[i] = (uint8_t)b->tag;
         }
-        CUDA_CHECK(cudaMemcpyAsync(pos + first, host, sizeof(V) * count, cudaMemcpyHostToDevice,
-                                   c->stream));
-        CUDA_CHECK(cudaMemcpyAsync(vel + first, host + STAGE_BODIES, sizeof(V) * count,
-                                   cudaMemcpyHostToDevice, c->stream));
-        CUDA_CHECK(cudaMemcpyAsync(c->tags + first, tags, (size_t)count, cudaMemcpyHostToDevice,
-                                   c->stream));
-        CUDA_CHECK(cudaStreamSynchronize(c->stream));
+        CUDA_CHECK(&c->fault, cudaMemcpyAsync(pos + first, host, sizeof(V) * count,
+                                              cudaMemcpyHostToDevice, c->stream));
+        CUDA_CHECK(&c->fault, cudaMemcpyAsync(vel + first, host + STAGE_BODIES, sizeof(V) * count,
+                                              cudaMemcpyHostToDevice, c->stream));
+        CUDA_CHECK(&c->fault, cudaMemcpyAsync(c->tags + first, tags, (size_t)count,
+                                              cudaMemcpyHostToDevice, c->stream));
+        CUDA_CHECK(&c->fault, cudaStreamSynchronize(c->stream));
     }
 }
 
@@ -521,13 +523,13 @@ static void cuda_upload(void *b, const sim_body *bodies, int n) {
     cuda_backend *c = (cuda_backend *)b;
     /* New bodies, no non-finite step yet. The wait below means no copy of
      * the old flag is in flight when the host copy is reset. */
-    CUDA_CHECK(cudaMemsetAsync(c->bad, 0xff, sizeof *c->bad, c->stream));
+    CUDA_CHECK(&c->fault, cudaMemsetAsync(c->bad, 0xff, sizeof *c->bad, c->stream));
     if (c->fp64) {
         upload<double>(c, c->pos64, c->vel64, bodies, n);
     } else {
         upload<float>(c, c->pos, c->vel, bodies, n);
     }
-    CUDA_CHECK(cudaStreamSynchronize(c->stream)); /* also when n == 0 */
+    CUDA_CHECK(&c->fault, cudaStreamSynchronize(c->stream)); /* also when n == 0 */
     *c->bad_host = NO_BAD_STEP;
     c->bad_pending = false;
     c->bad_step = 0;
@@ -548,15 +550,15 @@ static bool cuda_set_precision(void *b, bool fp64, sim_error *err) {
         if (!reserve64(c, c->capacity, err)) return false;
         if (n > 0) {
             widen_kernel<<<blocks, THREADS, 0, c->stream>>>(n, c->pos, c->pos64);
-            CUDA_CHECK_LAUNCH();
+            CUDA_CHECK_LAUNCH(&c->fault);
             widen_kernel<<<blocks, THREADS, 0, c->stream>>>(n, c->vel, c->vel64);
-            CUDA_CHECK_LAUNCH();
+            CUDA_CHECK_LAUNCH(&c->fault);
         }
     } else if (n > 0) {
         narrow_kernel<<<blocks, THREADS, 0, c->stream>>>(n, c->pos64, c->pos);
-        CUDA_CHECK_LAUNCH();
+        CUDA_CHECK_LAUNCH(&c->fault);
         narrow_kernel<<<blocks, THREADS, 0, c->stream>>>(n, c->vel64, c->vel);
-        CUDA_CHECK_LAUNCH();
+        CUDA_CHECK_LAUNCH(&c->fault);
     }
     c->fp64 = fp64;
     c->acc_valid = false;
@@ -569,6 +571,7 @@ static void compute_forces(cuda_backend *c, const sim_step_params *sp, bool acc_
                            bool potential) {
     const variant_entry *e = kernels_entry(sp->variant);
     force_args a = {};
+    a.fault = &c->fault;
     a.acc_zero = acc_zero;
     a.n = c->n;
     a.pos = c->pos;
@@ -581,10 +584,12 @@ static void compute_forces(cuda_backend *c, const sim_step_params *sp, bool acc_
     a.q = sp->q;
     a.sm_count = c->sm_count;
     if (sp->variant == SIM_VARIANT_TREE) {
-        if (!c->tree) c->tree = sim_tree_create(c->sm_count); /* prepare_variant made room */
+        /* prepare_variant made room: only a bug finds none */
+        if (!c->tree) c->tree = sim_tree_create(c->sm_count, &c->fault);
         if (!c->tree) {
-            fprintf(stderr, "sim: cannot create the tree (out of memory)\n");
-            abort(); /* prepare_variant checked this; only a bug gets here */
+            sim_fault_record(&c->fault, -1, __FILE__, __LINE__, "sim_tree_create", "out of memory",
+                             "cannot create the tree");
+            return;
         }
         a.tree = c->tree;
         a.theta = sp->theta;
@@ -592,13 +597,18 @@ static void compute_forces(cuda_backend *c, const sim_step_params *sp, bool acc_
     }
     if (e->id == SIM_VARIANT_BEST || e->id == SIM_VARIANT_FP64) {
         if (!c->best) c->best = kernels_best_plan_create();
+        if (!c->best) {
+            sim_fault_record(&c->fault, -1, __FILE__, __LINE__, "kernels_best_plan_create",
+                             "out of host memory", "cannot create best's plan");
+            return;
+        }
         a.best = c->best;
         a.best_fold = c->best_fold;
     }
     if (e->reads_soa) {
         scatter_soa_kernel<<<blocks_for(c->n, THREADS), THREADS, 0, c->stream>>>(c->n, c->capacity,
                                                                                  c->pos, c->soa);
-        CUDA_CHECK_LAUNCH();
+        CUDA_CHECK_LAUNCH(&c->fault);
         a.x = c->soa;
         a.y = c->soa + c->capacity;
         a.z = c->soa + 2 * c->capacity;
@@ -622,9 +632,9 @@ static void harvest_timing(cuda_backend *c) {
     if (!c->timing_pending) return;
     cudaError_t e = cudaEventQuery(c->stop);
     if (e == cudaErrorNotReady) return;
-    CUDA_CHECK(e);
+    CUDA_CHECK(&c->fault, e);
     float ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, c->start, c->stop));
+    CUDA_CHECK(&c->fault, cudaEventElapsedTime(&ms, c->start, c->stop));
     c->last_step_ms = ms / c->timed_steps;
     c->timing_pending = false;
 }
@@ -641,7 +651,7 @@ static void leapfrog(cuda_backend *c, V *pos, V *vel, V *acc, const sim_step_par
     const bool sums = kernels_entry(sp->variant)->sums_acc;
     kick_drift_kernel<T>
         <<<blocks, THREADS, 0, c->stream>>>(n, pos, vel, acc, sums, 0, 1, h, dt, first, c->bad);
-    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK_LAUNCH(&c->fault);
     c->acc_potential = false; /* the bodies have moved */
     for (int s = 0; s < steps; s++) {
         /* The potentials of the last evaluation only: those of the
@@ -650,13 +660,13 @@ static void leapfrog(cuda_backend *c, V *pos, V *vel, V *acc, const sim_step_par
         const T next_dt = s + 1 < steps ? dt : (T)0;
         kick_drift_kernel<T><<<blocks, THREADS, 0, c->stream>>>(
             n, pos, vel, acc, sums && s + 1 < steps, h, damping, h, next_dt, first + s + 1, c->bad);
-        CUDA_CHECK_LAUNCH();
+        CUDA_CHECK_LAUNCH(&c->fault);
     }
     /* The flag comes back behind the steps; cuda_nonfinite_step reads it
      * once the event says it has arrived. */
-    CUDA_CHECK(cudaMemcpyAsync(c->bad_host, c->bad, sizeof *c->bad, cudaMemcpyDeviceToHost,
-                               c->stream));
-    CUDA_CHECK(cudaEventRecord(c->bad_ready, c->stream));
+    CUDA_CHECK(&c->fault, cudaMemcpyAsync(c->bad_host, c->bad, sizeof *c->bad,
+                                          cudaMemcpyDeviceToHost, c->stream));
+    CUDA_CHECK(&c->fault, cudaEventRecord(c->bad_ready, c->stream));
     c->bad_pending = true;
 }
 
@@ -665,14 +675,14 @@ static void cuda_step(void *b, const sim_step_params *sp, int steps) {
     harvest_timing(c);
     ensure_forces(c, sp);
     const bool timed = !c->timing_pending;
-    if (timed) CUDA_CHECK(cudaEventRecord(c->start, c->stream));
+    if (timed) CUDA_CHECK(&c->fault, cudaEventRecord(c->start, c->stream));
     if (c->fp64) {
         leapfrog<double>(c, c->pos64, c->vel64, c->acc64, sp, steps);
     } else {
         leapfrog<float>(c, c->pos, c->vel, c->acc, sp, steps);
     }
     if (timed) {
-        CUDA_CHECK(cudaEventRecord(c->stop, c->stream));
+        CUDA_CHECK(&c->fault, cudaEventRecord(c->stop, c->stream));
         c->timing_pending = true;
         c->timed_steps = steps;
     }
@@ -685,12 +695,13 @@ static void download(cuda_backend *c, const V *pos, const V *vel, const V *acc, 
     for (int first = 0; first < c->n; first += STAGE_BODIES) {
         const int count = c->n - first < STAGE_BODIES ? c->n - first : STAGE_BODIES;
         const size_t bytes = sizeof(V) * count;
-        CUDA_CHECK(cudaMemcpyAsync(host, pos + first, bytes, cudaMemcpyDeviceToHost, c->stream));
-        CUDA_CHECK(cudaMemcpyAsync(host + STAGE_BODIES, vel + first, bytes, cudaMemcpyDeviceToHost,
-                                   c->stream));
-        CUDA_CHECK(cudaMemcpyAsync(host + 2 * STAGE_BODIES, acc + first, bytes,
-                                   cudaMemcpyDeviceToHost, c->stream));
-        CUDA_CHECK(cudaStreamSynchronize(c->stream));
+        CUDA_CHECK(&c->fault,
+                   cudaMemcpyAsync(host, pos + first, bytes, cudaMemcpyDeviceToHost, c->stream));
+        CUDA_CHECK(&c->fault, cudaMemcpyAsync(host + STAGE_BODIES, vel + first, bytes,
+                                              cudaMemcpyDeviceToHost, c->stream));
+        CUDA_CHECK(&c->fault, cudaMemcpyAsync(host + 2 * STAGE_BODIES, acc + first, bytes,
+                                              cudaMemcpyDeviceToHost, c->stream));
+        CUDA_CHECK(&c->fault, cudaStreamSynchronize(c->stream));
         for (int i = 0; i < count; i++) {
             const V x = host[i], v = host[STAGE_BODIES + i], a = host[2 * STAGE_BODIES + i];
             out[first + i] = sim_body{{x.x, x.y, x.z}, {v.x, v.y, v.z}, {a.x, a.y, a.z}, x.w, 0};
@@ -727,16 +738,15 @@ static void cuda_vertices(void *b, sim_vertex *dst, bool dst_on_device, bool wai
     } else {
         vertices_kernel<float><<<blocks, THREADS, 0, c->stream>>>(c->n, c->pos, c->vel, out);
     }
-    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK_LAUNCH(&c->fault);
     if (!dst_on_device) {
-        CUDA_CHECK(cudaMemcpyAsync(dst, c->stage, sizeof(sim_vertex) * c->n, cudaMemcpyDeviceToHost,
-                                   c->stream));
+        CUDA_CHECK(&c->fault, cudaMemcpyAsync(dst, c->stage, sizeof(sim_vertex) * c->n,
+                                              cudaMemcpyDeviceToHost, c->stream));
     }
-    if (wait || !dst_on_device) CUDA_CHECK(cudaStreamSynchronize(c->stream));
+    if (wait || !dst_on_device) CUDA_CHECK(&c->fault, cudaStreamSynchronize(c->stream));
 }
 
-static sim_diag cuda_diagnostics(void *b, const sim_step_params *sp,
-                                 sim_potential_source source) {
+static sim_diag cuda_diagnostics(void *b, const sim_step_params *sp, sim_potential_source source) {
     cuda_backend *c = (cuda_backend *)b;
     const int blocks = blocks_for(c->n, DIAG_THREADS);
     const double eps2 = sp->eps2;
@@ -748,21 +758,21 @@ static sim_diag cuda_diagnostics(void *b, const sim_step_params *sp,
     if (source == SIM_POTENTIAL_WALK && !walk) source = SIM_POTENTIAL_EXACT;
     const bool exact = source == SIM_POTENTIAL_EXACT;
     if (c->fp64) {
-        diag_partial_kernel<double><<<blocks, DIAG_THREADS, 0, c->stream>>>(
-            c->n, c->pos64, c->vel64, c->tags, eps2, exact, (decltype(c->pos64)) nullptr,
-            c->diag_partial);
+        diag_partial_kernel<double>
+            <<<blocks, DIAG_THREADS, 0, c->stream>>>(c->n, c->pos64, c->vel64, c->tags, eps2, exact,
+                                                     (decltype(c->pos64))nullptr, c->diag_partial);
     } else {
         diag_partial_kernel<float><<<blocks, DIAG_THREADS, 0, c->stream>>>(
             c->n, c->pos, c->vel, c->tags, (float)eps2, exact, walk ? c->acc : nullptr,
             c->diag_partial);
     }
-    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK_LAUNCH(&c->fault);
     diag_total_kernel<<<1, DIAG_THREADS, 0, c->stream>>>(blocks, c->diag_partial);
-    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK_LAUNCH(&c->fault);
     double t[DIAG_COUNT];
-    CUDA_CHECK(cudaMemcpyAsync(t, c->diag_partial + blocks * DIAG_COUNT, sizeof t,
-                               cudaMemcpyDeviceToHost, c->stream));
-    CUDA_CHECK(cudaStreamSynchronize(c->stream));
+    CUDA_CHECK(&c->fault, cudaMemcpyAsync(t, c->diag_partial + blocks * DIAG_COUNT, sizeof t,
+                                          cudaMemcpyDeviceToHost, c->stream));
+    CUDA_CHECK(&c->fault, cudaStreamSynchronize(c->stream));
     sim_diag d = {};
     d.source = source;
     d.kinetic = t[DIAG_KINETIC];
@@ -792,7 +802,7 @@ static float cuda_last_step_ms(void *b) {
 
 static void cuda_wait_timing(void *b) {
     cuda_backend *c = (cuda_backend *)b;
-    if (c->timing_pending) CUDA_CHECK(cudaEventSynchronize(c->stop));
+    if (c->timing_pending) CUDA_CHECK(&c->fault, cudaEventSynchronize(c->stop));
     harvest_timing(c);
 }
 
@@ -804,7 +814,7 @@ static int64_t cuda_nonfinite_step(void *b) {
     if (c->bad_step == 0 && c->bad_pending) {
         const cudaError_t e = cudaEventQuery(c->bad_ready);
         if (e == cudaErrorNotReady) return 0;
-        CUDA_CHECK(e);
+        CUDA_CHECK(&c->fault, e);
         c->bad_pending = false;
         if (*c->bad_host != NO_BAD_STEP) c->bad_step = (int64_t)*c->bad_host;
     }
@@ -816,8 +826,8 @@ static int64_t cuda_nonfinite_step(void *b) {
 static void cuda_memory(void *b, int n, sim_variant v, sim_memory *out) {
     cuda_backend *c = (cuda_backend *)b;
     const double partial = sizeof(double) * DIAG_COUNT * (blocks_for(n, DIAG_THREADS) + 1);
-    double need = (3 * sizeof(float4) + 4 * sizeof(float) + sizeof(sim_vertex) + 1) * (double)n +
-                  partial;
+    double need =
+        (3 * sizeof(float4) + 4 * sizeof(float) + sizeof(sim_vertex) + 1) * (double)n + partial;
     if (sim_variant_info(v)->fp64) need += 3.0 * sizeof(double4a) * n;
     if (v == SIM_VARIANT_TREE) need += (double)sim_tree_bytes(c->tree, n);
     out->device_need += need;
@@ -859,7 +869,7 @@ static bool cuda_force_error(void *b, const sim_step_params *sp, int samples, ui
     cuda_backend *c = (cuda_backend *)b;
     ensure_forces(c, sp);
     return sim_tree_force_error(c->n, c->pos, c->acc, c->pos64, c->acc64, c->fp64, sp->eps2,
-                                samples, seed, out, err, c->stream);
+                                samples, seed, out, err, &c->fault, c->stream);
 }
 
 extern "C" bool sim_cuda_device_info(int device, sim_device_info *out) {
@@ -874,9 +884,24 @@ extern "C" bool sim_cuda_device_info(int device, sim_device_info *out) {
     out->cc_major = prop.major;
     out->cc_minor = prop.minor;
     out->memory_bytes = prop.totalGlobalMem;
-    CUDA_CHECK(cudaDeviceGetAttribute(&out->clock_khz, cudaDevAttrClockRate, device));
-    CUDA_CHECK(cudaDriverGetVersion(&out->driver_version));
-    CUDA_CHECK(cudaRuntimeGetVersion(&out->runtime_version));
+    if (cudaDeviceGetAttribute(&out->clock_khz, cudaDevAttrClockRate, device) != cudaSuccess ||
+        cudaDriverGetVersion(&out->driver_version) != cudaSuccess ||
+        cudaRuntimeGetVersion(&out->runtime_version) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    return true;
+}
+
+static bool cuda_failed(void *b, sim_error *err) {
+    const cuda_backend *c = (const cuda_backend *)b;
+    if (c->fault.code == 0) return false;
+    if (err) {
+        snprintf(err->message, sizeof err->message, "a CUDA call failed: %s", c->fault.what);
+        snprintf(err->hint, sizeof err->hint,
+                 "the GPU was lost or a kernel faulted; nvidia-smi shows the GPU's state, and "
+                 "compute-sanitizer names a faulting kernel");
+    }
     return true;
 }
 
@@ -916,4 +941,5 @@ extern "C" const sim_backend_ops sim_cuda_ops = {
     cuda_methods,
     kernels_method,
     cuda_launched_build,
+    cuda_failed,
 };

@@ -93,6 +93,8 @@ typedef struct sim_backend_ops {
     const sim_method *(*method)(sim_variant v);
     /* sim_launched_build; NULL: the backend launches no builds. */
     const char *(*launched_build)(void *b);
+    /* sim_failed: the first failure, in err->message; NULL: nothing fails. */
+    bool (*failed)(void *b, sim_error *err);
 } sim_backend_ops;
 
 /* GFLOP/s as NVIDIA's nbody sample counts it: 20 flops per interaction in

@@ -70,7 +70,7 @@ __global__ void forces_naive_kernel(int n, const float4 *pos, float4 *acc, float
 
 static void forces_naive(const force_args *a, cudaStream_t stream) {
     forces_naive_kernel<<<div_up(a->n, a->p), a->p, 0, stream>>>(a->n, a->pos, a->acc, a->eps2);
-    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK_LAUNCH(a->fault);
 }
 
 /* ======================================================================== */
@@ -101,7 +101,7 @@ __global__ void forces_soa_kernel(int n, const float *x, const float *y, const f
 static void forces_soa(const force_args *a, cudaStream_t stream) {
     forces_soa_kernel<<<div_up(a->n, a->p), a->p, 0, stream>>>(a->n, a->x, a->y, a->z, a->m, a->acc,
                                                                a->eps2);
-    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK_LAUNCH(a->fault);
 }
 
 /* ======================================================================== */
@@ -132,7 +132,7 @@ __global__ void forces_rsqrt_kernel(int n, const float *x, const float *y, const
 static void forces_rsqrt(const force_args *a, cudaStream_t stream) {
     forces_rsqrt_kernel<<<div_up(a->n, a->p), a->p, 0, stream>>>(a->n, a->x, a->y, a->z, a->m,
                                                                  a->acc, a->eps2);
-    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK_LAUNCH(a->fault);
 }
 
 /* ======================================================================== */
@@ -239,7 +239,7 @@ __global__ void forces_tiled_kernel(force_args a) {
 
 static void forces_tiled(const force_args *a, cudaStream_t stream) {
     forces_tiled_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(*a);
-    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK_LAUNCH(a->fault);
 }
 
 /* ======================================================================== */
@@ -275,7 +275,7 @@ __global__ void forces_unrolled_kernel(force_args a) {
 
 static void forces_unrolled(const force_args *a, cudaStream_t stream) {
     forces_unrolled_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(*a);
-    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK_LAUNCH(a->fault);
 }
 
 /* ======================================================================== */
@@ -310,7 +310,7 @@ __global__ void forces_noif_kernel(force_args a) {
 
 static void forces_noif(const force_args *a, cudaStream_t stream) {
     forces_noif_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(*a);
-    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK_LAUNCH(a->fault);
 }
 
 /* ======================================================================== */
@@ -346,7 +346,7 @@ __global__ void forces_fma_kernel(force_args a) {
 
 static void forces_fma(const force_args *a, cudaStream_t stream) {
     forces_fma_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(*a);
-    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK_LAUNCH(a->fault);
 }
 
 /* ======================================================================== */
@@ -391,7 +391,7 @@ __global__ void forces_fast_kernel(force_args a) {
 
 static void forces_fast(const force_args *a, cudaStream_t stream) {
     forces_fast_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(*a);
-    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK_LAUNCH(a->fault);
 }
 
 /* ======================================================================== */
@@ -581,8 +581,8 @@ static __device__ __forceinline__ double best_inv3(double dsq) {
 
 /* One i-j pair, weighted by f (1, or 0 to skip it in the intra task). */
 template <typename T, int B, bool FOLD, typename V>
-static __device__ __forceinline__ void best_pair(const V q, best_i<T, B, FOLD> &I, int k, T eps2, T f,
-                                                 T &bx, T &by, T &bz) {
+static __device__ __forceinline__ void best_pair(const V q, best_i<T, B, FOLD> &I, int k, T eps2,
+                                                 T f, T &bx, T &by, T &bz) {
     T dx, dy, dz, si, sj; /* the separation, and the weights of the i and j sums */
     if constexpr (FOLD) { /* d' = alpha d, t = 1/r'^3: see best_i */
         dx = I.m[k] * q.x + I.x[k];
@@ -639,9 +639,9 @@ static __device__ __forceinline__ void best_rotate(int lane, T &bx, T &by, T &bz
  * BEST_FP64_THREADS: held to the registers of larger blocks its loop
  * spills. Measured: docs/PERFORMANCE.md, "best: how it got there". */
 enum best_build { BEST_PLAIN, BEST_PREFETCH, BEST_WIDE };
-#define BEST_B 4                  /* i bodies per lane: plain, prefetch and fp64 */
-#define BEST_WIDE_B 6             /* ... wide */
-#define BEST_WIDE_MIN_N 16384     /* the wide build wins from this N (docs/PERFORMANCE.md, best) */
+#define BEST_B 4              /* i bodies per lane: plain, prefetch and fp64 */
+#define BEST_WIDE_B 6         /* ... wide */
+#define BEST_WIDE_MIN_N 16384 /* the wide build wins from this N (docs/PERFORMANCE.md, best) */
 /* The largest blocks of the builds but the 1024-thread one: as many
  * threads as leave each the registers it needs (__launch_bounds__). */
 #define BEST_WIDE_THREADS 640
@@ -657,8 +657,8 @@ constexpr int best_b_of(best_build k) {
 }
 
 template <typename T, int B, bool PREFETCH> constexpr int best_max_threads() {
-    return sizeof(T) == 8 ? BEST_FP64_THREADS
-           : !PREFETCH    ? 1024
+    return sizeof(T) == 8     ? BEST_FP64_THREADS
+           : !PREFETCH        ? 1024
            : B == BEST_WIDE_B ? BEST_WIDE_THREADS
                               : BEST_PREFETCH_THREADS;
 }
@@ -748,17 +748,12 @@ struct best_plan {
 };
 
 best_plan *kernels_best_plan_create(void) {
-    best_plan *p = (best_plan *)calloc(1, sizeof *p);
-    if (!p) {
-        fprintf(stderr, "sim: cannot create best's plan (out of memory)\n");
-        abort();
-    }
-    return p;
+    return (best_plan *)calloc(1, sizeof(best_plan));
 }
 
-void kernels_best_plan_destroy(best_plan *p) {
+void kernels_best_plan_destroy(best_plan *p, sim_fault *fault) {
     if (!p) return;
-    CUDA_CHECK(cudaFree(p->walks));
+    CUDA_CHECK(fault, cudaFree(p->walks));
     free(p);
 }
 
@@ -815,7 +810,8 @@ static best_build best_build_for(int n, int p, int q, bool fp64, bool device) {
     return best_fits<BEST_PREFETCH>(p, q, device) ? BEST_PREFETCH : BEST_PLAIN;
 }
 
-/* The plan for this launch: the build to run, and each warp's first and
+/* The plan for this launch (NULL: no host memory, kept in a->fault): the
+ * build to run, and each warp's first and
  * last tasks for that build's B. A warp that found its share itself ran two
  * binary searches over the groups and 64-bit arithmetic for each task's
  * group and chunk; the host computes the walks instead, with the function
@@ -830,15 +826,16 @@ static const best_plan *best_plan_for(best_plan *p, const force_args *a, bool fp
     }
     const long long warps = (long long)a->q * a->sm_count * (a->p / 32);
     if (warps > p->capacity) {
-        CUDA_CHECK(cudaFree(p->walks)); /* waits for the kernels that read them */
+        CUDA_CHECK(a->fault, cudaFree(p->walks)); /* waits for the kernels that read them */
         p->walks = nullptr;
-        CUDA_CHECK(cudaMalloc(&p->walks, sizeof *p->walks * warps));
+        CUDA_CHECK(a->fault, cudaMalloc(&p->walks, sizeof *p->walks * warps));
         p->capacity = warps;
     }
     sim_pairmap_walk *host = (sim_pairmap_walk *)malloc(sizeof *host * warps);
     if (!host) {
-        fprintf(stderr, "sim: no host memory for best's plan of %lld warps\n", warps);
-        abort();
+        sim_fault_record(a->fault, -1, __FILE__, __LINE__, "malloc", "out of host memory",
+                         "no room for best's plan");
+        return nullptr;
     }
     p->build = best_build_for(a->n, a->p, a->q, fp64, true);
     p->b = best_b_of(p->build);
@@ -847,8 +844,8 @@ static const best_plan *best_plan_for(best_plan *p, const force_args *a, bool fp
     for (long long w = 0; w < warps; w++) {
         sim_pairmap_walk_start(&host[w], chunks, p->b, parts, w, warps);
     }
-    CUDA_CHECK(
-        cudaMemcpyAsync(p->walks, host, sizeof *host * warps, cudaMemcpyHostToDevice, stream));
+    CUDA_CHECK(a->fault, cudaMemcpyAsync(p->walks, host, sizeof *host * warps,
+                                         cudaMemcpyHostToDevice, stream));
     free(host); /* pageable: staged before cudaMemcpyAsync returns */
     p->n = a->n;
     p->p = a->p;
@@ -869,7 +866,7 @@ static void best_launch(bool fold, int blocks, int threads, size_t smem, cudaStr
     } else {
         forces_best_kernel<float, B, PREFETCH, false><<<blocks, threads, smem, stream>>>(b);
     }
-    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK_LAUNCH(b.fault);
 }
 
 /* The launcher of best (T = float) and fp64 (T = double): acc zeroed
@@ -882,23 +879,32 @@ template <typename T> static void forces_pairs(const force_args *a, cudaStream_t
     force_args b = *a;
     if (!a->acc_zero) { /* sums by atomics; the integrator clears acc between steps */
         void *acc = fp64 ? (void *)a->acc64 : (void *)a->acc;
-        CUDA_CHECK(cudaMemsetAsync(acc, 0, sizeof(typename vec4<T>::type) * a->n, stream));
+        CUDA_CHECK(a->fault,
+                   cudaMemsetAsync(acc, 0, sizeof(typename vec4<T>::type) * a->n, stream));
     }
     const best_plan *plan = best_plan_for(a->best, a, fp64, stream);
+    if (!plan) return; /* a fault, kept in a->fault */
     b.best_walks = plan->walks;
     const int blocks = a->q * a->sm_count;
     const size_t smem = best_smem_bytes<T>(a->p);
     if constexpr (!fp64) {
         const bool fold = a->best_fold && a->eps2 >= BEST_FOLD_EPS2_MIN;
         switch (plan->build) {
-        case BEST_WIDE: best_launch<BEST_WIDE>(fold, blocks, a->p, smem, stream, b); break;
-        case BEST_PREFETCH: best_launch<BEST_PREFETCH>(fold, blocks, a->p, smem, stream, b); break;
-        case BEST_PLAIN: best_launch<BEST_PLAIN>(fold, blocks, a->p, smem, stream, b); break;
+        case BEST_WIDE:
+            best_launch<BEST_WIDE>(fold, blocks, a->p, smem, stream, b);
+            break;
+        case BEST_PREFETCH:
+            best_launch<BEST_PREFETCH>(fold, blocks, a->p, smem, stream, b);
+            break;
+        case BEST_PLAIN:
+            best_launch<BEST_PLAIN>(fold, blocks, a->p, smem, stream, b);
+            break;
         }
         return;
     }
-    forces_best_kernel<double, best_b_of(BEST_PLAIN), false, false><<<blocks, a->p, smem, stream>>>(b);
-    CUDA_CHECK_LAUNCH();
+    forces_best_kernel<double, best_b_of(BEST_PLAIN), false, false>
+        <<<blocks, a->p, smem, stream>>>(b);
+    CUDA_CHECK_LAUNCH(a->fault);
 }
 
 /* ======================================================================== */

@@ -11,6 +11,7 @@
 
 #include <cuda_runtime.h>
 
+#include "sim_cuda_check.h"
 #include "sim_internal.h"
 
 /* CUDA 13 asks for an explicit alignment on 32-byte vectors. */
@@ -34,11 +35,12 @@ struct force_args {
     int n;
     const float4 *pos;          /* x, y, z, m per body (array of structs) */
     const float *x, *y, *z, *m; /* the same as scalar arrays, when the variant asks */
-    float4 *acc;                /* out: ax, ay, az, unused */
+    float4 *acc;                /* out: ax, ay, az; the tree's potential or unused */
+    sim_fault *fault;           /* CUDA failures go here (sim_cuda_check.h) */
     const double4a *pos64;      /* fp64 state */
     double4a *acc64;
-    float eps2;     /* softening squared, at least SIM_EPS2_FLOOR (sim_step_params) */
-    double eps2_64; /* the same for the fp64 variant */
+    float eps2;             /* softening squared, at least SIM_EPS2_FLOOR (sim_step_params) */
+    double eps2_64;         /* the same for the fp64 variant */
     int p, q;               /* block shape, already clamped */
     int sm_count;           /* multiprocessors of the device (persistent grids) */
     struct sim_tree *tree;  /* variant tree: its state (sim_tree.h); p = the walk's group size */
@@ -91,8 +93,8 @@ static inline bool kernels_best_fold_mass(double m) {
 /* The plan of best and fp64: each warp's first task, computed on the host
  * when N, the grid or the precision changes (sim_kernels.cu). Created
  * empty; destroy(NULL) is a no-op. */
-struct best_plan *kernels_best_plan_create(void);
-void kernels_best_plan_destroy(struct best_plan *p);
+struct best_plan *kernels_best_plan_create(void); /* NULL: no host memory */
+void kernels_best_plan_destroy(struct best_plan *p, sim_fault *fault);
 
 /* The build p was last made for, as its cost row names it; NULL before its
  * first launch (sim_launched_build). */

@@ -58,9 +58,9 @@
  */
 #include <cuda_runtime.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stddef.h>
 #include <string.h>
 
 #include <algorithm>
@@ -70,10 +70,10 @@
 #include "sim_kernels.h"
 #include "sim_tree.h"
 
-#define LEAF 16         /* a cell splits while it holds more bodies than this */
-#define LEVELS 22       /* levels 0 (root) .. 21 */
-#define KEY_BITS 21     /* per axis */
-#define STACK_CAP 8192  /* cell indices per warp */
+#define LEAF 16        /* a cell splits while it holds more bodies than this */
+#define LEVELS 22      /* levels 0 (root) .. 21 */
+#define KEY_BITS 21    /* per axis */
+#define STACK_CAP 8192 /* cell indices per warp */
 #define WALK_THREADS 128
 #define BUILD_THREADS 256
 
@@ -91,24 +91,25 @@ struct tree_counters {
 };
 
 struct sim_tree {
+    sim_fault *fault; /* the backend's (sim_cuda_check.h) */
     int sm_count;
     int capacity, cell_capacity, walk_warps;
     unsigned long long *keys[2];
     int *idx[2];
     void *sort_temp;
     size_t sort_temp_bytes;
-    float4 *spos;             /* positions in Morton order */
-    int *sidx;                /* caller's index of each sorted body (points into idx[]) */
-    int2 *cell_range;         /* sorted bodies [begin, end) */
-    int2 *cell_child;         /* split: (first child, count); leaf: (begin, -count) */
-    float4 *cell_geo;         /* geometric centre, half side */
-    float4 *cell_com;         /* centre of mass, r_open^2 */
+    float4 *spos;              /* positions in Morton order */
+    int *sidx;                 /* caller's index of each sorted body (points into idx[]) */
+    int2 *cell_range;          /* sorted bodies [begin, end) */
+    int2 *cell_child;          /* split: (first child, count); leaf: (begin, -count) */
+    float4 *cell_geo;          /* geometric centre, half side */
+    float4 *cell_com;          /* centre of mass, r_open^2 */
     float4 *cell_q0, *cell_q1; /* (M, qxx, qyy, qzz), (qxy, qxz, qyz, sum m |y|^2) */
-    int2 *group;              /* walk groups: sorted bodies [begin, end) */
+    int2 *group;               /* walk groups: sorted bodies [begin, end) */
     int *stack;
-    tree_counters *ctr;       /* device */
-    tree_counters *host_ctr;  /* pinned, filled asynchronously */
-    cudaEvent_t ev[4];        /* start, built, walked, stats copied */
+    tree_counters *ctr;      /* device */
+    tree_counters *host_ctr; /* pinned, filled asynchronously */
+    cudaEvent_t ev[4];       /* start, built, walked, stats copied */
     bool pending, built;
     sim_tree_stats stats;
 };
@@ -202,8 +203,8 @@ static __device__ void root_cube(const tree_counters *ctr, double origin[3], dou
     *side = l;
 }
 
-__global__ void keys_kernel(int n, const float4 *pos, tree_counters *ctr,
-                            unsigned long long *keys, int *idx) {
+__global__ void keys_kernel(int n, const float4 *pos, tree_counters *ctr, unsigned long long *keys,
+                            int *idx) {
     double origin[3], side;
     root_cube(ctr, origin, &side);
     const double scale = 2097152.0 / side; /* 2^21 */
@@ -327,13 +328,14 @@ __global__ void split_kernel(int l, const unsigned long long *keys, int2 *cell_r
             } else {
                 int k = first, pb = -1, pe = -1; /* a run of small siblings */
                 bool all_small = true;
-                for (int d = 0; d < 8; d++) all_small = all_small && bound[d + 1] - bound[d] <= gsize;
+                for (int d = 0; d < 8; d++)
+                    all_small = all_small && bound[d + 1] - bound[d] <= gsize;
                 for (int d = 0; d < 8; d++) {
                     const int cb = bound[d], ce = bound[d + 1];
                     if (ce == cb) continue;
                     cell_range[k++] = make_int2(cb, ce);
                     if (r.y - r.x <= gsize) continue; /* already inside a group */
-                    if (ce - cb > gsize) { /* split further: its own groups */
+                    if (ce - cb > gsize) {            /* split further: its own groups */
                         if (pb >= 0) add_group(ctr, group, pb, pe);
                         pb = -1;
                     } else if (pb >= 0 && all_small && ce - pb <= gsize) {
@@ -358,9 +360,9 @@ __global__ void split_kernel(int l, const unsigned long long *keys, int2 *cell_r
 }
 
 /* Multipoles of the cells of level l (children done). theta: opening angle. */
-__global__ void multipole_kernel(int l, float theta, const float4 *spos,
-                                 int2 *cell_child, const float4 *cell_geo, float4 *cell_com,
-                                 float4 *cell_q0, float4 *cell_q1, const tree_counters *ctr) {
+__global__ void multipole_kernel(int l, float theta, const float4 *spos, int2 *cell_child,
+                                 const float4 *cell_geo, float4 *cell_com, float4 *cell_q0,
+                                 float4 *cell_q1, const tree_counters *ctr) {
     const int count = ctr->level_count[l];
     if (count == 0) return;
     const int start = level_first(ctr, l);
@@ -578,8 +580,10 @@ static __device__ int eval_leaves(walk_shared &s, const int *list, int m, walk_b
             int lo = 0, hi = m - 1; /* last leaf whose start <= t */
             while (lo < hi) {
                 const int mid = (lo + hi + 1) >> 1;
-                if (s.lstart[mid] <= t) lo = mid;
-                else hi = mid - 1;
+                if (s.lstart[mid] <= t)
+                    lo = mid;
+                else
+                    hi = mid - 1;
             }
             const int j = s.lbegin[lo] + (t - s.lstart[lo]);
             s.a[lane] = spos[j];
@@ -668,7 +672,7 @@ static __device__ int walk_group(walk_shared &s, int *stack, int base, int end, 
             if (lane >= o) incl += v;
         }
         const int pushed = __shfl_sync(0xffffffffu, incl, 31);
-        __syncwarp(); /* every lane has read its stack entry */
+        __syncwarp();                  /* every lane has read its stack entry */
         if (sp + pushed > STACK_CAP) { /* no room: use their multipoles */
             accept = accept || open_cell;
             open_cell = false;
@@ -742,16 +746,16 @@ __global__ void __launch_bounds__(WALK_THREADS, MAXB >= 4 ? 6 : 8)
         const int valid = end - base;
         int entries;
         if (MAXB >= 4 && valid > 64) {
-            entries = walk_group<(MAXB >= 4 ? 4 : 1), POT>(s, stack, base, end, spos, sidx, acc, eps2,
-                                                      cell_child, cell_com, cell_q0, cell_q1,
-                                                      root, lane, overflow);
+            entries = walk_group<(MAXB >= 4 ? 4 : 1), POT>(s, stack, base, end, spos, sidx, acc,
+                                                           eps2, cell_child, cell_com, cell_q0,
+                                                           cell_q1, root, lane, overflow);
         } else if (MAXB >= 2 && valid > 32) {
-            entries = walk_group<(MAXB >= 2 ? 2 : 1), POT>(s, stack, base, end, spos, sidx, acc, eps2,
-                                                      cell_child, cell_com, cell_q0, cell_q1,
-                                                      root, lane, overflow);
+            entries = walk_group<(MAXB >= 2 ? 2 : 1), POT>(s, stack, base, end, spos, sidx, acc,
+                                                           eps2, cell_child, cell_com, cell_q0,
+                                                           cell_q1, root, lane, overflow);
         } else {
             entries = walk_group<1, POT>(s, stack, base, end, spos, sidx, acc, eps2, cell_child,
-                                    cell_com, cell_q0, cell_q1, root, lane, overflow);
+                                         cell_com, cell_q0, cell_q1, root, lane, overflow);
         }
         evaluated += (unsigned long long)entries * valid;
     }
@@ -774,24 +778,26 @@ static int cells_for(int n) {
 
 /* Blocks of the walk's persistent grid: as many as fit at once for the
  * walk that fits most (each variant's launch bounds cap its registers). */
-static int walk_blocks(int sm_count) {
+static int walk_blocks(const sim_tree *t) {
     const void *walks[] = {(const void *)walk_kernel<1, false>, (const void *)walk_kernel<2, false>,
                            (const void *)walk_kernel<4, false>, (const void *)walk_kernel<1, true>,
                            (const void *)walk_kernel<2, true>,  (const void *)walk_kernel<4, true>};
     int per_sm = 0;
     for (const void *k : walks) {
         int fit = 0;
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, k, WALK_THREADS, 0));
+        CUDA_CHECK(t->fault,
+                   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, k, WALK_THREADS, 0));
         per_sm = std::max(per_sm, fit);
     }
-    return sm_count * (per_sm > 0 ? per_sm : 1);
+    return t->sm_count * (per_sm > 0 ? per_sm : 1);
 }
 
-extern "C" sim_tree *sim_tree_create(int sm_count) {
+extern "C" sim_tree *sim_tree_create(int sm_count, sim_fault *fault) {
     sim_tree *t = (sim_tree *)calloc(1, sizeof *t);
     if (!t) return NULL;
+    t->fault = fault;
     t->sm_count = sm_count;
-    t->walk_warps = walk_blocks(sm_count) * (WALK_THREADS / 32);
+    t->walk_warps = walk_blocks(t) * (WALK_THREADS / 32);
     if (cudaMalloc(&t->ctr, sizeof(tree_counters)) != cudaSuccess ||
         cudaMallocHost(&t->host_ctr, sizeof(tree_counters)) != cudaSuccess ||
         cudaMalloc(&t->stack, sizeof(int) * STACK_CAP * (size_t)t->walk_warps) != cudaSuccess) {
@@ -802,22 +808,22 @@ extern "C" sim_tree *sim_tree_create(int sm_count) {
         free(t);
         return NULL;
     }
-    for (int k = 0; k < 4; k++) CUDA_CHECK(cudaEventCreate(&t->ev[k]));
+    for (int k = 0; k < 4; k++) CUDA_CHECK(t->fault, cudaEventCreate(&t->ev[k]));
     return t;
 }
 
 static void free_arrays(sim_tree *t) {
     for (int k = 0; k < 2; k++) {
-        CUDA_CHECK(cudaFree(t->keys[k]));
-        CUDA_CHECK(cudaFree(t->idx[k]));
+        CUDA_CHECK(t->fault, cudaFree(t->keys[k]));
+        CUDA_CHECK(t->fault, cudaFree(t->idx[k]));
         t->keys[k] = NULL;
         t->idx[k] = NULL;
     }
-    void **p[] = {&t->sort_temp, (void **)&t->spos, (void **)&t->group, (void **)&t->cell_range,
-                  (void **)&t->cell_child, (void **)&t->cell_geo, (void **)&t->cell_com,
-                  (void **)&t->cell_q0, (void **)&t->cell_q1};
+    void **p[] = {&t->sort_temp,           (void **)&t->spos,       (void **)&t->group,
+                  (void **)&t->cell_range, (void **)&t->cell_child, (void **)&t->cell_geo,
+                  (void **)&t->cell_com,   (void **)&t->cell_q0,    (void **)&t->cell_q1};
     for (void **q : p) {
-        CUDA_CHECK(cudaFree(*q));
+        CUDA_CHECK(t->fault, cudaFree(*q));
         *q = NULL;
     }
     t->capacity = t->cell_capacity = 0;
@@ -826,20 +832,20 @@ static void free_arrays(sim_tree *t) {
 
 extern "C" void sim_tree_destroy(sim_tree *t) {
     if (!t) return;
-    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(t->fault, cudaDeviceSynchronize());
     free_arrays(t);
-    CUDA_CHECK(cudaFree(t->ctr));
-    CUDA_CHECK(cudaFreeHost(t->host_ctr));
-    CUDA_CHECK(cudaFree(t->stack));
-    for (int k = 0; k < 4; k++) CUDA_CHECK(cudaEventDestroy(t->ev[k]));
+    CUDA_CHECK(t->fault, cudaFree(t->ctr));
+    CUDA_CHECK(t->fault, cudaFreeHost(t->host_ctr));
+    CUDA_CHECK(t->fault, cudaFree(t->stack));
+    for (int k = 0; k < 4; k++) CUDA_CHECK(t->fault, cudaEventDestroy(t->ev[k]));
     free(t);
 }
 
-static size_t sort_temp_bytes(int n) {
+static size_t sort_temp_bytes(const sim_tree *t, int n) {
     size_t bytes = 0;
     cub::DoubleBuffer<unsigned long long> k(NULL, NULL);
     cub::DoubleBuffer<int> v(NULL, NULL);
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(NULL, bytes, k, v, n, 0, 3 * KEY_BITS));
+    CUDA_CHECK(t->fault, cub::DeviceRadixSort::SortPairs(NULL, bytes, k, v, n, 0, 3 * KEY_BITS));
     return bytes;
 }
 
@@ -847,7 +853,7 @@ extern "C" size_t sim_tree_bytes(const sim_tree *t, int n) {
     const size_t cells = (size_t)cells_for(n);
     return (2 * sizeof(unsigned long long) + 2 * sizeof(int) + sizeof(float4) + sizeof(int2)) *
                (size_t)n +
-           (2 * sizeof(int2) + 4 * sizeof(float4)) * cells + sort_temp_bytes(n) +
+           (2 * sizeof(int2) + 4 * sizeof(float4)) * cells + sort_temp_bytes(t, n) +
            (t ? sizeof(int) * STACK_CAP * (size_t)t->walk_warps : 0);
 }
 
@@ -861,7 +867,7 @@ extern "C" bool sim_tree_reserve(sim_tree *t, int n) {
     f.cell_range = f.cell_child = NULL;
     f.cell_geo = f.cell_com = f.cell_q0 = f.cell_q1 = NULL;
     const size_t cells = (size_t)cells_for(n);
-    f.sort_temp_bytes = sort_temp_bytes(n);
+    f.sort_temp_bytes = sort_temp_bytes(t, n);
     bool ok = true;
     for (int k = 0; k < 2; k++) {
         ok = ok && cudaMalloc(&f.keys[k], sizeof(unsigned long long) * n) == cudaSuccess;
@@ -881,7 +887,7 @@ extern "C" bool sim_tree_reserve(sim_tree *t, int n) {
         free_arrays(&f);    /* the old buffers stay */
         return false;
     }
-    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(t->fault, cudaDeviceSynchronize());
     free_arrays(t);
     *t = f;
     t->capacity = n;
@@ -892,55 +898,56 @@ extern "C" bool sim_tree_reserve(sim_tree *t, int n) {
 
 static int level_blocks(int l, int n, int sm_count) {
     const long long most = l < 10 ? std::min<long long>(1LL << (3 * l), n) : n;
-    return (int)std::max<long long>(1, std::min<long long>(div_up((int)most, BUILD_THREADS),
-                                                          4LL * sm_count));
+    return (int)std::max<long long>(
+        1, std::min<long long>(div_up((int)most, BUILD_THREADS), 4LL * sm_count));
 }
 
 extern "C" void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *acc, float eps2,
                                 float theta, int group, bool potential, cudaStream_t stream) {
     if (n <= 0) return;
-    if (!sim_tree_reserve(t, n)) {
-        fprintf(stderr, "sim: no GPU memory for the tree of %d bodies (%.1f MiB)\n", n,
-                sim_tree_bytes(t, n) / 1048576.0);
-        abort(); /* reserve() checked this up front; only a bug gets here */
+    if (!sim_tree_reserve(t, n)) { /* reserve() checked this up front: only a bug gets here */
+        sim_fault_record(t->fault, (int)cudaErrorMemoryAllocation, __FILE__, __LINE__,
+                         "sim_tree_reserve", "cudaErrorMemoryAllocation",
+                         "no GPU memory for the tree");
+        return;
     }
     const bool timed = !t->pending;
-    if (timed) CUDA_CHECK(cudaEventRecord(t->ev[0], stream));
-    CUDA_CHECK(cudaMemsetAsync(t->ctr, 0, sizeof(tree_counters), stream));
-    CUDA_CHECK(cudaMemsetAsync((char *)t->ctr + offsetof(tree_counters, box_min), 0xff,
-                               sizeof(unsigned) * 3, stream));
+    if (timed) CUDA_CHECK(t->fault, cudaEventRecord(t->ev[0], stream));
+    CUDA_CHECK(t->fault, cudaMemsetAsync(t->ctr, 0, sizeof(tree_counters), stream));
+    CUDA_CHECK(t->fault, cudaMemsetAsync((char *)t->ctr + offsetof(tree_counters, box_min), 0xff,
+                                         sizeof(unsigned) * 3, stream));
     box_kernel<<<std::min(div_up(n, BUILD_THREADS), 4 * t->sm_count), BUILD_THREADS, 0, stream>>>(
         n, pos, t->ctr);
-    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK_LAUNCH(t->fault);
     keys_kernel<<<div_up(n, BUILD_THREADS), BUILD_THREADS, 0, stream>>>(n, pos, t->ctr, t->keys[0],
-                                                                         t->idx[0]);
-    CUDA_CHECK_LAUNCH();
+                                                                        t->idx[0]);
+    CUDA_CHECK_LAUNCH(t->fault);
     cub::DoubleBuffer<unsigned long long> keys(t->keys[0], t->keys[1]);
     cub::DoubleBuffer<int> idx(t->idx[0], t->idx[1]);
     size_t temp = t->sort_temp_bytes;
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(t->sort_temp, temp, keys, idx, n, 0, 3 * KEY_BITS,
-                                               stream));
+    CUDA_CHECK(t->fault, cub::DeviceRadixSort::SortPairs(t->sort_temp, temp, keys, idx, n, 0,
+                                                         3 * KEY_BITS, stream));
     t->sidx = idx.Current();
     const unsigned long long *skeys = keys.Current();
     gather_kernel<<<div_up(n, BUILD_THREADS), BUILD_THREADS, 0, stream>>>(n, pos, t->sidx, t->spos,
-                                                                           t->cell_range, t->ctr);
-    CUDA_CHECK_LAUNCH();
+                                                                          t->cell_range, t->ctr);
+    CUDA_CHECK_LAUNCH(t->fault);
     /* Each level's first slot is the sum of the counts above it, which only
      * the device knows: the kernels add them up (level_first). */
     const int gsize = group >= 128 ? 128 : group >= 64 ? 64 : 32;
     for (int l = 0; l < LEVELS; l++) {
         split_kernel<<<level_blocks(l, n, t->sm_count), BUILD_THREADS, 0, stream>>>(
-            l, skeys, t->cell_range, t->cell_child, t->cell_geo, t->cell_capacity, gsize,
-            t->group, t->ctr);
-        CUDA_CHECK_LAUNCH();
+            l, skeys, t->cell_range, t->cell_child, t->cell_geo, t->cell_capacity, gsize, t->group,
+            t->ctr);
+        CUDA_CHECK_LAUNCH(t->fault);
     }
     for (int l = LEVELS - 1; l >= 0; l--) {
         multipole_kernel<<<level_blocks(l, n, t->sm_count), BUILD_THREADS, 0, stream>>>(
             l, theta, t->spos, t->cell_child, t->cell_geo, t->cell_com, t->cell_q0, t->cell_q1,
             t->ctr);
-        CUDA_CHECK_LAUNCH();
+        CUDA_CHECK_LAUNCH(t->fault);
     }
-    if (timed) CUDA_CHECK(cudaEventRecord(t->ev[1], stream));
+    if (timed) CUDA_CHECK(t->fault, cudaEventRecord(t->ev[1], stream));
     const int bpl = gsize / 32, blocks = t->walk_warps / (WALK_THREADS / 32);
     using walk_fn = decltype(&walk_kernel<1, false>);
     const walk_fn walks[3][2] = {{walk_kernel<1, false>, walk_kernel<1, true>},
@@ -949,13 +956,13 @@ extern "C" void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *a
     walks[bpl == 4 ? 2 : bpl - 1][potential]<<<blocks, WALK_THREADS, 0, stream>>>(
         t->group, t->spos, t->sidx, acc, eps2, t->cell_child, t->cell_com, t->cell_q0, t->cell_q1,
         t->stack, t->ctr);
-    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK_LAUNCH(t->fault);
     t->built = true;
     if (timed) {
-        CUDA_CHECK(cudaEventRecord(t->ev[2], stream));
-        CUDA_CHECK(cudaMemcpyAsync(t->host_ctr, t->ctr, sizeof(tree_counters),
-                                   cudaMemcpyDeviceToHost, stream));
-        CUDA_CHECK(cudaEventRecord(t->ev[3], stream));
+        CUDA_CHECK(t->fault, cudaEventRecord(t->ev[2], stream));
+        CUDA_CHECK(t->fault, cudaMemcpyAsync(t->host_ctr, t->ctr, sizeof(tree_counters),
+                                             cudaMemcpyDeviceToHost, stream));
+        CUDA_CHECK(t->fault, cudaEventRecord(t->ev[3], stream));
         t->pending = true;
     }
 }
@@ -965,11 +972,11 @@ static void harvest(sim_tree *t) {
     if (!t->pending) return;
     const cudaError_t e = cudaEventQuery(t->ev[3]);
     if (e == cudaErrorNotReady) return;
-    CUDA_CHECK(e);
+    CUDA_CHECK(t->fault, e);
     sim_tree_stats st = {};
     st.valid = true;
-    CUDA_CHECK(cudaEventElapsedTime(&st.build_ms, t->ev[0], t->ev[1]));
-    CUDA_CHECK(cudaEventElapsedTime(&st.walk_ms, t->ev[1], t->ev[2]));
+    CUDA_CHECK(t->fault, cudaEventElapsedTime(&st.build_ms, t->ev[0], t->ev[1]));
+    CUDA_CHECK(t->fault, cudaEventElapsedTime(&st.walk_ms, t->ev[1], t->ev[2]));
     const tree_counters *h = t->host_ctr;
     for (int l = 0; l < LEVELS; l++) {
         st.cells += h->level_count[l];
@@ -990,16 +997,16 @@ extern "C" int sim_tree_get_cells(sim_tree *t, int max_depth, sim_tree_cell *out
                                   cudaStream_t stream) {
     if (!t->built || max_cells <= 0 || max_depth < 0) return 0;
     tree_counters h;
-    CUDA_CHECK(cudaMemcpyAsync(&h, t->ctr, sizeof h, cudaMemcpyDeviceToHost, stream));
-    CUDA_CHECK(cudaStreamSynchronize(stream));
+    CUDA_CHECK(t->fault, cudaMemcpyAsync(&h, t->ctr, sizeof h, cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(t->fault, cudaStreamSynchronize(stream));
     int last = std::min(max_depth, LEVELS - 1), count = 0;
     for (int l = 0; l <= last; l++) count += h.level_count[l];
     count = std::min(count, max_cells);
     float4 *geo = (float4 *)malloc(sizeof(float4) * (size_t)std::max(count, 1));
     if (!geo) return 0;
-    CUDA_CHECK(cudaMemcpyAsync(geo, t->cell_geo, sizeof(float4) * count, cudaMemcpyDeviceToHost,
-                               stream));
-    CUDA_CHECK(cudaStreamSynchronize(stream));
+    CUDA_CHECK(t->fault, cudaMemcpyAsync(geo, t->cell_geo, sizeof(float4) * count,
+                                         cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(t->fault, cudaStreamSynchronize(stream));
     int l = 0, end = h.level_count[0];
     for (int k = 0; k < count; k++) {
         while (k >= end && l < LEVELS - 1) end += h.level_count[++l];
@@ -1051,10 +1058,10 @@ __global__ void exact_kernel(int n, const V *pos, const V *acc, const int *sampl
     }
 }
 
-extern "C" bool sim_tree_force_error(int n, const float4 *pos, const float4 *acc,
-                                     const void *pos64, const void *acc64, bool fp64, double eps2,
-                                     int samples, uint64_t seed, sim_force_error *out,
-                                     sim_error *err, cudaStream_t stream) {
+extern "C" bool sim_tree_force_error(int n, const float4 *pos, const float4 *acc, const void *pos64,
+                                     const void *acc64, bool fp64, double eps2, int samples,
+                                     uint64_t seed, sim_force_error *out, sim_error *err,
+                                     sim_fault *fault, cudaStream_t stream) {
     memset(out, 0, sizeof *out);
     const bool all = samples >= n;
     const int m = all ? n : samples;
@@ -1071,31 +1078,31 @@ extern "C" bool sim_tree_force_error(int n, const float4 *pos, const float4 *acc
         free(rel);
         cudaFree(dev_idx);
         if (err) {
-            snprintf(err->message, sizeof err->message,
-                     "no memory for %d force-error samples", m);
+            snprintf(err->message, sizeof err->message, "no memory for %d force-error samples", m);
             snprintf(err->hint, sizeof err->hint, "ask for fewer samples");
         }
         return false;
     }
     sim_rng rng = sim_rng_seed(seed);
     for (int k = 0; k < m; k++) host_idx[k] = all ? k : (int)(sim_rng_next(&rng) % (uint64_t)n);
-    CUDA_CHECK(cudaMemcpyAsync(dev_idx, host_idx, sizeof(int) * m, cudaMemcpyHostToDevice, stream));
+    CUDA_CHECK(fault,
+               cudaMemcpyAsync(dev_idx, host_idx, sizeof(int) * m, cudaMemcpyHostToDevice, stream));
     if (fp64) {
         exact_kernel<double4a><<<m, EXACT_THREADS, 0, stream>>>(
             n, (const double4a *)pos64, (const double4a *)acc64, dev_idx, eps2, dev_out);
     } else {
         exact_kernel<float4><<<m, EXACT_THREADS, 0, stream>>>(n, pos, acc, dev_idx, eps2, dev_out);
     }
-    CUDA_CHECK_LAUNCH();
-    CUDA_CHECK(cudaMemcpyAsync(host_out, dev_out, sizeof(double) * 6 * m, cudaMemcpyDeviceToHost,
-                               stream));
-    CUDA_CHECK(cudaStreamSynchronize(stream));
+    CUDA_CHECK_LAUNCH(fault);
+    CUDA_CHECK(fault, cudaMemcpyAsync(host_out, dev_out, sizeof(double) * 6 * m,
+                                      cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(fault, cudaStreamSynchronize(stream));
     for (int k = 0; k < m; k++) rel[k] = sim_relative_error(host_out + 6 * k + 3, host_out + 6 * k);
     sim_force_error_summary(rel, m, out);
     free(host_idx);
     free(host_out);
     free(rel);
-    CUDA_CHECK(cudaFree(dev_idx));
-    CUDA_CHECK(cudaFree(dev_out));
+    CUDA_CHECK(fault, cudaFree(dev_idx));
+    CUDA_CHECK(fault, cudaFree(dev_out));
     return true;
 }

@@ -15,6 +15,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "sim_cuda_check.h"
 #include "sim_internal.h"
 
 #ifdef __cplusplus
@@ -30,7 +31,9 @@ typedef struct sim_tree sim_tree;
 #define SIM_TREE_GROUP_MAX 128
 #define SIM_TREE_GROUP_AUTO 64
 
-sim_tree *sim_tree_create(int sm_count);
+/* CUDA failures go to *fault, the backend's (sim_cuda_check.h). NULL: no
+ * host memory. */
+sim_tree *sim_tree_create(int sm_count, sim_fault *fault);
 void sim_tree_destroy(sim_tree *t); /* NULL is fine */
 
 /* Device bytes the tree needs for n bodies (for messages and accounting). */
@@ -66,7 +69,8 @@ int sim_tree_get_cells(sim_tree *t, int max_depth, sim_tree_cell *out, int max_c
  * statistics being sim_force_error_summary's, as on the CPU. Waits. */
 bool sim_tree_force_error(int n, const float4 *pos, const float4 *acc, const void *pos64,
                           const void *acc64, bool fp64, double eps2, int samples, uint64_t seed,
-                          sim_force_error *out, sim_error *err, cudaStream_t stream);
+                          sim_force_error *out, sim_error *err, sim_fault *fault,
+                          cudaStream_t stream);
 
 #ifdef __cplusplus
 }

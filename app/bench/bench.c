@@ -101,7 +101,7 @@ static double time_frames(bench *b, const sim_desc *d) {
 }
 
 /* Times one configuration (theta: the tree's opening angle, 0 for the
- * sim's own); false when the simulation cannot be made. */
+ * sim's own); false when the simulation cannot be made or failed. */
 static bool run_one(bench *b, sim_variant v, int n, int p, int q, double theta) {
     /* The scene the command line means (Plummer unless told otherwise), with
      * its softening and dt and the flags given on top. */
@@ -142,6 +142,12 @@ static bool run_one(bench *b, sim_variant v, int n, int p, int q, double theta) 
     const int repeats = one * steps > 500.0 ? 3 : 5;
     double t[5];
     for (int k = 0; k < repeats; k++) t[k] = sim_step_timed(s, steps);
+    if (sim_failed(s, &err)) { /* a faulting kernel or a lost GPU: no row to trust */
+        fprintf(stderr, "nbody: %s (method %s, N %d)\nhint: %s\n", err.message, m->name, n,
+                err.hint);
+        sim_destroy(s);
+        return false;
+    }
     qsort(t, (size_t)repeats, sizeof t[0], base_cmp_double);
     bench_row row = {
         .variant = v,
