@@ -201,8 +201,9 @@ int app_headless_run(app *a) {
     /* The first frame pays for allocation and registration; time the rest.
      * The interop path is known once registration has been tried. */
     app_frame(a, w, h);
-    printf("nbody: headless on %s (OpenGL %s), %s\n", render_gl_renderer(), render_gl_version(),
-           interop_path_name(a->interop.path));
+    const int most = render_gl_max_image();
+    printf("nbody: headless on %s (OpenGL %s), %s, images up to %dx%d\n", render_gl_renderer(),
+           render_gl_version(), interop_path_name(a->interop.path), most, most);
     glFinish();
     app_profile_reset(a); /* --profile: the timed frames only */
     const double t0 = base_now();

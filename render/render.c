@@ -143,6 +143,16 @@ render *render_create(const render_desc *desc, render_error *err) {
     if (desc->offscreen_width > 0 && desc->offscreen_height > 0) {
         r->off_w = desc->offscreen_width;
         r->off_h = desc->offscreen_height;
+        const int most = render_gl_max_image();
+        if (r->off_w > most || r->off_h > most) {
+            render_gl_error(err, "", "a %dx%d image is larger than this GL's largest, %dx%d",
+                            r->off_w, r->off_h, most, most);
+            if (err)
+                snprintf(err->hint, sizeof err->hint, "give --width and --height of %d or less",
+                         most);
+            render_destroy(r);
+            return NULL;
+        }
         glGenFramebuffers(1, &r->fbo);
         glGenRenderbuffers(1, &r->color_rb);
         glBindRenderbuffer(GL_RENDERBUFFER, r->color_rb);
@@ -493,6 +503,17 @@ const char *render_gl_renderer(void) {
 const char *render_gl_version(void) {
     const GLubyte *s = glGetString(GL_VERSION);
     return s ? (const char *)s : "?";
+}
+
+int render_gl_max_image(void) {
+    GLint rb = 0, tex = 0, vp[2] = {0, 0};
+    glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &rb);
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &tex);
+    glGetIntegerv(GL_MAX_VIEWPORT_DIMS, vp);
+    GLint m = rb < tex ? rb : tex;
+    if (vp[0] < m) m = vp[0];
+    if (vp[1] < m) m = vp[1];
+    return m;
 }
 
 /* ---- targets of their own size (render_target) ------------------------------

@@ -160,6 +160,11 @@ void render_read_pixels(render *r, int width, int height, uint8_t *rgba);
 const char *render_gl_renderer(void);
 const char *render_gl_version(void);
 
+/* The widest and tallest image the current GL context can draw into: the
+ * least of its largest renderbuffer, texture and viewport. Whether one of
+ * that size fits in its memory is another matter (render_create says). */
+int render_gl_max_image(void);
+
 /* ------------------------------------------------------------------------ */
 /* Overlay: text and translucent panels drawn over the scene (HUD, help).
  * Coordinates are framebuffer pixels, origin at the top left. */
