@@ -133,13 +133,17 @@ typedef struct app_script {
 /* Snapshots on screen (app_snapshot.c): --load, F5 / F9, and a series
  * (--load 'run_*.hdf5' or a folder) played as a movie. */
 typedef struct app_snapshot {
-    char file[PATH_MAX];      /* the snapshot on screen (--load, F9, playback), or "" */
+    char file[PATH_MAX];      /* the snapshot last put on screen (--load, F9, playback), or "" */
     char format[16];          /* its format's name */
     double time_offset;       /* its time: sim_set_bodies restarts the sim's clock at 0 */
     int64_t steps_offset;     /* its steps, likewise */
+    uint32_t generation;      /* the sim's generation holding its bodies (new bodies: not shown) */
+    bool own;                 /* our own save: knobs holds its knobs */
+    snap_knobs knobs;
     char units_note[256];     /* how its units were taken, for the HUD and the status */
     char last_save[PATH_MAX]; /* F5's last file this session (absolute), for F9 */
-    char hud[320];            /* the HUD's snapshot line, or "" */
+    char hud[PATH_MAX + 640]; /* the HUD's snapshot line, or "" (app_snapshot_line) */
+    char title[PATH_MAX + 32]; /* the HUD's title for a foreign file (app_snapshot_title) */
     sim_body *pending;        /* --load: the bodies read before the sim existed */
     int pending_count;
     char **series; /* playback: the files, sorted by name; NULL: no series */
@@ -148,6 +152,7 @@ typedef struct app_snapshot {
     int series_shown;    /* the file on screen */
     int series_shown_at; /* the frame it was loaded in */
     bool playing;
+    bool announce; /* a key moved the playback: the move says where it went */
 } app_snapshot;
 
 /* The ladder chart's measurements (app_ladder.c): step times per (method, N). */
@@ -202,6 +207,7 @@ typedef struct app_profile {
     double seconds[APP_PHASE_COUNT];
     double last; /* base_now() at the end of the last part timed */
     long frames;
+    long cuda_sprites; /* frames whose sprites CUDA drew (the rest: GL) */
     render_timer *gl; /* the GPU time of the drawing (draw and HUD parts) */
 } app_profile;
 
@@ -388,17 +394,34 @@ uint64_t app_sprites_signature(int n, sim_variant v, int steps_per_frame, int fb
  * printed. */
 bool app_snapshot_open(app *a, bool cpu, sim_desc *desc);
 bool app_snapshot_start(app *a);
-/* In app_frame: loads the file due; true when a series plays (then nothing
- * is stepped). */
-bool app_snapshot_playback_frame(app *a);
+/* In app_frame, before the steps: loads the file due; true when a series
+ * plays (then nothing is stepped). */
+bool app_snapshot_frame(app *a);
 /* Playback keys: Space, '.', ',', '[' and ']' (dir: files to move; 0 play /
- * pause). false when no series is loaded. */
+ * pause), each saying what it did. false when no series is loaded. */
 bool app_snapshot_playback_key(app *a, int dir);
+/* Whether a series is loaded (playing or paused): the keys that change the
+ * simulation are refused then (app_keys.c). */
+bool app_snapshot_playback(const app *a);
+/* Enter: leaves the playback and simulates from the snapshot on screen
+ * (its own knobs if it is our save); says so. */
+void app_snapshot_leave_playback(app *a);
 void app_snapshot_save(app *a);   /* F5 */
 void app_snapshot_reload(app *a); /* F9 */
 /* --dump to a .tipsy, .hdf5 or .h5 path; false when path is none of those.
  * *ok: written. */
 bool app_snapshot_dump(app *a, const char *path, bool *ok);
+/* The simulated time and steps shown: the file's own plus the steps since,
+ * while its bodies are on screen; the simulation's otherwise. */
+double app_snapshot_time(const app *a);
+int64_t app_snapshot_steps(const app *a);
+/* The HUD's title: a foreign file's name while its bodies are on screen,
+ * else the scene's. */
+const char *app_snapshot_title(app *a);
+/* The HUD's snapshot line (the file on screen, the last save), or "". */
+const char *app_snapshot_line(app *a);
+/* What the HUD shows of a series playing. */
+ui_playback app_snapshot_playback_facts(const app *a);
 /* The "snapshot" and "playback" fields of a status line (", ..."). */
 void app_snapshot_json(const app *a, char *out, size_t len);
 void app_snapshot_destroy(app *a);

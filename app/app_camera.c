@@ -1,7 +1,7 @@
 /* app_camera.c - the camera seam of the app: orbit, pan and zoom (the
  * mouse in the window, and the arrow keys, Page Up / Page Down and Home, so
  * a clicker or a --script tour can fly the camera too), fitting the view to
- * the bodies (F), and following the centre of mass (G). Only the camera
+ * the bodies drawn (F), and following the centre of mass (G). Only the camera
  * changes here; the simulation is read, never changed.
  */
 #include <math.h>
@@ -67,20 +67,41 @@ void app_fit_view(app *a) {
         return;
     }
     sim_get_bodies(a->sim, b);
-    const sim_diag m = sim_moments(a->sim);
+    /* The bodies drawn: a hidden halo (O) does not set the view, or a disk
+     * in its much larger halo shows as a dot. All of them when none is
+     * drawn. */
+    int drawn = 0;
     for (int i = 0; i < n; i++) {
+        const bool hidden = a->view.hide_halo && SIM_TAG_COMPONENT(b[i].tag) == SIM_COMPONENT_HALO;
+        if (!hidden) b[drawn++] = b[i];
+    }
+    const bool all = drawn == 0;
+    if (all) {
+        sim_get_bodies(a->sim, b);
+        drawn = n;
+    }
+    /* Their centre of mass (unweighted where the masses add up to nothing). */
+    double c[3] = {0, 0, 0}, mass = 0;
+    for (int i = 0; i < drawn; i++) mass += b[i].mass;
+    const bool weighted = mass > 0 && isfinite(mass);
+    for (int i = 0; i < drawn; i++) {
+        for (int k = 0; k < 3; k++) c[k] += (weighted ? b[i].mass : 1.0) * b[i].pos[k];
+    }
+    for (int k = 0; k < 3; k++) c[k] /= weighted ? mass : drawn;
+    for (int i = 0; i < drawn; i++) {
         double d2 = 0;
-        for (int k = 0; k < 3; k++) d2 += pow(b[i].pos[k] - m.center_of_mass[k], 2);
+        for (int k = 0; k < 3; k++) d2 += pow(b[i].pos[k] - c[k], 2);
         r[i] = sqrt(d2);
     }
-    qsort(r, (size_t)n, sizeof r[0], base_cmp_double);
-    const double r90 = r[(size_t)(0.9 * (n - 1))]; /* stragglers do not set the scale */
+    qsort(r, (size_t)drawn, sizeof r[0], base_cmp_double);
+    const double r90 = r[(size_t)(0.9 * (drawn - 1))]; /* stragglers do not set the scale */
     const float fov = a->view.camera.fov_y > 0 ? a->view.camera.fov_y : (float)NBODY_FOV_Y_DEFAULT;
-    for (int k = 0; k < 3; k++) a->view.camera.target[k] = (float)m.center_of_mass[k];
+    for (int k = 0; k < 3; k++) a->view.camera.target[k] = (float)c[k];
     a->view.camera.distance = (float)fmax(1.2 * r90 / tan(fov / 2), 1e-3);
     free(b);
     free(r);
-    base_msg_post(&a->msg, "view fitted: 90%% of the bodies within %.3g of the centre", r90);
+    base_msg_post(&a->msg, "view fitted: 90%% of the %s within %.3g of their centre",
+                  all || !a->view.hide_halo ? "bodies" : "bodies drawn (the halo hidden)", r90);
 }
 
 void app_follow(app *a) {

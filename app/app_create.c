@@ -67,13 +67,14 @@ app *app_create(const config *cfg, int *status) {
     a->live.runaway_at = runaway ? atoi(runaway) + 1 : 0;
     const sim_params p = sim_get_params(a->sim);
     if (p.backend == SIM_BACKEND_CPU) {
-        const char *bodies = p.body_count == 1 ? "body" : "bodies";
+        /* The loaded file's N, not the placeholder's the sim starts with. */
+        const int n = cfg->load ? a->snapshot.pending_count : p.body_count;
+        const char *bodies = n == 1 ? "body" : "bodies";
         if (why[0]) {
-            printf("nbody: no CUDA device (%s): running on the CPU backend, %d %s\n", why,
-                   p.body_count, bodies);
-        } else {
-            printf("nbody: running on the CPU backend (--backend cpu), %d %s\n", p.body_count,
+            printf("nbody: no CUDA device (%s): running on the CPU backend, %d %s\n", why, n,
                    bodies);
+        } else {
+            printf("nbody: running on the CPU backend (--backend cpu), %d %s\n", n, bodies);
         }
     }
     a->live.damping_gap = 1.0 - (double)p.damping;

@@ -142,7 +142,7 @@ void app_frame(app *a, int fb_width, int fb_height) {
     record_requests(a, fb_width, fb_height);
     if (!a->live.energy0_valid) app_live_sample(a); /* E0 before the first step */
     if (a->live.frame + 1 == a->live.runaway_at) test_runaway(a);
-    const bool playback = app_snapshot_playback_frame(a); /* a series plays: nothing steps */
+    const bool playback = app_snapshot_frame(a); /* a series plays: nothing steps */
     app_profile_mark(a, APP_PHASE_INPUT);
     if (!playback && (!a->live.paused || a->live.step_once)) {
         app_step_frame(a);

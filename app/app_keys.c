@@ -10,6 +10,10 @@
  * drift from them. Every knob is live: nothing restarts, and only a scene, N or seed
  * change re-seeds. A change a variant or range cannot take is refused or
  * clamped, and the HUD says why.
+ *
+ * While a snapshot series plays, the keys that change the simulation (the
+ * knobs', the scenes', F9) are refused with the reason and the way out:
+ * Enter leaves the playback and simulates from the snapshot on screen.
  */
 #include <GLFW/glfw3.h> /* key codes and modifier bits only */
 #include <math.h>
@@ -182,6 +186,9 @@ static bool camera_key(app *a, int key, int mods) {
 static void save(app *a) {
     app_snapshot_save(a);
 }
+static void leave_playback(app *a) {
+    app_snapshot_leave_playback(a);
+}
 static void reload(app *a) {
     app_snapshot_reload(a);
 }
@@ -226,6 +233,8 @@ static const binding bindings[] = {
     {GLFW_KEY_COMMA, ",", "snapshot series: previous (Space plays, . next)", previous},
     {GLFW_KEY_LEFT_BRACKET, "[", "snapshot series: 10 back", back10},
     {GLFW_KEY_RIGHT_BRACKET, "]", "snapshot series: 10 forward", forward10},
+    {GLFW_KEY_ENTER, "Enter", "snapshot series: leave the playback, simulate from the one shown",
+     leave_playback},
 };
 #define BINDING_COUNT ((int)(sizeof bindings / sizeof bindings[0]))
 
@@ -251,14 +260,35 @@ static int canonical(int key, int *mods) {
  * says what it did where the overlay has something to say. */
 static void overlay_key(app *a, ui_overlay_id id, bool adjust, int dir) {
     char msg[sizeof a->msg.text] = "";
+    ui_facts f;
+    app_ui_facts(a, &f);
     if (adjust) {
-        ui_overlay_get(id)->adjust(&a->ui, dir, msg, sizeof msg);
+        ui_overlay_get(id)->adjust(&a->ui, &f, dir, msg, sizeof msg);
     } else {
-        ui_facts f;
-        app_ui_facts(a, &f);
         ui_toggle(&a->ui, id, &f, msg, sizeof msg);
     }
     if (msg[0]) base_msg_post(&a->msg, "%s", msg);
+}
+
+/* While a series plays: refuses a key that would change the simulation
+ * (label: as the user knows it), saying why and how to leave the
+ * playback. true: refused. */
+static bool refused_in_playback(app *a, const char *label) {
+    if (!app_snapshot_playback(a)) return false;
+    base_msg_post(&a->msg,
+                  "%s changes the simulation: refused while a snapshot series plays (Enter "
+                  "leaves the playback and simulates from the snapshot on screen)",
+                  label);
+    return true;
+}
+
+/* The knob key's name as the help shows it: "+", "-", "T", "Shift+T". */
+static void knob_label(int key, int dir, char *out, size_t len) {
+    if (key == GLFW_KEY_EQUAL) {
+        snprintf(out, len, "%s", dir > 0 ? "+" : "-");
+    } else {
+        snprintf(out, len, "%s%c", dir > 0 ? "" : "Shift+", (char)('A' + (key - GLFW_KEY_A)));
+    }
 }
 
 void app_key(app *a, int key, int mods) {
@@ -273,14 +303,18 @@ void app_key(app *a, int key, int mods) {
     const int dir = (mods & GLFW_MOD_SHIFT) ? -1 : 1;
     for (int k = 0; k < CONFIG_KNOB_COUNT; k++) {
         if (config_knob_get((config_knob)k)->key == key) {
-            app_knob_key(a, (config_knob)k, dir);
+            char label[16];
+            knob_label(key, dir, label, sizeof label);
+            if (!refused_in_playback(a, label)) app_knob_key(a, (config_knob)k, dir);
             return;
         }
     }
     if (key >= GLFW_KEY_1 && key < GLFW_KEY_1 + config_scene_count()) {
-        app_scene_switch(a, key - GLFW_KEY_1);
+        const char label[2] = {(char)('1' + (key - GLFW_KEY_1)), 0};
+        if (!refused_in_playback(a, label)) app_scene_switch(a, key - GLFW_KEY_1);
         return;
     }
+    if (key == GLFW_KEY_F9 && refused_in_playback(a, "F9")) return;
     if (key == GLFW_KEY_E) {
         set_exposure(a, dir > 0 ? 1.25f : 1 / 1.25f);
         return;

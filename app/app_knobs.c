@@ -132,8 +132,13 @@ static void key_damping(app *a, int dir) {
 
 static void key_theta(app *a, int dir) {
     const double theta = params(a).theta;
-    /* On the 0.05 grid, so +0.1 and -0.1 retrace each other exactly. */
-    const double next = round((theta + dir * THETA_STEP) * 20) / 20;
+    /* On the 0.05 grid, so +0.1 and -0.1 retrace each other exactly; a
+     * step past an end of the range stops at that end. */
+    const sim_knob_info *range = sim_knob_get(SIM_KNOB_THETA);
+    const double on_grid = round(theta * 20) / 20; /* theta is a float: 0.05 reads 0.0500000007 */
+    double next = round((theta + dir * THETA_STEP) * 20) / 20;
+    if (on_grid > range->min && next < range->min) next = range->min;
+    if (on_grid < range->max && next > range->max) next = range->max;
     if (!in_range(a, SIM_KNOB_THETA, next, theta)) return;
     sim_set_theta(a->sim, (float)next);
     if (sim_get_method(a->sim)->uses_theta) {

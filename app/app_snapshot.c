@@ -11,11 +11,19 @@
  * sim_set_bodies restarts the simulation's clock at 0, so the file's time
  * and steps are kept here and added wherever time is shown or saved.
  *
+ * While a file's bodies are on screen (the simulation's generation is the
+ * one they were put in with) the HUD's title is a foreign file's name, and
+ * t and the steps go on from the file's own; new bodies (R, +, a scene)
+ * end that.
+ *
  * Playback: --load 'GLOB' or --load DIR shows one file per frame without
  * stepping, inside the normal app_frame, so drawing, colouring and
  * recording are those of a live run. A file that fails to load is reported
- * on the HUD and skipped.
+ * on the HUD and skipped. While a series is loaded, the keys that would
+ * change the simulation are refused (app_keys.c); Enter leaves the
+ * playback and simulates from the snapshot on screen.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +36,26 @@
 
 /* ---- into the simulation -------------------------------------------------- */
 
+/* Records where the bodies on screen came from (the simulation holds them
+ * from now on: its generation says so). */
+static void remember(app *a, const char *path, const io_snapshot *p) {
+    app_snapshot *s = &a->snapshot;
+    snprintf(s->file, sizeof s->file, "%s", path);
+    snprintf(s->format, sizeof s->format, "%s", p->format);
+    snprintf(s->units_note, sizeof s->units_note, "%s", p->note);
+    s->time_offset = p->time;
+    s->steps_offset = p->own ? p->knobs.steps : 0;
+    s->own = p->own;
+    s->knobs = p->knobs;
+    if (a->sim) s->generation = sim_get_params(a->sim).generation;
+}
+
+/* Whether the bodies on screen are the file's (and their time its own). */
+static bool on_screen(const app *a) {
+    const app_snapshot *s = &a->snapshot;
+    return s->file[0] && !s->pending && sim_get_params(a->sim).generation == s->generation;
+}
+
 /* Puts p's bodies into the simulation and records where they came from. */
 static bool install(app *a, const char *path, io_snapshot *p, snap_error *err) {
     sim_error e = {0};
@@ -36,12 +64,7 @@ static bool install(app *a, const char *path, io_snapshot *p, snap_error *err) {
         snprintf(err->hint, sizeof err->hint, "%s", e.hint);
         return false;
     }
-    app_snapshot *s = &a->snapshot;
-    snprintf(s->file, sizeof s->file, "%s", path);
-    snprintf(s->format, sizeof s->format, "%s", p->format);
-    snprintf(s->units_note, sizeof s->units_note, "%s", p->note);
-    s->time_offset = p->time;
-    s->steps_offset = p->own ? p->knobs.steps : 0;
+    remember(a, path, p);
     return true;
 }
 
@@ -57,17 +80,14 @@ static void apply_knobs(app *a, const snap_knobs *k) {
     if (scene >= 0) a->scene = scene;
 }
 
-static void update_hud(app *a) {
+const char *app_snapshot_line(app *a) {
     app_snapshot *s = &a->snapshot;
-    const double t = s->time_offset + sim_get_params(a->sim).time;
     int n = 0;
     if (s->series) {
-        n = snprintf(s->hud, sizeof s->hud, "%s %d/%d  %s  t = %.4g  (%s)",
-                     s->playing ? "playing" : "paused", s->series_shown + 1, s->series_count,
-                     io_base_name(s->file), t, s->units_note);
-    } else if (s->file[0]) {
-        n = snprintf(s->hud, sizeof s->hud, "%s at t = %.4g (the t above counts from it): %s",
-                     io_base_name(s->file), s->time_offset, s->units_note);
+        n = 0; /* the HUD's playback rows say it all */
+    } else if (on_screen(a)) {
+        n = snprintf(s->hud, sizeof s->hud, "from %s (%s) at t = %.6g: %s", io_base_name(s->file),
+                     s->format, s->time_offset, s->units_note);
     }
     if (n < 0 || (size_t)n >= sizeof s->hud) n = 0;
     if (s->last_save[0]) { /* the newest news first, in case the line is cut */
@@ -78,6 +98,42 @@ static void update_hud(app *a) {
     } else if (n == 0) {
         s->hud[0] = 0;
     }
+    return s->hud;
+}
+
+double app_snapshot_time(const app *a) {
+    const double t = sim_get_params(a->sim).time;
+    return on_screen(a) ? a->snapshot.time_offset + t : t;
+}
+
+int64_t app_snapshot_steps(const app *a) {
+    const int64_t steps = sim_get_params(a->sim).steps;
+    return on_screen(a) ? a->snapshot.steps_offset + steps : steps;
+}
+
+const char *app_snapshot_title(app *a) {
+    app_snapshot *s = &a->snapshot;
+    if (!on_screen(a) || s->own) return config_scene_title(a->scene); /* ours knows its scene */
+    snprintf(s->title, sizeof s->title, "%s (%s)", io_base_name(s->file), s->format);
+    return s->title;
+}
+
+ui_playback app_snapshot_playback_facts(const app *a) {
+    const app_snapshot *s = &a->snapshot;
+    if (!s->series) return (ui_playback){.on = false};
+    return (ui_playback){.on = true,
+                         .playing = s->playing,
+                         .index = s->series_shown,
+                         .count = s->series_count,
+                         .file = io_base_name(s->file),
+                         .format = s->format,
+                         .units = s->units_note,
+                         .time = s->time_offset,
+                         .frames_per_snapshot = 1};
+}
+
+bool app_snapshot_playback(const app *a) {
+    return a->snapshot.series != NULL;
 }
 
 bool app_snapshot_open(app *a, bool cpu, sim_desc *desc) {
@@ -113,14 +169,10 @@ bool app_snapshot_open(app *a, bool cpu, sim_desc *desc) {
     if (!cpu && !given[CONFIG_KNOB_VARIANT]) desc->variant = sim_variant_auto(p.count);
     desc->body_count = p.count < PLACEHOLDER_BODIES ? p.count : PLACEHOLDER_BODIES;
     if (desc->body_count < 64) desc->body_count = 64; /* the scenes' generators want a few */
+    remember(a, first, &p);
     s->pending = p.bodies;
     s->pending_count = p.count;
     p.bodies = NULL;
-    snprintf(s->file, sizeof s->file, "%s", first);
-    snprintf(s->format, sizeof s->format, "%s", p.format);
-    snprintf(s->units_note, sizeof s->units_note, "%s", p.note);
-    s->time_offset = p.time;
-    s->steps_offset = p.own ? p.knobs.steps : 0;
     s->playing = series;
     return true;
 }
@@ -135,18 +187,21 @@ bool app_snapshot_start(app *a) {
         fprintf(stderr, "nbody: --load %s: %s\nhint: %s\n", s->file, e.message, e.hint);
         return false;
     }
+    s->generation = sim_get_params(a->sim).generation;
     app_physics_changed(a);
     app_scene_brightness(a); /* for the file's N */
     app_fit_view(a);
     s->series_index = s->series_shown = s->series_shown_at = 0;
-    update_hud(a);
     const sim_params p = sim_get_params(a->sim);
     if (s->series) {
-        base_msg_post(&a->msg, "playing %d snapshots from %s (Space pauses; . , step; [ ] 10): %s",
+        base_msg_post(&a->msg,
+                      "playing %d snapshots from %s (Space pauses; . , step; [ ] 10; Enter "
+                      "simulates from the one on screen): %s",
                       s->series_count, io_base_name(s->file), s->units_note);
     } else {
-        base_msg_post(&a->msg, "loaded %s (%s, %d bodies, t = %.6g): %s", io_base_name(s->file),
-                      s->format, p.body_count, s->time_offset, s->units_note);
+        base_msg_post(&a->msg, "loaded %s (%s, %d %s, t = %.6g): %s", io_base_name(s->file),
+                      s->format, p.body_count, p.body_count == 1 ? "body" : "bodies",
+                      s->time_offset, s->units_note);
     }
     return true;
 }
@@ -174,7 +229,12 @@ static void show(app *a, int from, int step) {
             }
             s->series_index = s->series_shown = i;
             s->series_shown_at = a->live.frame;
-            update_hud(a);
+            if (s->announce) {
+                base_msg_post(&a->msg, "snapshot %d/%d: %s, t = %.6g (%s)", i + 1, s->series_count,
+                              io_base_name(s->file), s->time_offset,
+                              s->playing ? "playing" : "paused");
+            }
+            s->announce = false;
             return;
         }
         base_msg_post(&a->msg, "skipped %s: %s (%s)", io_base_name(s->series[i]), err.message,
@@ -182,10 +242,14 @@ static void show(app *a, int from, int step) {
     }
     s->series_index = s->series_shown; /* nothing loadable that way: stay */
     s->playing = false;
-    update_hud(a);
+    if (s->announce) {
+        base_msg_post(&a->msg, "no loadable snapshot that way: %d/%d stays (%s)",
+                      s->series_shown + 1, s->series_count, io_base_name(s->file));
+    }
+    s->announce = false;
 }
 
-bool app_snapshot_playback_frame(app *a) {
+bool app_snapshot_frame(app *a) {
     app_snapshot *s = &a->snapshot;
     if (!s->series) return false;
     if (s->series_index != s->series_shown) {
@@ -196,8 +260,8 @@ bool app_snapshot_playback_frame(app *a) {
             show(a, s->series_shown + 1, 1);
         } else {
             s->playing = false;
-            update_hud(a);
-            base_msg_post(&a->msg, "end of the series (Space plays it again; , and [ step back)");
+            base_msg_post(&a->msg, "end of the series (Space plays it again; , and [ step back; "
+                                   "Enter simulates from here)");
         }
     }
     return true;
@@ -208,17 +272,50 @@ bool app_snapshot_playback_key(app *a, int dir) {
     if (!s->series) return false;
     if (dir == 0) {
         s->playing = !s->playing;
-        if (s->playing && s->series_shown + 1 >= s->series_count) s->series_index = 0; /* again */
+        const bool again = s->playing && s->series_shown + 1 >= s->series_count;
+        if (again) s->series_index = 0;
         s->series_shown_at = a->live.frame; /* the first step comes next frame */
-    } else {
-        int i = s->series_shown + dir;
-        if (i < 0) i = 0;
-        if (i > s->series_count - 1) i = s->series_count - 1;
-        s->series_index = i;
-        s->playing = false;
+        if (!s->playing) {
+            base_msg_post(&a->msg, "playback paused at %d/%d: %s (Space plays, . , step)",
+                          s->series_shown + 1, s->series_count, io_base_name(s->file));
+        } else {
+            base_msg_post(&a->msg, "playback %s at %d/%d (Space pauses)",
+                          again ? "starts again" : "plays on", again ? 1 : s->series_shown + 1,
+                          s->series_count);
+        }
+        return true;
     }
-    update_hud(a);
+    int i = s->series_shown + dir;
+    if (i < 0) i = 0;
+    if (i > s->series_count - 1) i = s->series_count - 1;
+    s->playing = false;
+    if (i == s->series_shown) {
+        base_msg_post(&a->msg, "%s snapshot of the series: %d/%d stays (%s)",
+                      dir < 0 ? "the first" : "the last", i + 1, s->series_count,
+                      io_base_name(s->file));
+        return true;
+    }
+    s->series_index = i;
+    s->announce = true; /* show() says where it went, next frame */
     return true;
+}
+
+void app_snapshot_leave_playback(app *a) {
+    app_snapshot *s = &a->snapshot;
+    if (!s->series) {
+        base_msg_post(&a->msg, "Enter leaves a snapshot series' playback: none plays");
+        return;
+    }
+    const int index = s->series_shown, count = s->series_count;
+    io_series_free(s->series, s->series_count);
+    s->series = NULL;
+    s->series_count = 0;
+    s->playing = false;
+    if (s->own) apply_knobs(a, &s->knobs); /* our save runs on as it was saved */
+    app_physics_changed(a);
+    a->live.paused = false;
+    base_msg_post(&a->msg, "left the playback: simulating from %s (%d/%d, t = %.6g; Space pauses)",
+                  io_base_name(s->file), index + 1, count, s->time_offset);
 }
 
 /* ---- saving --------------------------------------------------------------- */
@@ -229,8 +326,9 @@ static bool write_snapshot(app *a, const char *path, snap_format format) {
     const sim_params p = sim_get_params(a->sim);
     sim_body *b = malloc(sizeof *b * (size_t)p.body_count);
     if (!b) {
-        fprintf(stderr, "nbody: out of memory for a snapshot of %d bodies\nhint: fewer bodies\n",
-                p.body_count);
+        fprintf(stderr, "nbody: out of memory for a snapshot of %d %s\nhint: fewer bodies\n",
+                p.body_count, p.body_count == 1 ? "body" : "bodies");
+        errno = ENOMEM;
         return false;
     }
     sim_get_bodies(a->sim, b);
@@ -239,11 +337,13 @@ static bool write_snapshot(app *a, const char *path, snap_format format) {
                         .softening = p.softening,
                         .damping = p.damping,
                         .theta = p.theta,
-                        .steps = a->snapshot.steps_offset + p.steps};
+                        .steps = app_snapshot_steps(a)};
     snprintf(knobs.scene, sizeof knobs.scene, "%s", config_scene_name(a->scene));
-    const bool ok =
-        io_snapshot_write(path, format, b, p.body_count, a->snapshot.time_offset + p.time, &knobs);
+    errno = 0;
+    const bool ok = io_snapshot_write(path, format, b, p.body_count, app_snapshot_time(a), &knobs);
+    const int err = errno;
     free(b);
+    errno = err;
     return ok;
 }
 
@@ -252,8 +352,9 @@ bool app_snapshot_dump(app *a, const char *path, bool *ok) {
     if (f == SNAP_FORMAT_UNKNOWN) return false;
     *ok = write_snapshot(a, path, f);
     if (*ok) {
-        printf("nbody: wrote %s (%s, %d bodies)\n", path, snap_format_name(f),
-               sim_get_params(a->sim).body_count);
+        const int n = sim_get_params(a->sim).body_count;
+        printf("nbody: wrote %s (%s, %d %s)\n", path, snap_format_name(f), n,
+               n == 1 ? "body" : "bodies");
     }
     return true;
 }
@@ -262,13 +363,20 @@ void app_snapshot_save(app *a) {
     char name[96];
     io_stamped_name(name, sizeof name, ".tipsy", a->live.frame);
     if (!write_snapshot(a, name, SNAP_FORMAT_TIPSY)) {
-        base_msg_post(&a->msg, "F5: %s not written (see the terminal)", name);
+        /* The terminal has the whole line; the HUD says why in short. */
+        base_msg_post(&a->msg, "F5: %s not written: %s", name,
+                      errno ? strerror(errno)
+                            : "the snapshot could not be made (see the terminal)");
         return;
     }
     app_snapshot *s = &a->snapshot;
     io_absolute(name, s->last_save, sizeof s->last_save);
-    update_hud(a);
-    base_msg_post(&a->msg, "saved %s (F9 reloads it)", s->last_save);
+    if (s->series) {
+        base_msg_post(&a->msg, "saved snapshot %d/%d (%s) as %s (F9 reloads it)",
+                      s->series_shown + 1, s->series_count, io_base_name(s->file), s->last_save);
+    } else {
+        base_msg_post(&a->msg, "saved %s (F9 reloads it)", s->last_save);
+    }
 }
 
 void app_snapshot_reload(app *a) {
@@ -296,7 +404,6 @@ void app_snapshot_reload(app *a) {
         base_msg_post(&a->msg, "F9: %s: %s (%s)", s->last_save, err.message, err.hint);
         return;
     }
-    update_hud(a);
     base_msg_post(&a->msg, "reloaded %s (t = %.6g)", s->last_save, s->time_offset);
 }
 
@@ -330,11 +437,13 @@ void app_snapshot_json(const app *a, char *out, size_t len) {
     json_string(file, sizeof file, s->file);
     json_string(save, sizeof save, s->last_save);
     json_string(note, sizeof note, s->units_note);
+    const bool shown = on_screen(a); /* else new bodies replaced the file's */
     int n = snprintf(out, len,
-                     ", \"snapshot\": {\"file\": %s, \"format\": \"%s\", \"time\": %.17g, "
+                     ", \"snapshot\": {\"file\": %s, \"format\": %s%s%s, \"time\": %.17g, "
                      "\"steps\": %lld, \"units\": %s, \"last_save\": %s}",
-                     s->file[0] ? file : "null", s->format, s->time_offset + p.time,
-                     (long long)(s->steps_offset + p.steps), note, s->last_save[0] ? save : "null");
+                     shown ? file : "null", shown ? "\"" : "", shown ? s->format : "null",
+                     shown ? "\"" : "", app_snapshot_time(a), (long long)app_snapshot_steps(a),
+                     shown ? note : "null", s->last_save[0] ? save : "null");
     if (n < 0 || (size_t)n >= len) return;
     if (!s->series) {
         snprintf(out + n, len - (size_t)n, ", \"playback\": null");

@@ -6,6 +6,11 @@
  * computed fresh from the exact sum for each line, against an exact E0, so
  * a script can check what each key press did; the *_live fields are the
  * HUD's own. io/ keeps the lines and writes the file (io_status.c).
+ *
+ * "mode" is "playback" while a snapshot series plays, when the figures of a
+ * running simulation (ms_per_step, interactions_per_s, dE_over_E0 and the
+ * live energy) are null and t is the snapshot's own; else "simulation". t
+ * and steps go on from a loaded file's own.
  */
 #include <math.h>
 #include <stdio.h>
@@ -29,6 +34,7 @@ void app_status_line(app *a) {
         l->energy0_exact = d.total;
         l->energy0_exact_valid = true;
     }
+    const bool playback = app_snapshot_playback(a);
     const double de = l->energy0_exact_valid && l->energy0_exact != 0
                           ? (d.total - l->energy0_exact) / fabs(l->energy0_exact)
                           : 0.0;
@@ -40,12 +46,14 @@ void app_status_line(app *a) {
         app_knob_json(a, (config_knob)k, value, sizeof value);
         io_status_printf(&a->status, ", \"%s\": %s", config_knob_get((config_knob)k)->name, value);
     }
-    char e[32], de_s[32], vr[32], e_live[32], de_live[32];
+    char e[32], de_s[32], vr[32], ms[32], ips[32], e_live[32], de_live[32];
     number(e, sizeof e, d.total);
-    number(de_s, sizeof de_s, de);
+    number(de_s, sizeof de_s, playback ? NAN : de); /* nothing steps: no drift */
     number(vr, sizeof vr, d.virial_ratio);
+    number(ms, sizeof ms, playback ? NAN : (double)sim_last_step_ms(a->sim));
+    number(ips, sizeof ips, playback ? NAN : app_interactions_per_s(a));
     /* The HUD's figures: every frame from the tree's walk, else sampled. */
-    const bool live = l->diag_valid && l->energy0_valid;
+    const bool live = !playback && l->diag_valid && l->energy0_valid;
     number(e_live, sizeof e_live, live ? l->diag.total : NAN);
     number(de_live, sizeof de_live, live ? app_energy_error(a) : NAN);
     io_status_printf(&a->status, ", \"fullscreen\": %s, \"window\": [%d, %d]",
@@ -55,14 +63,14 @@ void app_status_line(app *a) {
     io_status_printf(&a->status, "%s", snapshot);
     io_status_printf(
         &a->status,
-        ", \"t\": %.9g, \"steps\": %lld, \"paused\": %s, \"fps\": %.4g, \"ms_per_step\": %.6g, "
-        "\"interactions_per_s\": %.6g, \"energy\": %s, \"dE_over_E0\": %s, \"virial_ratio\": %s, "
-        "\"energy_live\": %s, \"dE_over_E0_live\": %s, \"energy_live_source\": \"%s\", "
-        "\"interop\": \"%s\", \"sprites\": \"%s\", \"sprites_mode\": \"%s\", \"color\": %d, "
-        "\"hud\": %s, \"help\": %s, \"vsync\": %s}\n",
-        p.time, (long long)p.steps, l->paused ? "true" : "false", l->fps,
-        (double)sim_last_step_ms(a->sim), app_interactions_per_s(a), e, de_s, vr, e_live, de_live,
-        live && l->energy0_source == SIM_POTENTIAL_WALK ? "walk" : "exact",
+        ", \"mode\": \"%s\", \"t\": %.9g, \"steps\": %lld, \"paused\": %s, \"fps\": %.4g, "
+        "\"ms_per_step\": %s, \"interactions_per_s\": %s, \"energy\": %s, \"dE_over_E0\": %s, "
+        "\"virial_ratio\": %s, \"energy_live\": %s, \"dE_over_E0_live\": %s, "
+        "\"energy_live_source\": \"%s\", \"interop\": \"%s\", \"sprites\": \"%s\", "
+        "\"sprites_mode\": \"%s\", \"color\": %d, \"hud\": %s, \"help\": %s, \"vsync\": %s}\n",
+        playback ? "playback" : "simulation", app_snapshot_time(a),
+        (long long)app_snapshot_steps(a), l->paused ? "true" : "false", l->fps, ms, ips, e, de_s,
+        vr, e_live, de_live, live && l->energy0_source == SIM_POTENTIAL_WALK ? "walk" : "exact",
         zero_copy ? "zero-copy" : "host-copy", a->interop.sprites_drawn ? "cuda" : "gl",
         config_sprites_name(a->sprites.mode), (int)a->view.color,
         a->ui.shown[UI_OVERLAY_HUD] ? "true" : "false",

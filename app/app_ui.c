@@ -1,7 +1,11 @@
 /* app_ui.c - what the overlays are told: the app's state as ui/ reads it
  * (ui_facts), made fresh whenever the UI draws or a key toggles an
  * overlay. The help's key lines (key_help) are left to the caller that
- * draws: they are the key table's (app_keys.c), which uses this file. */
+ * draws: they are the key table's (app_keys.c), which uses this file.
+ *
+ * "now" is the clock when the facts are made, after the frame's samples:
+ * the ages the HUD shows ("sampled 0.2 s ago") count from it, so a sample
+ * taken later in the frame than the frame's start is never in the future. */
 #include <math.h>
 
 #include "app.h"
@@ -21,14 +25,18 @@ void app_ui_facts(app *a, ui_facts *f) {
                  .auto_exposure = a->view.auto_exposure,
                  .bloom = a->view.bloom},
         .exposure = a->render ? render_exposure(a->render) : a->view.exposure,
-        .scene_title = config_scene_title(a->scene),
+        .scene_title = app_snapshot_title(a),
+        .time = app_snapshot_time(a),
+        .steps = app_snapshot_steps(a),
         .galactic = sim_ic_galactic(p.ic),
-        .now = l->now,
+        .now = base_now(),
         .fps = l->fps,
         .steps_per_frame = l->steps_per_frame,
         .headless = a->cfg.headless,
         .vsync = a->fe.vsync,
         .text_scale = a->fe.content_scale * (a->cfg.hud_scale > 0 ? a->cfg.hud_scale : 1.0f),
+        .text_scale_asked = a->cfg.hud_scale > 0,
+        .playback = app_snapshot_playback_facts(a),
         .interactions_per_s = app_interactions_per_s(a),
         .flops_per_interaction = app_flops_per_interaction(a),
         .energy_valid = l->diag_valid && l->energy0_valid && isfinite(l->diag.total),
@@ -44,7 +52,7 @@ void app_ui_facts(app *a, ui_facts *f) {
         .interop = p.backend == SIM_BACKEND_CUDA ? interop_path_name(a->interop.path) : "host copy",
         .sprites_by_cuda = a->interop.sprites_drawn,
         .sprites_auto = a->sprites.mode == CONFIG_SPRITES_AUTO && interop_cuda_sprites(&a->interop),
-        .snapshot = a->snapshot.hud,
+        .snapshot = app_snapshot_line(a),
         .msg = &a->msg,
         .capturing = a->req.capturing,
         .rungs = a->ladder.rows,

@@ -320,7 +320,7 @@ if run profile --n 256 --frames 40 --no-hud --width 320 --height 180 --profile; 
             split(fs, a, " "); want = a[2] * 1e3; got = t * a[1];
             exit !(got > want - 0.03 * want - 2 && got < want + 0.03 * want + 2 &&
                    p > t - 0.01 * t - 0.01 && p < t + 0.01 * t + 0.01) }' &&
-        grep -q '^  on the GPU: drawing [0-9.]* ms (GL timer queries, [1-9][0-9]* frames)' "$out"; then
+        grep -q "^  GL's drawing [0-9.]* ms (timer queries, [1-9][0-9]* frames, on " "$out"; then
         echo "ok   profile: $total ms/frame over '$seconds' (frames, s)"
     else
         failed "profile: parts '$parts', total '$total' ms/frame, run '$seconds' (frames, s)"

@@ -41,18 +41,34 @@ typedef struct ui_rung {
     bool current; /* the method running now */
 } ui_rung;
 
+/* A snapshot series played as a movie (--load 'GLOB' or DIR): what the HUD
+ * shows instead of the simulation's rows while it plays. */
+typedef struct ui_playback {
+    bool on;                    /* a series is loaded and plays (or is paused) */
+    bool playing;               /* false: paused, or at its end */
+    int index, count;           /* the file on screen, 0-based, of count */
+    const char *file;           /* its name (no folder) */
+    const char *format, *units; /* its format's name; how its units were taken */
+    double time;                /* the snapshot's own time (its header's) */
+    int frames_per_snapshot;
+} ui_playback;
+
 /* Everything the overlays show that is not the simulation's own. */
 typedef struct ui_facts {
     sim *sim;         /* the simulation shown (read only) */
     render_view view; /* the scene's camera and look */
     float exposure;   /* the exposure in effect (automatic included) */
-    const char *scene_title;
+    const char *scene_title; /* the scene's, or the loaded file's name */
+    double time;     /* simulated time shown: a loaded file's own time plus the steps since */
+    long long steps; /* steps shown, likewise */
     bool galactic; /* galaxy units: Myr, kpc and km/s beside the model units */
-    double now;    /* base_now() this frame */
+    double now;    /* base_now() when the facts were made (after this frame's samples) */
     double fps;
     int steps_per_frame;
     bool headless, vsync;
-    float text_scale; /* the screen's content scale times --hud-scale */
+    float text_scale;      /* the screen's content scale times --hud-scale */
+    bool text_scale_asked; /* --hud-scale was given: its size wins over the panel's share */
+    ui_playback playback;
     double interactions_per_s, flops_per_interaction;
     /* sampled by the app */
     bool energy_valid; /* energy, energy_error and virial_ratio hold a sample */
@@ -95,7 +111,7 @@ typedef enum ui_overlay_id {
 /* |dE/E0| above which the HUD's energy line becomes a warning. */
 #define UI_ENERGY_WARN 0.01
 #define UI_SPARK_SAMPLES 256 /* samples of the energy error the sparkline keeps (a ring) */
-#define UI_TREE_LEVELS 21    /* the tree's deepest level */
+#define UI_TREE_LEVELS 21    /* the deepest level of cells read from the tree */
 #define UI_RUNGS_MAX 32      /* bars the ladder chart draws at most */
 
 typedef struct ui_spark {
@@ -120,7 +136,7 @@ typedef struct ui_overlay {
     /* A second key (Shift: the other way), its help, and what it does; 0: none. */
     int adjust_key;
     const char *adjust_label, *adjust_help;
-    void (*adjust)(ui_state *ui, int dir, char *msg, size_t len);
+    void (*adjust)(ui_state *ui, const ui_facts *f, int dir, char *msg, size_t len);
 } ui_overlay;
 
 const ui_overlay *ui_overlay_get(ui_overlay_id id);
@@ -139,6 +155,7 @@ struct ui_state {
     bool shown[UI_OVERLAY_COUNT];
     float lens_scale;     /* the HUD's last lens (ui_fit_view); 0: none */
     int tree_depth;       /* cells: levels drawn below the first that fits the view */
+    int tree_first;       /* cells: that first level, as last drawn */
     sim_tree_cell *cells; /* cells: scratch, made on the first draw */
     render_box *box_scratch;
     ui_spark spark;

@@ -18,19 +18,39 @@ void ui_cells_toggled(ui_state *ui, const ui_facts *f, char *msg, size_t len) {
     if (!ui->shown[UI_OVERLAY_CELLS]) {
         snprintf(msg, len, "tree cells hidden");
     } else if (has_cells(f)) {
-        snprintf(msg, len, "tree cells: %d levels from the first that fits the view (L / Shift+L)",
-                 ui->tree_depth + 1);
+        snprintf(msg, len, "tree cells: %d level%s from the first that fits the view (L / Shift+L)",
+                 ui->tree_depth + 1, base_plural(ui->tree_depth + 1));
     } else {
         snprintf(msg, len, "tree cells shown when the tree runs (K to it)");
     }
 }
 
-void ui_cells_adjust(ui_state *ui, int dir, char *msg, size_t len) {
+void ui_cells_adjust(ui_state *ui, const ui_facts *f, int dir, char *msg, size_t len) {
+    /* No deeper than the tree goes below the first level drawn (the tree
+     * as last built; before it has run, the levels read from it). */
+    const sim_tree_stats t = sim_get_tree_stats(f->sim);
+    const int deepest = t.valid && t.depth < UI_TREE_LEVELS ? t.depth : UI_TREE_LEVELS;
+    const int first = ui->tree_first < deepest ? ui->tree_first : deepest;
+    const int most = deepest - first;
     int d = ui->tree_depth + dir;
     if (d < 0) d = 0;
-    if (d > UI_TREE_LEVELS) d = UI_TREE_LEVELS;
+    if (d > most) d = most;
+    const bool stopped = dir > 0 && d == ui->tree_depth;
     ui->tree_depth = d;
-    snprintf(msg, len, "tree cells: %d levels from the first that fits the view", d + 1);
+    if (stopped && deepest < UI_TREE_LEVELS) {
+        snprintf(msg, len,
+                 "tree cells: %d level%s from the first that fits the view: the tree has %d "
+                 "level%s, none more to show",
+                 d + 1, base_plural(d + 1), t.depth + 1, base_plural(t.depth + 1));
+    } else if (stopped) {
+        snprintf(msg, len,
+                 "tree cells: %d level%s from the first that fits the view, down to "
+                 "level %d, the deepest drawn",
+                 d + 1, base_plural(d + 1), UI_TREE_LEVELS);
+    } else {
+        snprintf(msg, len, "tree cells: %d level%s from the first that fits the view", d + 1,
+                 base_plural(d + 1));
+    }
 }
 
 void ui_cells_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height) {
@@ -56,6 +76,7 @@ void ui_cells_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height)
     for (int i = 0; i < got; i++) {
         if (cells[i].half <= largest && cells[i].level < first) first = cells[i].level;
     }
+    ui->tree_first = first; /* for L's limit */
     int n = 0;
     for (int i = 0; i < got; i++) {
         const int level = cells[i].level;

@@ -16,7 +16,12 @@
  * middle of the part of the window the panel leaves free. Sizes follow the
  * window's content scale, so both read on a HiDPI laptop and on a
  * projector; in a small window the lines wrap and the font shrinks (to
- * UI_MIN_PX) until the panel fits, never past the window's edge.
+ * UI_MIN_PX) until the panel fits HUD_MAX_HEIGHT of the window's height
+ * (with --hud-scale, until it fits the window), never past its edge.
+ *
+ * While a snapshot series plays, the rows of the simulation (step time,
+ * interactions, method, knobs, energy) give way to the series' own: the
+ * file, its index, its time, N and the playback rate.
  */
 #include <math.h>
 #include <stdio.h>
@@ -62,7 +67,52 @@ typedef struct hud_layout {
     int legend_count;
 } hud_layout;
 
+/* The line about the look and the pipeline (who steps, who draws). */
+static void look_line(const ui_facts *f, ui_lines *l) {
+    static const char *const colors[] = {"speed", "per body", "galaxy", "component"};
+    _Static_assert(sizeof colors / sizeof colors[0] == RENDER_COLOR_COUNT, "one name per mode");
+    const bool cuda = sim_get_params(f->sim).backend == SIM_BACKEND_CUDA;
+    const render_view *v = &f->view;
+    ui_add(l, UI_DIM,
+           "%s · %s · sprites by %s%s · colour: %s · sprite %.3g · exposure %.3g%s%s%s · H for "
+           "help",
+           cuda ? "CUDA" : "CPU", f->interop, f->sprites_by_cuda ? "CUDA" : "GL",
+           f->sprites_auto ? " (auto)" : "", colors[v->color], v->point_size, f->exposure,
+           v->auto_exposure ? " (auto)" : "", v->bloom ? " · bloom" : "",
+           f->galactic ? (v->hide_halo ? " · halo hidden" : " · halo shown") : "");
+}
+
+/* A series plays: its own figures instead of the simulation's (nothing
+ * steps, so step times, interactions and the energy's drift say nothing). */
+static void playback_lines(const ui_facts *f, ui_lines *l) {
+    const ui_playback *pb = &f->playback;
+    const sim_params p = sim_get_params(f->sim);
+    char n[32];
+    base_commas(p.body_count, n, sizeof n);
+    const bool end = !pb->playing && pb->index + 1 == pb->count;
+    ui_add(l, UI_KEY, "PLAYBACK %d/%d   %s   %s", pb->index + 1, pb->count, pb->file,
+           pb->playing ? "playing"
+           : end       ? "at the end"
+                       : "paused");
+    char when[48] = "";
+    if (f->galactic) snprintf(when, sizeof when, " (%.4g Myr)", pb->time * SIM_GALAXY_MYR_PER_TIME);
+    ui_add(l, UI_WHITE, "%s bod%s   t = %.6g%s, the snapshot's own time", n,
+           p.body_count == 1 ? "y" : "ies", pb->time, when);
+    const int fps_snap = pb->frames_per_snapshot > 0 ? pb->frames_per_snapshot : 1;
+    ui_add(l, UI_WHITE, "%d frame%s a snapshot at %.3g frames/s: %.3g snapshots/s", fps_snap,
+           base_plural(fps_snap), f->fps, f->fps / fps_snap);
+    ui_add(l, UI_WHITE, "%s file: %s", pb->format, pb->units);
+    ui_add(l, UI_DIM, "Space %s   . , one snapshot   ] [ ten   Enter: simulate from this one",
+           pb->playing ? "pauses" : "plays");
+    look_line(f, l);
+    if (f->snapshot && f->snapshot[0]) ui_add(l, UI_KEY, "%s", f->snapshot);
+}
+
 void ui_hud_lines(const ui_facts *f, ui_lines *l) {
+    if (f->playback.on) {
+        playback_lines(f, l);
+        return;
+    }
     const sim_params p = sim_get_params(f->sim);
     const bool cuda = p.backend == SIM_BACKEND_CUDA;
     const bool units = f->galactic;
@@ -85,10 +135,10 @@ void ui_hud_lines(const ui_facts *f, ui_lines *l) {
                ips * fpi * 1e-9, fpi);
     }
     char when[48] = "";
-    if (units) snprintf(when, sizeof when, "%.4g Myr, ", p.time * SIM_GALAXY_MYR_PER_TIME);
+    if (units) snprintf(when, sizeof when, "%.4g Myr, ", f->time * SIM_GALAXY_MYR_PER_TIME);
     ui_add(l, UI_WHITE, "%s bod%s   %s   t = %.3f (%s%lld step%s)", n,
-           p.body_count == 1 ? "y" : "ies", f->scene_title, p.time, when, (long long)p.steps,
-           base_plural((long)p.steps));
+           p.body_count == 1 ? "y" : "ies", f->scene_title, f->time, when, f->steps,
+           base_plural((long)f->steps));
     /* The method: its precision, where it runs, its name and knobs, what it adds. */
     char knobs[64] = "";
     int k = 0;
@@ -111,7 +161,7 @@ void ui_hud_lines(const ui_facts *f, ui_lines *l) {
     if (f->ferr_valid) {
         ui_add(l, f->ferr.p99 > 1e-2 ? UI_WARN : UI_WHITE,
                "force error vs exact (%d bod%s, %.0f s ago): median %.1e  99%% %.1e  (X)",
-               f->ferr.samples, f->ferr.samples == 1 ? "y" : "ies", f->now - f->ferr_time,
+               f->ferr.samples, f->ferr.samples == 1 ? "y" : "ies", fmax(0, f->now - f->ferr_time),
                f->ferr.median, f->ferr.p99);
     }
     char damping[48];
@@ -130,23 +180,14 @@ void ui_hud_lines(const ui_facts *f, ui_lines *l) {
     if (f->energy_valid) {
         if (fabs(f->energy_error) > UI_ENERGY_WARN) {
             ui_add(l, UI_WARN,
-                   "E %.6f   ΔE/E₀ %+.2e: energy not conserved (Shift+T halves dt, S raises ε)",
+                   "E %.6g   ΔE/E₀ %+.2e: energy not conserved (Shift+T halves dt, S raises ε)",
                    f->energy, f->energy_error);
         } else {
-            ui_add(l, UI_WHITE, "E %.6f   ΔE/E₀ %+.2e   2K/|W| %.3f   (sampled %.1f s ago)",
-                   f->energy, f->energy_error, f->virial_ratio, f->now - f->energy_time);
+            ui_add(l, UI_WHITE, "E %.6g   ΔE/E₀ %+.2e   2K/|W| %.3f   (sampled %.1f s ago)",
+                   f->energy, f->energy_error, f->virial_ratio, fmax(0, f->now - f->energy_time));
         }
     }
-    static const char *const colors[] = {"speed", "per body", "galaxy", "component"};
-    _Static_assert(sizeof colors / sizeof colors[0] == RENDER_COLOR_COUNT, "one name per mode");
-    const render_view *v = &f->view;
-    ui_add(l, UI_DIM,
-           "%s · %s · sprites by %s%s · colour: %s · sprite %.3g · exposure %.3g%s%s%s · H for "
-           "help",
-           cuda ? "CUDA" : "CPU", f->interop, f->sprites_by_cuda ? "CUDA" : "GL",
-           f->sprites_auto ? " (auto)" : "", colors[v->color], v->point_size, f->exposure,
-           v->auto_exposure ? " (auto)" : "", v->bloom ? " · bloom" : "",
-           units ? (v->hide_halo ? " · halo hidden" : " · halo shown") : "");
+    look_line(f, l);
     if (f->snapshot && f->snapshot[0]) ui_add(l, UI_KEY, "%s", f->snapshot);
     if (p.damping < 1.0f) ui_add(l, UI_WARN, "damping < 1: energy is not conserved");
     if (f->blown_up) {
@@ -328,6 +369,9 @@ static void layout(ui_state *ui, const ui_facts *f, int fb_width, int fb_height,
     /* Measured once at the baked size; widths scale with the font size. */
     const float baked = render_overlay_font_px(o), lh1 = render_overlay_line_height(o) / baked;
     const float legend_w1 = legend_width(o, L) / baked;
+    /* The panel's share of the window's height; a size asked for with
+     * --hud-scale may take the whole window. */
+    const float share = f->text_scale_asked ? 1.0f : HUD_MAX_HEIGHT;
     float px = want;
     for (;;) {
         const float lh = lh1 * px, m = ui_margin(lh), pad = 0.5f * lh;
@@ -336,7 +380,7 @@ static void layout(ui_state *ui, const ui_facts *f, int fb_width, int fb_height,
         for (int i = 0; i < raw.count; i++)
             ui_wrap(o, &raw.line[i], max_w, px / baked, 4, &wrapped);
         const float h = lh * (wrapped.count + PANEL_ROWS_BELOW) + 2 * pad;
-        if (h + 2 * m <= HUD_MAX_HEIGHT * fb_height && legend_w1 * px <= max_w) break;
+        if (h + 2 * m <= share * fb_height && legend_w1 * px <= max_w) break;
         if (px <= UI_MIN_PX) break;
         px = fmaxf(UI_MIN_PX, floorf(px * 0.9f));
     }
@@ -476,8 +520,11 @@ void ui_hud_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height) {
         render_overlay_text(o, bx + L.bar_px + 0.5f * lh, by, UI_WHITE, L.bar_label);
     }
     draw_legend(o, &L, bx, by + lh);
-    /* ΔE/E₀ over time, inside the panel so the lens leaves it room */
-    ui_spark_draw(ui, bx, by + 2.25f * lh, fminf(22 * lh, L.w - 2 * pad), 4.5f * lh);
+    /* ΔE/E₀ over time, inside the panel so the lens leaves it room (not
+     * while a series plays: nothing is simulated) */
+    if (!f->playback.on) {
+        ui_spark_draw(ui, bx, by + 2.25f * lh, fminf(22 * lh, L.w - 2 * pad), 4.5f * lh);
+    }
     render_overlay_end(o);
 }
 

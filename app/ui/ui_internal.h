@@ -48,7 +48,7 @@ void ui_chart_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height)
 void ui_chart_toggled(ui_state *ui, const ui_facts *f, char *msg, size_t len);
 void ui_cells_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height);
 void ui_cells_toggled(ui_state *ui, const ui_facts *f, char *msg, size_t len);
-void ui_cells_adjust(ui_state *ui, int dir, char *msg, size_t len);
+void ui_cells_adjust(ui_state *ui, const ui_facts *f, int dir, char *msg, size_t len);
 /* The sparkline inside the HUD panel at x, y, w x h. */
 void ui_spark_draw(ui_state *ui, float x, float y, float w, float h);
 /* The message line at the bottom. */
