@@ -130,8 +130,9 @@ typedef struct app_script {
     int count, next;
 } app_script;
 
-/* Snapshots on screen (app_snapshot.c): --load, F5 / F9, and a series
- * (--load 'run_*.hdf5' or a folder) played as a movie. */
+/* Snapshots on screen (app_snapshot.c): --load, F5 / F9, a series
+ * (--load 'run_*.hdf5' or a folder) played as a movie, and
+ * --snapshot-every's series written from a run. */
 typedef struct app_snapshot {
     char file[PATH_MAX];      /* the snapshot last put on screen (--load, F9, playback), or "" */
     char format[16];          /* its format's name */
@@ -153,6 +154,13 @@ typedef struct app_snapshot {
     int series_shown_at; /* the frame it was loaded in */
     bool playing;
     bool announce; /* a key moved the playback: the move says where it went */
+    /* --snapshot-every K: the run's state every K frames that step */
+    int every_next;        /* the index of the next file */
+    long every_frames;     /* frames that stepped so far */
+    long every_written_at; /* every_frames when the last file was written */
+    int64_t every_steps;   /* the sim's steps and generation at the last look */
+    uint32_t every_generation;
+    bool every_done; /* stopped: a write failed or the names ran out */
 } app_snapshot;
 
 /* The ladder chart's measurements (app_ladder.c): step times per (method, N). */
@@ -394,8 +402,9 @@ uint64_t app_sprites_signature(int n, sim_variant v, int steps_per_frame, int fb
  * printed. */
 bool app_snapshot_open(app *a, bool cpu, sim_desc *desc);
 bool app_snapshot_start(app *a);
-/* In app_frame, before the steps: loads the file due; true when a series
- * plays (then nothing is stepped). */
+/* In app_frame, before the steps: loads the file due and returns true when
+ * a series plays (then nothing is stepped); else writes --snapshot-every's
+ * file when one is due and returns false. */
 bool app_snapshot_frame(app *a);
 /* Playback keys: Space, '.', ',', '[' and ']' (dir: files to move; 0 play /
  * pause), each saying what it did. false when no series is loaded. */
@@ -409,7 +418,8 @@ void app_snapshot_leave_playback(app *a);
 void app_snapshot_save(app *a);   /* F5 */
 void app_snapshot_reload(app *a); /* F9 */
 /* --dump to a .tipsy, .hdf5 or .h5 path; false when path is none of those.
- * *ok: written. */
+ * *ok: written. With --snapshot-every, the series' last file when it is
+ * due. */
 bool app_snapshot_dump(app *a, const char *path, bool *ok);
 /* The simulated time and steps shown: the file's own plus the steps since,
  * while its bodies are on screen; the simulation's otherwise. */

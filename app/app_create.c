@@ -25,6 +25,7 @@ static app *app_alloc(const config *cfg) {
     a->view.speed_scale = 1.0f;
     a->sprites.mode = cfg->sprites;
     ui_init(&a->ui, !cfg->no_hud, &a->msg);
+    if (!cfg->headless) ui_hint_start(&a->ui); /* a newcomer's first look at the window */
     io_status_init(&a->status, cfg->status_json, cfg->status_every > 0);
     return a;
 }

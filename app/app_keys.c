@@ -13,7 +13,8 @@
  *
  * While a snapshot series plays, the keys that change the simulation (the
  * knobs', the scenes', F9) are refused with the reason and the way out:
- * Enter leaves the playback and simulates from the snapshot on screen.
+ * Enter leaves the playback and simulates from the snapshot on screen. The
+ * first key of a session ends the first-run hint.
  */
 #include <GLFW/glfw3.h> /* key codes and modifier bits only */
 #include <math.h>
@@ -292,6 +293,7 @@ static void knob_label(int key, int dir, char *out, size_t len) {
 }
 
 void app_key(app *a, int key, int mods) {
+    ui_hint_end(&a->ui); /* the first key ends the first-run hint */
     /* + is Shift+= on most layouts: + and = both step N up. */
     if (key == GLFW_KEY_EQUAL) mods &= ~GLFW_MOD_SHIFT;
     key = canonical(key, &mods);

@@ -22,6 +22,10 @@
  * on the HUD and skipped. While a series is loaded, the keys that would
  * change the simulation are refused (app_keys.c); Enter leaves the
  * playback and simulates from the snapshot on screen.
+ *
+ * --snapshot-every K --dump PATTERN: the run's state every K frames that
+ * step, as PATTERN's files 0, 1, 2, ... (the state before the first step
+ * is file 0), so `--load 'PATTERN's glob'` plays the run back.
  */
 #include <errno.h>
 #include <limits.h>
@@ -249,9 +253,14 @@ static void show(app *a, int from, int step) {
     s->announce = false;
 }
 
+static void snapshot_every(app *a);
+
 bool app_snapshot_frame(app *a) {
     app_snapshot *s = &a->snapshot;
-    if (!s->series) return false;
+    if (!s->series) {
+        snapshot_every(a);
+        return false;
+    }
     if (s->series_index != s->series_shown) {
         show(a, s->series_index, s->series_index > s->series_shown ? 1 : -1);
     } else if (s->playing && !a->live.paused && a->live.frame > s->series_shown_at) {
@@ -348,6 +357,17 @@ static bool write_snapshot(app *a, const char *path, snap_format format) {
 }
 
 bool app_snapshot_dump(app *a, const char *path, bool *ok) {
+    if (a->cfg.snapshot_every > 0) { /* PATTERN: the series' last file, when due */
+        snapshot_every(a);           /* a failed write has set req.write_failed: exit 1 */
+        *ok = true;
+        const app_snapshot *s = &a->snapshot;
+        char glob[PATH_MAX];
+        if (s->every_next > 0 && io_series_glob(path, glob, sizeof glob)) {
+            printf("nbody: wrote %d snapshot%s %s (files 0 to %d; --load '%s' plays them)\n",
+                   s->every_next, base_plural(s->every_next), path, s->every_next - 1, glob);
+        }
+        return true;
+    }
     const snap_format f = io_dump_format(path);
     if (f == SNAP_FORMAT_UNKNOWN) return false;
     *ok = write_snapshot(a, path, f);
@@ -377,6 +397,42 @@ void app_snapshot_save(app *a) {
     } else {
         base_msg_post(&a->msg, "saved %s (F9 reloads it)", s->last_save);
     }
+}
+
+/* ---- --snapshot-every ------------------------------------------------------- */
+
+/* Before each frame's steps (and once at exit): counts the frames that
+ * stepped since the last look, and writes the next file of the pattern when
+ * K of them have passed since the last one (file 0: the state before the
+ * first step). A failed write stops the series and makes the run exit 1. */
+static void snapshot_every(app *a) {
+    app_snapshot *s = &a->snapshot;
+    const int k = a->cfg.snapshot_every;
+    if (k <= 0 || s->every_done || !a->cfg.dump) return;
+    const sim_params p = sim_get_params(a->sim);
+    const bool first = s->every_next == 0;
+    if (!first && (p.steps != s->every_steps || p.generation != s->every_generation)) {
+        s->every_frames++;
+    }
+    s->every_steps = p.steps;
+    s->every_generation = p.generation;
+    if (!first && s->every_frames - s->every_written_at < k) return;
+    char path[PATH_MAX];
+    if (!io_series_name(a->cfg.dump, s->every_next, path, sizeof path)) {
+        s->every_done = true;
+        base_msg_post(&a->msg,
+                      "--snapshot-every: %s has no name for file %d: the series stops (a wider "
+                      "number, e.g. %%06d, holds more)",
+                      a->cfg.dump, s->every_next);
+        return;
+    }
+    if (!write_snapshot(a, path, io_dump_format(path))) {
+        s->every_done = true;
+        a->req.write_failed = true; /* message printed: exit 1 at the end */
+        return;
+    }
+    s->every_written_at = s->every_frames;
+    s->every_next++;
 }
 
 void app_snapshot_reload(app *a) {

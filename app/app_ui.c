@@ -13,6 +13,7 @@
 void app_ui_facts(app *a, ui_facts *f) {
     const sim_params p = sim_get_params(a->sim);
     const app_live *l = &a->live;
+    const io_record_info rec = io_record_get_info(&a->rec);
     *f = (ui_facts){
         .sim = a->sim,
         .view = {.camera = a->view.camera,
@@ -37,6 +38,7 @@ void app_ui_facts(app *a, ui_facts *f) {
         .text_scale = a->fe.content_scale * (a->cfg.hud_scale > 0 ? a->cfg.hud_scale : 1.0f),
         .text_scale_asked = a->cfg.hud_scale > 0,
         .playback = app_snapshot_playback_facts(a),
+        .recording = {.on = rec.on, .video = rec.video, .frames = rec.frames, .fps = rec.fps},
         .interactions_per_s = app_interactions_per_s(a),
         .flops_per_interaction = app_flops_per_interaction(a),
         .energy_valid = l->diag_valid && l->energy0_valid && isfinite(l->diag.total),

@@ -200,6 +200,7 @@ frames-dir       outdir run
 encode           input  run
 progress         switch run
 profile          switch run
+snapshot-every   int    run   1      2147483647           0         2147483648
 '
 
 mkdir -p "$tmp/adir" "$tmp/fixtures"

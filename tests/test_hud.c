@@ -17,7 +17,11 @@
  *     F9) is refused with the reason and "Enter"; the playback keys say
  *     what they did; Enter leaves the playback and the simulation runs on
  *     from the snapshot's time;
+ *   - the first-run hint: on in a window app, off headless, ended by the
+ *     first key, gone after UI_HINT_SECONDS + UI_HINT_FADE;
+ *   - the REC indicator's text: frames written / frames/s.
  * In an offscreen EGL context (skipped parts say so when there is none):
+ *   - a recording (a PNG sequence) shows REC with the frames written;
  *   - --hud-scale makes the text larger at 1280x720: 1, 1.5 and 3 give
  *     growing font sizes, and the panel stays in the window.
  */
@@ -301,10 +305,74 @@ static void check_playback(const char *dir) {
     app_destroy(a);
 }
 
+static void check_hint_and_rec(void) {
+    app *a = make(SIM_BACKEND_CPU, 100, NULL, NULL, false); /* a window's app (none opened) */
+    ui_facts f;
+    app_ui_facts(a, &f);
+    float alpha = 0;
+    const char *hint = ui_hint_text(&a->ui, &f, &alpha);
+    CHECK(hint && strstr(hint, "drag to orbit") && strstr(hint, "1-7 scenes") &&
+              strstr(hint, "K kernels") && strstr(hint, "H help") && alpha == 1,
+          "the first-run hint: '%s' at %.2f", hint ? hint : "(none)", alpha);
+    a->ui.hint_since = f.now - UI_HINT_SECONDS - 0.5 * UI_HINT_FADE;
+    hint = ui_hint_text(&a->ui, &f, &alpha);
+    CHECK(hint && fabs(alpha - 0.5) < 1e-6, "half faded: %.3f", alpha);
+    a->ui.hint_since = f.now - UI_HINT_SECONDS - UI_HINT_FADE - 0.01;
+    CHECK(!ui_hint_text(&a->ui, &f, &alpha), "gone after it faded");
+    a->ui.hint_since = 0;
+    CHECK(ui_hint_text(&a->ui, &f, &alpha), "shown again from its start");
+    press(a, GLFW_KEY_C, 0);
+    app_ui_facts(a, &f);
+    CHECK(!ui_hint_text(&a->ui, &f, &alpha), "the first key ends it");
+    app_destroy(a);
+    a = make(SIM_BACKEND_CPU, 100, NULL, NULL, true);
+    app_ui_facts(a, &f);
+    CHECK(!ui_hint_text(&a->ui, &f, &alpha), "none headless");
+    char rec[64];
+    CHECK(!ui_rec_text(&f, rec, sizeof rec), "no REC while nothing records");
+    f.recording = (ui_recording){.on = true, .video = true, .frames = 95, .fps = 30};
+    CHECK(ui_rec_text(&f, rec, sizeof rec) && strcmp(rec, "REC 0:03.2") == 0,
+          "95 frames at 30/s: '%s'", rec);
+    f.recording.frames = 30 * 75;
+    CHECK(ui_rec_text(&f, rec, sizeof rec) && strcmp(rec, "REC 1:15.0") == 0, "75 s: '%s'", rec);
+    f.recording = (ui_recording){.on = true, .video = false, .frames = 1};
+    CHECK(ui_rec_text(&f, rec, sizeof rec) && strcmp(rec, "REC 1 frame") == 0, "'%s'", rec);
+    app_destroy(a);
+}
+
 /* ---- with GL ---------------------------------------------------------- */
 
 static void frame(app *a) {
     app_frame(a, a->cfg.width, a->cfg.height);
+}
+
+static void check_recording(const char *dir) {
+    char frames[PATH_MAX];
+    snprintf(frames, sizeof frames, "%s/frames", dir);
+    config cfg = {.sim = {.backend = SIM_BACKEND_CPU, .body_count = 64},
+                  .steps_per_frame = 1,
+                  .headless = true,
+                  .width = 320,
+                  .height = 180,
+                  .frames_dir = frames};
+    cfg.given[CONFIG_KNOB_N] = true;
+    CHECK(io_check_frames_dir(frames, "--frames-dir"), "frames dir");
+    int status = 0;
+    app *a = app_create(&cfg, &status);
+    if (!a || !app_gl_begin(a, true)) {
+        CHECK(false, "an app with GL");
+        return;
+    }
+    for (int i = 0; i < 12; i++) frame(a);
+    ui_facts f;
+    app_ui_facts(a, &f);
+    char rec[64];
+    CHECK(f.recording.on && !f.recording.video && f.recording.frames > 0 &&
+              f.recording.frames <= 12 && ui_rec_text(&f, rec, sizeof rec) && strstr(rec, "REC ") &&
+              strstr(rec, " frames"),
+          "a PNG sequence records: %ld frames written, '%s'", f.recording.frames, rec);
+    app_gl_end(a);
+    app_destroy(a);
 }
 
 /* The HUD's font at 1280x720 for --hud-scale x (0: not given). */
@@ -348,12 +416,14 @@ int main(void) {
     check_fit();
     check_foreign_file(dir);
     check_playback(dir);
+    check_hint_and_rec();
     app_egl *egl = app_egl_open(-1);
     if (egl) {
+        check_recording(dir);
         check_hud_scale();
         app_egl_close(egl);
     } else {
-        printf("test_hud: no EGL context: the --hud-scale checks skipped\n");
+        printf("test_hud: no EGL context: the recording and --hud-scale checks skipped\n");
     }
     char cmd[PATH_MAX + 16];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -14,6 +14,11 @@ Headless, CPU backend, small N. What is checked:
     stdout line names 2,000 bodies (not the 1,024-body placeholder), t goes
     on from 1.25 in the status and in a --dump at exit;
   - one body: "1 body", never "1 bodies", in the load and dump lines;
+  - --snapshot-every K --dump run_%03d.tipsy: one file at the start and one
+    every K frames, times growing by K steps of dt; --load 'run_*.tipsy'
+    plays them back with those times; bad patterns (no number, an unpadded
+    or second number, %s, a CSV, too few digits for the run, no --dump) exit
+    2 with one line and a hint, writing nothing;
   - --profile on the CPU says who drew the sprites (GL) and names the GL
     renderer, and claims no CUDA;
   - F5 on a full disk (a tmpfs, root only; skipped elsewhere) says why on
@@ -152,6 +157,44 @@ def one_body(tmp):
           f"one body, singular: {r.stdout!r}")
 
 
+def snapshot_every(tmp):
+    out = os.path.join(tmp, "every")
+    os.mkdir(out)
+    r = run(["--n", "64", "--frames", "10", "--steps-per-frame", "1", "--snapshot-every", "3", "--dump",
+             os.path.join(out, "run_%03d.tipsy"), "--dt", "0.01"], tmp)
+    files = sorted(f for f in os.listdir(out) if f.endswith(".tipsy"))
+    check(r.returncode == 0 and files == [f"run_{i:03d}.tipsy" for i in range(4)],
+          f"10 frames every 3: files 0 to 3 (frames 0, 3, 6, 9): {files} {r.stderr.strip()}")
+    check("plays them" in r.stdout and "run_*.tipsy" in r.stdout, "the exit line says how to play")
+    times = []
+    for name in files:
+        with open(os.path.join(out, name), "rb") as f:
+            times.append(struct.unpack(">d", f.read(8))[0])
+    # 1e-6: dt is a float32 (0.01 is 0.0099999998), summed step by step
+    check(len(times) == 4 and all(abs(t - 0.03 * i) < 1e-6 for i, t in enumerate(times)),
+          f"their times: 3 steps of 0.01 apart from 0: {times}")
+    st = os.path.join(tmp, "every.jsonl")
+    r = run(["--load", os.path.join(out, "run_*.tipsy"), "--frames", "4", "--status-json", st,
+             "--status-every", "1"], tmp)
+    lines = status_lines(st)
+    got = [(s["playback"]["index"], s["t"]) for s in lines[:4]]
+    check(r.returncode == 0 and [g[0] for g in got] == [0, 1, 2, 3] and
+          all(abs(t - times[i]) < 1e-8 for i, (_, t) in enumerate(got)),
+          f"played back as a series, with their times: {got}")
+    # Bad patterns: one line, a hint, exit 2, nothing written.
+    bad = [["--dump", "plain.tipsy"], ["--dump", "run_%d.tipsy"], ["--dump", "run_%03d_%03d.tipsy"],
+           ["--dump", "run_%s.tipsy"], ["--dump", "run_%03d.csv"], ["--dump", "run_%-3d.tipsy"],
+           ["--dump", "run_%01d.tipsy", "--frames", "100"], []]
+    for args in bad:
+        d = tempfile.mkdtemp(dir=tmp)
+        r = run(["--n", "8", "--frames", "5", "--snapshot-every", "5", *args], d)
+        err = r.stderr.strip().splitlines()
+        check(r.returncode == 2 and len(err) == 2 and err[0].startswith("nbody: ") and
+              err[1].startswith("hint: ") and os.listdir(d) == [],
+              f"--snapshot-every 5 {' '.join(args)}: exit {r.returncode}, {err}, left "
+              f"{os.listdir(d)}")
+
+
 def profile(tmp):
     r = run(["--n", "64", "--frames", "4", "--profile"], tmp)
     renderer = r.stdout.split("headless on ", 1)[1].split(" (OpenGL")[0] if "headless on " in \
@@ -186,6 +229,7 @@ with tempfile.TemporaryDirectory() as tmp:
     section("playback", playback, tmp)
     section("a foreign file's time", foreign_load, tmp)
     section("one body", one_body, tmp)
+    section("--snapshot-every", snapshot_every, tmp)
     section("--profile", profile, tmp)
     section("F5 on a full disk", f5_full_disk, tmp)
 

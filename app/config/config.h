@@ -106,6 +106,8 @@ typedef struct config {
                                       (headless: CONFIG_HEADLESS_FRAMES) */
     const char *screenshot;        /* PNG of the last frame, or NULL */
     const char *dump;              /* CSV (or snapshot) of the bodies at exit, or NULL */
+    int snapshot_every;            /* --snapshot-every K: --dump is a pattern, a file every K
+                                      frames that step; 0: off */
     int width, height;             /* window or image size in pixels (config_parse fills them) */
     bool host_copy;                /* force the host-copy path instead of CUDA-GL interop */
     config_sprites sprites;        /* --sprites */

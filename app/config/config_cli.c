@@ -49,6 +49,7 @@ enum option_id {
     O_LOAD,
     O_PROGRESS,
     O_PROFILE,
+    O_SNAPSHOT_EVERY,
     O_COUNT
 };
 
@@ -118,6 +119,9 @@ static const option_spec options[] = {
      "headless: a progress line on stderr every second, even into a file"},
     {O_PROFILE, "profile", NULL, SWITCH, 0, 0, "off",
      "at exit, print where each frame's time went (step, upload, draw, HUD, ...)"},
+    {O_SNAPSHOT_EVERY, "snapshot-every", "K", WHOLE, 1, INT_MAX, "off",
+     "with --dump PATTERN (e.g. run_%04d.hdf5): the state at the start and every K frames that "
+     "step, as the pattern's files 0, 1, ..., for --load 'run_*.hdf5' to play back"},
 };
 _Static_assert(sizeof options / sizeof options[0] == O_COUNT, "one spec per option id");
 
@@ -375,6 +379,9 @@ static int apply(config *c, const option_spec *o, const char *v) {
     case O_PROFILE:
         c->profile = true;
         break;
+    case O_SNAPSHOT_EVERY:
+        c->snapshot_every = (int)d;
+        break;
     case O_HELP:
     case O_HELP_MARKDOWN:
     case O_COUNT:
@@ -405,6 +412,14 @@ static int check_combinations(config *c) {
     if (c->fullscreen && (c->headless || c->benchmark)) {
         return bad("drop --fullscreen (it needs a window)",
                    "--fullscreen does not apply with --headless or --benchmark");
+    }
+    if (c->snapshot_every && !c->dump) {
+        return bad("add --dump PATTERN, e.g. --dump run_%04d.hdf5",
+                   "--snapshot-every needs --dump with a file-name pattern");
+    }
+    if (c->snapshot_every && c->benchmark) {
+        return bad("drop --snapshot-every, or --benchmark",
+                   "--snapshot-every does not apply to --benchmark");
     }
     if (c->status_every && !c->status_json) {
         return bad("add --status-json FILE", "--status-every needs --status-json");

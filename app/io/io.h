@@ -125,6 +125,15 @@ void io_record_start(io_recorder *rec, const char *path, const char *frames_dir,
 /* Stops the running recording; a video's ffmpeg finishes in the background. */
 void io_record_stop(io_recorder *rec);
 bool io_record_running(const io_recorder *rec);
+/* What the running recording has done so far (the REC indicator). */
+typedef struct io_record_info {
+    bool on;          /* a recording runs */
+    bool video;       /* a video; else a PNG sequence */
+    long frames;      /* frames written so far (a video's: by its writer thread) */
+    int fps;          /* the video's frames/s */
+    const char *path; /* its absolute path (the folder of a PNG sequence) */
+} io_record_info;
+io_record_info io_record_get_info(const io_recorder *rec);
 /* At the start of a frame: settles the videos whose ffmpeg has exited, and
  * stops a recording at the frame's size when the framebuffer was resized. */
 void io_record_update(io_recorder *rec, int fb_width, int fb_height);
@@ -182,6 +191,18 @@ bool io_snapshot_write(const char *path, snap_format format, const sim_body *bod
                        double time, const snap_knobs *knobs);
 /* The last part of a path. */
 const char *io_base_name(const char *path);
+
+/* ---- --snapshot-every's file names (io_pattern.c) ------------------------- */
+
+/* Whether pattern holds one zero-padded number (%0Nd, N 1-9; "%%" a
+ * percent sign) and names a snapshot format; its width in *width. false
+ * with why filled (what is wrong with it). */
+bool io_series_pattern_check(const char *pattern, int *width, char *why, size_t len);
+/* The pattern's file name for index into out; false when the index needs
+ * more digits than the pattern's width, or out is too small. */
+bool io_series_name(const char *pattern, int index, char *out, size_t len);
+/* The glob that matches its names (the number as "*"), for --load. */
+bool io_series_glob(const char *pattern, char *out, size_t len);
 
 /* ---- --script (io_script.c) ---------------------------------------------- */
 

@@ -27,11 +27,42 @@ static bool check_load(const char *load) {
     return ok;
 }
 
+/* --snapshot-every K --dump PATTERN: the pattern, and room in its width
+ * for the files a run of known length writes (one at the start and one
+ * every K frames). Its first file's name goes to *first. */
+static bool check_series_pattern(const config *c, char *first, size_t len) {
+    int width = 0;
+    char why[256];
+    if (!io_series_pattern_check(c->dump, &width, why, sizeof why)) {
+        fprintf(stderr, "nbody: --dump %s: not a pattern for --snapshot-every: %s\n", c->dump, why);
+        fprintf(stderr, "hint: give one zero-padded number and a snapshot format, e.g. --dump "
+                        "run_%%04d.hdf5 or out/snap_%%06d.tipsy\n");
+        return false;
+    }
+    const long frames = c->frames > 0 ? c->frames : c->headless ? CONFIG_HEADLESS_FRAMES : 0;
+    const long files = frames / c->snapshot_every + 1;
+    char last[4096];
+    if (frames > 0 && !io_series_name(c->dump, (int)(files - 1), last, sizeof last)) {
+        fprintf(stderr,
+                "nbody: --dump %s: %d digit%s cannot number the %ld snapshots of %ld "
+                "frames every %d\n",
+                c->dump, width, base_plural(width), files, frames, c->snapshot_every);
+        fprintf(stderr, "hint: a wider number (e.g. %%0%dd) or a larger --snapshot-every\n",
+                width + 1 <= 9 ? width + 1 : 9);
+        return false;
+    }
+    return io_series_name(c->dump, 0, first, len);
+}
+
 bool io_check_config(const config *c) {
+    char series_first[4096];
+    if (c->snapshot_every && !check_series_pattern(c, series_first, sizeof series_first)) {
+        return false;
+    }
     const struct {
         const char *path, *flag;
     } files[] = {{c->screenshot, "--screenshot"},
-                 {c->dump, "--dump"},
+                 {c->snapshot_every ? series_first : c->dump, "--dump"},
                  {c->json, "--json"},
                  {c->status_json, "--status-json"},
                  {c->plot, "--plot"}};

@@ -359,6 +359,16 @@ bool io_record_running(const io_recorder *rec) {
     return rec->recording != NULL;
 }
 
+io_record_info io_record_get_info(const io_recorder *rec) {
+    const io_recording *r = rec->recording;
+    if (!r) return (io_record_info){.on = false};
+    return (io_record_info){.on = true,
+                            .video = r->video,
+                            .frames = r->frames,
+                            .fps = rec->desc.fps > 0 ? rec->desc.fps : IO_RECORD_DEFAULT_FPS,
+                            .path = r->shown};
+}
+
 /* Settles the videos whose ffmpeg has exited (block: waits for all). */
 static void settle_closing(io_recorder *rec, bool block) {
     io_recording **link = &rec->closing;

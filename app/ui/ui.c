@@ -103,7 +103,7 @@ bool ui_layer_draws(const ui_state *ui, const ui_facts *f, ui_layer layer) {
     for (int i = 0; i < UI_OVERLAY_COUNT; i++) {
         if (overlays[i].layer == layer && drawn(ui, i)) return true;
     }
-    return layer == UI_LAYER_PANEL && ui_message_shown(ui, f);
+    return layer == UI_LAYER_PANEL && (ui_message_shown(ui, f) || ui_notes_shown(ui, f));
 }
 
 void ui_draw(ui_state *ui, const ui_facts *f, ui_layer layer, int fb_width, int fb_height) {
@@ -113,5 +113,8 @@ void ui_draw(ui_state *ui, const ui_facts *f, ui_layer layer, int fb_width, int 
             overlays[i].draw(ui, f, fb_width, fb_height);
         }
     }
-    if (layer == UI_LAYER_PANEL) ui_message_draw(ui, f, fb_width, fb_height);
+    if (layer == UI_LAYER_PANEL) {
+        ui_message_draw(ui, f, fb_width, fb_height);
+        ui_notes_draw(ui, f, fb_width, fb_height);
+    }
 }

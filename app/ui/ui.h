@@ -53,6 +53,14 @@ typedef struct ui_playback {
     int frames_per_snapshot;
 } ui_playback;
 
+/* A recording running (--record, --frames-dir, M): the REC indicator. */
+typedef struct ui_recording {
+    bool on;
+    bool video;  /* a video; else a PNG sequence */
+    long frames; /* frames written so far */
+    int fps;     /* the video's frames/s: its time is frames / fps */
+} ui_recording;
+
 /* Everything the overlays show that is not the simulation's own. */
 typedef struct ui_facts {
     sim *sim;         /* the simulation shown (read only) */
@@ -69,6 +77,7 @@ typedef struct ui_facts {
     float text_scale;      /* the screen's content scale times --hud-scale */
     bool text_scale_asked; /* --hud-scale was given: its size wins over the panel's share */
     ui_playback playback;
+    ui_recording recording;
     double interactions_per_s, flops_per_interaction;
     /* sampled by the app */
     bool energy_valid; /* energy, energy_error and virial_ratio hold a sample */
@@ -156,6 +165,10 @@ struct ui_state {
     float lens_scale;     /* the HUD's last lens (ui_fit_view); 0: none */
     int tree_depth;       /* cells: levels drawn below the first that fits the view */
     int tree_first;       /* cells: that first level, as last drawn */
+    /* The first-run hint (ui_hint.c): on in the window, from its first
+     * drawn frame (hint_since) for UI_HINT_SECONDS, then fading; a key ends it. */
+    bool hint;
+    double hint_since;
     sim_tree_cell *cells; /* cells: scratch, made on the first draw */
     render_box *box_scratch;
     ui_spark spark;
@@ -167,6 +180,19 @@ struct ui_state {
 /* The state without GL (keys and text work; nothing is drawn): hud shown
  * or not, messages to msg. */
 void ui_init(ui_state *ui, bool hud, base_msg *msg);
+/* The first-run hint: shown from the next frame drawn (ui_hint_start), or
+ * ended (ui_hint_end: a key was pressed). */
+void ui_hint_start(ui_state *ui);
+void ui_hint_end(ui_state *ui);
+#define UI_HINT_SECONDS 8.0 /* the hint stays this long, ... */
+#define UI_HINT_FADE 2.0    /* ... then fades out over this long */
+/* The hint's text and its opacity (0..1) at f->now; NULL when it is not
+ * shown (off, ended, faded, or the HUD hidden). Its clock starts at the
+ * first frame that draws it. */
+const char *ui_hint_text(const ui_state *ui, const ui_facts *f, float *alpha);
+/* The REC indicator's text ("REC 0:03.2"), into out; false while nothing
+ * records. */
+bool ui_rec_text(const ui_facts *f, char *out, size_t len);
 /* The overlays' GL objects, in the current GL context; false with *err. */
 bool ui_gl_begin(ui_state *ui, const ui_gl_desc *desc, render_error *err);
 /* Frees them (while the context is current) and the scratch memory. */
