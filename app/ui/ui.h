@@ -82,6 +82,7 @@ typedef struct ui_facts {
     /* sampled by the app */
     bool energy_valid; /* energy, energy_error and virial_ratio hold a sample */
     double energy, energy_error, virial_ratio, energy_time;
+    bool energy_walk; /* ... from the tree walk's potentials, this frame's (else sampled) */
     bool ferr_valid; /* the running method's force error against the exact sum */
     sim_force_error ferr;
     double ferr_time;
