@@ -128,6 +128,7 @@ typedef struct app_requests {
 typedef struct app_script {
     io_script_event *events;
     int count, next;
+    char caption[IO_CAPTION_MAX]; /* the last caption line's text, shown on screen */
 } app_script;
 
 /* Snapshots on screen (app_snapshot.c): --load, F5 / F9, a series

@@ -137,7 +137,11 @@ void app_frame(app *a, int fb_width, int fb_height) {
     while (a->script.next < a->script.count &&
            a->script.events[a->script.next].frame <= a->live.frame) {
         const io_script_event *e = &a->script.events[a->script.next++];
-        app_key(a, e->key, e->mods);
+        if (e->key == 0) {
+            snprintf(a->script.caption, sizeof a->script.caption, "%s", e->caption);
+        } else {
+            app_key(a, e->key, e->mods);
+        }
     }
     record_requests(a, fb_width, fb_height);
     if (!a->live.energy0_valid) app_live_sample(a); /* E0 before the first step */

@@ -465,34 +465,13 @@ void app_snapshot_reload(app *a) {
 
 /* ---- the status line -------------------------------------------------------- */
 
-/* s as a JSON string (quotes, backslashes and control characters escaped). */
-static size_t json_string(char *out, size_t len, const char *s) {
-    size_t o = 0;
-    if (len < 3) return 0;
-    out[o++] = '"';
-    for (; *s && o + 8 < len; s++) {
-        const unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
-            out[o++] = '\\';
-            out[o++] = (char)c;
-        } else if (c < 0x20) {
-            o += (size_t)snprintf(out + o, len - o, "\\u%04x", c);
-        } else {
-            out[o++] = (char)c;
-        }
-    }
-    out[o++] = '"';
-    out[o] = 0;
-    return o;
-}
-
 void app_snapshot_json(const app *a, char *out, size_t len) {
     const app_snapshot *s = &a->snapshot;
     const sim_params p = sim_get_params(a->sim);
     char file[PATH_MAX + 64], save[PATH_MAX + 64], note[400];
-    json_string(file, sizeof file, s->file);
-    json_string(save, sizeof save, s->last_save);
-    json_string(note, sizeof note, s->units_note);
+    base_json_string(file, sizeof file, s->file);
+    base_json_string(save, sizeof save, s->last_save);
+    base_json_string(note, sizeof note, s->units_note);
     const bool shown = on_screen(a); /* else new bodies replaced the file's */
     int n = snprintf(out, len,
                      ", \"snapshot\": {\"file\": %s, \"format\": %s%s%s, \"time\": %.17g, "

@@ -47,6 +47,8 @@ void app_status_line(app *a) {
         io_status_printf(&a->status, ", \"%s\": %s", config_knob_get((config_knob)k)->name, value);
     }
     char e[32], de_s[32], vr[32], ms[32], ips[32], e_live[32], de_live[32];
+    char caption[6 * IO_CAPTION_MAX + 3]; /* room for every byte escaped */
+    base_json_string(caption, sizeof caption, a->script.caption);
     number(e, sizeof e, d.total);
     number(de_s, sizeof de_s, playback ? NAN : de); /* nothing steps: no drift */
     number(vr, sizeof vr, d.virial_ratio);
@@ -67,13 +69,14 @@ void app_status_line(app *a) {
         "\"ms_per_step\": %s, \"interactions_per_s\": %s, \"energy\": %s, \"dE_over_E0\": %s, "
         "\"virial_ratio\": %s, \"energy_live\": %s, \"dE_over_E0_live\": %s, "
         "\"energy_live_source\": \"%s\", \"interop\": \"%s\", \"sprites\": \"%s\", "
-        "\"sprites_mode\": \"%s\", \"color\": %d, \"hud\": %s, \"help\": %s, \"vsync\": %s}\n",
+        "\"sprites_mode\": \"%s\", \"color\": %d, \"hud\": %s, \"help\": %s, \"vsync\": %s, "
+        "\"caption\": %s}\n",
         playback ? "playback" : "simulation", app_snapshot_time(a),
         (long long)app_snapshot_steps(a), l->paused ? "true" : "false", l->fps, ms, ips, e, de_s,
         vr, e_live, de_live, live && l->energy0_source == SIM_POTENTIAL_WALK ? "walk" : "exact",
         zero_copy ? "zero-copy" : "host-copy", a->interop.sprites_drawn ? "cuda" : "gl",
         config_sprites_name(a->sprites.mode), (int)a->view.color,
         a->ui.shown[UI_OVERLAY_HUD] ? "true" : "false",
-        a->ui.shown[UI_OVERLAY_HELP] ? "true" : "false", a->fe.vsync ? "true" : "false");
+        a->ui.shown[UI_OVERLAY_HELP] ? "true" : "false", a->fe.vsync ? "true" : "false", caption);
     io_status_end_line(&a->status);
 }

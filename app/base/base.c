@@ -37,6 +37,26 @@ bool base_msg_visible(const base_msg *m, double now) {
     return m->text[0] && now < m->until;
 }
 
+size_t base_json_string(char *out, size_t len, const char *s) {
+    size_t o = 0;
+    if (len < 3) return 0;
+    out[o++] = '"';
+    for (; *s && o + 8 < len; s++) {
+        const unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            out[o++] = '\\';
+            out[o++] = (char)c;
+        } else if (c < 0x20) {
+            o += (size_t)snprintf(out + o, len - o, "\\u%04x", c);
+        } else {
+            out[o++] = (char)c;
+        }
+    }
+    out[o++] = '"';
+    out[o] = 0;
+    return o;
+}
+
 void base_commas(long v, char *out, size_t len) {
     char digits[32];
     snprintf(digits, sizeof digits, "%ld", v);

@@ -207,14 +207,18 @@ bool io_series_glob(const char *pattern, char *out, size_t len);
 /* ---- --script (io_script.c) ---------------------------------------------- */
 
 /* A key press from --script: pressed just before frame `frame`. */
+#define IO_CAPTION_MAX 200 /* bytes of a caption line's text, its end included */
+
 typedef struct io_script_event {
     int frame;
-    int key, mods; /* GLFW_KEY_*, GLFW_MOD_* */
+    int key, mods; /* GLFW_KEY_*, GLFW_MOD_*; key 0: a caption line */
     int line;      /* in the script file, for messages */
+    char caption[IO_CAPTION_MAX]; /* "FRAME caption TEXT": the text; "": clear it */
 } io_script_event;
 
-/* Reads path's "FRAME KEY" lines, sorted by frame (same frame: file order),
- * into a malloc'd *events; false with a message naming the line. */
+/* Reads path's "FRAME KEY" and "FRAME caption TEXT" lines, sorted by frame
+ * (same frame: file order), into a malloc'd *events; false with a message
+ * naming the line. */
 bool io_script_load(const char *path, io_script_event **events, int *count);
 /* Key name ("K", "Shift+P", "Space", "F12") to GLFW key and modifiers;
  * false if unknown. */

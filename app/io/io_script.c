@@ -34,8 +34,9 @@ static int by_frame(const void *x, const void *y) {
 
 static bool bad_line(const char *path, int line, const char *what) {
     fprintf(stderr, "nbody: --script %s line %d: %s\n", path, line, what);
-    fprintf(stderr, "hint: lines are \"FRAME KEY\", e.g. \"120 K\" or \"240 Shift+P\"; keys: "
-                    "letters, digits, Shift+X, Space, ., +, -, Tab, Esc, F1, F12\n");
+    fprintf(stderr, "hint: lines are \"FRAME KEY\", e.g. \"120 K\" or \"240 Shift+P\", or "
+                    "\"FRAME caption TEXT\"; keys: letters, digits, Shift+X, Space, ., +, -, Tab, "
+                    "Esc, F1, F12\n");
     return false;
 }
 
@@ -92,9 +93,23 @@ static bool parse_line(const char *path, int line, char *buf, io_script_event *e
     char *p = buf, *frame_word, *key_word, *extra;
     const size_t frame_len = next_word(&p, &frame_word);
     const size_t key_len = next_word(&p, &key_word);
-    const size_t extra_len = next_word(&p, &extra);
+    const bool caption = key_len == 7 && !strncmp(key_word, "caption", 7);
+    if (caption) { /* the rest of the line, trimmed, is the text */
+        p += strspn(p, " \t");
+        size_t len = strlen(p);
+        while (len > 0 && strchr(" \t\r\n\f\v", p[len - 1])) len--;
+        if (len >= IO_CAPTION_MAX) {
+            char what[96];
+            snprintf(what, sizeof what, "a caption of %zu bytes (at most %d)", len,
+                     IO_CAPTION_MAX - 1);
+            return bad_line(path, line, what);
+        }
+        memcpy(e->caption, p, len);
+        e->caption[len] = 0;
+    }
+    const size_t extra_len = caption ? 0 : next_word(&p, &extra);
     if (frame_len == 0 || key_len == 0 || extra_len != 0) {
-        return bad_line(path, line, "expected a frame number and one key");
+        return bad_line(path, line, "expected a frame number and one key (or caption TEXT)");
     }
     frame_word[frame_len] = 0;
     key_word[key_len] = 0;
@@ -114,7 +129,7 @@ static bool parse_line(const char *path, int line, char *buf, io_script_event *e
                  frame_word, frame_len > 40 ? "..." : "", SCRIPT_FRAME_MAX);
         return bad_line(path, line, what);
     }
-    if (!io_key_parse(key_word, &e->key, &e->mods)) {
+    if (!caption && !io_key_parse(key_word, &e->key, &e->mods)) {
         char what[96];
         snprintf(what, sizeof what, "unknown key '%.60s%s'", key_word, key_len > 60 ? "..." : "");
         return bad_line(path, line, what);

@@ -1,5 +1,6 @@
-/* ui_hint.c - two notes on the panel layer that belong to the HUD (shown
- * with it, left out of F12's pictures like the message line):
+/* ui_hint.c - the caption of a --script tour, in every picture, and two
+ * notes on the panel layer that belong to the HUD (shown with it, left out
+ * of F12's pictures like the message line):
  *
  *   the first-run hint: a newcomer's four ways in (drag, scenes, kernels,
  *   help), centred near the bottom of the window, for UI_HINT_SECONDS
@@ -50,6 +51,18 @@ bool ui_rec_text(const ui_facts *f, char *out, size_t len) {
     const int minutes = (int)(s / 60);
     snprintf(out, len, "REC %d:%04.1f", minutes, s - 60.0 * minutes);
     return true;
+}
+
+void ui_caption_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height) {
+    if (!f->caption || !f->caption[0]) return;
+    render_overlay *o = ui->text; /* at the size the HUD or the help last set */
+    render_overlay_begin(o, fb_width, fb_height);
+    const float lh = render_overlay_line_height(o), m = ui_margin(lh), pad = 0.5f * lh;
+    const float w = render_overlay_text_width(o, f->caption);
+    const float x = fmaxf(m, 0.5f * (fb_width - w) - pad), y = fb_height - m - 3.5f * lh;
+    render_overlay_rect(o, x, y, w + 2 * pad, lh + 2 * pad, UI_PANEL);
+    render_overlay_text(o, x + pad, y + pad, UI_WHITE, f->caption);
+    render_overlay_end(o);
 }
 
 bool ui_notes_shown(const ui_state *ui, const ui_facts *f) {
