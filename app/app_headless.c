@@ -19,6 +19,7 @@
 
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,6 +236,20 @@ int app_headless_run(app *a) {
     } else if (blown_up) {
         fprintf(stderr, "nbody: the energy is not finite (t = %.6g): stopped after %d frames\n",
                 a->live.blown_up_time, a->live.frame);
+    }
+    /* The energy at the end, fresh (the HUD's sample can be frames old),
+     * against the run's E0 from the same kind of sum. */
+    const app_live *l = &a->live;
+    if (!blown_up && l->energy0_valid && l->energy0 != 0 && !app_snapshot_playback(a) &&
+        !base_signal_caught()) {
+        const sim_diag d = sim_energy(a->sim);
+        const double de = (d.total - l->energy0) / fabs(l->energy0);
+        if (d.source == l->energy0_source && !(fabs(de) <= UI_ENERGY_WARN)) {
+            fprintf(stderr,
+                    "nbody: warning: the energy was not conserved: ΔE/E₀ = %+.2e at t = %.6g "
+                    "(more than %g)\nhint: halve --dt, or raise --softening\n",
+                    de, sim_get_params(a->sim).time, UI_ENERGY_WARN);
+        }
     }
     if (base_signal_caught()) {
         fprintf(stderr, "nbody: stopped by signal %d after frame %d; writing the outputs\n",

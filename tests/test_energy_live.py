@@ -13,6 +13,8 @@ the kinetic part is the same sum). Its ΔE/E₀ and the exact one both stay
 small over the short run (< 1e-3).
 cpu: the live energy is sampled from the exact sum (every 20 frames), source
 "exact", and equals the JSON's own energy on the frames it was sampled in.
+Both: a headless run whose |ΔE/E₀| ends above the HUD's warning says so on
+stderr, with a hint; one that conserves energy says nothing.
 Exit 77 for cuda without a device.
 """
 import json
@@ -60,6 +62,17 @@ with tempfile.TemporaryDirectory() as tmp:
     for key in ("dE_over_E0", "dE_over_E0_live"):
         worst = max((abs(d[key]) for d in stepped), default=1)
         check(worst < 1e-3, f"{key}: worst {worst:.2e} (< 1e-3)")
+
+    # A headless run that ends with |dE/E0| above the HUD's warning (1e-2)
+    # says so on stderr; one that conserves energy does not. dt 0.5 on a
+    # Plummer sphere (crossing time ~1) loses energy by tens of percent.
+    for dt, warned in (("0.5", True), ("0.0078125", False)):
+        cmd = [nbody, "--headless", "--backend", backend, "--n", "500", "--frames", "20",
+               "--width", "160", "--height", "100", "--dt", dt]
+        res = subprocess.run(cmd, capture_output=True, text=True)
+        said = "energy was not conserved" in res.stderr and "hint:" in res.stderr
+        check(res.returncode == 0 and said == warned,
+              f"dt {dt}: exit {res.returncode}, energy warning {'given' if said else 'not given'}")
 
 print("test_energy_live:", "all passed" if failures == 0 else f"{failures} failed")
 sys.exit(1 if failures else 0)
