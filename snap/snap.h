@@ -69,7 +69,9 @@ typedef struct snap_body {
 } snap_body;
 
 /* Units of a file, where the file says (GADGET-2 binary: not stored -> known=false;
- * HDF5: UnitLength_in_cm etc. from /Header, /Parameters or SWIFT's /Units). */
+ * HDF5: UnitLength_in_cm etc. from /Header, /Parameters or SWIFT's /Units). The readers
+ * refuse unit attributes that are not finite and positive, and a cosmological run's
+ * HubbleParam that is not. */
 typedef struct snap_units {
     bool known;
     double length_cm, mass_g, velocity_cm_s;

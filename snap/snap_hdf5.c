@@ -260,11 +260,18 @@ static bool read_units(hid_t file_id, hid_t header, const char *file, snap_units
     }
     u->hubble = 1;
     bool swift = units >= 0;
-    if (ok && u->comoving && !swift) {
-        int n = attr_scalar(header, "HubbleParam", &h, file, "/Header", err);
-        if (n == 0) n = attr_scalar(params, "HubbleParam", &h, file, "/Parameters", err);
+    if (ok && u->comoving && !swift) { /* lengths and masses per h: h is divided out */
+        const char *h_where = "/Header";
+        int n = attr_scalar(header, "HubbleParam", &h, file, h_where, err);
+        if (n == 0) n = attr_scalar(params, "HubbleParam", &h, file, h_where = "/Parameters", err);
         ok = n >= 0;
-        if (n > 0 && isfinite(h) && h > 0) u->hubble = h;
+        if (n > 0 && !(isfinite(h) && h > 0))
+            ok = snap_fail(err, file,
+                           "a cosmological run's lengths and masses are per h; the file's h is "
+                           "damaged",
+                           "%s/HubbleParam is %g, expected a positive number", h_where, h);
+        else if (n > 0)
+            u->hubble = h;
     }
     hclose(params);
     hclose(units);

@@ -334,6 +334,23 @@ def hdf5_files(out, man, rng):
         g = f.create_group('PartType1')
         g.create_dataset('Coordinates', shape=(10**8, 3), dtype='f8')
         g.create_dataset('Velocities', shape=(10**8, 3), dtype='f8')
+    def cosmo_h(h):  # a cosmological run (lengths per h) whose h cannot be divided out
+        def build(f):
+            header(f)
+            f['Header'].attrs['Omega0'] = 0.3
+            f['Header'].attrs['HubbleParam'] = h
+            for k, v in (('UnitLength_in_cm', 3.085678e24), ('UnitMass_in_g', 1.989e43),
+                         ('UnitVelocity_in_cm_per_s', 1e5)):
+                f['Header'].attrs[k] = v
+            part(f)
+        return build
+    bad('h5_hubble_nan.hdf5', 'HubbleParam is nan', cosmo_h(float('nan')))
+    bad('h5_hubble_zero.hdf5', 'HubbleParam is 0', cosmo_h(0.0))
+    bad('h5_unit_inf.hdf5', 'UnitMass_in_g is inf',
+        lambda f: (header(f), f['Header'].attrs.create('UnitLength_in_cm', 1.0),
+                   f['Header'].attrs.create('UnitMass_in_g', float('inf')),
+                   f['Header'].attrs.create('UnitVelocity_in_cm_per_s', 1.0), part(f)))
+
     bad('h5_huge.hdf5', 'claims 100000000 x 3 values but stores only 0 bytes', huge)
 
     def of_three(f):  # file 0 of 3, whose siblings do not exist

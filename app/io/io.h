@@ -174,7 +174,10 @@ typedef struct io_snapshot {
 } io_snapshot;
 
 /* Reads path (format from its content) into *out, in model units,
- * recentred unless it is our own save. false with *err. */
+ * recentred unless it is our own save. false with *err, also when its units
+ * do not convert or its bodies are beyond what the simulation holds (a
+ * position, velocity or mass above 1e18 model units, a positive mass below
+ * the smallest normal float). */
 bool io_snapshot_read(const char *path, io_snapshot *out, snap_error *err);
 void io_snapshot_free(io_snapshot *s);
 /* What --load ARG names: one file (*series false), or a series (a folder's

@@ -11,11 +11,16 @@
  * the galaxy units (1 kpc, 10^10 solar masses, G = 1, hence 207.4 km/s and
  * 4.71 Myr: docs/GALAXIES.md), GADGET's /h in lengths, masses and times
  * divided out; a file without units (tipsy, GADGET-2 binary) is taken as
- * G = 1 model units as it is. io_snapshot.note says which. What a snapshot
- * means for the scene on screen is the app's (app_snapshot.c).
+ * G = 1 model units as it is. io_snapshot.note says which. Units that do
+ * not convert, and bodies that come out of the conversion beyond what the
+ * simulation can hold (check_values), are refused before anything runs.
+ * What a snapshot means for the scene on screen is the app's
+ * (app_snapshot.c).
+
  */
 #include <dirent.h>
 #include <errno.h>
+#include <float.h>
 #include <glob.h>
 #include <limits.h>
 #include <math.h>
@@ -29,8 +34,18 @@
 
 #include "io.h"
 
-/* The galaxy units' mass in grams (sim.h: SIM_GALAXY_*, SIM_MSUN_G). */
+/* The galaxy units in cgs (sim.h: SIM_GALAXY_*, SIM_KPC_CM, SIM_MSUN_G, SIM_G_CGS). */
+#define GALAXY_LENGTH_CM (SIM_GALAXY_KPC_PER_LENGTH * SIM_KPC_CM)
 #define GALAXY_MASS_G (SIM_GALAXY_MSUN_PER_MASS * SIM_MSUN_G)
+#define GALAXY_VELOCITY_CM_S (sqrt(SIM_G_CGS * GALAXY_MASS_G / GALAXY_LENGTH_CM))
+
+/* The most a position, velocity or mass may be, in model units, for the
+ * simulation to hold it: the CUDA backend's float kernels keep them in
+ * float, square differences of positions (three squares of up to 2e18 add
+ * to 1.2e37) and add up masses over all bodies (2^31 of 1e18: 2e27), all
+ * below FLT_MAX (3.4e38). A snapshot beyond it has units that do not match
+ * its values. */
+#define BODY_VALUE_MAX 1e18
 
 void io_snapshot_free(io_snapshot *p) {
     free(p->bodies);
@@ -65,21 +80,48 @@ static void recentre(sim_body *b, int n) {
     }
 }
 
+static const char units_hint[] =
+    "the file's unit attributes (UnitLength_in_cm, UnitMass_in_g, UnitVelocity_in_cm_per_s, or "
+    "SWIFT's /Units) do not match its values; correct them, or delete them to load the values as "
+    "G = 1 model units";
+
 /* Scales a foreign file's bodies and time to the galaxy units when its
- * units are known and usable; writes what was done to p->note. */
-static void convert_units(const snap_data *d, io_snapshot *p) {
+ * units are known; writes what was done to p->note, and the factors to
+ * factor (length, velocity, mass; 1 when not converted). false with *err
+ * when the units do not convert (a factor or the time not finite and
+ * positive). */
+static bool convert_units(const snap_data *d, io_snapshot *p, double factor[3], snap_error *err) {
     const snap_units *u = &d->units;
     const double h = u->hubble > 0 && isfinite(u->hubble) ? u->hubble : 1.0;
-    const double length = u->length_cm / h / SIM_KPC_CM, mass = u->mass_g / h / GALAXY_MASS_G;
-    const double v_unit = sqrt(SIM_G_CGS * GALAXY_MASS_G / SIM_KPC_CM); /* cm/s */
-    const double velocity = u->velocity_cm_s / v_unit;
-    const double time = (u->length_cm / u->velocity_cm_s) / h / (SIM_KPC_CM / v_unit);
-    const bool usable = u->known && isfinite(length) && length > 0 && isfinite(mass) && mass > 0 &&
-                        isfinite(velocity) && velocity > 0 && isfinite(time);
-    if (!usable) {
-        snprintf(p->note, sizeof p->note, "%.8s: %s; taken as G = 1 model units as they are",
-                 p->format, u->known ? "its units are not usable" : "no units in the file");
-        return;
+    const double length = u->length_cm / h / GALAXY_LENGTH_CM, mass = u->mass_g / h / GALAXY_MASS_G;
+    const double velocity = u->velocity_cm_s / GALAXY_VELOCITY_CM_S;
+    const double time =
+        (u->length_cm / u->velocity_cm_s) / h / (GALAXY_LENGTH_CM / GALAXY_VELOCITY_CM_S);
+    factor[0] = factor[1] = factor[2] = 1;
+    if (!u->known) {
+        snprintf(p->note, sizeof p->note,
+                 "%.8s: no units in the file; taken as G = 1 model units as they are", p->format);
+        return true;
+    }
+    const struct {
+        const char *name, *cgs;
+        double file, ours, factor;
+    } factors[] = {
+        {"length", "cm", u->length_cm / h, GALAXY_LENGTH_CM, length},
+        {"mass", "g", u->mass_g / h, GALAXY_MASS_G, mass},
+        {"velocity", "cm/s", u->velocity_cm_s, GALAXY_VELOCITY_CM_S, velocity},
+        {"time", "s", u->length_cm / u->velocity_cm_s / h, GALAXY_LENGTH_CM / GALAXY_VELOCITY_CM_S,
+         time},
+    };
+    for (size_t i = 0; i < sizeof factors / sizeof factors[0]; i++) {
+        if (!(isfinite(factors[i].factor) && factors[i].factor > 0)) {
+            snprintf(err->message, sizeof err->message,
+                     "its %s unit, %g %s, is %g galaxy units of %g %s: it does not convert",
+                     factors[i].name, factors[i].file, factors[i].cgs, factors[i].factor,
+                     factors[i].ours, factors[i].cgs);
+            snprintf(err->hint, sizeof err->hint, "%s", units_hint);
+            return false;
+        }
     }
     for (int i = 0; i < p->count; i++) {
         for (int k = 0; k < 3; k++) {
@@ -90,12 +132,76 @@ static void convert_units(const snap_data *d, io_snapshot *p) {
     }
     /* A cosmological run's time is the scale factor a: shown as it is. */
     if (!u->comoving) p->time *= time;
+    factor[0] = length;
+    factor[1] = velocity;
+    factor[2] = mass;
     p->galaxy_units = true;
     snprintf(p->note, sizeof p->note,
              "%.8s units -> galaxy units (kpc, 1e10 Msun, 207.4 km/s): length x%.4g, mass x%.4g, "
              "velocity x%.4g%s%s",
              p->format, length, mass, velocity, h != 1.0 ? " (h divided out)" : "",
              u->comoving ? ", comoving, t is the scale factor" : "");
+    return true;
+}
+
+/* Refuses bodies the simulation cannot hold after the conversion: a
+ * position or velocity beyond BODY_VALUE_MAX, a mass beyond it or a
+ * positive mass below the smallest normal float (which the float kernels
+ * would lose), a time that is not finite. factor is convert_units' (length,
+ * velocity, mass), for the message. */
+static bool check_values(const io_snapshot *p, bool converted, const double factor[3],
+                         snap_error *err) {
+    static const char axis[] = "xyz";
+    char how[160];
+    if (converted)
+        snprintf(how, sizeof how,
+                 "after the file's units are converted (length x%.4g, velocity "
+                 "x%.4g, mass x%.4g)",
+                 factor[0], factor[1], factor[2]);
+    else
+        snprintf(how, sizeof how, "%s", p->own ? "in the save" : "taken as G = 1 model units");
+    const char *hint = converted
+                           ? units_hint
+                           : "the file's values are damaged, or in units far from G = 1 model "
+                             "units: rescale them";
+    int bad = -1;
+    char what[64] = "";
+    bool tiny = false;
+    for (int i = 0; i < p->count && bad < 0; i++) {
+        const sim_body *b = &p->bodies[i];
+        for (int k = 0; k < 3 && !what[0]; k++) {
+            if (!(fabs(b->pos[k]) <= BODY_VALUE_MAX))
+                snprintf(what, sizeof what, "position %c = %g", axis[k], b->pos[k]);
+            else if (!(fabs(b->vel[k]) <= BODY_VALUE_MAX))
+                snprintf(what, sizeof what, "velocity v%c = %g", axis[k], b->vel[k]);
+        }
+        if (!what[0]) {
+            tiny = b->mass > 0 && b->mass < FLT_MIN;
+            if (tiny || !(b->mass >= 0 && b->mass <= BODY_VALUE_MAX))
+                snprintf(what, sizeof what, "mass %g", b->mass);
+        }
+        if (what[0]) bad = i;
+    }
+    if (bad >= 0) {
+        char limit[96];
+        if (tiny)
+            snprintf(limit, sizeof limit, "a positive mass below %g is lost in float arithmetic",
+                     (double)FLT_MIN);
+        else
+            snprintf(limit, sizeof limit,
+                     "nbody simulates positions, velocities and masses up to %g in model units",
+                     BODY_VALUE_MAX);
+        snprintf(err->message, sizeof err->message, "body %d of %d has %s %s; %s", bad, p->count,
+                 what, how, limit);
+        snprintf(err->hint, sizeof err->hint, "%s", hint);
+        return false;
+    }
+    if (!isfinite(p->time)) {
+        snprintf(err->message, sizeof err->message, "its time is %g %s", p->time, how);
+        snprintf(err->hint, sizeof err->hint, "%s", hint);
+        return false;
+    }
+    return true;
 }
 
 /* Checks the knobs of our own save with the same ranges as the flags. */
@@ -163,15 +269,24 @@ bool io_snapshot_read(const char *path, io_snapshot *p, snap_error *err) {
     p->knobs = d.knobs;
     p->own = d.knobs.valid;
     p->format = snap_format_name(d.format);
+    double factor[3] = {1, 1, 1};
+    bool ok = true;
     if (p->own) {
         snprintf(p->note, sizeof p->note, "%.8s save with its knobs: continues exactly", p->format);
     } else {
-        convert_units(&d, p);
+        ok = convert_units(&d, p, factor, err);
+    }
+    ok = ok && check_values(p, p->galaxy_units, factor, err);
+    snap_free(&d);
+    if (!ok) {
+        io_snapshot_free(p);
+        return false;
+    }
+    if (!p->own) {
         recentre(p->bodies, p->count);
         const size_t used = strlen(p->note);
         snprintf(p->note + used, sizeof p->note - used, "; recentred");
     }
-    snap_free(&d);
     return true;
 }
 
