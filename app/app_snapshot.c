@@ -349,7 +349,8 @@ static bool write_snapshot(app *a, const char *path, snap_format format) {
                         .steps = app_snapshot_steps(a)};
     snprintf(knobs.scene, sizeof knobs.scene, "%s", config_scene_name(a->scene));
     errno = 0;
-    const bool ok = io_snapshot_write(path, format, b, p.body_count, app_snapshot_time(a), &knobs);
+    const bool ok = io_snapshot_write(path, format, b, p.body_count, app_snapshot_time(a), &knobs,
+                                      sim_ic_galactic(p.ic));
     const int err = errno;
     free(b);
     errno = err;

@@ -71,12 +71,14 @@ typedef struct snap_body {
 /* Units of a file, where the file says (GADGET-2 binary: not stored -> known=false;
  * HDF5: UnitLength_in_cm etc. from /Header, /Parameters or SWIFT's /Units). The readers
  * refuse unit attributes that are not finite and positive, and a cosmological run's
- * HubbleParam that is not. */
+ * HubbleParam that is not. snap_write_hdf5 writes them and needs known = true. */
 typedef struct snap_units {
     bool known;
     double length_cm, mass_g, velocity_cm_s;
-    double hubble; /* h when lengths/masses are in /h units (GADGET convention), else 1 */
-    bool comoving; /* cosmological run: time is the scale factor a */
+    double hubble;    /* h when lengths/masses are in /h units (GADGET convention), else 1 */
+    bool comoving;    /* cosmological run: time is the scale factor a */
+    char system[160]; /* what the units are, in words (our HDF5's /Nbody/UnitSystem);
+                         NUL-terminated, empty where the file does not say */
 } snap_units;
 
 /* The knobs our own saves carry (the sidecar), so a save continues exactly. */
@@ -144,10 +146,14 @@ bool snap_write_tipsy(const snap_data *d, uint8_t **buf, size_t *len, snap_error
 /* Our sidecar for tipsy saves: magic + version, knobs, per-body tags, and the exact double
  * positions, velocities and masses (tipsy holds floats), so save/load round-trips exactly. */
 bool snap_write_sidecar(const snap_data *d, uint8_t **buf, size_t *len, snap_error *err);
-/* HDF5 in the GADGET/SWIFT layout (PartType1 halo, 2 disk, 3 bulge, with Masses), built in
- * memory (core driver + H5Fget_file_image). Exact doubles; an /Nbody group with the knobs and
- * per-body tags lets snap_read_file restore tags, body order and knobs exactly. Fails with a
- * hint in a build without HDF5. */
+/* HDF5 in the GADGET/SWIFT layout that pynbody, swiftsimio and h5py read: PartType1 the halo
+ * (dark matter), PartType4 disk and bulge (stars), each with Coordinates, Velocities, Masses,
+ * ParticleIDs (the body's index), NbodyComponent (0 disk, 1 bulge, 2 halo) and NbodyGalaxy;
+ * d->units in GADGET's /Header attributes and SWIFT's /Units group and per-dataset unit
+ * exponents (d->units.known must be true); an /Nbody group with the knobs and
+ * d->units.system. Exact doubles: snap_read_file restores tags, body order and knobs exactly.
+ * Built in memory (core driver + H5Fget_file_image). Fails with a hint in a build without
+ * HDF5. */
 bool snap_write_hdf5(const snap_data *d, uint8_t **buf, size_t *len, snap_error *err);
 
 void snap_free(snap_data *d);

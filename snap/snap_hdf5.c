@@ -20,15 +20,20 @@
  * compression), so a tiny file cannot make us allocate for a huge dataset. Attribute values that
  * HDF5 converts for us (any integer or float type to double) are bounded by a fixed buffer.
  *
- * Write: the same layout with PartType1 halo, 2 disk, 3 bulge (GADGET-2's
- * galaxy convention), double Coordinates, Velocities and Masses, and
- * ParticleIDs = the body's index; plus our own /Nbody group (scene and knobs
- * as attributes, when the state has them) and a per-type NbodyTag dataset
- * (the galaxy and component).
- * When /Nbody is present the reader restores the tags and the body order
- * from them, so our own HDF5 saves round-trip exactly. The file is built in
- * memory (core driver without a backing store) and handed out with
- * H5Fget_file_image; the caller writes it to disk.
+ * Write: a layout that GADGET-style readers, pynbody (through its SWIFT
+ * reader) and swiftsimio all read with units and families: PartType1 the
+ * halo (dark matter), PartType4 disk and bulge (stars), double Coordinates,
+ * Velocities and Masses, ParticleIDs = the body's index, NbodyComponent (0
+ * disk, 1 bulge, 2 halo) and NbodyGalaxy, each dataset with SWIFT's unit
+ * exponents; the units as GADGET's /Header attributes and as SWIFT's /Units
+ * group (with /Cosmology, /Policy and /Parameters, which those readers
+ * open); and our own /Nbody group (the unit system in words, scene and
+ * knobs). When /Nbody is present the reader restores the tags and the body
+ * order from NbodyComponent, NbodyGalaxy and ParticleIDs (or, in saves
+ * written before disk and bulge moved to PartType4, from NbodyTag), so our
+ * own HDF5 saves round-trip exactly. The file is built in memory (core
+ * driver without a backing store) and handed out with H5Fget_file_image;
+ * the caller writes it to disk.
  */
 #include <hdf5.h>
 #include <math.h>
@@ -278,14 +283,50 @@ static bool read_units(hid_t file_id, hid_t header, const char *file, snap_units
     return ok;
 }
 
-/* Our /Nbody group: knobs. */
-static bool read_knobs(hid_t file_id, const char *file, snap_knobs *k, snap_error *err) {
+/* A fixed-length string attribute of /Nbody into out (size bytes with the
+ * NUL), unprintable characters as '?'. 0: absent; -1: not such a string
+ * (*err set); 1: read. */
+static int read_string_attr(hid_t g, const char *name, char *out, size_t size, const char *file,
+                            snap_error *err) {
+    if (g < 0 || H5Aexists(g, name) <= 0) return 0;
+    hid_t a = H5Aopen(g, name, H5P_DEFAULT);
+    hid_t type = a >= 0 ? H5Aget_type(a) : -1;
+    size_t len = type >= 0 ? H5Tget_size(type) : 0;
+    int got = -1;
+    char buf[256] = {0};
+    if (type < 0 || H5Tget_class(type) != H5T_STRING || H5Tis_variable_str(type) || len == 0 ||
+        len >= size || len >= sizeof buf)
+        snap_fail(err, file, "the /Nbody group is damaged; delete it to load the bodies alone",
+                  "/Nbody/%s is not a short fixed-length string", name);
+    else {
+        hid_t mem = H5Tcopy(H5T_C_S1);
+        H5Tset_size(mem, len);
+        if (H5Aread(a, mem, buf) >= 0) {
+            buf[len] = '\0';
+            for (char *c = buf; *c; c++)
+                if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e) *c = '?';
+            memcpy(out, buf, len + 1);
+            got = 1;
+        } else
+            snap_fail(err, file, "the /Nbody group is damaged; delete it to load the bodies alone",
+                      "cannot read /Nbody/%s", name);
+        hclose(mem);
+    }
+    hclose(type);
+    hclose(a);
+    return got;
+}
+
+/* Our /Nbody group: knobs and the unit system in words. */
+static bool read_knobs(hid_t file_id, const char *file, snap_data *out, snap_error *err) {
+    snap_knobs *k = &out->knobs;
     hid_t g = open_group(file_id, "Nbody");
     if (g < 0) return true;
     static const char *const names[5] = {"Dt", "Softening", "Damping", "Theta", "Steps"};
     double v[5] = {0};
-    bool ok = true;
-    if (H5Aexists(g, "Dt") <= 0) { /* a save without knobs: tags and order only */
+    bool ok = read_string_attr(g, "UnitSystem", out->units.system, sizeof out->units.system, file,
+                               err) >= 0;
+    if (ok && H5Aexists(g, "Dt") <= 0) { /* a save without knobs: tags and order only */
         hclose(g);
         return true;
     }
@@ -296,29 +337,7 @@ static bool read_knobs(hid_t file_id, const char *file, snap_knobs *k, snap_erro
             snap_fail(err, file, "the /Nbody group is damaged; delete it to load the bodies alone",
                       "/Nbody/%s is missing or not finite", names[i]);
     }
-    if (ok && H5Aexists(g, "Scene") > 0) {
-        hid_t a = H5Aopen(g, "Scene", H5P_DEFAULT);
-        hid_t type = a >= 0 ? H5Aget_type(a) : -1;
-        size_t size = type >= 0 ? H5Tget_size(type) : 0;
-        if (type < 0 || H5Tget_class(type) != H5T_STRING || H5Tis_variable_str(type) || size == 0 ||
-            size >= sizeof k->scene)
-            ok = snap_fail(err, file,
-                           "the /Nbody group is damaged; delete it to load the bodies alone",
-                           "/Nbody/Scene is not a short fixed-length string");
-        else {
-            char scene[sizeof k->scene] = {0};
-            hid_t mem = H5Tcopy(H5T_C_S1);
-            H5Tset_size(mem, size);
-            ok = H5Aread(a, mem, scene) >= 0;
-            hclose(mem);
-            scene[size] = '\0';
-            for (char *s = scene; *s; s++)
-                if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e) *s = '?';
-            memcpy(k->scene, scene, sizeof scene);
-        }
-        hclose(type);
-        hclose(a);
-    }
+    if (ok) ok = read_string_attr(g, "Scene", k->scene, sizeof k->scene, file, err) >= 0;
     hclose(g);
     if (!ok) return false;
     k->valid = true;
@@ -330,20 +349,27 @@ static bool read_knobs(hid_t file_id, const char *file, snap_knobs *k, snap_erro
     return true;
 }
 
+/* One /PartTypeN group; of ours also NbodyComponent and NbodyGalaxy, or, in
+ * saves from before they existed, NbodyTag (galaxy | component << 2). */
 typedef struct part_type {
     hid_t group;
-    dset_info pos, vel, mass, tag, ids;
+    dset_info pos, vel, mass, ids, comp, galaxy, tag;
     int64_t count;
 } part_type;
 
 static void close_type(part_type *p) {
-    hclose(p->pos.id);
-    hclose(p->vel.id);
-    hclose(p->mass.id);
-    hclose(p->tag.id);
-    hclose(p->ids.id);
+    dset_info *const sets[7] = {&p->pos, &p->vel, &p->mass, &p->ids, &p->comp, &p->galaxy, &p->tag};
+    for (int i = 0; i < 7; i++) {
+        hclose(sets[i]->id);
+        sets[i]->id = -1;
+    }
     hclose(p->group);
-    p->group = p->pos.id = p->vel.id = p->mass.id = p->tag.id = p->ids.id = -1;
+    p->group = -1;
+}
+
+/* true when ds is open and not a column of rows values. */
+static bool bad_column(const dset_info *ds, hsize_t rows) {
+    return ds->id >= 0 && (ds->rows != rows || ds->cols != 1);
 }
 
 /* Opens /PartType<t> and checks its datasets' shapes against count (from
@@ -370,8 +396,10 @@ static bool open_type(hid_t file_id, int t, int64_t count, const double *mass_ta
         !open_dataset(p->group, gname, "Velocities", &p->vel, file, err) ||
         !open_dataset(p->group, gname, "Masses", &p->mass, file, err))
         return false;
-    if (ours && (!open_dataset(p->group, gname, "NbodyTag", &p->tag, file, err) ||
-                 !open_dataset(p->group, gname, "ParticleIDs", &p->ids, file, err)))
+    if (ours && (!open_dataset(p->group, gname, "ParticleIDs", &p->ids, file, err) ||
+                 !open_dataset(p->group, gname, "NbodyComponent", &p->comp, file, err) ||
+                 !open_dataset(p->group, gname, "NbodyGalaxy", &p->galaxy, file, err) ||
+                 !open_dataset(p->group, gname, "NbodyTag", &p->tag, file, err)))
         return false;
     if (p->pos.id < 0)
         return snap_fail(err, file, layout_hint, "/%s has no Coordinates dataset", gname);
@@ -397,12 +425,24 @@ static bool open_type(hid_t file_id, int t, int64_t count, const double *mass_ta
         return snap_fail(err, file, layout_hint,
                          "/%s has no Masses dataset and /Header MassTable[%d] is %g", gname, t,
                          mass_table[t]);
-    if (ours && ((p->tag.id >= 0 && (p->tag.rows != p->pos.rows || p->tag.cols != 1)) ||
-                 (p->ids.id >= 0 && (p->ids.rows != p->pos.rows || p->ids.cols != 1))))
+    if (ours && (bad_column(&p->ids, p->pos.rows) || bad_column(&p->comp, p->pos.rows) ||
+                 bad_column(&p->galaxy, p->pos.rows) || bad_column(&p->tag, p->pos.rows)))
         return snap_fail(err, file, "the /Nbody data is damaged; delete /Nbody to load the bodies",
-                         "/%s/NbodyTag or ParticleIDs does not match Coordinates", gname);
+                         "/%s/ParticleIDs, NbodyComponent, NbodyGalaxy or NbodyTag does not match "
+                         "Coordinates",
+                         gname);
+    if (ours && (p->comp.id >= 0) != (p->galaxy.id >= 0))
+        return snap_fail(err, file, "the /Nbody data is damaged; delete /Nbody to load the bodies",
+                         "/%s has one of NbodyComponent and NbodyGalaxy without the other", gname);
     p->count = rows;
     return true;
+}
+
+/* Reads an optional dataset of ours (NULL, and true, when absent). */
+static bool read_optional(const dset_info *ds, const char *gname, const char *name,
+                          const char *file, double **out, snap_error *err) {
+    *out = ds->id >= 0 ? read_doubles(ds, gname, name, file, err) : NULL;
+    return ds->id < 0 || *out;
 }
 
 /* Fills the bodies of one type at out->bodies + first. */
@@ -412,15 +452,13 @@ static bool read_type(const part_type *p, int t, const double *mass_table, snap_
     snprintf(gname, sizeof gname, "PartType%d", t);
     double *pos = read_doubles(&p->pos, gname, "Coordinates", file, err);
     double *vel = pos ? read_doubles(&p->vel, gname, "Velocities", file, err) : NULL;
-    double *mass =
-        vel && p->mass.id >= 0 ? read_doubles(&p->mass, gname, "Masses", file, err) : NULL;
-    double *tag =
-        vel && ours && p->tag.id >= 0 ? read_doubles(&p->tag, gname, "NbodyTag", file, err) : NULL;
-    double *ids = vel && ours && p->ids.id >= 0
-                      ? read_doubles(&p->ids, gname, "ParticleIDs", file, err)
-                      : NULL;
-    bool ok = vel && (p->mass.id < 0 || mass) && (!ours || p->tag.id < 0 || tag) &&
-              (!ours || p->ids.id < 0 || ids);
+    double *mass = NULL, *ids = NULL, *comp = NULL, *galaxy = NULL, *tag = NULL;
+    bool ok = vel && read_optional(&p->mass, gname, "Masses", file, &mass, err);
+    if (ours)
+        ok = ok && read_optional(&p->ids, gname, "ParticleIDs", file, &ids, err) &&
+             read_optional(&p->comp, gname, "NbodyComponent", file, &comp, err) &&
+             read_optional(&p->galaxy, gname, "NbodyGalaxy", file, &galaxy, err) &&
+             read_optional(&p->tag, gname, "NbodyTag", file, &tag, err);
     for (int64_t i = 0; ok && i < p->count; i++) {
         snap_body *b = &out->bodies[first + i];
         for (int a = 0; a < 3; a++) {
@@ -429,7 +467,16 @@ static bool read_type(const part_type *p, int t, const double *mass_table, snap_
         }
         b->mass = mass ? mass[i] : mass_table[t];
         b->tag = snap_gadget_tag(t == 6 ? 5 : t);
-        if (tag) {
+        if (comp && galaxy) {
+            if (!(comp[i] == 0 || comp[i] == 1 || comp[i] == 2) ||
+                !(galaxy[i] == 0 || galaxy[i] == 1 || galaxy[i] == 2 || galaxy[i] == 3))
+                ok = snap_fail(err, file, "the /Nbody data is damaged; delete /Nbody",
+                               "/%s body %lld has NbodyComponent %g and NbodyGalaxy %g, expected "
+                               "0-2 and 0-3",
+                               gname, (long long)i, comp[i], galaxy[i]);
+            else
+                b->tag = SNAP_TAG((unsigned)galaxy[i], (unsigned)comp[i]);
+        } else if (tag) {
             if (!(tag[i] >= 0 && tag[i] <= 15) || SNAP_TAG_COMPONENT((unsigned)tag[i]) > 2)
                 ok = snap_fail(err, file, "the /Nbody data is damaged; delete /Nbody",
                                "/%s/NbodyTag[%lld] is %g, not a tag", gname, (long long)i, tag[i]);
@@ -442,8 +489,10 @@ static bool read_type(const part_type *p, int t, const double *mass_table, snap_
     free(pos);
     free(vel);
     free(mass);
-    free(tag);
     free(ids);
+    free(comp);
+    free(galaxy);
+    free(tag);
     return ok;
 }
 
@@ -458,8 +507,14 @@ bool snap_hdf5_read_part(const char *path, snap_data *out, int *num_files_out, s
 
     part_type types[HDF5_TYPES];
     for (int t = 0; t < HDF5_TYPES; t++)
-        types[t] = (part_type){
-            .group = -1, .pos.id = -1, .vel.id = -1, .mass.id = -1, .tag.id = -1, .ids.id = -1};
+        types[t] = (part_type){.group = -1,
+                               .pos.id = -1,
+                               .vel.id = -1,
+                               .mass.id = -1,
+                               .ids.id = -1,
+                               .comp.id = -1,
+                               .galaxy.id = -1,
+                               .tag.id = -1};
     int64_t *order = NULL;
     hid_t header = -1;
     hid_t file_id = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -529,7 +584,7 @@ bool snap_hdf5_read_part(const char *path, snap_data *out, int *num_files_out, s
         out->time = time;
         out->format = SNAP_FORMAT_HDF5;
         ok = read_units(file_id, header, path, &out->units, err) &&
-             read_knobs(file_id, path, &out->knobs, err);
+             read_knobs(file_id, path, out, err);
     }
     /* Ours: ParticleIDs is each body's index in the saved state; put them back. */
     if (ok && ours) {
@@ -565,6 +620,7 @@ bool snap_hdf5_read_part(const char *path, snap_data *out, int *num_files_out, s
 
 /* --- writer -------------------------------------------------------------------- */
 
+/* An attribute of n elements (n = 0: a scalar). */
 static bool write_attr(hid_t loc, const char *name, hid_t type, int n, const void *v) {
     hsize_t dim = (hsize_t)n;
     hid_t space = n > 0 ? H5Screate_simple(1, &dim, NULL) : H5Screate(H5S_SCALAR);
@@ -575,69 +631,204 @@ static bool write_attr(hid_t loc, const char *name, hid_t type, int n, const voi
     return ok;
 }
 
+/* A fixed-length string attribute of size bytes (at least 1), text NUL-padded. */
+static bool write_string_attr(hid_t loc, const char *name, const char *text, size_t size) {
+    char buf[256] = {0};
+    if (size == 0) size = 1;
+    if (size > sizeof buf) size = sizeof buf;
+    strncpy(buf, text, size);
+    hid_t str = H5Tcopy(H5T_C_S1);
+    bool ok = str >= 0 && H5Tset_size(str, size) >= 0 && write_attr(loc, name, str, 0, buf);
+    hclose(str);
+    return ok;
+}
+
+/* SWIFT's description of a dataset's units, which swiftsimio needs to read
+ * it and pynbody's SWIFT reader uses: the exponents of the length, mass and
+ * time units (current and temperature 0), no a or h factors (physical, not
+ * comoving), and the factor to cgs. */
+typedef struct field_units {
+    double length, mass, time; /* exponents of U_L, U_M, U_t */
+    const char *description;
+} field_units;
+
+static bool write_field_units(hid_t d, const field_units *f, const snap_units *u) {
+    const double time_s = u->length_cm / u->velocity_cm_s;
+    const double cgs =
+        pow(u->length_cm, f->length) * pow(u->mass_g, f->mass) * pow(time_s, f->time);
+    const double zero = 0;
+    const int32_t physical = 1, convertible = 0;
+    return write_attr(d, "U_L exponent", H5T_NATIVE_DOUBLE, 1, &f->length) &&
+           write_attr(d, "U_M exponent", H5T_NATIVE_DOUBLE, 1, &f->mass) &&
+           write_attr(d, "U_t exponent", H5T_NATIVE_DOUBLE, 1, &f->time) &&
+           write_attr(d, "U_I exponent", H5T_NATIVE_DOUBLE, 1, &zero) &&
+           write_attr(d, "U_T exponent", H5T_NATIVE_DOUBLE, 1, &zero) &&
+           write_attr(d, "a-scale exponent", H5T_NATIVE_DOUBLE, 1, &zero) &&
+           write_attr(d, "h-scale exponent", H5T_NATIVE_DOUBLE, 1, &zero) &&
+           write_attr(d, "Conversion factor to CGS (not including cosmological corrections)",
+                      H5T_NATIVE_DOUBLE, 1, &cgs) &&
+           write_attr(d, "Conversion factor to physical CGS (including cosmological corrections)",
+                      H5T_NATIVE_DOUBLE, 1, &cgs) &&
+           write_attr(d, "Value stored as physical", H5T_NATIVE_INT32, 1, &physical) &&
+           write_attr(d, "Property can be converted to comoving", H5T_NATIVE_INT32, 1,
+                      &convertible) &&
+           write_string_attr(d, "Description", f->description, strlen(f->description));
+}
+
 static bool write_dataset(hid_t loc, const char *name, hid_t type, hsize_t rows, hsize_t cols,
-                          const void *v) {
+                          const void *v, const field_units *f, const snap_units *u) {
     hsize_t dims[2] = {rows, cols};
     hid_t space = H5Screate_simple(cols > 1 ? 2 : 1, dims, NULL);
     hid_t d =
         space >= 0 ? H5Dcreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
-    bool ok = d >= 0 && H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0;
+    bool ok = d >= 0 && H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0 &&
+              write_field_units(d, f, u);
     hclose(d);
     hclose(space);
     return ok;
 }
 
-/* The file type that holds a body: 1 halo, 2 disk, 3 bulge. */
+/* The file type that holds a body: 1 (dark matter) the halo, 4 (stars) disk and bulge, as
+ * GADGET, AREPO and SWIFT number them and pynbody and swiftsimio name them. */
+enum { TYPE_HALO = 1, TYPE_STARS = 4 };
+
 static int file_type(uint8_t tag) {
-    switch (SNAP_TAG_COMPONENT(tag)) {
-    case SNAP_COMPONENT_HALO:
-        return 1;
-    case SNAP_COMPONENT_BULGE:
-        return 3;
-    default:
-        return 2;
-    }
+    return SNAP_TAG_COMPONENT(tag) == SNAP_COMPONENT_HALO ? TYPE_HALO : TYPE_STARS;
 }
+
+static const field_units coordinates_units = {1, 0, 0, "Positions of the particles"},
+                         velocities_units = {1, 0, -1, "Velocities of the particles"},
+                         masses_units = {0, 1, 0, "Masses of the particles"},
+                         ids_units = {0, 0, 0, "Index of the particle in nbody's state"},
+                         component_units = {0, 0, 0, "nbody's component: 0 disk, 1 bulge, 2 halo"},
+                         galaxy_units = {0, 0, 0, "nbody's galaxy: 0 to 3"};
 
 static bool write_types(hid_t f, const snap_data *d) {
     bool ok = true;
-    for (int t = 1; t <= 3 && ok; t++) {
+    const int types[2] = {TYPE_HALO, TYPE_STARS};
+    for (int k = 0; k < 2 && ok; k++) {
+        const int t = types[k];
         size_t n = 0;
         for (int i = 0; i < d->count; i++) n += file_type(d->bodies[i].tag) == t;
         if (n == 0) continue;
         double *pos = malloc(n * 3 * sizeof *pos), *vel = malloc(n * 3 * sizeof *vel);
         double *mass = malloc(n * sizeof *mass);
         uint64_t *ids = malloc(n * sizeof *ids);
-        uint8_t *tags = malloc(n);
-        ok = pos && vel && mass && ids && tags;
-        size_t k = 0;
+        uint8_t *comp = malloc(n), *galaxy = malloc(n);
+        ok = pos && vel && mass && ids && comp && galaxy;
+        size_t j = 0;
         for (int i = 0; ok && i < d->count; i++) {
             const snap_body *b = &d->bodies[i];
             if (file_type(b->tag) != t) continue;
             for (int a = 0; a < 3; a++) {
-                pos[3 * k + a] = b->pos[a];
-                vel[3 * k + a] = b->vel[a];
+                pos[3 * j + a] = b->pos[a];
+                vel[3 * j + a] = b->vel[a];
             }
-            mass[k] = b->mass;
-            ids[k] = (uint64_t)i;
-            tags[k] = b->tag;
-            k++;
+            mass[j] = b->mass;
+            ids[j] = (uint64_t)i;
+            comp[j] = (uint8_t)SNAP_TAG_COMPONENT(b->tag);
+            galaxy[j] = (uint8_t)SNAP_TAG_GALAXY(b->tag);
+            j++;
         }
         char gname[24];
         snprintf(gname, sizeof gname, "PartType%d", t);
+        const snap_units *u = &d->units;
         hid_t g = ok ? H5Gcreate2(f, gname, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
-        ok = g >= 0 && write_dataset(g, "Coordinates", H5T_NATIVE_DOUBLE, n, 3, pos) &&
-             write_dataset(g, "Velocities", H5T_NATIVE_DOUBLE, n, 3, vel) &&
-             write_dataset(g, "Masses", H5T_NATIVE_DOUBLE, n, 1, mass) &&
-             write_dataset(g, "ParticleIDs", H5T_NATIVE_UINT64, n, 1, ids) &&
-             write_dataset(g, "NbodyTag", H5T_NATIVE_UINT8, n, 1, tags);
+        ok =
+            g >= 0 &&
+            write_dataset(g, "Coordinates", H5T_NATIVE_DOUBLE, n, 3, pos, &coordinates_units, u) &&
+            write_dataset(g, "Velocities", H5T_NATIVE_DOUBLE, n, 3, vel, &velocities_units, u) &&
+            write_dataset(g, "Masses", H5T_NATIVE_DOUBLE, n, 1, mass, &masses_units, u) &&
+            write_dataset(g, "ParticleIDs", H5T_NATIVE_UINT64, n, 1, ids, &ids_units, u) &&
+            write_dataset(g, "NbodyComponent", H5T_NATIVE_UINT8, n, 1, comp, &component_units, u) &&
+            write_dataset(g, "NbodyGalaxy", H5T_NATIVE_UINT8, n, 1, galaxy, &galaxy_units, u);
         hclose(g);
         free(pos);
         free(vel);
         free(mass);
         free(ids);
-        free(tags);
+        free(comp);
+        free(galaxy);
     }
+    return ok;
+}
+
+/* /Header in GADGET's names, with the SWIFT ones swiftsimio needs (Time,
+ * Redshift, Scale-factor and Dimension as 1-element arrays), the units in
+ * GADGET-4/AREPO's names; no HubbleParam or Omega0: not a cosmological run. */
+static bool write_header(hid_t f, const snap_data *d) {
+    hid_t h = H5Gcreate2(f, "Header", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    int32_t npart[6] = {0};
+    uint32_t total[6] = {0}, high[6] = {0};
+    for (int i = 0; i < d->count; i++) npart[file_type(d->bodies[i].tag)]++;
+    for (int t = 0; t < 6; t++) total[t] = (uint32_t)npart[t];
+    const double zeros[6] = {0}, one = 1;
+    const int32_t files = 1, dimension = 3;
+    const snap_units *u = &d->units;
+    bool ok = h >= 0 && write_attr(h, "NumPart_ThisFile", H5T_NATIVE_INT32, 6, npart) &&
+              write_attr(h, "NumPart_Total", H5T_NATIVE_UINT32, 6, total) &&
+              write_attr(h, "NumPart_Total_HighWord", H5T_NATIVE_UINT32, 6, high) &&
+              write_attr(h, "MassTable", H5T_NATIVE_DOUBLE, 6, zeros) &&
+              write_attr(h, "Time", H5T_NATIVE_DOUBLE, 1, &d->time) &&
+              write_attr(h, "Redshift", H5T_NATIVE_DOUBLE, 1, zeros) &&
+              write_attr(h, "Scale-factor", H5T_NATIVE_DOUBLE, 1, &one) &&
+              write_attr(h, "Dimension", H5T_NATIVE_INT32, 1, &dimension) &&
+              write_attr(h, "BoxSize", H5T_NATIVE_DOUBLE, 3, zeros) &&
+              write_attr(h, "NumFilesPerSnapshot", H5T_NATIVE_INT32, 0, &files) &&
+              write_attr(h, "UnitLength_in_cm", H5T_NATIVE_DOUBLE, 0, &u->length_cm) &&
+              write_attr(h, "UnitMass_in_g", H5T_NATIVE_DOUBLE, 0, &u->mass_g) &&
+              write_attr(h, "UnitVelocity_in_cm_per_s", H5T_NATIVE_DOUBLE, 0, &u->velocity_cm_s);
+    hclose(h);
+    return ok;
+}
+
+/* What SWIFT writes beside the header and swiftsimio or pynbody's SWIFT
+ * reader open: /Units (and /InternalCodeUnits, the same) with exactly
+ * SWIFT's five cgs units (swiftsimio refuses any other attribute there),
+ * /Cosmology saying this is no cosmological run, and the /Policy (pynbody's
+ * sign of a SWIFT file) and /Parameters groups, empty. */
+static bool write_swift_groups(hid_t f, const snap_units *u) {
+    const double time_s = u->length_cm / u->velocity_cm_s, one = 1;
+    const int32_t no = 0;
+    hid_t units = H5Gcreate2(f, "Units", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    bool ok = units >= 0 &&
+              write_attr(units, "Unit length in cgs (U_L)", H5T_NATIVE_DOUBLE, 1, &u->length_cm) &&
+              write_attr(units, "Unit mass in cgs (U_M)", H5T_NATIVE_DOUBLE, 1, &u->mass_g) &&
+              write_attr(units, "Unit time in cgs (U_t)", H5T_NATIVE_DOUBLE, 1, &time_s) &&
+              write_attr(units, "Unit current in cgs (U_I)", H5T_NATIVE_DOUBLE, 1, &one) &&
+              write_attr(units, "Unit temperature in cgs (U_T)", H5T_NATIVE_DOUBLE, 1, &one) &&
+              H5Lcreate_hard(f, "Units", f, "InternalCodeUnits", H5P_DEFAULT, H5P_DEFAULT) >= 0;
+    hclose(units);
+    hid_t cosmo = ok ? H5Gcreate2(f, "Cosmology", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
+    ok = cosmo >= 0 && write_attr(cosmo, "Cosmological run", H5T_NATIVE_INT32, 1, &no);
+    hclose(cosmo);
+    const char *const empty[2] = {"Policy", "Parameters"};
+    for (int i = 0; i < 2 && ok; i++) {
+        hid_t g = H5Gcreate2(f, empty[i], H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        ok = g >= 0;
+        hclose(g);
+    }
+    return ok;
+}
+
+/* /Nbody marks the file as ours (the reader then restores tags and order):
+ * the unit system in words, and the knobs when the state has them. */
+static bool write_nbody(hid_t f, const snap_data *d) {
+    hid_t g = H5Gcreate2(f, "Nbody", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    bool ok = g >= 0;
+    if (ok && d->units.system[0])
+        ok = write_string_attr(g, "UnitSystem", d->units.system,
+                               strnlen(d->units.system, sizeof d->units.system - 1));
+    if (ok && d->knobs.valid) {
+        const double steps = (double)d->knobs.steps;
+        ok = write_string_attr(g, "Scene", d->knobs.scene, sizeof d->knobs.scene - 1) &&
+             write_attr(g, "Dt", H5T_NATIVE_DOUBLE, 0, &d->knobs.dt) &&
+             write_attr(g, "Softening", H5T_NATIVE_DOUBLE, 0, &d->knobs.softening) &&
+             write_attr(g, "Damping", H5T_NATIVE_DOUBLE, 0, &d->knobs.damping) &&
+             write_attr(g, "Theta", H5T_NATIVE_DOUBLE, 0, &d->knobs.theta) &&
+             write_attr(g, "Steps", H5T_NATIVE_DOUBLE, 0, &steps);
+    }
+    hclose(g);
     return ok;
 }
 
@@ -650,6 +841,14 @@ bool snap_write_hdf5(const snap_data *d, uint8_t **buf, size_t *len, snap_error 
     if (!snap_check_bodies(d, name, err)) return false;
     if (!isfinite(d->time))
         return snap_fail(err, name, "the simulation time is damaged", "time is %g", d->time);
+    const snap_units *u = &d->units;
+    if (!u->known || !(isfinite(u->length_cm) && u->length_cm > 0) ||
+        !(isfinite(u->mass_g) && u->mass_g > 0) ||
+        !(isfinite(u->velocity_cm_s) && u->velocity_cm_s > 0) ||
+        !isfinite(u->length_cm / u->velocity_cm_s))
+        return snap_fail(err, name, "give the state's units (snap_units) in cgs",
+                         "no usable units to write (%g cm, %g g, %g cm/s)", u->length_cm, u->mass_g,
+                         u->velocity_cm_s);
     H5E_auto2_t old_func;
     void *old_data;
     H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
@@ -659,52 +858,8 @@ bool snap_write_hdf5(const snap_data *d, uint8_t **buf, size_t *len, snap_error 
     bool ok = fapl >= 0 && H5Pset_fapl_core(fapl, 1 << 20, 0) >= 0; /* memory only */
     hid_t f =
         ok ? H5Fcreate("nbody-snapshot-in-memory.hdf5", H5F_ACC_TRUNC, H5P_DEFAULT, fapl) : -1;
-    ok = f >= 0;
-    hid_t h = ok ? H5Gcreate2(f, "Header", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
-    if (ok) {
-        int32_t npart[6] = {0};
-        uint32_t total[6] = {0}, high[6] = {0};
-        for (int i = 0; i < d->count; i++) npart[file_type(d->bodies[i].tag)]++;
-        for (int t = 0; t < 6; t++) total[t] = (uint32_t)npart[t];
-        const double zeros[6] = {0}, one = 1, zero = 0;
-        const int32_t files = 1;
-        ok = h >= 0 && write_attr(h, "NumPart_ThisFile", H5T_NATIVE_INT32, 6, npart) &&
-             write_attr(h, "NumPart_Total", H5T_NATIVE_UINT32, 6, total) &&
-             write_attr(h, "NumPart_Total_HighWord", H5T_NATIVE_UINT32, 6, high) &&
-             write_attr(h, "MassTable", H5T_NATIVE_DOUBLE, 6, zeros) &&
-             write_attr(h, "Time", H5T_NATIVE_DOUBLE, 0, &d->time) &&
-             write_attr(h, "Redshift", H5T_NATIVE_DOUBLE, 0, &zero) &&
-             write_attr(h, "BoxSize", H5T_NATIVE_DOUBLE, 0, &zero) &&
-             write_attr(h, "NumFilesPerSnapshot", H5T_NATIVE_INT32, 0, &files) &&
-             write_attr(h, "Omega0", H5T_NATIVE_DOUBLE, 0, &zero) &&
-             write_attr(h, "OmegaLambda", H5T_NATIVE_DOUBLE, 0, &zero) &&
-             write_attr(h, "HubbleParam", H5T_NATIVE_DOUBLE, 0, &one);
-        if (ok && d->units.known)
-            ok = write_attr(h, "UnitLength_in_cm", H5T_NATIVE_DOUBLE, 0, &d->units.length_cm) &&
-                 write_attr(h, "UnitMass_in_g", H5T_NATIVE_DOUBLE, 0, &d->units.mass_g) &&
-                 write_attr(h, "UnitVelocity_in_cm_per_s", H5T_NATIVE_DOUBLE, 0,
-                            &d->units.velocity_cm_s);
-    }
-    ok = ok && write_types(f, d);
-    /* /Nbody marks the file as ours (the reader then restores tags and order);
-     * the knobs go into it when the state has them. */
-    hid_t g = ok ? H5Gcreate2(f, "Nbody", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
-    ok = ok && g >= 0;
-    if (ok && d->knobs.valid) {
-        const double steps = (double)d->knobs.steps;
-        char scene[sizeof d->knobs.scene] = {0};
-        snprintf(scene, sizeof scene, "%s", d->knobs.scene);
-        hid_t str = H5Tcopy(H5T_C_S1);
-        ok = str >= 0 && H5Tset_size(str, sizeof scene - 1) >= 0 &&
-             write_attr(g, "Scene", str, 0, scene) &&
-             write_attr(g, "Dt", H5T_NATIVE_DOUBLE, 0, &d->knobs.dt) &&
-             write_attr(g, "Softening", H5T_NATIVE_DOUBLE, 0, &d->knobs.softening) &&
-             write_attr(g, "Damping", H5T_NATIVE_DOUBLE, 0, &d->knobs.damping) &&
-             write_attr(g, "Theta", H5T_NATIVE_DOUBLE, 0, &d->knobs.theta) &&
-             write_attr(g, "Steps", H5T_NATIVE_DOUBLE, 0, &steps);
-        hclose(str);
-    }
-    hclose(g);
+    ok = f >= 0 && write_header(f, d) && write_swift_groups(f, u) && write_types(f, d) &&
+         write_nbody(f, d);
     if (ok && H5Fflush(f, H5F_SCOPE_GLOBAL) < 0) ok = false;
     ssize_t size = ok ? H5Fget_file_image(f, NULL, 0) : -1;
     uint8_t *image = size > 0 ? malloc((size_t)size) : NULL;
@@ -712,7 +867,6 @@ bool snap_write_hdf5(const snap_data *d, uint8_t **buf, size_t *len, snap_error 
         free(image);
         image = NULL;
     }
-    hclose(h);
     hclose(f);
     hclose(fapl);
     H5Eset_auto2(H5E_DEFAULT, old_func, old_data);

@@ -299,6 +299,42 @@ def hdf5_files(out, man, rng):
     man.read('multi.0.hdf5', 'hdf5', [b for types in parts for t in types for b in t], 2.0,
              [0, 7, 7, 0, 0, 0])
 
+    # A save of nbody's own from before its HDF5 writer put disk and bulge in
+    # PartType4 (PartType1 halo, 2 disk, 3 bulge, a per-type NbodyTag, no
+    # units): read back exactly, tags and body order from NbodyTag and
+    # ParticleIDs.
+    tags = [HALO, DISK, BULGE, HALO | 1, DISK | 1, BULGE | 2, DISK | 3]
+    old = [make_bodies(rng, 1, tags[i % len(tags)], single=False)[0] for i in range(23)]
+    with h5py.File(os.path.join(out, 'nbody_v1.hdf5'), 'w') as f:
+        by_type = {t: [i for i, b in enumerate(old) if GADGET_TAG[t] == (b[7] & 12)]
+                   for t in (1, 2, 3)}
+        h = f.create_group('Header')
+        npart = [0] + [len(by_type[t]) for t in (1, 2, 3)] + [0, 0]
+        h.attrs['NumPart_ThisFile'] = np.array(npart, dtype=np.int32)
+        h.attrs['NumPart_Total'] = np.array(npart, dtype=np.uint32)
+        h.attrs['NumPart_Total_HighWord'] = np.zeros(6, dtype=np.uint32)
+        h.attrs['MassTable'] = np.zeros(6)
+        h.attrs['Time'] = 3.5
+        h.attrs['Redshift'] = 0.0
+        h.attrs['BoxSize'] = 0.0
+        h.attrs['NumFilesPerSnapshot'] = np.int32(1)
+        h.attrs['Omega0'] = 0.0
+        h.attrs['OmegaLambda'] = 0.0
+        h.attrs['HubbleParam'] = 1.0
+        for t, rows in by_type.items():
+            g = f.create_group('PartType%d' % t)
+            g['Coordinates'] = np.array([old[i][0:3] for i in rows])
+            g['Velocities'] = np.array([old[i][3:6] for i in rows])
+            g['Masses'] = np.array([old[i][6] for i in rows])
+            g['ParticleIDs'] = np.array(rows, dtype=np.uint64)
+            g['NbodyTag'] = np.array([old[i][7] for i in rows], dtype=np.uint8)
+        nb = f.create_group('Nbody')
+        nb.attrs['Scene'] = np.bytes_('antennae-like'.ljust(63, '\0'))
+        for k, v in (('Dt', 0.025), ('Softening', 0.15), ('Damping', 1.0), ('Theta', 0.6),
+                     ('Steps', 140.0)):
+            nb.attrs[k] = v
+    man.read('nbody_v1.hdf5', 'hdf5', old, 3.5, npart)
+
     # HDF5 files without what a snapshot needs.
     def bad(name, text, build):
         with h5py.File(os.path.join(out, name), 'w') as f:

@@ -446,6 +446,14 @@ static void test_hdf5_round_trip(void) {
         snap_free(&d);
         return;
     }
+    expect_fail(ok, &err, "no usable units", "HDF5 without units");
+    d.units = (snap_units){.known = true,
+                           .length_cm = 3.0856775814913673e21,
+                           .mass_g = 1.98841e43,
+                           .velocity_cm_s = 2.0738653644138841e7,
+                           .hubble = 1,
+                           .system = "galaxy units: G = 1, 1 kpc, 1e10 Msun"};
+    ok = snap_write_hdf5(&d, &buf, &len, &err);
     CHECK(ok, "%s", err.message);
     char path[300];
     snprintf(path, sizeof path, "%s/save.hdf5", dir);
@@ -459,6 +467,22 @@ static void test_hdf5_round_trip(void) {
     CHECK(same_double(r.time, d.time) && r.knobs.valid && r.knobs.steps == d.knobs.steps &&
               same_double(r.knobs.dt, d.knobs.dt) && strcmp(r.knobs.scene, d.knobs.scene) == 0,
           "HDF5 round trip: time or knobs differ");
+    CHECK(r.units.known && same_double(r.units.length_cm, d.units.length_cm) &&
+              same_double(r.units.mass_g, d.units.mass_g) &&
+              same_double(r.units.velocity_cm_s, d.units.velocity_cm_s) && !r.units.comoving &&
+              strcmp(r.units.system, d.units.system) == 0,
+          "HDF5 round trip: units %g cm %g g %g cm/s comoving %d \"%s\"", r.units.length_cm,
+          r.units.mass_g, r.units.velocity_cm_s, r.units.comoving, r.units.system);
+    /* The halo is dark matter (PartType1), disk and bulge stars (PartType4),
+     * as pynbody and SWIFT number them. */
+    int halo = 0;
+    for (int i = 0; i < d.count; i++)
+        halo += SNAP_TAG_COMPONENT(d.bodies[i].tag) == SNAP_COMPONENT_HALO;
+    CHECK(r.type_counts[1] == halo && r.type_counts[4] == d.count - halo && r.type_counts[0] == 0 &&
+              r.type_counts[2] == 0 && r.type_counts[3] == 0 && r.type_counts[5] == 0,
+          "HDF5 types: %d %d %d %d %d %d, want halo %d in type 1 and %d stars in type 4",
+          r.type_counts[0], r.type_counts[1], r.type_counts[2], r.type_counts[3], r.type_counts[4],
+          r.type_counts[5], halo, d.count - halo);
     snap_free(&r);
     free(buf);
     /* without knobs (e.g. a foreign file saved again): tags and order still exact */

@@ -392,6 +392,12 @@ int main(int argc, char **argv) {
         st.bodies[i].tag = SNAP_TAG(i % 2, i % 3);
     }
     st.knobs = (snap_knobs){.valid = true, .scene = "plummer", .dt = 0.01, .theta = 0.5};
+    st.units = (snap_units){.known = true,
+                            .length_cm = 3.0856775814913673e21,
+                            .mass_g = 1.98841e43,
+                            .velocity_cm_s = 2.0738653644e7,
+                            .hubble = 1,
+                            .system = "G = 1 model units"};
     uint8_t *tip, *side;
     size_t tip_len, side_len;
     snap_error err = {0};
@@ -408,7 +414,11 @@ int main(int argc, char **argv) {
     /* HDF5 goes through libhdf5 from a file: fewer mutants (each is a file). */
     uint8_t *h5;
     size_t h5_len;
-    if (snap_hdf5_available() && snap_write_hdf5(&st, &h5, &h5_len, &err)) {
+    if (snap_hdf5_available()) {
+        if (!snap_write_hdf5(&st, &h5, &h5_len, &err)) {
+            fprintf(stderr, "HDF5 writer failed: %s\n", err.message);
+            return 1;
+        }
         image hi = {.p = h5, .len = h5_len};
         fuzz_file("hdf5 (ours)", &hi, rounds / 40 + 1, 4000);
         free(h5);

@@ -188,10 +188,12 @@ void io_series_free(char **list, int count);
 void io_load_error(const char *arg, const snap_error *err);
 /* The snapshot format --dump's extension names; SNAP_FORMAT_UNKNOWN for CSV. */
 snap_format io_dump_format(const char *path);
-/* The state as tipsy with its sidecar (knobs), or as HDF5. false with a
+/* The state as tipsy with its sidecar (knobs), or as HDF5 with its units:
+ * the galaxy units (galaxy_units: the bodies are in them), else G = 1 model
+ * units given the same cgs scale, the file saying which. false with a
  * message printed. */
 bool io_snapshot_write(const char *path, snap_format format, const sim_body *bodies, int n,
-                       double time, const snap_knobs *knobs);
+                       double time, const snap_knobs *knobs, bool galaxy_units);
 /* The last part of a path. */
 const char *io_base_name(const char *path);
 

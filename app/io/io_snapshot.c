@@ -16,7 +16,10 @@
  * simulation can hold (check_values), are refused before anything runs.
  * What a snapshot means for the scene on screen is the app's
  * (app_snapshot.c).
-
+ *
+ * Written HDF5 states its units: the galaxy units for a galaxy scene, and
+ * for the others (G = 1 model units) the same cgs values, one choice of
+ * scale for a scale-free model, with /Nbody/UnitSystem saying which.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -403,12 +406,26 @@ snap_format io_dump_format(const char *path) {
 /* ---- writing -------------------------------------------------------------- */
 
 bool io_snapshot_write(const char *path, snap_format format, const sim_body *b, int n, double time,
-                       const snap_knobs *knobs) {
+                       const snap_knobs *knobs, bool galaxy_units) {
     snap_data d = {.bodies = malloc(sizeof(snap_body) * (size_t)n),
                    .count = n,
                    .time = time,
                    .format = SNAP_FORMAT_TIPSY,
-                   .knobs = *knobs};
+                   .knobs = *knobs,
+                   .units = {.known = true,
+                             .length_cm = GALAXY_LENGTH_CM,
+                             .mass_g = GALAXY_MASS_G,
+                             .velocity_cm_s = GALAXY_VELOCITY_CM_S,
+                             .hubble = 1}};
+    if (galaxy_units)
+        snprintf(d.units.system, sizeof d.units.system,
+                 "galaxy units: G = 1, length %g kpc, mass %g Msun, velocity %g km/s, time %g Myr",
+                 SIM_GALAXY_KPC_PER_LENGTH, SIM_GALAXY_MSUN_PER_MASS, SIM_GALAXY_KMS_PER_VELOCITY,
+                 SIM_GALAXY_MYR_PER_TIME);
+    else
+        snprintf(d.units.system, sizeof d.units.system,
+                 "G = 1 model units (Henon units, G = M = 1, for the Plummer sphere and the "
+                 "shell); the cgs units given are one choice of scale for them");
     if (!d.bodies) {
         fprintf(stderr, "nbody: out of memory for a snapshot of %d bodies\nhint: fewer bodies\n",
                 n);
