@@ -184,7 +184,7 @@ static void write_file(const char *path, int n, double time, bool own) {
     }
     snap_knobs k = {.valid = true, .dt = 0.01, .softening = 0.05, .damping = 1, .theta = 0.5};
     snprintf(k.scene, sizeof k.scene, "plummer");
-    CHECK(io_snapshot_write(path, SNAP_FORMAT_TIPSY, b, n, time, &k), "wrote %s", path);
+    CHECK(io_snapshot_write(path, SNAP_FORMAT_TIPSY, b, n, time, &k, false), "wrote %s", path);
     free(b);
     if (!own) {
         char side[PATH_MAX];
