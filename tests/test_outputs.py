@@ -53,6 +53,7 @@ import threading
 import time
 
 NBODY, PNG_CHECK = (os.path.abspath(p) for p in sys.argv[1:3])
+RUN_SH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts", "run.sh")
 CPU = [NBODY, "--backend", "cpu", "--headless"]
 BASE = CPU + ["--n", "64", "--width", "320", "--height", "180"]
 LONG = "100000000"
@@ -340,6 +341,54 @@ def test_window_signal(tmp):
         xvfb[0].wait()
 
 
+def test_run_sh(tmp):
+    """scripts/run.sh runs nbody in the user's folder: relative paths, and
+    the files F12 writes, are the user's, not the checkout's. run.sh runs
+    from a stand-in checkout whose install-deps.sh, env.sh and cmake are
+    stubs (no install, no build) and whose build/nbody is the nbody under
+    test; the stubs' output stands for the build's."""
+    root, user = os.path.join(tmp, "checkout"), os.path.join(tmp, "user dir")
+    for sub in ("scripts", "build", "bin"):
+        os.makedirs(os.path.join(root, sub))
+    os.mkdir(user)
+    shutil.copy(RUN_SH, os.path.join(root, "scripts", "run.sh"))
+    stubs = {"scripts/install-deps.sh": "#!/bin/sh\necho 'install-deps: nothing missing'\n",
+             "scripts/env.sh": "",
+             "bin/cmake": "#!/bin/sh\necho \"cmake $*\" >>\"$NBODY_TEST_CMAKE_LOG\"\n"
+                          "echo '-- a build line'\n"}
+    for name, text in stubs.items():
+        path = os.path.join(root, name)
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, 0o755)
+    os.symlink(NBODY, os.path.join(root, "build", "nbody"))
+    log = os.path.join(tmp, "cmake.log")
+    env = dict(os.environ, PATH=os.path.join(root, "bin") + os.pathsep + os.environ["PATH"],
+               NBODY_TEST_CMAKE_LOG=log)
+    with open(os.path.join(user, "keys.txt"), "w") as f:
+        f.write("1 F12\n")
+    run_sh = os.path.join(root, "scripts", "run.sh")
+    before = set(os.listdir(root))
+    r = run([run_sh] + BASE[1:] + ["--frames", "3", "--script", "keys.txt", "--screenshot",
+                                   "x.png", "--dump", "a.tipsy"], cwd=user, env=env)
+    made = sorted(os.listdir(user))
+    check("run.sh: relative paths and F12's file land in the user's folder",
+          r.returncode == 0 and png_ok(os.path.join(user, "x.png")) and "a.tipsy" in made and
+          len([f for f in made if f.startswith("nbody-") and f.endswith(".png")]) == 1 and
+          set(os.listdir(root)) == before,
+          f"exit {r.returncode}, user's folder {made}, checkout {sorted(os.listdir(root))}: "
+          f"{r.stderr.decode()}")
+    r = run([run_sh] + BASE[1:] + ["--frames", "1", "--load", "a.tipsy", "--dump", "-"], cwd=user,
+            env=env)
+    check("run.sh: --load a relative file; stdout carries the dump alone",
+          r.returncode == 0 and csv_whole(r.stdout), f"exit {r.returncode}, stdout "
+          f"{r.stdout[:200]!r}, stderr {r.stderr.decode()}")
+    with open(log) as f:
+        calls = f.read()
+    check("run.sh: builds the checkout by its absolute path",
+          f"-S {root} -B {root}/build" in calls, f"cmake calls: {calls}")
+
+
 def test_second_signal(tmp):
     d = os.path.join(tmp, "second")
     os.mkdir(d)
@@ -460,6 +509,7 @@ def main():
         test_signal(tmp, signal.SIGTERM, 143)
         test_window_signal(tmp)
         test_second_signal(tmp)
+        test_run_sh(tmp)
         test_progress(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
