@@ -195,7 +195,7 @@ def can_mount_tmpfs(tmp):
     if os.geteuid() != 0 or not shutil.which("unshare"):
         return False
     d = os.path.join(tmp, "probe")
-    os.mkdir(d)
+    os.makedirs(d, exist_ok=True)
     r = subprocess.run(["unshare", "-m", "sh", "-c", f"mount -t tmpfs -o size=64k tmpfs '{d}'"],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return r.returncode == 0
@@ -265,6 +265,61 @@ def test_full_disk(tmp):
     check("full disk, F12: the failure is shown on the HUD",
           0 <= bottom[0] < 270 and bottom[1] >= 270, f"lowest lit rows {bottom} of 360")
     return True
+
+
+def test_filling_disk(tmp):
+    """--status-every on a disk that fills: the lines written stay."""
+    if not can_mount_tmpfs(tmp):
+        print("skip filling disk: cannot mount a tmpfs here (needs root and unshare -m)")
+        return
+    d = os.path.join(tmp, "filling")
+    os.mkdir(d)
+    status = os.path.join(d, "status.json")
+    # 16 KiB holds some of the 400 lines (each about 1 KiB), not all; the
+    # file is copied out before the mount goes with the namespace.
+    script = (f"mount -t tmpfs -o size=16k tmpfs '{d}' || exit 99; \"$@\"; rc=$?; "
+              f"cp '{status}' '{tmp}/filling.json'; exit $rc")
+    r = run(["unshare", "-m", "sh", "-c", script, "sh"] + BASE +
+            ["--frames", "400", "--status-json", status, "--status-every", "1"])
+    if r.returncode == 99:
+        print("skip filling disk: mount failed")
+        return
+    err = r.stderr.decode()
+    lines = status_lines(os.path.join(tmp, "filling.json"))
+    m = re.search(r"^nbody: cannot write --status-json \S+: line (\d+): No space left on device; "
+                  r"it keeps lines 1-(\d+)$", err, re.M)
+    check("filling disk: exit 1", r.returncode == 1, f"exit {r.returncode}: {err}")
+    check("filling disk: one line names the line that failed, and why",
+          m and int(m.group(2)) == int(m.group(1)) - 1 and err.count("hint:") == 1, err)
+    check("filling disk: the file keeps every line written, each whole JSON",
+          lines and m and len(lines) == int(m.group(2)) and
+          [x["frame"] for x in lines] == list(range(lines[0]["frame"],
+                                                    lines[0]["frame"] + len(lines))),
+          f"{len(lines) if lines else lines} lines; stderr: {err}")
+
+
+def test_fifo_wait(tmp):
+    """An output FIFO with no reader says so, and its reader then gets it."""
+    d = os.path.join(tmp, "fifo wait")
+    os.mkdir(d)
+    fifo, err = os.path.join(d, "late.fifo"), os.path.join(d, "err.txt")
+    os.mkfifo(fifo)
+    with open(err, "w") as fe:
+        p = subprocess.Popen(BASE + ["--frames", "3", "--dump", fifo], stdout=subprocess.DEVNULL,
+                             stderr=fe)
+    try:
+        said = wait_for(lambda: f"nbody: waiting for a reader on {fifo} (Ctrl-C quits)"
+                        in open(err).read(), 60)
+        check("FIFO without a reader: says it waits for one", said, open(err).read())
+        with open(fifo, "rb") as f:
+            data = f.read()
+        rc = p.wait(60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    check("FIFO without a reader: a late reader gets the whole CSV, exit 0",
+          rc == 0 and csv_whole(data), f"exit {rc}, got {data[:100]!r}")
 
 
 def test_signal(tmp, sig, code, window_env=None):
@@ -393,10 +448,12 @@ def test_second_signal(tmp):
     d = os.path.join(tmp, "second")
     os.mkdir(d)
     fifo, png, status = (os.path.join(d, f) for f in ("nobody.fifo", "shot.png", "status.json"))
+    err = os.path.join(d, "err.txt")
     os.mkfifo(fifo)
-    p = subprocess.Popen(BASE + ["--frames", LONG, "--screenshot", png, "--dump", fifo,
-                                 "--status-json", status, "--status-every", "1"],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(err, "w") as fe:
+        p = subprocess.Popen(BASE + ["--frames", LONG, "--screenshot", png, "--dump", fifo,
+                                     "--status-json", status, "--status-every", "1"],
+                             stdout=subprocess.DEVNULL, stderr=fe)
     try:
         wait_for(lambda: len(status_lines(status) or []) >= 1, 60)
         p.send_signal(signal.SIGINT)
@@ -405,6 +462,9 @@ def test_second_signal(tmp):
             lambda: p.poll() is not None, 0.5)
         check("second signal: the first one wrote the screenshot and blocks on the FIFO", blocked,
               f"exit {p.poll()}")
+        check("second signal: the wait for the FIFO's reader is said",
+              wait_for(lambda: f"nbody: waiting for a reader on {fifo} (Ctrl-C again quits)"
+                       in open(err).read(), 10), open(err).read())
         p.send_signal(signal.SIGTERM)
         try:
             rc = p.wait(5)
@@ -505,6 +565,8 @@ def main():
         test_symlink(tmp)
         test_f12(tmp)
         test_full_disk(tmp)
+        test_filling_disk(tmp)
+        test_fifo_wait(tmp)
         test_signal(tmp, signal.SIGINT, 130)
         test_signal(tmp, signal.SIGTERM, 143)
         test_window_signal(tmp)

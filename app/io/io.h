@@ -41,11 +41,15 @@ bool io_write_text(const char *path, const char *what, const char *text);
 bool io_write_bytes(const char *path, const char *what, const void *data, size_t len);
 
 /* A file written over time. atomic: to a temporary renamed over path at
- * close when ok and every write succeeded (else removed); not atomic: under
- * the real name as it goes (status lines for tail -f), removed on a failure.
- * Devices, FIFOs and "-" are always written in place. Writes are buffered;
- * flush pushes them to the file. Each returns false once a write failed (the
- * message printed once, errno says why); open returns NULL. close frees f. */
+ * close when ok and every write succeeded (else removed), a failure
+ * printed once; not atomic (a stream: status lines for tail -f): under the
+ * real name as it goes, and a failed write leaves it as far as the last
+ * flush went (cut back to there; removed if that is nothing) and prints
+ * nothing, so the caller can say which part failed. Devices, FIFOs and "-"
+ * are always written in place; a FIFO with no reader says that it waits
+ * for one (on stderr). Writes are buffered; flush pushes them to the file.
+ * Each returns false once a write failed (errno says why); open returns
+ * NULL, its message printed. close frees f. */
 typedef struct io_file io_file;
 io_file *io_file_open(const char *path, const char *what, bool atomic);
 bool io_file_write(io_file *f, const void *data, size_t len);
@@ -75,6 +79,7 @@ typedef struct io_status {
     char *buf; /* the line being made (stream), or every line */
     size_t len, cap;
     io_file *file; /* stream: open from the first line */
+    long lines;    /* stream: lines handed to the file */
     bool failed;   /* a line could not be written: no more are; the run exits 1 */
 } io_status;
 

@@ -18,11 +18,19 @@
  *     the link stays a link;
  *   - a character or block device or a FIFO: opened and written in place
  *     (no temporary, nothing renamed or replaced: `--dump /dev/null` as
- *     root leaves /dev/null alone, a FIFO stays a FIFO);
+ *     root leaves /dev/null alone, a FIFO stays a FIFO). A FIFO with no
+ *     reader is not waited on silently: "waiting for a reader on FILE"
+ *     goes to stderr first, and a Ctrl-C gives up on it;
  *   - "-", /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: written
  *     straight to that file descriptor, wherever the shell pointed it.
  * io_claim_stdout moves nbody's own text lines to stderr when an
  * output goes to stdout, so a pipe carries exactly the file.
+ *
+ * A stream (not atomic: the status lines) is written under its own name as
+ * it goes; a write that fails leaves it as far as the last flush went (a
+ * regular file is cut back to that point, so it ends with a whole line, and
+ * removed when that is nothing) and prints nothing: the caller names the
+ * part that failed.
  *
  * Paths are checked for writability at start-up so a typo fails before
  * minutes of simulation; the check never opens a device or a FIFO (a FIFO
@@ -40,25 +48,28 @@
 
 #include <stb/stb_image_write.h>
 
-#include "io.h"
+#include "io_internal.h"
 
-#define FILE_BUFFER 65536 /* bytes collected before a write(2) */
-#define LINKS_MAX 40      /* symbolic links followed, as the kernel's ELOOP limit */
+#define FILE_BUFFER 65536      /* bytes collected before a write(2) */
+#define LINKS_MAX 40           /* symbolic links followed, as the kernel's ELOOP limit */
+#define FIFO_POLL_NS 50000000L /* between tries to open a FIFO that has no reader yet */
 
 struct io_file {
     int fd;
-    bool atomic_rename;  /* tmp is renamed over target at close */
-    bool remove_on_fail; /* a regular file: removed when the write fails */
-    bool failed;         /* a write failed (message printed) */
-    const char *what;    /* the flag or the kind of file, for messages */
-    char *path;          /* the user's name, for messages */
-    char *target;        /* the name written (the symlink's target) */
-    char *tmp;           /* the temporary name, or NULL */
-    size_t used;         /* bytes in buf */
+    bool atomic_rename; /* tmp is renamed over target at close */
+    bool stream;        /* not atomic: kept as far as it got; failures not printed */
+    bool regular;       /* a regular file (a stream is cut back to `kept` on failure) */
+    bool failed;        /* a write failed (message printed unless a stream) */
+    off_t kept;         /* bytes written whole by the last successful flush */
+    const char *what;   /* the flag or the kind of file, for messages */
+    char *path;         /* the user's name, for messages */
+    char *target;       /* the name written (the symlink's target) */
+    char *tmp;          /* the temporary name, or NULL */
+    size_t used;        /* bytes in buf */
     unsigned char buf[FILE_BUFFER];
 };
 
-static const char *hint_for(int err) {
+const char *io_file_hint(int err) {
     switch (err) {
     case ENOSPC:
     case EDQUOT:
@@ -71,6 +82,10 @@ static const char *hint_for(int err) {
     case EPERM:
     case EROFS:
         return "write to a folder you may write to";
+    case EINTR:
+        return "start the reader first (for example: cat FILE > copy), then run nbody";
+    case EFBIG:
+        return "the file grew past this shell's file size limit (ulimit -f): raise it";
     default:
         return "check that the folder exists, is writable and has space";
     }
@@ -78,8 +93,10 @@ static const char *hint_for(int err) {
 
 /* Prints the one failure line and its hint; leaves errno = err; false. */
 static bool fail(const char *what, const char *path, int err) {
-    fprintf(stderr, "nbody: cannot write %s %s: %s\n", what, path, strerror(err));
-    fprintf(stderr, "hint: %s\n", hint_for(err));
+    /* EINTR comes only from a Ctrl-C while waiting for a FIFO's reader. */
+    fprintf(stderr, "nbody: cannot write %s %s: %s\n", what, path,
+            err == EINTR ? "no reader came before Ctrl-C" : strerror(err));
+    fprintf(stderr, "hint: %s\n", io_file_hint(err));
     errno = err;
     return false;
 }
@@ -151,6 +168,16 @@ static bool fd_writable(int fd) {
     return flags >= 0 && ((flags & O_ACCMODE) == O_WRONLY || (flags & O_ACCMODE) == O_RDWR);
 }
 
+bool io_is_stream(const char *path) {
+    if (named_fd(path) >= 0) return true;
+    char *target = resolve(path);
+    struct stat st;
+    const bool stream =
+        target && stat(target, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+    free(target);
+    return stream;
+}
+
 bool io_check_writable(const char *path, const char *flag) {
     if (path[0] == 0) return fail(flag, "''", ENOENT);
     const int fd = named_fd(path);
@@ -201,6 +228,55 @@ bool io_claim_stdout(const char **paths[], int count, char *name, size_t len) {
     return true;
 }
 
+/* Opens the FIFO target for writing. One with no reader yet would block
+ * open() with no word: say so on stderr, then try again every
+ * FIFO_POLL_NS until a reader comes, or until a Ctrl-C (SIGINT or SIGTERM)
+ * arrives during the wait, which gives up on it (-1, errno EINTR). After a
+ * first signal its default action is back (base_signal.c), so the next one
+ * ends the process. The descriptor returned blocks as usual. */
+static int open_fifo(const char *target, const char *shown) {
+    int fd = open(target, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0 && errno == ENXIO) { /* no reader */
+        const int before = base_signal_caught();
+        fprintf(stderr, "nbody: waiting for a reader on %s (Ctrl-C %squits)\n", shown,
+                before ? "again " : "");
+        const struct timespec pause = {.tv_nsec = FIFO_POLL_NS};
+        while ((fd = open(target, O_WRONLY | O_NONBLOCK | O_CLOEXEC)) < 0 && errno == ENXIO) {
+            if (base_signal_caught() != before) {
+                errno = EINTR;
+                return -1;
+            }
+            nanosleep(&pause, NULL);
+        }
+    }
+    const int flags = fd >= 0 ? fcntl(fd, F_GETFL) : 0;
+    if (fd >= 0 && (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0)) {
+        const int err = errno;
+        close(fd);
+        errno = err;
+        return -1;
+    }
+    return fd;
+}
+
+int io_open_stream(const char *path) {
+    const int named = named_fd(path);
+    if (named >= 0) return fcntl(named, F_DUPFD_CLOEXEC, 3);
+    char *target = resolve(path);
+    if (!target) return -1;
+    struct stat st;
+    int fd = -1;
+    if (stat(target, &st) == 0 && S_ISFIFO(st.st_mode)) {
+        fd = open_fifo(target, path);
+    } else {
+        fd = open(target, O_WRONLY | O_CLOEXEC);
+    }
+    const int err = errno;
+    free(target);
+    errno = err;
+    return fd;
+}
+
 /* Frees f's names and f itself. */
 static void file_free(io_file *f) {
     free(f->path);
@@ -217,6 +293,7 @@ io_file *io_file_open(const char *path, const char *what, bool atomic) {
     }
     f->fd = -1;
     f->what = what;
+    f->stream = !atomic;
     f->path = strdup(path);
     const int named = named_fd(path);
     if (named >= 0) { /* the descriptor itself; closing the copy leaves it open */
@@ -240,10 +317,10 @@ io_file *io_file_open(const char *path, const char *what, bool atomic) {
     int err = 0;
     if (exists && S_ISDIR(st.st_mode)) {
         err = EISDIR;
+    } else if (exists && S_ISFIFO(st.st_mode)) {
+        f->fd = open_fifo(f->target, path); /* in place: a FIFO stays a FIFO */
     } else if (exists && !S_ISREG(st.st_mode)) {
-        /* Device or FIFO: in place, never truncated or replaced. A FIFO
-         * blocks here until a reader opens it. */
-        f->fd = open(f->target, O_WRONLY | O_CLOEXEC);
+        f->fd = open(f->target, O_WRONLY | O_CLOEXEC); /* a device: in place, never replaced */
     } else if (atomic) {
         f->tmp = temp_name(f->target);
         if (f->tmp) {
@@ -258,10 +335,9 @@ io_file *io_file_open(const char *path, const char *what, bool atomic) {
             err = ENOMEM;
         }
         f->atomic_rename = true;
-        f->remove_on_fail = true;
     } else {
         f->fd = open(f->target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-        f->remove_on_fail = true;
+        f->regular = true; /* a stream: kept as far as it got, even on a failure */
     }
     if (f->fd < 0) {
         fail(what, path, err ? err : errno);
@@ -286,17 +362,29 @@ static bool write_all(int fd, const unsigned char *data, size_t len) {
     return true;
 }
 
-/* Records the first failure and prints it; later calls stay quiet. */
+/* Records the first failure and prints it (a stream's caller does that);
+ * a regular stream file is cut back to what its last flush wrote whole,
+ * so it ends where a complete write ended. Later calls stay quiet. */
 static bool file_failed(io_file *f, int err) {
-    if (!f->failed) fail(f->what, f->path, err);
+    if (!f->failed && !f->stream) fail(f->what, f->path, err);
+    if (!f->failed && f->stream && f->regular && ftruncate(f->fd, f->kept) != 0) {
+        /* cannot cut it back: the part of the failed write stays at the end */
+    }
     f->failed = true;
     errno = err;
     return false;
 }
 
+/* Writes len bytes of data through to the file; false with errno. */
+static bool write_through(io_file *f, const unsigned char *data, size_t len) {
+    if (!write_all(f->fd, data, len)) return false;
+    f->kept += (off_t)len;
+    return true;
+}
+
 bool io_file_flush(io_file *f) {
     if (f->failed) return false;
-    const bool ok = write_all(f->fd, f->buf, f->used);
+    const bool ok = write_through(f, f->buf, f->used);
     f->used = 0;
     return ok ? true : file_failed(f, errno);
 }
@@ -306,7 +394,7 @@ bool io_file_write(io_file *f, const void *data, size_t len) {
     const unsigned char *p = data;
     if (f->used + len > sizeof f->buf) {
         if (!io_file_flush(f)) return false;
-        if (len > sizeof f->buf) return write_all(f->fd, p, len) ? true : file_failed(f, errno);
+        if (len > sizeof f->buf) return write_through(f, p, len) ? true : file_failed(f, errno);
     }
     memcpy(f->buf + f->used, p, len);
     f->used += len;
@@ -325,13 +413,9 @@ bool io_file_close(io_file *f, bool ok) {
         file_failed(f, errno);
     }
     const bool done = ok && !f->failed;
-    if (!done) {
-        const int err = errno;
-        if (f->atomic_rename) {
-            unlink(f->tmp);
-        } else if (f->remove_on_fail) {
-            unlink(f->target);
-        }
+    if (!done && (f->atomic_rename || (f->regular && f->kept == 0))) {
+        const int err = errno; /* a stream keeps what it wrote, if anything */
+        unlink(f->atomic_rename ? f->tmp : f->target);
         errno = err;
     }
     file_free(f);

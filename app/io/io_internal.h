@@ -91,4 +91,15 @@ void io_writer_stop(io_writer *w, bool abandon);
 /* path, made absolute against the current folder (for messages). */
 void io_absolute(const char *path, char *out, size_t len);
 
+/* ---- io_file.c, for the encoder and the status lines --------------------- */
+
+/* The hint for a failed write that set errno to err. */
+const char *io_file_hint(int err);
+/* Whether path is written in place as a stream: stdout ("-", /dev/fd/N),
+ * a FIFO or a device. */
+bool io_is_stream(const char *path);
+/* path (io_is_stream) opened for writing, the way io_file_open opens it
+ * (a FIFO with no reader says it waits); -1 with errno, nothing printed. */
+int io_open_stream(const char *path);
+
 #endif /* NBODY_IO_INTERNAL_H */
