@@ -11,6 +11,12 @@
  * and size it had.
  *
  * Mouse: left drag orbits, right or middle drag pans, the wheel zooms.
+ *
+ * Losing the display (the X server goes away) would make Xlib exit the
+ * process at once, losing every output; where Xlib lets a program handle
+ * that (XSetIOErrorExitHandler, built in when CMake finds it), the loop
+ * instead ends as if the window were closed, without the display: the
+ * last frame is drawn, the outputs are written, and the run exits 1.
  */
 #include <GL/glew.h> /* before glfw3.h */
 
@@ -19,6 +25,13 @@
 #include <string.h>
 
 #include "app.h"
+
+#ifdef NBODY_X11_IO_EXIT
+#include <X11/Xlib.h>
+/* GLFW's X11 connection. glfw3native.h declares it, but with X11 exposed
+ * that header also includes Xrandr's, which nbody does not otherwise need. */
+Display *glfwGetX11Display(void);
+#endif
 
 typedef struct window_input {
     bool orbiting, panning;
@@ -29,7 +42,8 @@ typedef struct window_input {
 typedef struct window_state {
     app *app;
     window_input input;
-    int windowed[4]; /* x, y, width, height before going fullscreen (window units) */
+    int windowed[4];   /* x, y, width, height before going fullscreen (window units) */
+    bool display_lost; /* the X connection broke: finish without the display */
 } window_state;
 
 static window_state *state_of(GLFWwindow *w) {
@@ -39,6 +53,26 @@ static window_state *state_of(GLFWwindow *w) {
 static void on_glfw_error(int code, const char *description) {
     fprintf(stderr, "nbody: GLFW error 0x%x: %s\n", code, description);
 }
+
+#ifdef NBODY_X11_IO_EXIT
+/* Xlib's handler of a fatal I/O error on a display; Xlib's own prints a
+ * line and exits. Returning hands over to the exit handler below. */
+static int on_io_error(Display *display) {
+    (void)display;
+    return 0;
+}
+
+/* Xlib calls this after on_io_error, instead of exit(); Xlib calls on that
+ * display return at once from then on. */
+static void on_display_lost(Display *display, void *user) {
+    window_state *s = user;
+    if (!s->display_lost) {
+        fprintf(stderr, "nbody: lost the display %s; writing the outputs without it\n",
+                DisplayString(display));
+    }
+    s->display_lost = true;
+}
+#endif
 
 static void on_key(GLFWwindow *window, int key, int scancode, int action, int mods) {
     (void)scancode;
@@ -171,6 +205,13 @@ int app_window_run(app *a) {
         return 1;
     }
     window_state state = {.app = a};
+#ifdef NBODY_X11_IO_EXIT
+    Display *display = glfwGetX11Display();
+    if (display) {
+        XSetIOErrorHandler(on_io_error);
+        XSetIOErrorExitHandler(display, on_display_lost, &state);
+    }
+#endif
     glfwMakeContextCurrent(window);
     glfwSwapInterval(a->fe.vsync ? 1 : 0);
     glfwSetWindowUserPointer(window, &state);
@@ -195,13 +236,17 @@ int app_window_run(app *a) {
     a->fe.fullscreen_changed = a->cfg.fullscreen;
     bool finished = false, ok = true;
     double t_title = 0;
+    int fbw = 0, fbh = 0;
     while (!finished) {
         glfwPollEvents();
         if (a->fe.fullscreen_changed) apply_fullscreen(window, &state);
-        glfwGetWindowSize(window, &a->fe.window_width, &a->fe.window_height);
-        const bool closing = glfwWindowShouldClose(window) || a->fe.quit || base_signal_caught();
-        int fbw = 0, fbh = 0;
-        glfwGetFramebufferSize(window, &fbw, &fbh);
+        /* Without the display the last sizes stand. */
+        if (!state.display_lost) {
+            glfwGetWindowSize(window, &a->fe.window_width, &a->fe.window_height);
+            glfwGetFramebufferSize(window, &fbw, &fbh);
+        }
+        const bool closing = glfwWindowShouldClose(window) || a->fe.quit || base_signal_caught() ||
+                             state.display_lost;
         if ((fbw == 0 || fbh == 0) && !closing) {
             glfwWaitEvents(); /* minimized */
             continue;
@@ -220,9 +265,9 @@ int app_window_run(app *a) {
             app_profile_reset(a); /* --profile: the frames after the first */
         }
         finished = closing || (a->cfg.frames > 0 && a->live.frame >= a->cfg.frames);
-        if (finished) ok = app_finish(a, fbw, fbh);
-        glfwSwapBuffers(window);
-        if (a->live.now - t_title >= 0.5) {
+        if (finished) ok = app_finish(a, fbw, fbh) && !state.display_lost;
+        if (!state.display_lost) glfwSwapBuffers(window);
+        if (a->live.now - t_title >= 0.5 && !state.display_lost) {
             update_title(window, a);
             t_title = a->live.now;
         }

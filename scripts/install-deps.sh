@@ -8,7 +8,8 @@ set -euo pipefail
 
 pkgs=(cmake pkg-config gcc g++ make libglfw3-dev libglew-dev libcglm-dev libstb-dev
       libegl-dev libgl-dev libopengl-dev xvfb xauth python3 ffmpeg
-      libhdf5-dev python3-h5py) # HDF5 snapshots (optional at build time; h5py for their test)
+      libhdf5-dev python3-h5py # HDF5 snapshots (optional at build time; h5py for their test)
+      libx11-dev) # the window survives losing its X display (optional at build time)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -396,6 +396,47 @@ def test_window_signal(tmp):
         xvfb[0].wait()
 
 
+def test_display_lost(tmp):
+    """The X server going away mid-run: the outputs are still written."""
+    with open(NBODY, "rb") as f:
+        if b"XSetIOErrorExitHandler" not in f.read():
+            print("skip display lost: this nbody was built without Xlib's exit handler")
+            return
+    xvfb = start_xvfb()
+    if not xvfb:
+        print("skip display lost: no Xvfb")
+        return
+    d = os.path.join(tmp, "display lost")
+    os.mkdir(d)
+    png, csv, status = (os.path.join(d, f) for f in ("shot.png", "dump.csv", "status.json"))
+    args = [a for a in BASE if a != "--headless"] + ["--frames", LONG, "--screenshot", png,
+                                                     "--dump", csv, "--status-json", status,
+                                                     "--status-every", "1"]
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=xvfb[1])
+    try:
+        wait_for(lambda: len(status_lines(status) or []) >= 2, 60)
+        xvfb[0].terminate()
+        xvfb[0].wait()
+        try:
+            out, err = p.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            out, err = b"", b"still running 60 s after the display went"
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    err = err.decode()
+    check("display lost: says so, exit 1", p.returncode == 1 and "nbody: lost the display" in err,
+          f"exit {p.returncode}: {err}")
+    check("display lost: screenshot written", png_ok(png), "missing or broken")
+    with open(csv, "rb") if os.path.exists(csv) else open(os.devnull, "rb") as f:
+        check("display lost: dump written", csv_whole(f.read()), "missing or broken")
+    lines = status_lines(status)
+    check("display lost: status lines all JSON, the last at exit",
+          lines and len(lines) >= 3 and lines[-1]["frame"] >= lines[-2]["frame"],
+          f"status lines: {lines if lines is None else len(lines)}")
+
+
 def test_run_sh(tmp):
     """scripts/run.sh runs nbody in the user's folder: relative paths, and
     the files F12 writes, are the user's, not the checkout's. run.sh runs
@@ -570,6 +611,7 @@ def main():
         test_signal(tmp, signal.SIGINT, 130)
         test_signal(tmp, signal.SIGTERM, 143)
         test_window_signal(tmp)
+        test_display_lost(tmp)
         test_second_signal(tmp)
         test_run_sh(tmp)
         test_progress(tmp)
