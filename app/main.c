@@ -40,7 +40,8 @@ int main(int argc, char **argv) {
     if (!io_check_config(&cfg)) return 2;
     /* Every output that may name stdout ("-", /dev/stdout); an output added
      * to the config belongs here too. */
-    const char **outputs[] = {&cfg.screenshot, &cfg.dump, &cfg.status_json, &cfg.json, &cfg.plot};
+    const char **outputs[] = {&cfg.screenshot, &cfg.dump, &cfg.status_json,
+                              &cfg.json,       &cfg.plot, &cfg.record};
     char stdout_name[32];
     if (!io_claim_stdout(outputs, (int)(sizeof outputs / sizeof outputs[0]), stdout_name,
                          sizeof stdout_name)) {

@@ -20,6 +20,15 @@
 # range); the arguments ask for yuv420p and the BT.709 tags. An encoder that
 # stops reading after a few frames ends the recording with one line naming
 # what happened, exit 1 and no file, through the writer thread.
+#
+# Containers: each extension gives the format and codec ffprobe reports
+# (.mp4, .mov, .mkv in any case, .avi, .gif); no extension or another one is
+# refused with exit 2. Streams: --record - piped into ffprobe carries the
+# video alone, and a FIFO named .mkv stays a FIFO and carries Matroska.
+# Failures name their cause with ffmpeg's own words and its hint: stdout on
+# /dev/full, a tmpfs filled to leave 0 to 48 KiB (as root: a whole video or
+# one line naming the full disk, never a truncated video reported written),
+# and M in a read-only folder.
 set -u
 nbody=$1 png_check=$2 yuv_check=$3
 capture=$(cd "$(dirname "$0")" && pwd)/ffmpeg-capture.sh
@@ -164,15 +173,120 @@ run record_odd -- "${short[@]}" --width 641 --height 361 --record c.mp4
 expect_video record_odd c.mp4 8,640,360
 no_leftovers record
 
-for bad in /nonexistent /bin/false; do
+# A missing encoder gets the install hint; one that runs and fails, the hint
+# that its own words say why.
+for bad in /nonexistent:'apt-get install ffmpeg' /bin/false:"ffmpeg's own words"; do
+    hint=${bad#*:} bad=${bad%%:*}
     run broken NBODY_FFMPEG=$bad -- "${short[@]}" --record broken.mp4
     lines=$(grep -c '^nbody: cannot record broken.mp4: ' broken.err)
-    [ "$rc" -eq 1 ] && [ "$lines" -eq 1 ] && grep -q '^hint: .*apt-get install ffmpeg' broken.err &&
-        ok "NBODY_FFMPEG=$bad: one line, a hint, exit 1" ||
-        failed "NBODY_FFMPEG=$bad: exit $rc, $lines message lines"
+    [ "$rc" -eq 1 ] && [ "$lines" -eq 1 ] && grep -q "^hint: .*$hint" broken.err &&
+        ok "NBODY_FFMPEG=$bad: one line, the hint '$hint', exit 1" ||
+        failed "NBODY_FFMPEG=$bad: exit $rc, $lines message lines, or no hint '$hint'"
     [ ! -e broken.mp4 ] || failed "NBODY_FFMPEG=$bad: broken.mp4 written"
     no_leftovers "NBODY_FFMPEG=$bad"
 done
+
+# --- the container the extension names ------------------------------------------------
+# ffprobe's format (and, for the two ISO formats it names alike, the brand)
+# and codec; the frame count says the whole video is there.
+container() { # container FILE: format,brand,codec,frames
+    local f b c
+    f=$(ffprobe -v error -show_entries format=format_name -of default=nw=1:nk=1 "$1")
+    b=$(ffprobe -v error -show_entries format_tags=major_brand -of default=nw=1:nk=1 "$1")
+    c=$(ffprobe -v error -count_frames -select_streams v:0 \
+        -show_entries stream=codec_name,nb_read_frames -of csv=p=0 "$1")
+    echo "$f,${b// /},$c"
+}
+for want in mp4:mov,mp4,m4a,3gp,3g2,mj2,isom,h264,8 mov:mov,mp4,m4a,3gp,3g2,mj2,qt,h264,8 \
+    mkv:matroska,webm,,h264,8 MKV:matroska,webm,,h264,8 avi:avi,,mpeg4,8 gif:gif,,gif,8; do
+    ext=${want%%:*} want=${want#*:}
+    run "ext_$ext" -- "${short[@]}" --record "v.$ext"
+    got=$(container "v.$ext")
+    [ "$rc" -eq 0 ] && [ "$got" = "$want" ] && ok "--record v.$ext: $got" ||
+        failed "--record v.$ext: exit $rc, '$got', expected '$want'"
+done
+no_leftovers extensions
+for name in v v.webm v.mp4.part; do # no extension, or one nbody does not write: refused
+    run "refused_ext" -- "${short[@]}" --record "$name"
+    [ "$rc" -eq 2 ] && grep -q '^hint: end the name in .mp4, .mov, .mkv, .avi or .gif' refused_ext.err &&
+        [ ! -e "$name" ] && ok "--record $name: refused (exit 2), the extensions listed" ||
+        failed "--record $name: exit $rc, expected 2 with the list and no file"
+done
+
+# --- streams: stdout and a FIFO, written in place ------------------------------------
+# --record -: the pipe carries the video alone (a fragmented MP4), nbody's
+# own lines go to stderr.
+probe_stream() { # probe_stream FILE: codec frames format
+    ffprobe -v error -count_frames -of default=nw=1:nk=1 \
+        -show_entries format=format_name:stream=codec_name,nb_read_frames "$1" 2>&1 | tr '\n' ' '
+}
+"$nbody" "${short[@]}" --record - 2>stdout.err | probe_stream - >stdout.probe
+got=$(cat stdout.probe)
+[ "$got" = "h264 8 mov,mp4,m4a,3gp,3g2,mj2 " ] && grep -q '^nbody: wrote' stdout.err &&
+    ok "--record - | ffprobe -: $got" || failed "--record - | ffprobe: '$got'; $(cat stdout.err)"
+# A FIFO keeps being a FIFO; its reader gets the container its name says.
+mkfifo v.fifo.mkv
+timeout 60 bash -c "$(declare -f probe_stream); probe_stream v.fifo.mkv" >fifo.probe & # no hang
+probe_pid=$!
+run fifo -- "${short[@]}" --record v.fifo.mkv
+wait "$probe_pid"
+got=$(cat fifo.probe)
+[ "$rc" -eq 0 ] && [ -p v.fifo.mkv ] && [ "$got" = "h264 8 matroska,webm " ] &&
+    ok "--record FIFO.mkv: still a FIFO, its reader got $got" ||
+    failed "--record FIFO.mkv: exit $rc, FIFO $([ -p v.fifo.mkv ] && echo kept || echo replaced), '$got'"
+rm -f v.fifo.mkv
+
+# --- a full disk: the disk is named, not ffmpeg ------------------------------------------
+# Root can mount a tmpfs of its own (full, or read-only) in a private mount
+# namespace; elsewhere those cases are skipped or use chmod.
+can_mount=0
+if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null &&
+    unshare -m sh -c "mount -t tmpfs -o size=64k tmpfs '$PWD'" 2>/dev/null; then
+    can_mount=1
+fi
+# full_says NAME: exit 1, one line naming the full disk with ffmpeg's own
+# words, the disk's hint, and no video.
+full_says() {
+    local lines
+    lines=$(grep -c '^nbody: cannot record .*: No space left on device: .* (it said: .*No space left on device)$' "$1.err")
+    [ "$rc" -eq 1 ] && [ "$lines" -eq 1 ] && grep -q '^hint: free some space on that disk' "$1.err"
+}
+# stdout on a full device (/dev/full: every write fails with ENOSPC).
+"$nbody" "${short[@]}" --record - >/dev/full 2>devfull.err
+rc=$?
+cat devfull.err
+full_says devfull && ok "--record - >/dev/full: exit 1, the disk named, ffmpeg quoted" ||
+    failed "--record - >/dev/full: exit $rc or not one line naming the full disk"
+# A small tmpfs (root, in a mount namespace of its own) filled to leave
+# 0 to 48 KiB: the 30-frame video needs about 30 KiB, so some fit and some
+# do not, one of them only just. Each run either writes a whole video (ffprobe counts 30 frames)
+# or fails as above with no file; never a truncated video reported as
+# written (ffmpeg 5.1 exits 0 when only its trailer could not be written).
+if [ "$can_mount" -eq 1 ]; then
+    mkdir full
+    for free in 0 16 28 48; do
+        unshare -m sh -c 'free=$1; shift; mount -t tmpfs -o size=128k tmpfs full && cd full &&
+            dd if=/dev/zero of=fill bs=1024 count=$((128 - free)) 2>/dev/null; "$@"; rc=$?
+            got=$(ffprobe -v error -count_frames -select_streams v:0 -of csv=p=0 \
+                -show_entries stream=nb_read_frames v.mp4 2>/dev/null)
+            echo "$rc ${got:-none} $(ls -A | grep -vx fill | tr "\n" " ")" >../full.result' \
+            sh "$free" "$nbody" --headless --backend cpu --n 256 --frames 30 --width 320 \
+            --height 180 --record v.mp4 >full.out 2>full.err
+        read -r rc got left <full.result
+        cat full.err
+        if [ "$rc" -eq 0 ] && [ "$got" = 30 ] && [ "$left" = v.mp4 ]; then
+            ok "full disk, $free KiB free: a whole video"
+        elif full_says full && [ "$got" = none ] && [ -z "$left" ]; then
+            ok "full disk, $free KiB free: refused, the disk named, nothing left"
+            full_failed=1
+        else
+            failed "full disk, $free KiB free: exit $rc, video '$got', left '$left'"
+        fi
+    done
+    [ "${full_failed:-0}" -eq 1 ] || failed "full disk: no case ran out of space"
+else
+    echo "skip full disk (file): a tmpfs needs root and unshare -m"
+fi
 
 
 # Ctrl-C at a terminal signals the whole foreground process group. nbody
@@ -245,6 +359,24 @@ else
             failed "window_broken: exit $rc or no message"
         left=$(find . -name 'nbody-*')
         [ -z "$left" ] && ok "window_broken: no file" || failed "window_broken: left $left"
+        # M in a folder nbody may not write (a read-only tmpfs as root, else
+        # chmod): the folder is named as the cause, not ffmpeg.
+        mkdir ro
+        if [ "$can_mount" -eq 1 ]; then
+            in_ro() { unshare -m sh -c 'mount -t tmpfs -o ro tmpfs ro && cd ro && "$@"' sh "$@"; }
+        else
+            chmod a-w ro
+            in_ro() { (cd ro && "$@"); }
+        fi
+        in_ro env DISPLAY=":$(head -n 1 ../display)" "$nbody" --backend cpu --n 256 --frames 30 \
+            --width 640 --height 360 --script "$PWD/keys.txt" >ro.out 2>ro.err
+        rc=$?
+        cat ro.out ro.err
+        grep -Eq '^nbody: recording stopped: cannot record .*/nbody-[-0-9]*\.mp4: (Read-only file system|Permission denied)$' ro.out &&
+            grep -q '^hint: write to a folder you may write to' ro.out && [ "$rc" -eq 0 ] &&
+            ok "read-only folder: M says the folder, exit 0" ||
+            failed "read-only folder: exit $rc, or not the folder named with its hint"
+        chmod u+w ro
         # The window's own framebuffer as the video's picture (HUD off: not offscreen).
         yuv yuv_window DISPLAY=":$(head -n 1 ../display)" --backend cpu --n 256 --frames 8 \
             --width 640 --height 360 --no-hud

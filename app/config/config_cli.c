@@ -104,7 +104,8 @@ static const option_spec options[] = {
     {O_FULLSCREEN, "fullscreen", NULL, SWITCH, 0, 0, "off",
      "start fullscreen on the window's monitor (F11 toggles)"},
     {O_RECORD, "record", "FILE.mp4", PATH, 0, 0, "none",
-     "record every frame drawn to an H.264 video through ffmpeg ($NBODY_FFMPEG)"},
+     "record every frame drawn to a video through ffmpeg ($NBODY_FFMPEG): .mp4, .mov, .mkv "
+     "(H.264), .avi, .gif; - for stdout (fragmented MP4)"},
     {O_RECORD_FPS, "record-fps", "N", WHOLE, 1, 240, "30", "frames/s of the video (also M's)"},
     {O_RECORD_SIZE, "record-size", "WxH", TEXT, 16, 16384, "the window's or image's size",
      "record at this size, drawn offscreen (rounded down to even)"},

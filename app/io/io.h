@@ -157,6 +157,11 @@ void io_record_frame_end(io_recorder *rec);
  * false (message printed) when a --record or --frames-dir recording failed
  * at any point; M's failures are only reported. Needs the GL context. */
 bool io_record_finish(io_recorder *rec);
+/* --record FILE (at start-up): FILE's extension names a video nbody
+ * writes (.mp4, .mov, .mkv, .avi, .gif), or it is a stream (stdout, a FIFO,
+ * a device) named without one, written as a fragmented MP4. false with a
+ * message naming flag. */
+bool io_record_check(const char *path, const char *flag);
 /* --frames-dir: creates DIR if missing and checks that it is writable and
  * holds no frame-*.png yet; false with a message (flag names the option). */
 bool io_check_frames_dir(const char *dir, const char *flag);

@@ -84,7 +84,10 @@ bool io_check_config(const config *c) {
         fprintf(stderr, "hint: give the folder that --frames-dir wrote\n");
         return false;
     }
-    if (c->record && !io_check_writable(c->record, "--record")) return false;
+    if (c->record &&
+        !(io_record_check(c->record, "--record") && io_check_writable(c->record, "--record"))) {
+        return false;
+    }
     if (c->frames_dir && !io_check_frames_dir(c->frames_dir, "--frames-dir")) return false;
     return true;
 }

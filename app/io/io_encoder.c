@@ -5,19 +5,30 @@
  *
  * The encoder is an ffmpeg child process ($NBODY_FFMPEG, else ffmpeg from
  * PATH) reading raw yuv420p frames (--encode: the PNGs' RGB, converted by
- * ffmpeg with the same matrix) from a pipe on its stdin and writing H.264
- * (libx264, CRF 20, yuv420p, BT.709 tagged, +faststart) to
- * "FILE.tmp-PID.mp4", which is renamed to FILE only when ffmpeg exits with
- * status 0. yuv420p needs even sizes: a frame of odd width or height loses
- * its last column or bottom row. ffmpeg's messages go to "FILE.tmp-PID.log",
- * whose last line is quoted when it fails; both temporary files are removed
- * either way. When ffmpeg cannot be started, stops reading (EPIPE: the
- * writer thread blocks every signal, so SIGPIPE stays pending on it instead
- * of killing the program; --encode ignores SIGPIPE around its writes) or
- * exits non-zero, one line says so with a hint and nothing is left under
- * FILE.
+ * ffmpeg with the same matrix) from a pipe on its stdin. The file's
+ * extension picks the container and the codec (CONTAINERS): .mp4 and .mov
+ * H.264 (libx264, CRF 20, yuv420p, BT.709 tagged, +faststart), .mkv H.264
+ * in Matroska, .avi MPEG-4 part 2, .gif a palette per frame; any other name
+ * is refused at start-up (io_record_check). yuv420p needs even sizes: a
+ * frame of odd width or height loses its last column or bottom row.
+ *
+ * A file is written to "FILE.tmp-PID.EXT", created by nbody first (a folder
+ * that cannot take it is named as the cause, not ffmpeg) and renamed to
+ * FILE only when ffmpeg exits with status 0 having finished it. A stream
+ * (stdout, a FIFO, a device) is opened by nbody and handed to ffmpeg as its
+ * stdout; one named without an extension gets a fragmented MP4, which
+ * needs no seek back. ffmpeg's stderr goes to a file in memory (memfd), so
+ * its words survive a full disk; when it fails, its line naming the failed
+ * write (else its last line) is quoted, and the hint follows the cause: a
+ * full disk or quota, a folder not writable, a reader gone, ffmpeg
+ * missing, or ffmpeg's own failure. When ffmpeg cannot be started, stops
+ * reading (EPIPE: the writer thread blocks every signal, so SIGPIPE stays
+ * pending on it instead of killing the program; --encode ignores SIGPIPE
+ * around its writes) or exits non-zero, one line says so with a hint and
+ * nothing is left under FILE.
  */
 #define _GNU_SOURCE /* F_SETPIPE_SZ (Linux), with the POSIX 2008 the build asks for */
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +40,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -39,7 +52,8 @@
 
 #include "io_internal.h"
 
-#define RECORD_CRF "20" /* libx264's constant rate factor */
+#define RECORD_CRF "20"    /* libx264's constant rate factor */
+#define RECORD_MPEG4_Q "2" /* MPEG-4 part 2's quantizer (AVI): 2 is near its best */
 
 extern char **environ; /* the libc's, handed to ffmpeg; POSIX declares it nowhere */
 
@@ -60,19 +74,116 @@ static void copy_text(char *out, size_t len, const char *in) {
     out[n] = 0;
 }
 
+/* ---- the containers, by the file's extension ------------------------------- */
+
+typedef enum { CODEC_H264, CODEC_MPEG4, CODEC_GIF } record_codec;
+
+typedef struct record_container {
+    const char *ext;    /* with the dot, lower case; matched in any case */
+    const char *format; /* ffmpeg's -f */
+    record_codec codec;
+    bool mov; /* MP4 / QuickTime: +faststart in a file, fragments in a stream */
+} record_container;
+
+/* H.264 where the container is made for it; AVI gets MPEG-4 part 2, the
+ * codec its players expect; GIF a palette made for each frame (no frame is
+ * kept waiting for a palette of the whole video, so memory stays flat). */
+static const record_container CONTAINERS[] = {
+    {".mp4", "mp4", CODEC_H264, true},       {".mov", "mov", CODEC_H264, true},
+    {".mkv", "matroska", CODEC_H264, false}, {".avi", "avi", CODEC_MPEG4, false},
+    {".gif", "gif", CODEC_GIF, false},
+};
+/* A stream (stdout, a FIFO, a device) named without an extension: a
+ * fragmented MP4, which needs no seek back to its start. */
+#define STREAM_CONTAINER (&CONTAINERS[0])
+#define RECORD_EXTENSIONS ".mp4, .mov, .mkv, .avi or .gif"
+
+/* The extension of path's last part (from its last dot), or NULL. */
+static const char *extension(const char *path) {
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    const char *dot = strrchr(base, '.');
+    return dot && dot != base && dot[1] ? dot : NULL;
+}
+
+/* The container path's extension names; a stream without one gets
+ * STREAM_CONTAINER; NULL for any other name. */
+static const record_container *container_of(const char *path, bool stream) {
+    const char *ext = extension(path);
+    if (!ext) return stream ? STREAM_CONTAINER : NULL;
+    for (size_t i = 0; i < sizeof CONTAINERS / sizeof CONTAINERS[0]; i++) {
+        if (strcasecmp(ext, CONTAINERS[i].ext) == 0) return &CONTAINERS[i];
+    }
+    return NULL;
+}
+
+bool io_record_check(const char *path, const char *flag) {
+    if (container_of(path, io_is_stream(path))) return true;
+    const char *ext = extension(path);
+    if (ext) {
+        fprintf(stderr, "nbody: %s %s: nbody does not write %s videos\n", flag, path, ext);
+    } else {
+        fprintf(stderr, "nbody: %s %s: no extension to say what kind of video\n", flag, path);
+    }
+    fprintf(stderr, "hint: end the name in " RECORD_EXTENSIONS
+                    " (stdout, a FIFO or a device named without one gets a fragmented MP4)\n");
+    return false;
+}
+
 /* ---- the encoder: an ffmpeg child reading raw frames ------------------------ */
 
-/* The last non-empty line of ffmpeg's log, or "" (it says why it failed). */
-static void last_log_line(const char *log, char *out, size_t len) {
-    out[0] = 0;
-    FILE *f = fopen(log, "r");
-    if (!f) return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\r\n")] = 0;
-        if (line[0]) copy_text(out, len, line);
+#define ARGS_MAX 48
+typedef struct arg_list {
+    char *v[ARGS_MAX + 1]; /* NULL-terminated */
+    int n;
+} arg_list;
+
+static void arg(arg_list *a, const char *s) {
+    assert(a->n < ARGS_MAX);
+    a->v[a->n++] = (char *)s;
+    a->v[a->n] = NULL;
+}
+
+/* What ffmpeg said on its stderr (kept in memory): the line to quote (the
+ * last one naming a failed write, else its last line), the errno its words
+ * name when a write failed (0: none), and
+ * whether it failed to finish the file (ffmpeg 5.1 exits with status 0
+ * when only writing the trailer or closing the file failed). */
+typedef struct ffmpeg_words {
+    char last[400];
+    int cause;
+    bool unfinished;
+} ffmpeg_words;
+
+static void read_words(int log, ffmpeg_words *w) {
+    *w = (ffmpeg_words){0};
+    struct stat st;
+    if (log < 0 || fstat(log, &st) != 0) return;
+    char text[8192]; /* its end: ffmpeg's last words say why */
+    const off_t from =
+        st.st_size > (off_t)sizeof text - 1 ? st.st_size - (off_t)sizeof text + 1 : 0;
+    const ssize_t n = pread(log, text, sizeof text - 1, from);
+    if (n <= 0) return;
+    text[n] = 0;
+    /* Write errors, as this libc spells them (ffmpeg's strerror is the same). */
+    static const int causes[] = {ENOSPC, EDQUOT, EFBIG, EROFS, EACCES, EPERM, EPIPE};
+    for (char *line = text, *next; line; line = next) {
+        next = strchr(line, '\n');
+        if (next) *next++ = 0;
+        line[strcspn(line, "\r")] = 0;
+        if (!line[0] || strstr(line, "Last message repeated")) continue;
+        if (strncmp(line, "Error writing trailer", 21) == 0 ||
+            strncmp(line, "Error closing file", 18) == 0) {
+            w->unfinished = true;
+        }
+        int cause = 0;
+        for (size_t i = 0; i < sizeof causes / sizeof causes[0]; i++) {
+            if (strstr(line, strerror(causes[i]))) cause = causes[i];
+        }
+        if (cause || !w->cause) copy_text(w->last, sizeof w->last, line);
+        if (cause) w->cause = cause;
     }
-    fclose(f);
+    if (w->cause) w->unfinished = true;
 }
 
 /* ffmpeg's exit: its status, -1 when a signal ended it (*sig), or -2 when
@@ -89,28 +200,62 @@ int io_encoder_wait(pid_t pid, bool block, int *sig) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* Makes the output ready for ffmpeg: a stream opened in place (*out, for
+ * ffmpeg's stdout), or the temporary created empty (*out -1: ffmpeg writes
+ * it by name, -y), so that a folder that cannot take the file is named as
+ * the cause, not ffmpeg. false with *err. */
+static bool open_output(io_encoder *e, int *out, io_record_error *err) {
+    int fd = -1;
+    *out = -1;
+    if (e->stream) {
+        fd = *out = io_open_stream(e->path);
+    } else {
+        fd = open(e->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0 && errno == EEXIST) { /* left by a killed run with our pid */
+            unlink(e->tmp);
+            fd = open(e->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        }
+        if (fd >= 0) close(fd);
+    }
+    if (fd >= 0) return true;
+    const int why = errno;
+    return io_record_fail(err, io_file_hint(why), "cannot record %s: %s", e->path,
+                          why == EINTR ? "no reader came before Ctrl-C" : strerror(why));
+}
+
 /* yuv: frames come as yuv420p (the GPU's conversion), else as RGB0 that
  * ffmpeg converts with the same matrix and range. */
 bool io_encoder_open(io_encoder *e, const char *path, int width, int height, int fps, bool yuv,
                      io_record_error *err) {
     const char *env = getenv("NBODY_FFMPEG");
     *e = (io_encoder){.program = env && env[0] ? env : "ffmpeg",
+                      .stream = io_is_stream(path),
+                      .log = -1,
                       .fd = -1,
                       .width = width,
                       .height = height,
                       .out_w = width & ~1,
                       .out_h = height & ~1};
     snprintf(e->path, sizeof e->path, "%s", path);
-    snprintf(e->tmp, sizeof e->tmp, "%s.tmp-%ld.mp4", path, (long)getpid());
-    snprintf(e->log, sizeof e->log, "%s.tmp-%ld.log", path, (long)getpid());
+    const record_container *c = container_of(path, e->stream);
+    if (!c) {
+        return io_record_fail(err, "end the name in " RECORD_EXTENSIONS,
+                              "cannot record %s: no kind of video nbody writes is named so", path);
+    }
+    snprintf(e->tmp, sizeof e->tmp, "%s.tmp-%ld%s", path, (long)getpid(), c->ext);
     if (e->out_w < 2 || e->out_h < 2) {
         return io_record_fail(err, "record a larger picture",
                               "cannot record %s: a %dx%d frame is too small", path, width, height);
     }
+    int out = -1;
+    if (!open_output(e, &out, err)) return false;
     int fds[2];
     if (pipe(fds) != 0) {
+        const int why = errno;
+        if (out >= 0) close(out);
+        if (!e->stream) unlink(e->tmp);
         return io_record_fail(err, "close some programs",
-                              "cannot record %s: no pipe for ffmpeg: %s", path, strerror(errno));
+                              "cannot record %s: no pipe for ffmpeg: %s", path, strerror(why));
     }
     /* Neither end may stay open in ffmpeg beyond its stdin: a write end
      * there would keep it from ever seeing the end of the video. */
@@ -121,27 +266,64 @@ bool io_encoder_open(io_encoder *e, const char *path, int width, int height, int
      * trips through the kernel per frame. Refused: the default will do. */
     fcntl(fds[1], F_SETPIPE_SZ, 1 << 20);
 #endif
+    /* ffmpeg's stderr in memory, not beside the video: on a full disk or in
+     * a read-only folder its words would be lost with the file. */
+    e->log = memfd_create("nbody-ffmpeg-log", MFD_CLOEXEC);
     char size[32], rate[16];
     snprintf(size, sizeof size, "%dx%d", e->out_w, e->out_h);
     snprintf(rate, sizeof rate, "%d", fps);
+    arg_list a = {0};
+    /* clang-format off */
+    const char *const input[] = {
+        e->program, "-hide_banner", "-loglevel", "error",
+        "-f", "rawvideo", "-pix_fmt", yuv ? "yuv420p" : "rgb0", "-video_size", size,
+        "-framerate", rate, "-i", "pipe:0", "-an"};
     /* BT.709 limited range, what the GPU's conversion writes, and tagged so
      * that players decode it with that matrix. */
-    /* clang-format off */
-    char *const argv[] = {
-        (char *)e->program, "-hide_banner", "-loglevel", "error",
-        "-f", "rawvideo", "-pix_fmt", yuv ? "yuv420p" : "rgb0", "-video_size", size,
-        "-framerate", rate, "-i", "pipe:0", "-an",
-        "-vf", yuv ? "null" : "scale=out_color_matrix=bt709:out_range=tv",
-        "-c:v", "libx264", "-crf", RECORD_CRF, "-pix_fmt", "yuv420p",
-        "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709",
-        "-color_range", "tv",
-        "-movflags", "+faststart", "-f", "mp4", "-y", e->tmp, NULL};
+    const char *const tags[] = {
+        "-pix_fmt", "yuv420p", "-colorspace", "bt709", "-color_primaries", "bt709",
+        "-color_trc", "bt709", "-color_range", "tv"};
     /* clang-format on */
+    for (size_t i = 0; i < sizeof input / sizeof input[0]; i++) arg(&a, input[i]);
+    if (c->codec == CODEC_GIF) {
+        /* To RGB by the matrix the frames were made with, then 256 colours. */
+        arg(&a, "-vf");
+        arg(&a, yuv ? "scale=in_color_matrix=bt709:in_range=tv:out_range=pc,format=rgb24,"
+                      "split[a][b];[a]palettegen=stats_mode=single[p];[b][p]paletteuse=new=1"
+                    : "format=rgb24,split[a][b];[a]palettegen=stats_mode=single[p];"
+                      "[b][p]paletteuse=new=1");
+        arg(&a, "-loop");
+        arg(&a, "0");
+    } else {
+        arg(&a, "-vf");
+        arg(&a, yuv ? "null" : "scale=out_color_matrix=bt709:out_range=tv");
+        arg(&a, "-c:v");
+        arg(&a, c->codec == CODEC_H264 ? "libx264" : "mpeg4");
+        arg(&a, c->codec == CODEC_H264 ? "-crf" : "-q:v");
+        arg(&a, c->codec == CODEC_H264 ? RECORD_CRF : RECORD_MPEG4_Q);
+        for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++) arg(&a, tags[i]);
+    }
+    if (c->mov) {
+        arg(&a, "-movflags");
+        arg(&a, e->stream ? "frag_keyframe+empty_moov+default_base_moof" : "+faststart");
+    }
+    arg(&a, "-f");
+    arg(&a, c->format);
+    arg(&a, "-y");
+    arg(&a, e->stream ? "pipe:1" : e->tmp);
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, fds[0], 0);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, e->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (e->stream) {
+        posix_spawn_file_actions_adddup2(&fa, out, 1);
+    } else {
+        posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    }
+    if (e->log >= 0) {
+        posix_spawn_file_actions_adddup2(&fa, e->log, 2);
+    } else {
+        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    }
     /* ffmpeg in a process group of its own: Ctrl-C at the terminal goes to
      * the foreground group, and ffmpeg killed by it would leave a video that
      * is never renamed into place; nbody instead finishes the frame, closes
@@ -155,14 +337,16 @@ bool io_encoder_open(io_encoder *e, const char *path, int width, int height, int
     posix_spawnattr_setsigdefault(&attr, &def);
     posix_spawnattr_setpgroup(&attr, 0);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
-    const int rc = posix_spawnp(&e->pid, e->program, &fa, &attr, argv, environ);
+    const int rc = posix_spawnp(&e->pid, e->program, &fa, &attr, a.v, environ);
     posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&fa);
     close(fds[0]);
+    if (out >= 0) close(out); /* ffmpeg holds the stream now */
     if (rc != 0) {
         close(fds[1]);
-        unlink(e->log);
-        unlink(e->tmp);
+        if (e->log >= 0) close(e->log);
+        e->log = -1;
+        if (!e->stream) unlink(e->tmp);
         return io_record_fail(err, IO_RECORD_HINT, "cannot record %s: cannot start '%s': %s", path,
                               e->program, strerror(rc));
     }
@@ -170,40 +354,54 @@ bool io_encoder_open(io_encoder *e, const char *path, int width, int height, int
     return true;
 }
 
+/* The hint for a failed ffmpeg: the cause its words name, else by how it
+ * ended. */
+static const char *ffmpeg_hint(const io_encoder *e, const ffmpeg_words *w, int status, int sig) {
+    if (w->cause) return io_file_hint(w->cause);
+    if (status == 127) return IO_RECORD_HINT; /* the shell's "command not found" */
+    if (sig == SIGPIPE && e->stream) return io_file_hint(EPIPE);
+    return IO_RECORD_FFMPEG_HINT;
+}
+
 /* After ffmpeg exited with status (or signal sig): renames its file over
- * e->path when keep and the status is 0; otherwise removes it. why (may be
- * NULL) says what stopped the recording early, for the message. */
+ * e->path when keep and it finished the file; otherwise removes it. why
+ * (may be NULL) says what stopped the recording early, for the message. */
 bool io_encoder_settle(io_encoder *e, int status, int sig, bool keep, const char *why,
                        io_record_error *err) {
-    char last[400];
-    last_log_line(e->log, last, sizeof last);
-    unlink(e->log);
-    if (keep && status == 0) {
-        if (rename(e->tmp, e->path) == 0) return true;
+    ffmpeg_words w;
+    read_words(e->log, &w);
+    if (e->log >= 0) close(e->log);
+    e->log = -1;
+    const bool finished = status == 0 && !w.unfinished;
+    if (keep && finished) {
+        if (e->stream || rename(e->tmp, e->path) == 0) return true;
         const int rename_err = errno;
         unlink(e->tmp);
         if (rename_err == ENOENT) {
-            return io_record_fail(err, IO_RECORD_HINT,
+            return io_record_fail(err, IO_RECORD_FFMPEG_HINT,
                                   "cannot record %s: '%s' exited with status 0 but wrote no %s",
                                   e->path, e->program, e->tmp);
         }
-        return io_record_fail(err, "check that the folder is writable",
-                              "cannot record %s: rename: %s", e->path, strerror(rename_err));
+        return io_record_fail(err, io_file_hint(rename_err), "cannot record %s: rename: %s",
+                              e->path, strerror(rename_err));
     }
-    unlink(e->tmp);
+    if (!e->stream) unlink(e->tmp);
     if (!keep && !why) return true; /* given up on deliberately */
     char how[64];
-    if (status == 127) {
+    if (status == 0) {
+        snprintf(how, sizeof how, "exited with status 0 but could not finish the file");
+    } else if (status == 127) {
         snprintf(how, sizeof how, "could not be run (exit status 127)");
     } else if (status >= 0) {
         snprintf(how, sizeof how, "exited with status %d", status);
     } else {
         snprintf(how, sizeof how, "was killed by signal %d", sig);
     }
-    return io_record_fail(err, IO_RECORD_HINT,
-                          "cannot record %s: '%s' %s%s%s after %ld frames%s%s%s", e->path,
-                          e->program, why ? why : "", why ? ", then " : "", how, e->frames,
-                          last[0] ? " (it said: " : "", last, last[0] ? ")" : "");
+    return io_record_fail(err, ffmpeg_hint(e, &w, status, sig),
+                          "cannot record %s: %s%s'%s' %s%s%s after %ld frames%s%s%s", e->path,
+                          w.cause ? strerror(w.cause) : "", w.cause ? ": " : "", e->program,
+                          why ? why : "", why ? ", then " : "", how, e->frames,
+                          w.last[0] ? " (it said: " : "", w.last, w.last[0] ? ")" : "");
 }
 
 /* Ends the input, waits for ffmpeg and settles (encoder_settle). */

@@ -17,9 +17,15 @@
 /* Frames in flight to the writer: GL's read-back ring and CUDA's share it. */
 #define IO_WRITER_DEPTH RENDER_READBACK_DEPTH
 _Static_assert(VIDEO_DEPTH == RENDER_READBACK_DEPTH, "CUDA's frames and GL's share the writer");
+/* ffmpeg could not be started. */
 #define IO_RECORD_HINT                                                                             \
     "install ffmpeg (apt-get install ffmpeg) or set NBODY_FFMPEG to one; or write PNGs with "      \
     "--frames-dir DIR and encode them with nbody --encode DIR --record FILE.mp4 where ffmpeg is"
+/* ffmpeg ran and failed, its words naming no disk or folder. */
+#define IO_RECORD_FFMPEG_HINT                                                                      \
+    "ffmpeg's own words (quoted) say why; check that this ffmpeg has the encoder (ffmpeg "         \
+    "-encoders: libx264, mpeg4, gif), or write PNGs with --frames-dir DIR and encode them "        \
+    "with nbody --encode DIR --record FILE.mp4 where ffmpeg works"
 
 /* Why a recording failed: what, and what to do. */
 typedef struct io_record_error {
@@ -31,11 +37,14 @@ typedef struct io_record_error {
 bool io_record_fail(io_record_error *e, const char *hint, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* An ffmpeg child reading raw frames on its stdin and writing H.264 to a
- * temporary file renamed over path when it exits with status 0. */
+/* An ffmpeg child reading raw frames on its stdin and writing the video
+ * path's extension names to a temporary file renamed over path when it
+ * finished the file (a stream, path written in place, gets it directly). */
 typedef struct io_encoder {
     const char *program; /* $NBODY_FFMPEG or "ffmpeg" */
-    char path[PATH_MAX], tmp[PATH_MAX + 32], log[PATH_MAX + 32];
+    char path[PATH_MAX], tmp[PATH_MAX + 32];
+    bool stream; /* stdout, a FIFO or a device: ffmpeg writes it, no temporary */
+    int log;     /* ffmpeg's stderr, kept in memory to quote; -1 when none */
     pid_t pid;
     int fd;            /* the pipe to ffmpeg's stdin; -1 once closed */
     int width, height; /* the frames given to io_encoder_write */
