@@ -112,7 +112,7 @@ typedef struct app_live {
     bool ferr_valid;       /* ferr belongs to the current method and theta */
     double ferr_time;      /* when it was measured */
     sim_variant ferr_variant; /* for which method */
-    float ferr_theta;
+    double ferr_theta;
     bool sim_failed; /* sim_failed said so: the run stops, exit 1, no dump or status */
 } app_live;
 

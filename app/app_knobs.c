@@ -98,7 +98,7 @@ static void key_seed(app *a, int dir) {
 static void key_dt(app *a, int dir) {
     const double dt = params(a).dt, next = dir > 0 ? dt * 2 : dt / 2;
     if (!in_range(a, SIM_KNOB_DT, next, dt)) return;
-    sim_set_dt(a->sim, (float)next);
+    sim_set_dt(a->sim, next);
     base_msg_post(&a->msg, "time step %.4g", next);
 }
 
@@ -107,7 +107,7 @@ static void key_softening(app *a, int dir) {
     double next = dir > 0 ? (eps == 0 ? SOFTENING_FIRST : eps * 2) : eps / 2;
     if (dir < 0 && next < SOFTENING_FIRST) next = 0;
     if (!in_range(a, SIM_KNOB_SOFTENING, next, eps)) return;
-    sim_set_softening(a->sim, (float)next);
+    sim_set_softening(a->sim, next);
     app_physics_changed(a); /* E is defined with the softening: start over */
     base_msg_post(&a->msg, next == 0 ? "softening 0 (none)" : "softening %.4g", next);
 }
@@ -122,7 +122,7 @@ static void key_damping(app *a, int dir) {
     }
     if (!in_range(a, SIM_KNOB_DAMPING, 1.0 - gap, 1.0 - a->live.damping_gap)) return;
     a->live.damping_gap = gap;
-    sim_set_damping(a->sim, (float)(1.0 - gap));
+    sim_set_damping(a->sim, 1.0 - gap);
     if (gap == 0) {
         base_msg_post(&a->msg, "damping off (1): energy is conserved again");
     } else {
@@ -140,7 +140,7 @@ static void key_theta(app *a, int dir) {
     if (on_grid > range->min && next < range->min) next = range->min;
     if (on_grid < range->max && next > range->max) next = range->max;
     if (!in_range(a, SIM_KNOB_THETA, next, theta)) return;
-    sim_set_theta(a->sim, (float)next);
+    sim_set_theta(a->sim, next);
     if (sim_get_method(a->sim)->uses_theta) {
         base_msg_post(&a->msg, "opening angle %.2f", next);
         return;

@@ -75,10 +75,10 @@ static bool install(app *a, const char *path, io_snapshot *p, snap_error *err) {
 /* Our save's knobs become the live ones (F9; at start-up they go into the
  * desc instead). */
 static void apply_knobs(app *a, const snap_knobs *k) {
-    sim_set_dt(a->sim, (float)k->dt);
-    sim_set_softening(a->sim, (float)k->softening);
-    sim_set_damping(a->sim, (float)k->damping);
-    sim_set_theta(a->sim, (float)k->theta);
+    sim_set_dt(a->sim, k->dt);
+    sim_set_softening(a->sim, k->softening);
+    sim_set_damping(a->sim, k->damping);
+    sim_set_theta(a->sim, k->theta);
     a->live.damping_gap = 1.0 - k->damping;
     const int scene = config_scene_find(k->scene);
     if (scene >= 0) a->scene = scene;
@@ -164,10 +164,10 @@ bool app_snapshot_open(app *a, bool cpu, sim_desc *desc) {
     *desc = config_scene_desc(scene, &a->cfg, cpu, true);
     const bool *given = a->cfg.given;
     if (p.own) { /* the save's knobs, unless the command line says otherwise */
-        if (!given[CONFIG_KNOB_DT]) desc->dt = (float)p.knobs.dt;
-        if (!given[CONFIG_KNOB_SOFTENING]) desc->softening = (float)p.knobs.softening;
-        if (!given[CONFIG_KNOB_DAMPING]) desc->damping = (float)p.knobs.damping;
-        if (!given[CONFIG_KNOB_THETA]) desc->theta = (float)p.knobs.theta;
+        if (!given[CONFIG_KNOB_DT]) desc->dt = p.knobs.dt;
+        if (!given[CONFIG_KNOB_SOFTENING]) desc->softening = p.knobs.softening;
+        if (!given[CONFIG_KNOB_DAMPING]) desc->damping = p.knobs.damping;
+        if (!given[CONFIG_KNOB_THETA]) desc->theta = p.knobs.theta;
     }
     /* The method for the file's N; a few placeholder bodies until then. */
     if (!cpu && !given[CONFIG_KNOB_VARIANT]) desc->variant = sim_variant_auto(p.count);

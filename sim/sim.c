@@ -23,7 +23,7 @@ typedef struct step_call {
     int64_t first_step; /* the steps counter before the call */
     int steps;
     double time0; /* the simulated time before it */
-    float dt;
+    double dt;
 } step_call;
 
 struct sim {
@@ -116,33 +116,33 @@ sim_desc sim_desc_defaults(const sim_desc *desc) {
     sim_desc d = desc ? *desc : (sim_desc){0};
     if (d.body_count == 0) d.body_count = 16384;
     if (d.ic == SIM_IC_DEFAULT) d.ic = SIM_IC_PLUMMER;
-    if (d.dt == 0) d.dt = 1.0f / 128.0f;
+    if (d.dt == 0) d.dt = 1.0 / 128.0;
     /* softening: 0 is legal (none) and stays 0 */
-    if (d.damping == 0) d.damping = 1.0f;
+    if (d.damping == 0) d.damping = 1.0;
     if (d.theta == 0) {
         d.theta = d.backend == SIM_BACKEND_CPU ? SIM_THETA_DEFAULT_CPU : SIM_THETA_DEFAULT;
     }
     if (d.variant == SIM_VARIANT_DEFAULT) d.variant = sim_variant_auto(d.body_count);
-    if (d.shell.inner_radius == 0) d.shell.inner_radius = 0.625f;
-    if (d.shell.outer_radius == 0) d.shell.outer_radius = 1.0f;
-    if (d.shell.spin == 0) d.shell.spin = 0.6f;
+    if (d.shell.inner_radius == 0) d.shell.inner_radius = 0.625;
+    if (d.shell.outer_radius == 0) d.shell.outer_radius = 1.0;
+    if (d.shell.spin == 0) d.shell.spin = 0.6;
     sim_galaxy_desc *g = &d.galaxy;
-    if (g->disk_mass == 0) g->disk_mass = 5.0f;
-    if (g->disk_scale == 0) g->disk_scale = 3.0f;
-    if (g->disk_height == 0) g->disk_height = 0.3f;
-    if (g->disk_temperature == 0) g->disk_temperature = 1.2f;
-    if (g->bulge_mass == 0) g->bulge_mass = 1.0f;
-    if (g->bulge_scale == 0) g->bulge_scale = 0.5f;
-    if (g->halo_mass == 0) g->halo_mass = 15.0f;
-    if (g->halo_scale == 0) g->halo_scale = 12.0f;
-    if (g->halo_cut == 0) g->halo_cut = 36.0f;
-    if (g->disk_fraction == 0) g->disk_fraction = 0.5f;
-    if (g->bulge_fraction == 0) g->bulge_fraction = 0.1f;
+    if (g->disk_mass == 0) g->disk_mass = 5.0;
+    if (g->disk_scale == 0) g->disk_scale = 3.0;
+    if (g->disk_height == 0) g->disk_height = 0.3;
+    if (g->disk_temperature == 0) g->disk_temperature = 1.2;
+    if (g->bulge_mass == 0) g->bulge_mass = 1.0;
+    if (g->bulge_scale == 0) g->bulge_scale = 0.5;
+    if (g->halo_mass == 0) g->halo_mass = 15.0;
+    if (g->halo_scale == 0) g->halo_scale = 12.0;
+    if (g->halo_cut == 0) g->halo_cut = 36.0;
+    if (g->disk_fraction == 0) g->disk_fraction = 0.5;
+    if (g->bulge_fraction == 0) g->bulge_fraction = 0.1;
     sim_merger_desc *m = &d.merger;
-    if (m->mass_ratio == 0) m->mass_ratio = 1.0f;
-    if (m->pericenter == 0) m->pericenter = 8.0f;
-    if (m->separation == 0) m->separation = 80.0f;
-    if (m->eccentricity == 0) m->eccentricity = 1.0f;
+    if (m->mass_ratio == 0) m->mass_ratio = 1.0;
+    if (m->pericenter == 0) m->pericenter = 8.0;
+    if (m->separation == 0) m->separation = 80.0;
+    if (m->eccentricity == 0) m->eccentricity = 1.0;
     return d; /* backend stays DEFAULT until sim_create picks one */
 }
 
@@ -204,7 +204,7 @@ static bool validate(const sim_desc *d, sim_error *err) {
         return false;
     }
     if (m->eccentricity < 1 &&
-        m->separation > m->pericenter * (1 + m->eccentricity) / (1 - m->eccentricity) * 1.0001f) {
+        m->separation > m->pericenter * (1 + m->eccentricity) / (1 - m->eccentricity) * 1.0001) {
         set_error(err, "start at or inside the apocenter r_p (1 + e) / (1 - e)",
                   "separation %g lies beyond the apocenter of a bound orbit", m->separation);
         return false;
@@ -444,11 +444,11 @@ static void latch_nonfinite(sim *s) {
     const int64_t k = s->ops->nonfinite_step(s->backend_state);
     if (k <= 0) return;
     s->nonfinite_step = k;
-    s->nonfinite_time = s->time - (double)s->knobs.dt * (double)(s->steps - k); /* fallback */
+    s->nonfinite_time = s->time - s->knobs.dt * (double)(s->steps - k); /* fallback */
     for (int i = 1; i <= s->call_kept; i++) {
         const step_call *c = &s->calls[(s->call_next - i + STEP_HISTORY) % STEP_HISTORY];
         if (k > c->first_step && k <= c->first_step + c->steps) {
-            s->nonfinite_time = c->time0 + (double)c->dt * (double)(k - c->first_step);
+            s->nonfinite_time = c->time0 + c->dt * (double)(k - c->first_step);
             break;
         }
     }
@@ -458,9 +458,8 @@ static void latch_nonfinite(sim *s) {
  * squared here and only here, in both its forms (sim_step_params). */
 static sim_step_params step_params(const sim *s) {
     sim_step_params sp = s->knobs;
-    const double eps = sp.softening;
-    sp.eps2 = eps * eps; /* exact: the product of two floats fits a double */
-    sp.eps2_kernel = fmaxf((float)sp.eps2, SIM_EPS2_FLOOR);
+    sp.eps2 = sp.softening * sp.softening;
+    sp.eps2_kernel = fmaxf((float)sp.eps2, SIM_EPS2_FLOOR); /* rounded once, for float kernels */
     sp.eps2_kernel64 = fmax(sp.eps2, (double)SIM_EPS2_FLOOR);
     sp.first_step = s->steps;
     return sp;
@@ -475,7 +474,7 @@ void sim_step(sim *s, int steps) {
     s->call_next = (s->call_next + 1) % STEP_HISTORY;
     if (s->call_kept < STEP_HISTORY) s->call_kept++;
     s->ops->step(s->backend_state, &sp, steps);
-    s->time += (double)s->knobs.dt * steps;
+    s->time += s->knobs.dt * steps;
     s->steps += steps;
 }
 
@@ -487,23 +486,23 @@ bool sim_nonfinite(sim *s, int64_t *step, double *time) {
     return true;
 }
 
-void sim_set_dt(sim *s, float dt) {
+void sim_set_dt(sim *s, double dt) {
     assert(dt > 0);
     s->knobs.dt = dt;
 }
 
-void sim_set_softening(sim *s, float softening) {
+void sim_set_softening(sim *s, double softening) {
     assert(softening >= 0);
     s->knobs.softening = softening;
     s->ops->invalidate(s->backend_state);
 }
 
-void sim_set_damping(sim *s, float damping) {
+void sim_set_damping(sim *s, double damping) {
     assert(damping > 0 && damping <= 1);
     s->knobs.damping = damping;
 }
 
-void sim_set_theta(sim *s, float theta) {
+void sim_set_theta(sim *s, double theta) {
     assert(theta > 0);
     s->knobs.theta = theta;
     s->ops->invalidate(s->backend_state);

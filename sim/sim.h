@@ -107,9 +107,9 @@ typedef struct sim_method {
 
 /* Rotating-shell parameters (SIM_IC_SHELL). Zero means default. */
 typedef struct sim_shell_desc {
-    float inner_radius; /* 0 -> 0.625 (NVIDIA's demo ratio 2.5 : 4) */
-    float outer_radius; /* 0 -> 1.0 */
-    float spin;         /* angular speed in units of sqrt(G M / outer^3); 0 -> 0.6 */
+    double inner_radius; /* 0 -> 0.625 (NVIDIA's demo ratio 2.5 : 4) */
+    double outer_radius; /* 0 -> 1.0 */
+    double spin;         /* angular speed in units of sqrt(G M / outer^3); 0 -> 0.6 */
 } sim_shell_desc;
 
 /* Galaxy units, those of SIM_IC_DISK and SIM_IC_MERGER (sim_ic_galactic):
@@ -132,17 +132,17 @@ typedef struct sim_shell_desc {
  * units. The defaults make a Milky-Way-like galaxy with a flat rotation
  * curve near 1 (207 km/s). Zero means default. */
 typedef struct sim_galaxy_desc {
-    float disk_mass;        /* 0 -> 5 */
-    float disk_scale;       /* exponential scale length R_d; 0 -> 3 */
-    float disk_height;      /* sech^2 scale height z0; 0 -> 0.3 */
-    float disk_temperature; /* Toomre Q of the radial velocity dispersion; 0 -> 1.2 */
-    float bulge_mass;       /* Hernquist, within 10 scale radii; 0 -> 1 */
-    float bulge_scale;      /* 0 -> 0.5 */
-    float halo_mass;        /* Hernquist, within its truncation radius; 0 -> 15 */
-    float halo_scale;       /* 0 -> 12 */
-    float halo_cut;         /* truncation radius; 0 -> 36 */
-    float disk_fraction;    /* of the bodies; 0 -> 0.5 */
-    float bulge_fraction;   /* of the bodies; 0 -> 0.1 (the halo gets the rest) */
+    double disk_mass;        /* 0 -> 5 */
+    double disk_scale;       /* exponential scale length R_d; 0 -> 3 */
+    double disk_height;      /* sech^2 scale height z0; 0 -> 0.3 */
+    double disk_temperature; /* Toomre Q of the radial velocity dispersion; 0 -> 1.2 */
+    double bulge_mass;       /* Hernquist, within 10 scale radii; 0 -> 1 */
+    double bulge_scale;      /* 0 -> 0.5 */
+    double halo_mass;        /* Hernquist, within its truncation radius; 0 -> 15 */
+    double halo_scale;       /* 0 -> 12 */
+    double halo_cut;         /* truncation radius; 0 -> 36 */
+    double disk_fraction;    /* of the bodies; 0 -> 0.5 */
+    double bulge_fraction;   /* of the bodies; 0 -> 0.1 (the halo gets the rest) */
 } sim_galaxy_desc;
 
 /* Two galaxies on a two-body (Kepler) orbit (SIM_IC_MERGER). Galaxy 2 is
@@ -151,11 +151,11 @@ typedef struct sim_galaxy_desc {
  * its angular momentum along +z; each disk's spin is tilted from +z by its
  * inclination (0 prograde, 180 retrograde). Zero means default. */
 typedef struct sim_merger_desc {
-    float mass_ratio;   /* M2 / M1; 0 -> 1 */
-    float pericenter;   /* of the point-mass orbit, kpc; 0 -> 8 */
-    float separation;   /* at the start, kpc; 0 -> 80 */
-    float eccentricity; /* 1 parabolic, < 1 bound, > 1 unbound; 0 -> 1 */
-    float incl1, incl2; /* degrees; 0 -> 0 (prograde) */
+    double mass_ratio;   /* M2 / M1; 0 -> 1 */
+    double pericenter;   /* of the point-mass orbit, kpc; 0 -> 8 */
+    double separation;   /* at the start, kpc; 0 -> 80 */
+    double eccentricity; /* 1 parabolic, < 1 bound, > 1 unbound; 0 -> 1 */
+    double incl1, incl2; /* degrees; 0 -> 0 (prograde) */
 } sim_merger_desc;
 
 /* Default opening angles of the tree variant (cell size / distance): the
@@ -164,8 +164,8 @@ typedef struct sim_merger_desc {
  * groups, never less accurate than body by body, and meets them at a larger
  * angle than the CPU reference, which walks body by body (docs/TREE.md,
  * "Measured"). */
-#define SIM_THETA_DEFAULT 0.8f
-#define SIM_THETA_DEFAULT_CPU 0.6f
+#define SIM_THETA_DEFAULT 0.8
+#define SIM_THETA_DEFAULT_CPU 0.6
 
 /* Softening 0 (none) and bodies at the same position: a pair at zero
  * separation, r^2 + eps^2 = 0, contributes no force and no potential, just
@@ -187,12 +187,12 @@ typedef struct sim_desc {
     int body_count;      /* N; 0 -> 16384 */
     sim_ic ic;           /* initial condition; 0 -> Plummer */
     uint64_t seed;       /* random seed; 0 is a valid seed and the default */
-    float dt;            /* time step in model time units; 0 -> 1/128 */
-    float softening;     /* Plummer softening length eps (length units). 0 is legal and means
+    double dt;           /* time step in model time units; 0 -> 1/128 */
+    double softening;    /* Plummer softening length eps (length units). 0 is legal and means
                             none, so it is not a "use the default" value: scenes set their own
                             (the app's scene table: 0.05 for Plummer and shell, 0.15 galaxies) */
-    float damping;       /* velocity factor applied once per step, in (0, 1]; 0 -> 1 (none) */
-    float theta;         /* tree opening angle (variant tree); 0 -> SIM_THETA_DEFAULT, on
+    double damping;      /* velocity factor applied once per step, in (0, 1]; 0 -> 1 (none) */
+    double theta;        /* tree opening angle (variant tree); 0 -> SIM_THETA_DEFAULT, on
                             the CPU backend SIM_THETA_DEFAULT_CPU */
     sim_backend backend; /* 0 -> CUDA if a device is present, else CPU */
     sim_variant variant; /* CUDA force kernel; 0 -> the fastest */
@@ -280,8 +280,9 @@ typedef struct sim_params {
     int body_count;
     sim_ic ic;
     uint64_t seed;
-    float dt, softening, damping;
-    float theta;         /* tree opening angle */
+    /* dt, softening, damping and theta as set (a float kernel rounds what it takes) */
+    double dt, softening, damping;
+    double theta;        /* tree opening angle */
     sim_backend backend; /* resolved: CUDA or CPU, never DEFAULT */
     sim_variant variant; /* resolved, never DEFAULT */
     int p, q;            /* resolved block shape in use */
@@ -357,10 +358,10 @@ bool sim_reset_scene(sim *s, const sim_desc *desc, sim_error *err);
 void sim_step(sim *s, int steps);
 
 /* Live knobs. Values are taken as given (callers validate user input). */
-void sim_set_dt(sim *s, float dt);
-void sim_set_softening(sim *s, float softening);
-void sim_set_damping(sim *s, float damping);
-void sim_set_theta(sim *s, float theta);
+void sim_set_dt(sim *s, double dt);
+void sim_set_softening(sim *s, double softening);
+void sim_set_damping(sim *s, double damping);
+void sim_set_theta(sim *s, double theta);
 
 /* Switches the force kernel mid-run (CUDA backend; the CPU backend keeps its
  * reference loop). Switching to or from fp64 converts the state between

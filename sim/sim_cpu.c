@@ -48,9 +48,9 @@ typedef struct cpu_backend {
     double *phi; /* per-body potential sums (diagnostics scratch) */
     uint8_t *tags;
     bool acc_valid;
-    float acc_softening;
+    double acc_softening;
     int acc_method; /* the row of methods[] acc came from (with acc_theta where it uses it) */
-    float acc_theta;
+    double acc_theta;
     sim_tree_cpu *tree; /* the tree force method (sim_tree_cpu.c) */
     bool tree_ready;    /* the tree's arrays hold capacity bodies */
     float last_step_ms;

@@ -81,7 +81,7 @@ struct cuda_backend {
     float last_step_ms;
     bool acc_valid;
     bool acc_potential; /* acc's w holds each body's potential at pos (the tree's walk) */
-    float acc_softening;
+    double acc_softening;
     sim_variant acc_variant;
     sim_tree *tree;          /* variant tree (sim_tree.cu): created on first use, kept after */
     best_plan *best;         /* variants best, fp64: per-warp starts (sim_kernels.cu), likewise */
@@ -592,7 +592,7 @@ static void compute_forces(cuda_backend *c, const sim_step_params *sp, bool acc_
             return;
         }
         a.tree = c->tree;
-        a.theta = sp->theta;
+        a.theta = (float)sp->theta; /* the tree kernel walks in float */
         a.potential = potential;
     }
     if (e->id == SIM_VARIANT_BEST || e->id == SIM_VARIANT_FP64) {
@@ -646,7 +646,7 @@ template <typename T, typename V = typename vec4<T>::type>
 static void leapfrog(cuda_backend *c, V *pos, V *vel, V *acc, const sim_step_params *sp,
                      int steps) {
     const int n = c->n, blocks = blocks_for(n, THREADS);
-    const T dt = sp->dt, h = (T)0.5 * dt, damping = sp->damping;
+    const T dt = (T)sp->dt, h = (T)0.5 * dt, damping = (T)sp->damping; /* float or fp64 */
     const unsigned long long first = (unsigned long long)sp->first_step;
     const bool sums = kernels_entry(sp->variant)->sums_acc;
     kick_drift_kernel<T>

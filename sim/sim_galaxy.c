@@ -333,11 +333,11 @@ static double galaxy_mass(const sim_galaxy_desc *d) {
     return (double)d->disk_mass + d->bulge_mass + d->halo_mass;
 }
 
-void sim_galaxy_disk(const sim_desc *desc, int n, float softening, sim_rng *rng, sim_body *out) {
+void sim_galaxy_disk(const sim_desc *desc, int n, double softening, sim_rng *rng, sim_body *out) {
     make_galaxy(&desc->galaxy, 1.0, 1.0, n, 0, softening, rng, out);
 }
 
-void sim_galaxy_merger(const sim_desc *desc, int n, float softening, sim_rng *rng, sim_body *out) {
+void sim_galaxy_merger(const sim_desc *desc, int n, double softening, sim_rng *rng, sim_body *out) {
     const sim_merger_desc *m = &desc->merger;
     const double q = m->mass_ratio;
     int n1 = (int)lround(n / (1.0 + q));

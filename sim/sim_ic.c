@@ -84,7 +84,7 @@ static void shell(sim_rng *rng, int n, const sim_shell_desc *d, sim_body *out) {
     }
 }
 
-void sim_ic_generate(sim_ic ic, int n, uint64_t seed, const sim_desc *desc, float softening,
+void sim_ic_generate(sim_ic ic, int n, uint64_t seed, const sim_desc *desc, double softening,
                      sim_body *out) {
     sim_rng rng = sim_rng_seed(seed);
     for (int i = 0; i < n; i++) {

@@ -17,19 +17,20 @@
 extern "C" {
 #endif
 
-/* Everything one step needs to know about the knobs. */
+/* Everything one step needs to know about the knobs, in double as they
+ * were set: a float kernel rounds what it takes at its launch. */
 typedef struct sim_step_params {
-    float dt;
-    float softening;
+    double dt;
+    double softening;
     /* The softening squared, computed once per call by sim.c (sim.h says
-     * why two forms): exact, for the CPU backend and the exact sums that
+     * why two forms): as is, for the CPU backend and the exact sums that
      * skip a pair at zero separation; and raised to SIM_EPS2_FLOOR, for
      * every CUDA force kernel, in float and (fp64) in double. */
     double eps2;
     float eps2_kernel;
     double eps2_kernel64;
-    float damping;
-    float theta;         /* tree opening angle (variant tree) */
+    double damping;
+    double theta;        /* tree opening angle (variant tree) */
     sim_variant variant; /* resolved */
     int p, q;            /* resolved, already clamped */
     int64_t first_step;  /* the steps counter before this step call (sim_nonfinite) */
@@ -147,7 +148,7 @@ const char *sim_launched_build(sim *s);
  * and momentum. Plummer and shell have total mass 1; galaxies are in their
  * own units (sim_galaxy_desc). softening is the force softening the
  * rotation curves of galaxy disks are measured with. */
-void sim_ic_generate(sim_ic ic, int n, uint64_t seed, const sim_desc *desc, float softening,
+void sim_ic_generate(sim_ic ic, int n, uint64_t seed, const sim_desc *desc, double softening,
                      sim_body *out);
 
 /* Subtracts the mass-weighted mean position and velocity of b[0..n-1]
@@ -155,8 +156,8 @@ void sim_ic_generate(sim_ic ic, int n, uint64_t seed, const sim_desc *desc, floa
 void sim_zero_momentum(sim_body *b, int n);
 
 /* Galaxies (sim_galaxy.c). */
-void sim_galaxy_disk(const sim_desc *desc, int n, float softening, sim_rng *rng, sim_body *out);
-void sim_galaxy_merger(const sim_desc *desc, int n, float softening, sim_rng *rng, sim_body *out);
+void sim_galaxy_disk(const sim_desc *desc, int n, double softening, sim_rng *rng, sim_body *out);
+void sim_galaxy_merger(const sim_desc *desc, int n, double softening, sim_rng *rng, sim_body *out);
 /* The relative position and velocity (galaxy 2 minus galaxy 1) at the start. */
 void sim_merger_orbit(const sim_desc *desc, double rel_x[3], double rel_v[3]);
 

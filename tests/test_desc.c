@@ -33,7 +33,7 @@ int main(void) {
     CHECK(d.device == 0, "device %d", d.device);
     CHECK(d.shell.inner_radius == 0.625f, "shell inner %g", d.shell.inner_radius);
     CHECK(d.shell.outer_radius == 1.0f, "shell outer %g", d.shell.outer_radius);
-    CHECK(d.shell.spin == 0.6f, "shell spin %g", d.shell.spin);
+    CHECK(d.shell.spin == 0.6, "shell spin %g", d.shell.spin);
     /* Field by field: padding bytes of two equal structs need not match. */
     const sim_desc z = sim_desc_defaults(NULL);
     CHECK(z.body_count == d.body_count && z.ic == d.ic && z.seed == d.seed && z.dt == d.dt &&

@@ -10,6 +10,11 @@
  * sum that leaves those pairs out, and two coincident bodies feel exactly
  * the same acceleration.
  *
+ * The softening is a double knob: set to 0.05 (through the desc and the
+ * setter) it must stay exactly the double 0.05, not the float 0.0500000007,
+ * and the forces must match a sum with exactly 0.05 to a few ulps
+ * (check_exact_softening).
+ *
  * Tolerance: both sides are double precision. Each term carries ~1e-16
  * relative rounding and a sum of N <= 1531 terms of magnitude <= m/eps^2
  * ~ 1 accumulates at most ~1e-13 absolute error, so atol = rtol = 1e-10 is
@@ -17,6 +22,7 @@
  * (a missing softening term or a wrong mass changes accelerations by
  * >= 1e-3 here).
  */
+#include <float.h>
 #include <string.h>
 
 #include "test_util.h"
@@ -55,10 +61,10 @@ static void check_n(int n, double eps, unsigned long long seed, int coincident) 
         memcpy(in[3 * k + 1].pos, in[3 * k].pos, sizeof in[0].pos);
     }
     sim *s = test_sim((sim_desc){.backend = SIM_BACKEND_CPU, .body_count = 1});
-    sim_set_softening(s, (float)eps);
+    sim_set_softening(s, eps);
     test_set_bodies(s, in, n);
     sim_get_bodies(s, out);
-    const double w = brute_force(in, n, (float)eps, acc);
+    const double w = brute_force(in, n, eps, acc);
     for (int i = 0; i < n; i++) {
         ref[i] = in[i];
         memcpy(ref[i].acc, acc[i], sizeof acc[i]);
@@ -86,7 +92,96 @@ static void check_n(int n, double eps, unsigned long long seed, int coincident) 
     free(acc);
 }
 
+/* The softening 0.05 as a double end to end: the knob reads back as the
+ * double 0.05, and the forces are those of exactly 0.05.
+ *
+ * A pair closer than the softening (r = 0.01, eps = 0.05) makes the knob's
+ * precision show: a = m d / (r^2 + eps^2)^(3/2), so a softening rounded to
+ * float (0.05 + 7.45e-10, eps^2 off by 7.45e-11) moves a by
+ * 1.5 * 7.45e-11 / 0.0026 = 4.3e-8 relative. Both sides compute in double
+ * with a handful of roundings each (differences, squares, a sum, a power,
+ * a product): each side is within ~8 ulps, so 16 * DBL_EPSILON = 3.6e-15
+ * relative separates rounding from a float knob by seven orders of
+ * magnitude.
+ *
+ * Then 1000 random bodies with eps = 0.05 given through the desc: each
+ * body's error against the brute-force sum is bounded by the rounding of a
+ * sum of N terms, (N + 16) * DBL_EPSILON times the sum of the terms'
+ * magnitudes (the standard bound for recursive summation, terms computed
+ * to within 16 ulps); the float knob exceeds that bound for the closest
+ * pairs by orders of magnitude. The largest relative error seen is
+ * printed. */
+static void check_exact_softening(void) {
+    const double eps = 0.05;
+    sim_body pair[2] = {{.pos = {0.1, -0.2, 0.3}, .mass = 0.7},
+                        {.pos = {0.1 + 0.006, -0.2 + 0.0048, 0.3 + 0.0064}, .mass = 0.3}};
+    sim *s = test_sim((sim_desc){.backend = SIM_BACKEND_CPU, .body_count = 1});
+    sim_set_softening(s, eps);
+    CHECK(sim_get_params(s).softening == eps, "the softening knob reads back %.17g, set 0.05",
+          sim_get_params(s).softening);
+    test_set_bodies(s, pair, 2);
+    sim_body out[2];
+    sim_get_bodies(s, out);
+    double d[3];
+    for (int k = 0; k < 3; k++) d[k] = pair[1].pos[k] - pair[0].pos[k];
+    const double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    const double f = 1.0 / pow(r2 + eps * eps, 1.5);
+    for (int i = 0; i < 2; i++) {
+        const double m = pair[1 - i].mass, sign = i == 0 ? 1 : -1;
+        double diff2 = 0, ref2 = 0;
+        for (int k = 0; k < 3; k++) {
+            const double want = sign * m * f * d[k];
+            diff2 += (out[i].acc[k] - want) * (out[i].acc[k] - want);
+            ref2 += want * want;
+        }
+        const double rel = sqrt(diff2 / ref2);
+        CHECK(rel <= 16 * DBL_EPSILON, "pair, eps 0.05: body %d's force off by %.3g relative", i,
+              rel);
+    }
+    sim_destroy(s);
+
+    enum { N = 1000 };
+    sim_body *in = malloc(sizeof(sim_body) * N), *got = malloc(sizeof(sim_body) * N);
+    double(*acc)[3] = malloc(sizeof(double[3]) * N), *mag = calloc(N, sizeof(double));
+    test_random_bodies(in, N, 77);
+    s = test_sim((sim_desc){.backend = SIM_BACKEND_CPU, .body_count = 1, .softening = eps});
+    CHECK(sim_get_params(s).softening == eps, "the desc's softening reads back %.17g, gave 0.05",
+          sim_get_params(s).softening);
+    test_set_bodies(s, in, N);
+    sim_get_bodies(s, got);
+    brute_force(in, N, eps, acc);
+    for (int i = 0; i < N; i++) { /* sum of |m_j d_ij| / (r^2 + eps^2)^(3/2) */
+        for (int j = 0; j < N; j++) {
+            if (j == i) continue;
+            double dd[3];
+            for (int k = 0; k < 3; k++) dd[k] = in[j].pos[k] - in[i].pos[k];
+            const double q2 = dd[0] * dd[0] + dd[1] * dd[1] + dd[2] * dd[2];
+            mag[i] += in[j].mass * sqrt(q2) / pow(q2 + eps * eps, 1.5);
+        }
+    }
+    int bad = 0;
+    double worst = 0;
+    for (int i = 0; i < N; i++) {
+        double diff2 = 0, ref2 = 0;
+        for (int k = 0; k < 3; k++) {
+            diff2 += (got[i].acc[k] - acc[i][k]) * (got[i].acc[k] - acc[i][k]);
+            ref2 += acc[i][k] * acc[i][k];
+        }
+        if (!(sqrt(diff2) <= (N + 16) * DBL_EPSILON * mag[i])) bad++;
+        if (ref2 > 0 && sqrt(diff2 / ref2) > worst) worst = sqrt(diff2 / ref2);
+    }
+    CHECK(bad == 0, "N=%d, eps 0.05: %d bodies beyond the rounding bound (worst %.3g relative)", N,
+          bad, worst);
+    printf("exact softening: N=%d, eps 0.05, worst relative force error %.3g\n", N, worst);
+    sim_destroy(s);
+    free(in);
+    free(got);
+    free(acc);
+    free(mag);
+}
+
 int main(void) {
+    check_exact_softening();
     const int sizes[] = {1, 2, 31, 1000, 1531};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         check_n(sizes[i], 0.05, 1000 + i, 0);

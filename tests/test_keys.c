@@ -96,9 +96,9 @@ static void check_knobs(void) {
 
     /* S, T: x2 and /2; the time step is kept within [1e-6, 1]. */
     p = press(a, GLFW_KEY_S, 0);
-    CHECK(p.softening == 0.1f, "S: softening %.4f", p.softening);
+    CHECK(p.softening == 0.1, "S: softening %.4f", p.softening);
     p = press(a, GLFW_KEY_S, SHIFT);
-    CHECK(p.softening == 0.05f, "Shift+S: softening %.4f", p.softening);
+    CHECK(p.softening == 0.05, "Shift+S: softening %.4f", p.softening);
     int presses = 0;
     while (p.softening > 0 && presses < 20) {
         p = press(a, GLFW_KEY_S, SHIFT);
@@ -106,7 +106,7 @@ static void check_knobs(void) {
     }
     CHECK(p.softening == 0 && presses <= 6, "Shift+S reaches 0 in %d presses", presses);
     p = press(a, GLFW_KEY_S, 0);
-    CHECK(p.softening == 1e-3f, "S from zero softening: %.4g", p.softening);
+    CHECK(p.softening == 1e-3, "S from zero softening: %.4g", p.softening);
     sim_set_softening(a->sim, 0.05f);
     p = press(a, GLFW_KEY_T, 0);
     CHECK(p.dt == 1.0f / 64, "T: dt %.6f", p.dt);
@@ -140,7 +140,7 @@ static void check_knobs(void) {
     CHECK(p.ic == SIM_IC_PLUMMER, "1: Plummer");
     /* Galaxies: own units, so own N, dt and softening; N kept among them. */
     p = press(a, GLFW_KEY_3, 0);
-    CHECK(p.ic == SIM_IC_DISK && p.body_count == 8192 && p.dt == 0.025f, "3: disk, N %d, dt %g",
+    CHECK(p.ic == SIM_IC_DISK && p.body_count == 8192 && p.dt == 0.025, "3: disk, N %d, dt %g",
           p.body_count, p.dt);
     CHECK(a->view.hide_halo && a->view.color == RENDER_COLOR_COMPONENT,
           "3: halo hidden, by component");
@@ -166,7 +166,7 @@ static void check_knobs(void) {
           m7.galaxy_mass[1] / m7.galaxy_mass[0]);
     p = press(a, GLFW_KEY_1, 0);
     CHECK(p.ic == SIM_IC_PLUMMER && p.body_count == 4096 && p.dt == 1.0f / 128 &&
-              p.softening == 0.05f,
+              p.softening == 0.05,
           "1 from a galaxy: Plummer at its own N %d, dt and softening", p.body_count);
     sim_reset(a->sim, SIM_IC_PLUMMER, 1000, p.seed, NULL);
     const uint64_t seed = p.seed;
@@ -184,11 +184,11 @@ static void check_knobs(void) {
     sim_set_variant(a->sim, v, NULL);
 
     /* J and Shift+J step the opening angle by 0.1 within its range. */
-    const float theta0 = p.theta;
+    const double theta0 = p.theta;
     p = press(a, GLFW_KEY_J, 0);
-    CHECK(fabsf(p.theta - (theta0 + 0.1f)) < 1e-6f, "J: theta %.3f", p.theta);
+    CHECK(fabs(p.theta - (theta0 + 0.1)) < 1e-6, "J: theta %.3f", p.theta);
     p = press(a, GLFW_KEY_J, SHIFT);
-    CHECK(fabsf(p.theta - theta0) < 1e-6f, "Shift+J: theta %.3f", p.theta);
+    CHECK(fabs(p.theta - theta0) < 1e-6, "Shift+J: theta %.3f", p.theta);
     for (int i = 0; i < 20; i++) p = press(a, GLFW_KEY_J, 0);
     CHECK(p.theta == 1.0f && strstr(a->msg.text, "stays"), "J stops at 1: %.3f (%s)", p.theta,
           a->msg.text);
@@ -409,7 +409,7 @@ static void check_key_names(void) {
 /* The bodies of a scene do not depend on how it was reached: --preset disk
  * and key 3 from a Plummer sphere build the same disk, whose rotation curve
  * is measured with the softening it then runs with. */
-static app *app_with(const char *preset, sim_ic ic, float softening, bool softening_given) {
+static app *app_with(const char *preset, sim_ic ic, double softening, bool softening_given) {
     config cfg = {.sim = {.backend = SIM_BACKEND_CPU, .ic = ic, .softening = softening},
                   .preset = preset,
                   .headless = true};
@@ -445,7 +445,7 @@ static void check_scene_paths(void) {
     app *key = app_with("plummer", SIM_IC_DEFAULT, 0, false);
     press(key, GLFW_KEY_3, 0);
     const sim_params pf = sim_get_params(flag->sim), pk = sim_get_params(key->sim);
-    CHECK(pf.softening == 0.15f && pk.softening == pf.softening && pk.dt == pf.dt,
+    CHECK(pf.softening == 0.15 && pk.softening == pf.softening && pk.dt == pf.dt,
           "disk by flag and by key: eps %g and %g, dt %g and %g", pf.softening, pk.softening, pf.dt,
           pk.dt);
     const int differ = differing_bodies(flag->sim, key->sim);

@@ -113,7 +113,7 @@ static bool run_one(bench *b, sim_variant v, int n, int p, int q, double theta) 
     d.q = q;
     const sim_method *m = method_of(b, v);
     const bool tree = !m->exact; /* the tree's own figures, no N^2 ones */
-    if (m->uses_theta && theta > 0) d.theta = (float)theta;
+    if (m->uses_theta && theta > 0) d.theta = theta;
     sim_error err = {0};
     sim *s = sim_create(&d, &err);
     if (!s) {

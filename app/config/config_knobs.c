@@ -296,7 +296,7 @@ int config_knob_parse(config *c, config_knob k, const char *v) {
     case CONFIG_KNOB_DISK_TEMPERATURE:
         rc = real_value(k, v, &d);
         if (rc) return rc;
-        float *field[] = {
+        double *field[] = {
             [CONFIG_KNOB_DT] = &c->sim.dt,
             [CONFIG_KNOB_SOFTENING] = &c->sim.softening,
             [CONFIG_KNOB_DAMPING] = &c->sim.damping,
@@ -308,11 +308,11 @@ int config_knob_parse(config *c, config_knob k, const char *v) {
             [CONFIG_KNOB_INCL2] = &c->sim.merger.incl2,
             [CONFIG_KNOB_DISK_TEMPERATURE] = &c->sim.galaxy.disk_temperature,
         };
-        *field[k] = (float)d;
+        *field[k] = d;
         return 0;
     case CONFIG_KNOB_THETA:
         rc = each_item(k, v, one_real, &c->theta_list);
-        if (!rc) c->sim.theta = (float)c->theta_list.values[0];
+        if (!rc) c->sim.theta = c->theta_list.values[0];
         return rc;
     case CONFIG_KNOB_BACKEND: {
         const sim_backend b = sim_backend_from_name(v);

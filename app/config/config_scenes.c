@@ -44,12 +44,12 @@ static sim_merger_desc milky_way_andromeda(void) {
     const double energy = 0.5 * (vr * vr + vt * vt) - m_model / r, L = r * vt;
     const double e = sqrt(1 + 2 * energy * L * L / (m_model * m_model));
     const double rp = L * L / (m_model * (1 + e));
-    return (sim_merger_desc){.mass_ratio = (float)q,
-                             .pericenter = (float)rp,
-                             .separation = 100.0f,
-                             .eccentricity = (float)e,
-                             .incl1 = 30.0f,
-                             .incl2 = 60.0f};
+    return (sim_merger_desc){.mass_ratio = q,
+                             .pericenter = rp,
+                             .separation = 100.0,
+                             .eccentricity = e,
+                             .incl1 = 30.0,
+                             .incl2 = 60.0};
 }
 
 typedef struct scene_row {
@@ -60,7 +60,7 @@ typedef struct scene_row {
     sim_merger_desc merger;
     int n_gpu, n_cpu;
     int n_tree, steps_tree; /* on a GPU with the tree: N (0: as n_gpu) and steps per frame */
-    float dt, softening;
+    double dt, softening;
     int steps_gpu, steps_cpu; /* steps per frame */
     float point_size;
     float exposure; /* 0: automatic (galaxies: cores would otherwise white out) */
@@ -73,8 +73,8 @@ typedef struct scene_row {
  * (docs/PERFORMANCE.md, "Frames"). With --variant and an all-pairs kernel
  * they have 65,536. */
 #define GALAXY_KNOBS                                                                               \
-    .n_gpu = 65536, .n_cpu = 8192, .n_tree = 1048576, .steps_tree = 2, .dt = 0.025f,               \
-    .softening = 0.15f, .steps_gpu = 4, .steps_cpu = 1, .point_size = 0.3f
+    .n_gpu = 65536, .n_cpu = 8192, .n_tree = 1048576, .steps_tree = 2, .dt = 0.025,                \
+    .softening = 0.15, .steps_gpu = 4, .steps_cpu = 1, .point_size = 0.3f
 
 static const scene_row presets[] = {
     {.name = "plummer",
@@ -83,8 +83,8 @@ static const scene_row presets[] = {
      .ic = SIM_IC_PLUMMER,
      .n_gpu = 16384,
      .n_cpu = 4096,
-     .dt = 1.0f / 128,
-     .softening = 0.05f,
+     .dt = 1.0 / 128,
+     .softening = 0.05,
      .steps_gpu = 1,
      .steps_cpu = 1,
      .point_size = 0.035f,
@@ -98,8 +98,8 @@ static const scene_row presets[] = {
      .ic = SIM_IC_SHELL,
      .n_gpu = 16384,
      .n_cpu = 4096,
-     .dt = 1.0f / 128,
-     .softening = 0.05f,
+     .dt = 1.0 / 128,
+     .softening = 0.05,
      .steps_gpu = 1,
      .steps_cpu = 1,
      .point_size = 0.035f,
@@ -147,7 +147,7 @@ static const scene_row presets[] = {
      .key_help = "galaxies: 1:4 minor merger, inclined",
      .title = "1:4 minor merger, inclined 60 degrees",
      .ic = SIM_IC_MERGER,
-     .merger = {.mass_ratio = 0.25f,
+     .merger = {.mass_ratio = 0.25,
                 .pericenter = 8,
                 .separation = 70,
                 .eccentricity = 1,
