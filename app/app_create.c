@@ -65,7 +65,17 @@ app *app_create(const config *cfg, int *status) {
     a->scene_desc = desc;
     /* Test hook (test_runaway): NBODY_TEST_RUNAWAY=F, a frame number. */
     const char *runaway = getenv("NBODY_TEST_RUNAWAY");
-    a->live.runaway_at = runaway ? atoi(runaway) + 1 : 0;
+    long long runaway_at = -1;
+    const base_number r =
+        runaway ? base_parse_whole(runaway, 0, INT_MAX - 1, &runaway_at) : BASE_NUMBER_OK;
+    if (r != BASE_NUMBER_OK) {
+        fprintf(stderr, "nbody: NBODY_TEST_RUNAWAY '%s': %s\nhint: give a frame number\n", runaway,
+                base_number_problem(r));
+        *status = 2;
+        app_destroy(a);
+        return NULL;
+    }
+    a->live.runaway_at = (int)(runaway_at + 1); /* 0: off */
     const sim_params p = sim_get_params(a->sim);
     if (p.backend == SIM_BACKEND_CPU) {
         /* The loaded file's N, not the placeholder's the sim starts with. */

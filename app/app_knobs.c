@@ -241,7 +241,7 @@ void app_knob_key(app *a, config_knob k, int dir) {
 
 static void real(char *out, size_t len, double v) {
     if (isfinite(v)) {
-        snprintf(out, len, "%.9g", v);
+        base_real_text(v, out, len); /* reads back as exactly v */
     } else {
         snprintf(out, len, "null"); /* JSON has no NaN or Infinity */
     }

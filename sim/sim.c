@@ -93,22 +93,46 @@ const sim_knob_info *sim_knob_get(sim_knob k) {
     return &knobs[k];
 }
 
+/* v in the shortest %g form that reads back as v, so that a message shows
+ * the value that was checked, not a neighbour of it (app/base's
+ * base_real_text does the same for the app, which sim/ cannot call). */
+typedef struct real_text {
+    char s[32];
+} real_text;
+static real_text text_of(double v) {
+    real_text t;
+    int digits = 1;
+    while (digits < 17 && isfinite(v)) {
+        snprintf(t.s, sizeof t.s, "%.*g", digits, v);
+        if (strtod(t.s, NULL) == v) break;
+        digits++;
+    }
+    /* A whole number below 10^17 in all its digits: 10, not 1e+01. */
+    const double a = fabs(v);
+    if (a >= 1 && a < 1e17 && a == floor(a)) {
+        const int whole = (int)floor(log10(a)) + 1;
+        if (whole > digits) digits = whole;
+    }
+    snprintf(t.s, sizeof t.s, "%.*g", digits, v);
+    return t;
+}
+
 bool sim_knob_check(sim_knob k, double v, sim_error *err) {
     const sim_knob_info *i = sim_knob_get(k);
     char hint[160];
-    snprintf(hint, sizeof hint, "%s takes %s%s%.9g .. %.9g%s%s", i->name,
-             i->integer ? "a whole number " : "", i->zero_ok ? "0 or " : "", i->min, i->max,
-             i->unit[0] ? " " : "", i->unit);
+    snprintf(hint, sizeof hint, "%s takes %s%s%s .. %s%s%s", i->name,
+             i->integer ? "a whole number " : "", i->zero_ok ? "0 or " : "", text_of(i->min).s,
+             text_of(i->max).s, i->unit[0] ? " " : "", i->unit);
     if (!isfinite(v)) {
         set_error(err, hint, "%s %g is not a finite number", i->what, v);
         return false;
     }
     if (i->integer && v != floor(v)) {
-        set_error(err, hint, "%s %.9g is not a whole number", i->what, v);
+        set_error(err, hint, "%s %s is not a whole number", i->what, text_of(v).s);
         return false;
     }
     if ((v == 0 && i->zero_ok) || (v >= i->min && v <= i->max)) return true;
-    set_error(err, hint, "%s %.9g is out of range", i->what, v);
+    set_error(err, hint, "%s %s is out of range", i->what, text_of(v).s);
     return false;
 }
 
@@ -193,26 +217,31 @@ static bool validate(const sim_desc *d, sim_error *err) {
     if (!(g->disk_fraction > 0 && g->bulge_fraction > 0 &&
           g->disk_fraction + g->bulge_fraction < 1)) {
         set_error(err, "disk and bulge fractions are positive and leave some bodies for the halo",
-                  "invalid body fractions %g, %g", g->disk_fraction, g->bulge_fraction);
+                  "invalid body fractions %s, %s", text_of(g->disk_fraction).s,
+                  text_of(g->bulge_fraction).s);
         return false;
     }
     const sim_merger_desc *m = &d->merger;
     if (!(m->separation >= m->pericenter)) {
         set_error(err, "the start separation must be at least the pericenter (both positive)",
-                  "separation %g, pericenter %g, eccentricity %g do not make an orbit",
-                  m->separation, m->pericenter, m->eccentricity);
+                  "separation %s, pericenter %s, eccentricity %s do not make an orbit",
+                  text_of(m->separation).s, text_of(m->pericenter).s, text_of(m->eccentricity).s);
         return false;
     }
     if (m->eccentricity < 1 &&
         m->separation > m->pericenter * (1 + m->eccentricity) / (1 - m->eccentricity) * 1.0001) {
         set_error(err, "start at or inside the apocenter r_p (1 + e) / (1 - e)",
-                  "separation %g lies beyond the apocenter of a bound orbit", m->separation);
+                  "separation %s lies beyond the apocenter %s of a bound orbit (pericenter %s, "
+                  "eccentricity %s)",
+                  text_of(m->separation).s,
+                  text_of(m->pericenter * (1 + m->eccentricity) / (1 - m->eccentricity)).s,
+                  text_of(m->pericenter).s, text_of(m->eccentricity).s);
         return false;
     }
     if (!(d->shell.inner_radius > 0 && d->shell.inner_radius <= d->shell.outer_radius)) {
         set_error(err, "give the shell 0 < inner <= outer radius",
-                  "shell radii %g..%g are not ordered", d->shell.inner_radius,
-                  d->shell.outer_radius);
+                  "shell radii %s..%s are not ordered", text_of(d->shell.inner_radius).s,
+                  text_of(d->shell.outer_radius).s);
         return false;
     }
     return true;

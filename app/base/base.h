@@ -1,5 +1,6 @@
 /* base.h - the app's leaf helpers: the clock, the HUD's message line, A/B
- * trials, signals, number formatting and where the data files are.
+ * trials, signals, reading and writing numbers (one grammar for every
+ * flag, script and environment variable) and where the data files are.
  *
  * Nothing here knows the app, its state or any other part of app/: every
  * other part of app/ may use it, and it uses only the C library. State is
@@ -106,6 +107,39 @@ int base_cmp_double(const void *x, const void *y);
 /* s as a JSON string, quoted (quotes, backslashes and control characters
  * escaped), into out; cut short to fit len. Returns its length. */
 size_t base_json_string(char *out, size_t len, const char *s);
+
+/* ---- numbers in text (base_number.c) --------------------------------------- */
+
+/* The one grammar of numbers, for every flag, knob, --script line and
+ * environment variable (docs/USAGE.md, "Numbers"):
+ *     [+|-] DIGITS [. [DIGITS]] [(e|E) [+|-] DIGITS]   or   [+|-] . DIGITS [...]
+ * decimal digits only, nothing before or after: no spaces, no 0x, no inf
+ * or nan, no separators. 100, +100, 1e2, 100.0 and 0100 are one hundred.
+ * A real is the nearest double; a whole number is a number whose value is
+ * whole (1e2 yes, 2.5 no), in digits of any length up to its range, or,
+ * with a point or exponent, up to 2^53, where doubles hold every one. */
+typedef enum base_number {
+    BASE_NUMBER_OK = 0,
+    BASE_NUMBER_SYNTAX,   /* not a number of the grammar */
+    BASE_NUMBER_FRACTION, /* a whole number was wanted */
+    BASE_NUMBER_INEXACT,  /* a whole number past 2^53 written with a point or exponent */
+    BASE_NUMBER_RANGE,    /* beyond the range asked for, or what a double holds (a real
+                             beyond 1.8e308, or one so small that it becomes 0) */
+} base_number;
+
+/* A real: a finite double, not a non-zero number rounded to 0. */
+base_number base_parse_real(const char *s, double *out);
+/* A whole number in [min, max]. */
+base_number base_parse_whole(const char *s, long long min, long long max, long long *out);
+/* A whole number in [0, 2^64 - 1] (seeds). */
+base_number base_parse_u64(const char *s, uint64_t *out);
+/* What was wrong, for a message: "not a number", "not a whole number",
+ * "out of range", ... */
+const char *base_number_problem(base_number r);
+/* v in the shortest %g form that reads back as exactly v (at most 17
+ * digits), whole numbers below 10^17 in all their digits: 0.05, 1e-06,
+ * 0.30000000000000004, 100000. */
+void base_real_text(double v, char *out, size_t len);
 
 /* ---- data files ---------------------------------------------------------- */
 

@@ -7,7 +7,6 @@
  * user's own text and a hint line, and the caller exits with status 2
  * before anything runs or any file is touched.
  */
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -15,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base.h"
 #include "config_internal.h"
 
 enum option_id {
@@ -126,6 +126,15 @@ static const option_spec options[] = {
 };
 _Static_assert(sizeof options / sizeof options[0] == O_COUNT, "one spec per option id");
 
+/* The grammar of numbers (base.h), as --help and the reference state it. */
+static const char numbers_text[] =
+    "A number is decimal: an optional sign, digits with an optional point, an optional "
+    "exponent (100, +100, 1e2, 100.0, 0.05, .5, 5e-2), nothing around it: no spaces, no 0x, "
+    "no inf or nan, no separators. Every flag, --script frame number and "
+    "NBODY_TEST_RUNAWAY reads numbers so. A whole number is one whose value is whole (1e2 "
+    "yes, 2.5 no); with a point or exponent it must be at most 2^53 (write larger ones, "
+    "seeds, in digits). Knobs are kept in double precision as given.";
+
 static void usage_line(FILE *f, const char *name, const char *metavar, const char *help,
                        const char *def) {
     char left[64];
@@ -146,6 +155,7 @@ void config_usage(FILE *f) {
     for (int i = 0; i < O_COUNT; i++) {
         usage_line(f, options[i].name, options[i].metavar, options[i].help, options[i].def);
     }
+    fprintf(f, "\nnumbers: %s\n", numbers_text);
     fprintf(f, "\nmethods (--variant, K), in the ladder's order:\n");
     const sim_backend backends[] = {SIM_BACKEND_CUDA, SIM_BACKEND_CPU};
     for (int b = 0; b < 2; b++) {
@@ -186,7 +196,10 @@ static void range_cell(FILE *f, config_knob k) {
     const sim_knob r = config_knob_range(k);
     if (r != SIM_KNOB_COUNT) {
         const sim_knob_info *i = sim_knob_get(r);
-        fprintf(f, "%s%.10g … %.10g", i->zero_ok ? "0, or " : "", i->min, i->max);
+        char lo[32], hi[32];
+        base_real_text(i->min, lo, sizeof lo);
+        base_real_text(i->max, hi, sizeof hi);
+        fprintf(f, "%s%s%s … %s", i->integer ? "whole, " : "", i->zero_ok ? "0, or " : "", lo, hi);
     } else if (config_knob_get(k)->range_text) {
         cell(f, config_knob_get(k)->range_text);
     }
@@ -207,6 +220,7 @@ void config_markdown(FILE *f) {
         cell(f, i->help);
         fprintf(f, " |\n");
     }
+    fprintf(f, "\n%s\n", numbers_text);
     fprintf(f, "\n## Methods\n\nWhat `--variant` names and `K` steps through, in the ladder's "
                "order (the CPU backend has its own two).\n\n| backend | method | what it adds "
                "|\n|---|---|---|\n");
@@ -228,7 +242,12 @@ void config_markdown(FILE *f) {
         flag_cell(f, o->name, o->metavar);
         cell(f, o->def);
         fprintf(f, " | ");
-        if (o->max > 0) fprintf(f, "%.10g … %.10g", o->min, o->max);
+        if (o->max > 0) { /* WxH: each side */
+            char lo[32], hi[32];
+            base_real_text(o->min, lo, sizeof lo);
+            base_real_text(o->max, hi, sizeof hi);
+            fprintf(f, "%s%s … %s", o->kind == REAL ? "" : "whole, ", lo, hi);
+        }
         fprintf(f, " | ");
         cell(f, o->help);
         fprintf(f, " |\n");
@@ -255,21 +274,25 @@ static const option_spec *find_option(const char *name, size_t len) {
     return NULL;
 }
 
-/* Parses a WHOLE or REAL option's value within its range. */
+/* Parses a WHOLE or REAL option's value (base.h's grammar) within its range. */
 static bool number(const option_spec *o, const char *v, double *out) {
-    char *end;
-    errno = 0;
-    const double d = o->kind == WHOLE ? (double)strtoll(v, &end, 10) : strtod(v, &end);
-    if (end == v || *end || errno || !isfinite(d) || d < o->min || d > o->max) {
-        char hint[96];
-        snprintf(hint, sizeof hint, "pass %s from %.9g to %.9g",
-                 o->kind == WHOLE ? "a whole number" : "a number", o->min, o->max);
-        bad(hint, "--%s '%s': not %s in range", o->name, v,
-            o->kind == WHOLE ? "a whole number" : "a number");
-        return false;
+    base_number r;
+    if (o->kind == WHOLE) {
+        long long w = 0;
+        r = base_parse_whole(v, (long long)o->min, (long long)o->max, &w);
+        *out = (double)w;
+    } else {
+        r = base_parse_real(v, out);
+        if (r == BASE_NUMBER_OK && !(*out >= o->min && *out <= o->max)) r = BASE_NUMBER_RANGE;
     }
-    *out = d;
-    return true;
+    if (r == BASE_NUMBER_OK) return true;
+    char lo[32], hi[32], hint[96];
+    base_real_text(o->min, lo, sizeof lo);
+    base_real_text(o->max, hi, sizeof hi);
+    snprintf(hint, sizeof hint, "pass %s from %s to %s",
+             o->kind == WHOLE ? "a whole number" : "a number", lo, hi);
+    bad(hint, "--%s '%s': %s", o->name, v, base_number_problem(r));
+    return false;
 }
 
 /* Applies one option with its value (NULL for switches). Returns 0 or 2. */
@@ -350,16 +373,24 @@ static int apply(config *c, const option_spec *o, const char *v) {
         c->record_fps = (int)d;
         break;
     case O_RECORD_SIZE: {
-        /* Rounded down to even (yuv420p), then within the range. */
-        int w = 0, h = 0;
-        char x = 0, extra = 0;
-        if (sscanf(v, "%d%c%d%c", &w, &x, &h, &extra) != 3 || (x != 'x' && x != 'X') ||
-            (w & ~1) < o->min || (w & ~1) > o->max || (h & ~1) < o->min || (h & ~1) > o->max) {
+        /* Two whole numbers (base.h's grammar) around an x, each within the
+         * range, then rounded down to even (yuv420p). */
+        const size_t cut = strcspn(v, "xX");
+        char w_text[32] = "";
+        long long w = 0, h = 0;
+        if (cut < sizeof w_text) {
+            memcpy(w_text, v, cut);
+            w_text[cut] = 0;
+        }
+        if (!v[cut] || cut >= sizeof w_text ||
+            base_parse_whole(w_text, INT_MIN, INT_MAX, &w) != BASE_NUMBER_OK ||
+            base_parse_whole(v + cut + 1, INT_MIN, INT_MAX, &h) != BASE_NUMBER_OK || w < o->min ||
+            w > o->max || h < o->min || h > o->max) {
             return bad("give WxH with both from 16 to 16384, e.g. --record-size 1920x1080",
                        "--record-size '%s': not WxH in range", v);
         }
-        c->record_width = w & ~1;
-        c->record_height = h & ~1;
+        c->record_width = (int)(w & ~1);
+        c->record_height = (int)(h & ~1);
         break;
     }
     case O_RECORD_HUD:

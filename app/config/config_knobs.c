@@ -12,13 +12,14 @@
  * message is shown with the user's own text.
  */
 #include <GLFW/glfw3.h> /* key codes only */
-#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base.h"
 #include "config_internal.h"
 
 #define NONE SIM_KNOB_COUNT /* no numeric range in sim/ */
@@ -48,7 +49,7 @@ static const knob_row rows[] = {
                         NONE},
     [CONFIG_KNOB_SEED] = {{"seed", "S", "0", "random seed of the initial condition", GLFW_KEY_R,
                            "re-seed the scene (next seed)", "re-seed the scene (previous seed)",
-                           false, "0 … 18446744073709551615"},
+                           false, "whole, 0 … 18446744073709551615"},
                           NONE},
     [CONFIG_KNOB_DT] = {{"dt", "DT", "by scene: 1/128, galaxies 0.025",
                          "time step, model time units", GLFW_KEY_T, "time step x2", "time step /2",
@@ -88,7 +89,7 @@ static const knob_row rows[] = {
     [CONFIG_KNOB_STEPS_PER_FRAME] = {{"steps-per-frame", "K",
                                       "by scene: 1; galaxies 2 on the tree, 4 all-pairs (CPU: 1)",
                                       "simulation steps per drawn frame", 0, NULL, NULL, false,
-                                      "1 … 100000"},
+                                      "whole, 1 … 100000"},
                                      NONE},
     [CONFIG_KNOB_MASS_RATIO] = {{"mass-ratio", "Q", "by scene: 1",
                                  "merger: mass of galaxy 2 / galaxy 1", 0, NULL, NULL, false},
@@ -114,10 +115,10 @@ static const knob_row rows[] = {
                                  "merger: both disks spin against the orbit (+180)", 0, NULL, NULL,
                                  false},
                                 NONE},
-    [CONFIG_KNOB_DISK_TEMPERATURE] = {{"disk-temperature", "QT", "1.2",
-                                       "Toomre Q of the disks' random motion (higher: hotter)", 0,
-                                       NULL, NULL, false},
-                                      SIM_KNOB_DISK_TEMPERATURE},
+    [CONFIG_KNOB_DISK_TEMPERATURE] =
+        {{"disk-temperature", "QT", "1.2",
+          "galaxies: Toomre Q of the disks' random motion (higher: hotter)", 0, NULL, NULL, false},
+         SIM_KNOB_DISK_TEMPERATURE},
 };
 _Static_assert(sizeof rows / sizeof rows[0] == CONFIG_KNOB_COUNT, "one row per knob");
 
@@ -152,32 +153,26 @@ __attribute__((format(printf, 4, 5))) static int refuse(config_knob k, const cha
     return 2;
 }
 
-/* A whole double: no junk, not empty. 1: not a number; 2: overflow or
- * underflow (a value that is not zero must not become zero or infinity). */
-static int parse_real(const char *s, double *out) {
-    char *end;
-    errno = 0;
-    const double v = strtod(s, &end);
-    if (end == s || *end) return 1;
-    if (errno == ERANGE) return 2;
-    *out = v;
-    return 0;
-}
-
-/* Parses one number of knob k and checks it against sim's range. */
+/* Parses one number of knob k (base.h's grammar; a whole number where
+ * sim/ says the knob is one) and checks it against sim's range. */
 static int real_value(config_knob k, const char *text, double *out) {
     const sim_knob r = rows[k].range;
     sim_error err = {0};
     if (r != NONE) sim_knob_check(r, NAN, &err); /* fills the hint with the range */
     const char *hint = r != NONE ? err.hint : "pass a number";
-    switch (parse_real(text, out)) {
-    case 1:
-        return refuse(k, text, hint, "not a number");
-    case 2:
-        return refuse(k, text, hint, "beyond what a double can hold");
-    default:
-        break;
+    base_number rc;
+    if (r != NONE && sim_knob_get(r)->integer) {
+        long long v = 0;
+        rc = base_parse_whole(text, LLONG_MIN, LLONG_MAX, &v);
+        *out = (double)v;
+    } else {
+        rc = base_parse_real(text, out);
     }
+    if (rc == BASE_NUMBER_RANGE) {
+        return refuse(k, text, hint, "beyond what %s can hold",
+                      r != NONE && sim_knob_get(r)->integer ? "a 64-bit integer" : "a double");
+    }
+    if (rc != BASE_NUMBER_OK) return refuse(k, text, hint, "%s", base_number_problem(rc));
     if (r != NONE && !sim_knob_check(r, *out, &err)) {
         return refuse(k, text, err.hint, "%s", err.message);
     }
@@ -275,13 +270,11 @@ int config_knob_parse(config *c, config_knob k, const char *v) {
         }
         return 0;
     case CONFIG_KNOB_SEED: {
-        char *end;
-        errno = 0;
-        const unsigned long long s = strtoull(v, &end, 10);
-        if (errno || end == v || *end || v[0] == '-' || v[0] == '+' || v[0] == ' ') {
-            return refuse(k, v, "pass a whole number from 0 to 18446744073709551615", "not a seed");
+        const base_number r = base_parse_u64(v, &c->sim.seed);
+        if (r != BASE_NUMBER_OK) {
+            return refuse(k, v, "pass a whole number from 0 to 18446744073709551615", "%s",
+                          base_number_problem(r));
         }
-        c->sim.seed = s;
         return 0;
     }
     case CONFIG_KNOB_DT:
@@ -347,12 +340,11 @@ int config_knob_parse(config *c, config_knob k, const char *v) {
         return 0;
     }
     case CONFIG_KNOB_STEPS_PER_FRAME: {
-        char *end;
-        errno = 0;
-        const long s = strtol(v, &end, 10);
-        if (errno || end == v || *end || s < 1 || s > STEPS_PER_FRAME_MAX) {
-            return refuse(k, v, "pass a whole number of steps from 1 to 100000",
-                          "not a step count");
+        long long s = 0;
+        const base_number r = base_parse_whole(v, 1, STEPS_PER_FRAME_MAX, &s);
+        if (r != BASE_NUMBER_OK) {
+            return refuse(k, v, "pass a whole number of steps from 1 to 100000", "%s",
+                          base_number_problem(r));
         }
         c->steps_per_frame = (int)s;
         return 0;

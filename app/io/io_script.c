@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,16 +114,15 @@ static bool parse_line(const char *path, int line, char *buf, io_script_event *e
     }
     frame_word[frame_len] = 0;
     key_word[key_len] = 0;
-    const char *digits = frame_word + (frame_word[0] == '-' || frame_word[0] == '+');
-    if (!*digits || strspn(digits, "0123456789") != strlen(digits)) {
+    long long frame = 0; /* a whole number as every flag takes one (base.h) */
+    const base_number r = base_parse_whole(frame_word, LLONG_MIN, LLONG_MAX, &frame);
+    if (r == BASE_NUMBER_SYNTAX || r == BASE_NUMBER_FRACTION) {
         return bad_line(path, line, "expected a frame number and one key");
     }
-    if (frame_word[0] == '-' && strspn(digits, "0") != strlen(digits)) {
+    if (frame_word[0] == '-' && !(r == BASE_NUMBER_OK && frame == 0)) {
         return bad_line(path, line, "the frame number must be 0 or more");
     }
-    errno = 0;
-    const long long frame = strtoll(frame_word, NULL, 10);
-    if (errno == ERANGE || frame > SCRIPT_FRAME_MAX) {
+    if (r != BASE_NUMBER_OK || frame > SCRIPT_FRAME_MAX) {
         char what[160];
         snprintf(what, sizeof what,
                  "frame %.40s%s is beyond the last frame this script can address (max %d)",
