@@ -87,6 +87,11 @@ app *app_create(const config *cfg, int *status) {
         } else {
             printf("nbody: running on the CPU backend (--backend cpu), %d %s\n", n, bodies);
         }
+        /* --backend cpu with them is refused (config); here no GPU was found. */
+        if (config_asks_block(cfg)) {
+            printf("nbody: --p and --q are ignored: the CPU backend's methods take no block "
+                   "shape\n");
+        }
     }
     a->live.damping_gap = 1.0 - (double)p.damping;
     app_scene_view(a, a->scene);

@@ -247,6 +247,11 @@ static bool validate(const sim_desc *d, sim_error *err) {
     return true;
 }
 
+bool sim_desc_check(const sim_desc *desc, sim_error *err) {
+    const sim_desc d = sim_desc_defaults(desc);
+    return validate(&d, err);
+}
+
 double sim_relative_error(const double a[3], const double exact[3]) {
     const double dx = a[0] - exact[0], dy = a[1] - exact[1], dz = a[2] - exact[2];
     const double diff = sqrt(dx * dx + dy * dy + dz * dz);

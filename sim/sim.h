@@ -326,6 +326,12 @@ typedef struct sim_block {
 /* Fills every zero field of *desc with its default. */
 sim_desc sim_desc_defaults(const sim_desc *desc);
 
+/* true when sim_create would accept desc's values (every knob in its range
+ * and the combinations: an orbit the merger can start on, galaxy and shell
+ * shapes); else false with *err naming what is wrong. Checks values only:
+ * no device or memory is asked for. */
+bool sim_desc_check(const sim_desc *desc, sim_error *err);
+
 /* Number of usable CUDA devices; 0 when there is none or no driver. When 0
  * and why is non-NULL, writes the CUDA runtime's reason into why. */
 int sim_cuda_device_count(char *why, size_t why_len);

@@ -22,6 +22,13 @@
 #
 # The flag list comes from `nbody --help`: a flag there that the table below
 # does not describe fails the test, so a new flag needs its bad values here.
+# (tests/test_numbers.py runs every range's ends, from --help-markdown.)
+#
+# Then flags that a run would ignore or that contradict each other, each
+# refused with exit 2: --p and --q with --backend cpu, the run's own flags
+# with --benchmark, --record-size, --record-hud and --record-fps where
+# nothing records, the merger's orbit flags on a scene without one, and an
+# orbit the merger cannot start on; and the combinations that do run.
 set -u
 nbody=$1
 cuda_available=$2
@@ -298,6 +305,87 @@ if "$cuda_available" >/dev/null; then
 else
     echo "skip (N beyond GPU memory): no CUDA device"
     expect_refusal "CUDA asked, none there" "${out[@]}" --backend cuda
+fi
+
+# Flags the run would ignore, or that contradict each other, are a bad command
+# line (exit 2, the flag named, a hint); docs/USAGE.md, "Flags that need
+# others". expect_bad_line DESCRIPTION PATTERN ARGS...
+expect_bad_line() {
+    local what=$1 pattern=$2
+    shift 2
+    checks=$((checks + 1))
+    timeout "$limit" "$nbody" "$@" >"$tmp/.stdout" 2>"$tmp/.stderr"
+    local rc=$?
+    if [ "$rc" -ne 2 ] || ! grep -q -- "^nbody: .*$pattern" "$tmp/.stderr" ||
+       ! grep -q '^hint: ' "$tmp/.stderr" || [ -n "$(leftovers)" ]; then
+        fail "($what): exit $rc, want 2 with 'nbody: ...$pattern' and 'hint:'"; cat "$tmp/.stderr"
+    else
+        echo "ok   ($what): $(head -n 1 "$tmp/.stderr")"
+    fi
+    rm -rf "$tmp/out.png" "$tmp/out.csv" "$tmp/s.json" "$tmp/b.json" "$tmp/b.png" "$tmp/v.mp4"
+}
+# expect_runs DESCRIPTION PATTERN ARGS...: exit 0, PATTERN (if any) on stdout.
+expect_runs() {
+    local what=$1 pattern=$2
+    shift 2
+    checks=$((checks + 1))
+    ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" timeout "$limit" "$nbody" "$@" \
+        >"$tmp/.stdout" 2>"$tmp/.stderr"
+    local rc=$?
+    if [ "$rc" -ne 0 ] || { [ -n "$pattern" ] && ! grep -q -- "$pattern" "$tmp/.stdout"; }; then
+        fail "($what): exit $rc or no '$pattern' on stdout"; cat "$tmp/.stdout" "$tmp/.stderr"
+    else
+        echo "ok   ($what): runs"
+    fi
+}
+tiny=(--headless --n 8 --frames 1 --width 16 --height 16)
+printf '0 Space\n' >"$tmp/fixtures/keys.txt"
+bench=(--benchmark --backend cpu --n 8 --steps 1)
+expect_bad_line "--p on --backend cpu" "--p and --q shape the GPU kernels" "${tiny[@]}" \
+    --backend cpu --p 64
+expect_bad_line "--q on --backend cpu" "--p and --q shape the GPU kernels" "${tiny[@]}" \
+    --backend cpu --q 2 --p auto
+expect_bad_line "benchmark --p on cpu" "--p and --q shape" "${bench[@]}" --p auto,128
+expect_runs "--p auto --q auto on --backend cpu" "" "${tiny[@]}" --backend cpu --p auto --q auto
+expect_bad_line "benchmark --screenshot" "--screenshot does not apply to --benchmark" \
+    "${bench[@]}" --screenshot "$tmp/out.png"
+expect_bad_line "benchmark --script" "--script does not apply to --benchmark" "${bench[@]}" \
+    --script "$tmp/fixtures/keys.txt"
+for flag in "--dump $tmp/out.csv" "--status-json $tmp/s.json" "--frames 5" "--width 64" \
+    "--record-fps 30" "--record-size 64x64" "--record-hud" "--progress" "--profile"; do
+    # shellcheck disable=SC2086 # a flag and its value
+    expect_bad_line "benchmark $flag" "${flag%% *} does not apply to --benchmark" "${bench[@]}" $flag
+done
+for flag in "--record-size 64x64" "--record-hud"; do
+    # shellcheck disable=SC2086
+    expect_bad_line "headless $flag, no recording" "${flag%% *} shapes a recording" \
+        "${tiny[@]}" --backend cpu $flag
+done
+expect_bad_line "headless --record-fps, no video" "--record-fps is a video's rate" \
+    "${tiny[@]}" --backend cpu --record-fps 60
+expect_bad_line "--record-fps with --frames-dir" "--record-fps is a video's rate" \
+    "${tiny[@]}" --backend cpu --record-fps 60 --frames-dir "$tmp/frames"
+expect_bad_line "--record-size with --encode" "do not apply to --encode" --encode "$tmp/adir" \
+    --record "$tmp/v.mp4" --record-size 64x64
+expect_runs "recording flags with a --script (it may press M)" "" "${tiny[@]}" --backend cpu \
+    --script "$tmp/fixtures/keys.txt" --record-size 64x64 --record-hud --record-fps 60
+for flag in "--separation 50" "--pericenter 5" "--eccentricity 0.5" "--mass-ratio 2" \
+    "--incl1 30" "--incl2 30" "--retrograde"; do
+    # shellcheck disable=SC2086
+    expect_bad_line "$flag on a Plummer sphere" "${flag%% *} shapes the merger's orbit" \
+        "${tiny[@]}" --backend cpu $flag
+done
+expect_bad_line "an orbit the merger cannot start on" "--separation 0.001: separation 0.001" \
+    "${tiny[@]}" --backend cpu --ic merger --separation 0.001
+expect_bad_line "a bound orbit started past its apocentre" "--eccentricity 0.5: separation 80" \
+    "${tiny[@]}" --backend cpu --ic merger --pericenter 8 --eccentricity 0.5
+expect_runs "--ic merger with its orbit" "" "${tiny[@]}" --backend cpu --ic merger \
+    --pericenter 5 --separation 50 --eccentricity 0.9 --retrograde
+if "$cuda_available" >/dev/null; then
+    echo "skip (--p without a GPU): there is a CUDA device"
+else
+    expect_runs "--p without a GPU: one line says it is ignored" "--p and --q are ignored" \
+        "${tiny[@]}" --p 64
 fi
 
 # And a good run writes all three files, complete. It opens a GL context: see

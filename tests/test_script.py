@@ -73,7 +73,8 @@ with tempfile.TemporaryDirectory() as tmp:
     script = "".join(f"{2 * i + 1} {key}\n" for i, key in
                      enumerate(["K", "Shift+K", "P", "Q", "D", "D", "S", "T", "+", "Shift+D",
                                 "Shift+D"]))
-    lines, _ = run(tmp, "keys", script, 26, ["--p", "32", "--q", "2"])
+    block = ["--p", "32", "--q", "2"] if backend == "cuda" else []  # --backend cpu refuses them
+    lines, _ = run(tmp, "keys", script, 26, block)
     start = at(lines, 0)
     after = {key: at(lines, 2 * i + 1) for i, key in
              enumerate(["K", "Shift+K", "P", "Q", "D", "D2", "S", "T", "+", "Shift+D",

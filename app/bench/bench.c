@@ -227,6 +227,9 @@ int bench_run(const config *cfg) {
         free(b);
         return 1;
     }
+    if (!b->cuda && config_asks_block(cfg)) {
+        printf("nbody: no CUDA device: --p and --q do not change the CPU backend's rows\n");
+    }
     if (b->cuda) {
         sim_cuda_device_info(cfg->sim.device, &b->dev);
         printf("device: %s, %d SMs, %.0f MHz, compute capability %d.%d, driver %d.%d, "

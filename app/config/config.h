@@ -152,6 +152,8 @@ typedef enum config_result {
  * combinations single flags cannot check. Prints one line naming the flag
  * and the user's text plus a hint on failure. */
 config_result config_parse(int argc, char **argv, config *cfg);
+/* Whether --p or --q asks for a block shape (a value that is not auto). */
+bool config_asks_block(const config *cfg);
 /* The flags with their defaults: the knobs, then the options. */
 void config_usage(FILE *f);
 /* The same as Markdown tables, with the ranges (docs/REFERENCE.md). */

@@ -91,7 +91,8 @@ static const option_spec options[] = {
     {O_STATUS_EVERY, "status-every", "N", WHOLE, 1, INT_MAX, "at exit only",
      "with --status-json: also every N frames"},
     {O_BENCHMARK, "benchmark", NULL, SWITCH, 0, 0, "off",
-     "time every --variant x --n x --p x --q (x --theta), print a table, no window"},
+     "time every --variant x --n x --p x --q (x --theta), print a table, no window (the "
+     "run's outputs are refused)"},
     {O_STEPS, "steps", "K", WHOLE, 1, 1000000, "auto (~25 ms a repeat)",
      "benchmark: steps per timed repeat"},
     {O_JSON, "json", "FILE.json", PATH, 0, 0, "none", "benchmark: also write the results as JSON"},
@@ -106,10 +107,12 @@ static const option_spec options[] = {
     {O_RECORD, "record", "FILE.mp4", PATH, 0, 0, "none",
      "record every frame drawn to a video through ffmpeg ($NBODY_FFMPEG): .mp4, .mov, .mkv "
      "(H.264), .avi, .gif; - for stdout (fragmented MP4)"},
-    {O_RECORD_FPS, "record-fps", "N", WHOLE, 1, 240, "30", "frames/s of the video (also M's)"},
+    {O_RECORD_FPS, "record-fps", "N", WHOLE, 1, 240, "30",
+     "frames/s of --record's video (also --encode's and M's)"},
     {O_RECORD_SIZE, "record-size", "WxH", TEXT, 16, 16384, "the window's or image's size",
-     "record at this size, drawn offscreen (rounded down to even)"},
-    {O_RECORD_HUD, "record-hud", NULL, SWITCH, 0, 0, "off", "put the HUD in the video too"},
+     "record at this size, drawn offscreen, rounded down to even (--record, --frames-dir, M)"},
+    {O_RECORD_HUD, "record-hud", NULL, SWITCH, 0, 0, "off",
+     "put the HUD in the recording too (--record, --frames-dir, M)"},
     {O_FRAMES_DIR, "frames-dir", "DIR", PATH, 0, 0, "none",
      "write every frame as DIR/frame-000000.png ... instead of a video"},
     {O_ENCODE, "encode", "DIR", PATH, 0, 0, "none",
@@ -422,10 +425,95 @@ static int apply(config *c, const option_spec *o, const char *v) {
     return 0;
 }
 
+bool config_asks_block(const config *c) {
+    for (int i = 0; i < c->p_list.count; i++) {
+        if (c->p_list.values[i] != 0) return true;
+    }
+    for (int i = 0; i < c->q_list.count; i++) {
+        if (c->q_list.values[i] != 0) return true;
+    }
+    return false;
+}
+
+static const option_spec *spec_of(enum option_id id) {
+    for (int i = 0; i < O_COUNT; i++) {
+        if (options[i].id == id) return &options[i];
+    }
+    return NULL;
+}
+
+/* Options that shape a run (a window or --headless) and that --benchmark,
+ * which makes its own runs, would not use. */
+static const enum option_id run_only[] = {
+    O_FRAMES,     O_SCREENSHOT, O_DUMP,       O_WIDTH,       O_HEIGHT,      O_HOST_COPY,
+    O_NO_VSYNC,   O_NO_HUD,     O_HUD_SCALE,  O_SCRIPT,      O_STATUS_JSON, O_STATUS_EVERY,
+    O_FULLSCREEN, O_RECORD,     O_RECORD_FPS, O_RECORD_SIZE, O_RECORD_HUD,  O_FRAMES_DIR,
+    O_ENCODE,     O_LOAD,       O_PROGRESS,   O_PROFILE,
+};
+
+/* The knobs that only the merger scenes have. */
+static const config_knob orbit_knobs[] = {
+    CONFIG_KNOB_MASS_RATIO,   CONFIG_KNOB_PERICENTER, CONFIG_KNOB_SEPARATION,
+    CONFIG_KNOB_ECCENTRICITY, CONFIG_KNOB_INCL1,      CONFIG_KNOB_INCL2,
+    CONFIG_KNOB_RETROGRADE,
+};
+
+/* Refuses the --record-size, --record-hud and --record-fps that nothing
+ * would use: they shape --record's video (--record-fps also --encode's),
+ * --frames-dir's PNGs (size and HUD), and the videos M records in a window
+ * or from a --script. */
+static int check_recording(const config *c, const bool *given) {
+    const bool by_key = !c->benchmark && (!c->headless || c->script);
+    const bool video = c->record && !c->encode;
+    if ((given[O_RECORD_SIZE] || given[O_RECORD_HUD]) && c->encode) {
+        return bad("drop them: --encode takes the PNGs as they are",
+                   "--record-size and --record-hud do not apply to --encode");
+    }
+    if ((given[O_RECORD_SIZE] || given[O_RECORD_HUD]) && !video && !c->frames_dir && !by_key) {
+        return bad("add --record FILE.mp4 or --frames-dir DIR (in a window, M records with them)",
+                   "--%s shapes a recording, and this run records nothing",
+                   given[O_RECORD_SIZE] ? "record-size" : "record-hud");
+    }
+    if (given[O_RECORD_FPS] && !c->record && !by_key) {
+        return bad("add --record FILE.mp4 (in a window, M records at this rate)",
+                   "--record-fps is a video's rate, and this run records no video%s",
+                   c->frames_dir ? " (--frames-dir writes PNGs, which have none)" : "");
+    }
+    return 0;
+}
+
+/* The command line's own scene as sim_create will be asked for it, checked
+ * by sim/ now, so a value that cannot make it (an orbit the merger cannot
+ * start on) is a bad command line, refused before anything runs. The
+ * flags of the merger's orbit that were given are named. */
+static int check_scene(const config *c) {
+    sim_error err = {0};
+    const int scene = config_scene_of(c);
+    const sim_desc d = config_scene_desc(scene, c, c->sim.backend == SIM_BACKEND_CPU, true);
+    if (sim_desc_check(&d, &err)) return 0;
+    char flags[160] = "";
+    size_t used = 0;
+    const struct {
+        config_knob k;
+        double v;
+    } orbit[] = {{CONFIG_KNOB_PERICENTER, c->sim.merger.pericenter},
+                 {CONFIG_KNOB_SEPARATION, c->sim.merger.separation},
+                 {CONFIG_KNOB_ECCENTRICITY, c->sim.merger.eccentricity}};
+    for (size_t i = 0; i < sizeof orbit / sizeof orbit[0] && used < sizeof flags; i++) {
+        if (!c->given[orbit[i].k]) continue;
+        char value[32];
+        base_real_text(orbit[i].v, value, sizeof value);
+        used += (size_t)snprintf(flags + used, sizeof flags - used, "%s--%s %s", used ? " " : "",
+                                 config_knob_get(orbit[i].k)->name, value);
+    }
+    return bad(err.hint, "%s%s%s", flags, used ? ": " : "", err.message);
+}
+
 /* Checks what single flags cannot: lists only with --benchmark, options
- * that need others or exclude each other. Files are io's to check
- * (io_check_config), after this. */
-static int check_combinations(config *c) {
+ * that need others or exclude each other, flags that the run would
+ * ignore, and the scene they make. given[o]: option o was on the command
+ * line. Files are io's to check (io_check_config), after this. */
+static int check_combinations(config *c, const bool *given) {
     const config_list *lists[] = {&c->n_list, &c->p_list, &c->q_list, &c->variant_list};
     const char *names[] = {"--n", "--p", "--q", "--variant"};
     for (int k = 0; k < 4; k++) {
@@ -441,9 +529,15 @@ static int check_combinations(config *c) {
     if (!c->benchmark && (c->json || c->bench_frames || c->bench_steps || c->plot)) {
         return bad("add --benchmark", "--json, --frame, --steps and --plot belong to --benchmark");
     }
-    if (c->fullscreen && (c->headless || c->benchmark)) {
-        return bad("drop --fullscreen (it needs a window)",
-                   "--fullscreen does not apply with --headless or --benchmark");
+    for (size_t i = 0; c->benchmark && i < sizeof run_only / sizeof run_only[0]; i++) {
+        if (!given[run_only[i]]) continue;
+        return bad("drop it, or run without --benchmark",
+                   "--%s does not apply to --benchmark, which makes runs of its own",
+                   spec_of(run_only[i])->name);
+    }
+    if (c->fullscreen && c->headless) {
+        return bad("drop --fullscreen (it needs a window)", "--fullscreen does not apply with "
+                                                            "--headless");
     }
     if (c->snapshot_every && !c->dump) {
         return bad("add --dump PATTERN, e.g. --dump run_%04d.hdf5",
@@ -456,6 +550,10 @@ static int check_combinations(config *c) {
     if (c->status_every && !c->status_json) {
         return bad("add --status-json FILE", "--status-every needs --status-json");
     }
+    if (c->sim.backend == SIM_BACKEND_CPU && config_asks_block(c)) {
+        return bad("drop --p and --q (or give auto), or run on the GPU (--backend cuda)",
+                   "--p and --q shape the GPU kernels; --backend cpu has none to shape");
+    }
     if (c->preset && c->given[CONFIG_KNOB_IC]) {
         const sim_ic preset_ic =
             config_scene_desc(config_scene_find(c->preset), NULL, false, false).ic;
@@ -465,9 +563,15 @@ static int check_combinations(config *c) {
                        sim_ic_name(c->sim.ic), c->preset, sim_ic_name(preset_ic));
         }
     }
-    if (c->load && c->benchmark) {
-        return bad("drop --load, or --benchmark", "--load %s does not apply to --benchmark",
-                   c->load);
+    const int scene = config_scene_of(c);
+    if (config_scene_desc(scene, NULL, false, false).ic != SIM_IC_MERGER) {
+        for (size_t i = 0; i < sizeof orbit_knobs / sizeof orbit_knobs[0]; i++) {
+            if (!c->given[orbit_knobs[i]]) continue;
+            return bad("add --ic merger, or a merger --preset (antennae-like, retrograde, "
+                       "minor-merger, milky-way-andromeda)",
+                       "--%s shapes the merger's orbit, and the %s scene has none",
+                       config_knob_get(orbit_knobs[i])->name, config_scene_name(scene));
+        }
     }
     if (c->record && c->frames_dir) {
         return bad("pick one: a video (--record) or PNGs (--frames-dir)",
@@ -476,15 +580,14 @@ static int check_combinations(config *c) {
     if (c->encode && !c->record) {
         return bad("add --record FILE.mp4", "--encode %s needs --record", c->encode);
     }
-    if (c->benchmark && (c->record || c->frames_dir)) {
-        return bad("record without --benchmark", "--record and --frames-dir do not apply to "
-                                                 "--benchmark");
-    }
-    return 0;
+    const int rc = check_recording(c, given);
+    if (rc) return rc;
+    return check_scene(c);
 }
 
 config_result config_parse(int argc, char **argv, config *c) {
     *c = (config){.width = CONFIG_DEFAULT_WIDTH, .height = CONFIG_DEFAULT_HEIGHT};
+    bool given[O_COUNT] = {false};
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (strncmp(arg, "--", 2) != 0) {
@@ -519,8 +622,9 @@ config_result config_parse(int argc, char **argv, config *c) {
         if (o && o->id == O_HELP) return CONFIG_HELP;
         if (o && o->id == O_HELP_MARKDOWN) return CONFIG_HELP_MARKDOWN;
         if (o ? apply(c, o, value) : config_knob_parse(c, k, value)) return CONFIG_BAD;
+        if (o) given[o->id] = true;
     }
-    return check_combinations(c) ? CONFIG_BAD : CONFIG_RUN;
+    return check_combinations(c, given) ? CONFIG_BAD : CONFIG_RUN;
 }
 
 static const char *const sprites_names[CONFIG_SPRITES_COUNT] = {"auto", "cuda", "gl"};
