@@ -503,12 +503,15 @@ void sim_step(sim *s, int steps) {
     if (steps <= 0) return;
     latch_nonfinite(s); /* before the ring forgets the call it happened in */
     const sim_step_params sp = step_params(s);
+    /* The clock follows the steps: a float kernel steps by float(dt). */
+    const bool in_float = s->backend == SIM_BACKEND_CUDA && !sim_get_method(s)->fp64;
+    const double dt = in_float ? (double)(float)sp.dt : sp.dt;
     s->calls[s->call_next] =
-        (step_call){.first_step = s->steps, .steps = steps, .time0 = s->time, .dt = sp.dt};
+        (step_call){.first_step = s->steps, .steps = steps, .time0 = s->time, .dt = dt};
     s->call_next = (s->call_next + 1) % STEP_HISTORY;
     if (s->call_kept < STEP_HISTORY) s->call_kept++;
     s->ops->step(s->backend_state, &sp, steps);
-    s->time += s->knobs.dt * steps;
+    s->time += dt * steps;
     s->steps += steps;
 }
 
