@@ -2,7 +2,8 @@
 # recording.sh - docs/PERFORMANCE.md, "Recording": frames/s of headless
 # runs with and without --record, the encoder replaced by one that discards
 # the frames (scripts/ffmpeg-discard.sh), so the figures are the frame
-# loop's own. --profile adds the recording's trial of the wait for GL.
+# loop's own. --profile adds the recording's trial of the wait for GL;
+# the long runs spread that trial over 6000 frames.
 #
 #   docs/bench/recording.sh BUILD_DIR > recording.log
 # shellcheck source-path=SCRIPTDIR source=common.sh
@@ -27,5 +28,11 @@ for r in 1 2; do
     rec "record 3840x2160" "$nb" "${k16[@]}" --no-hud --frames 400 --record-size 3840x2160
     frames "plain 131K (tree)" "$nb" --headless --no-hud --n 131072 --frames 600
     rec "record 131K (tree)" "$nb" --headless --no-hud --n 131072 --frames 600
+done
+# Long runs: the recording's trial of the wait for GL spread over more frames.
+for r in 1 2; do
+    stage "16K, long runs, round $r"
+    frames "plain, 6000 frames" "$nb" "${k16[@]}" --no-hud --frames 6000
+    frames "record, 6000 frames" "$nb" "${k16[@]}" --no-hud --frames 6000 --record "$video"
 done
 stage "done"
