@@ -23,17 +23,13 @@ import subprocess
 import sys
 import tempfile
 
+from checks import check, done
+
 nbody, cuda_available, backend = sys.argv[1], sys.argv[2], sys.argv[3]
 if backend == "cuda" and subprocess.run([cuda_available], capture_output=True).returncode != 0:
     sys.exit(77)
 
-failures = 0
 
-
-def check(ok, what):
-    global failures
-    print(("ok   " if ok else "FAIL ") + what)
-    failures += 0 if ok else 1
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -74,5 +70,4 @@ with tempfile.TemporaryDirectory() as tmp:
         check(res.returncode == 0 and said == warned,
               f"dt {dt}: exit {res.returncode}, energy warning {'given' if said else 'not given'}")
 
-print("test_energy_live:", "all passed" if failures == 0 else f"{failures} failed")
-sys.exit(1 if failures else 0)
+done("test_energy_live")

@@ -33,16 +33,11 @@ import subprocess
 import sys
 import tempfile
 
+from checks import check, done
+
 nbody = os.path.abspath(sys.argv[1])
-failures = 0
 CPU = ["--headless", "--backend", "cpu", "--width", "160", "--height", "100"]
 
-
-def check(ok, what):
-    global failures
-    print(("ok   " if ok else "FAIL ") + what)
-    failures += 0 if ok else 1
-    return ok
 
 
 def run(args, cwd, timeout=120):
@@ -201,7 +196,7 @@ def profile(tmp):
         r.stdout else "?"
     check(r.returncode == 0 and "sprites drawn by GL in every frame" in r.stdout,
           f"--profile says GL drew the sprites:\n{r.stdout}")
-    check(f"GL's drawing" in r.stdout and f"on {renderer})" in r.stdout and
+    check("GL's drawing" in r.stdout and f"on {renderer})" in r.stdout and
           "CUDA events" not in r.stdout and "on the GPU" not in r.stdout,
           f"... and names the GL renderer ({renderer}), no GPU claimed")
 
@@ -233,5 +228,4 @@ with tempfile.TemporaryDirectory() as tmp:
     section("--profile", profile, tmp)
     section("F5 on a full disk", f5_full_disk, tmp)
 
-print(f"test_hud_cli: {'FAILED' if failures else 'passed'}")
-sys.exit(1 if failures else 0)
+done("test_hud_cli")

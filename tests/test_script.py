@@ -31,17 +31,13 @@ import subprocess
 import sys
 import tempfile
 
+from checks import check, done
+
 nbody, cuda_available, backend = sys.argv[1], sys.argv[2], sys.argv[3]
 if backend == "cuda" and subprocess.run([cuda_available], capture_output=True).returncode != 0:
     sys.exit(77)
 
-failures = 0
 
-
-def check(ok, what):
-    global failures
-    print(("ok   " if ok else "FAIL ") + what)
-    failures += 0 if ok else 1
 
 
 def run(tmp, name, script, frames, extra=()):
@@ -133,5 +129,4 @@ with tempfile.TemporaryDirectory() as tmp:
               f"running: switching kernels and back leaves the bodies where they were "
               f"(largest difference {worst_variant:.3g})")
 
-print(f"test_script ({backend}): {failures} failure(s)")
-sys.exit(1 if failures else 0)
+done(f"test_script ({backend})")

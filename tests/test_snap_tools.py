@@ -40,6 +40,8 @@ import subprocess
 import sys
 import tempfile
 
+from checks import check, failed
+
 PACKAGES = ["pynbody==2.8.0", "swiftsimio==12.4.0", "astropy"]  # the versions this was written with
 
 COMMON = ["--headless", "--backend", "cpu", "--width", "160", "--height", "100"]
@@ -73,14 +75,7 @@ def venv_python(venv):
     return py
 
 
-failures = 0
 
-
-def check(ok, what):
-    global failures
-    print(("ok   " if ok else "FAIL ") + what)
-    failures += 0 if ok else 1
-    return ok
 
 
 def guard(title, section):
@@ -321,7 +316,7 @@ def main():
                 import traceback
                 traceback.print_exc()
                 check(False, f"{type(e).__name__}: {e}")
-        return 1 if failures else 0
+        return 1 if failed() else 0
     if len(sys.argv) != 3:
         print(__doc__)
         return 2

@@ -29,8 +29,11 @@ import subprocess
 import sys
 import tempfile
 
+from checks import check, failed
+
 GEN = r'''
 import sys, h5py, numpy as np
+
 kind, path = sys.argv[1], sys.argv[2]
 n = 64
 rng = np.random.default_rng(7)
@@ -95,13 +98,7 @@ BAD = [
 GOOD = ["good", "good-cosmo"]
 
 COMMON = ["--headless", "--backend", "cpu", "--width", "160", "--height", "100"]
-failures = 0
 
-
-def check(ok, what):
-    global failures
-    print(("ok   " if ok else "FAIL ") + what)
-    failures += 0 if ok else 1
 
 
 def python_with_h5py():
@@ -162,7 +159,7 @@ def main():
                                capture_output=True, text=True, timeout=60)
             check(r.returncode == 0, f"--load {name} (sane units): exit {r.returncode} "
                                      f"{r.stderr.strip()}")
-    return 1 if failures else 0
+    return 1 if failed() else 0
 
 
 if __name__ == "__main__":

@@ -44,22 +44,16 @@ Everything runs headless on the CPU backend at small N. What is checked:
 import json
 import math
 import os
-import shutil
 import struct
 import subprocess
 import sys
 import tempfile
 
+from checks import check, done
+
 nbody = os.path.abspath(sys.argv[1])
-failures = 0
 COMMON = ["--headless", "--backend", "cpu", "--width", "160", "--height", "100"]
 
-
-def check(ok, what):
-    global failures
-    print(("ok   " if ok else "FAIL ") + what)
-    failures += 0 if ok else 1
-    return ok
 
 
 def run(args, cwd, timeout=60):
@@ -449,4 +443,4 @@ with tempfile.TemporaryDirectory() as tmp:
 
     guard('bad input', section_6)
 
-sys.exit(1 if failures else 0)
+done("test_snapshot")

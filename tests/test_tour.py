@@ -19,18 +19,14 @@ import subprocess
 import sys
 import tempfile
 
+from checks import check, done
+
 nbody, cuda_available, backend = sys.argv[1], sys.argv[2], sys.argv[3]
 if backend == "cuda" and subprocess.run([cuda_available], capture_output=True).returncode != 0:
     sys.exit(77)
 tour = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "assets", "tours",
                     "lecture-ladder.txt")
-failures = 0
 
-
-def check(ok, what):
-    global failures
-    print(("ok   " if ok else "FAIL ") + what)
-    failures += 0 if ok else 1
 
 
 def play(tmp, script, frames, every, extra):
@@ -80,5 +76,4 @@ with tempfile.TemporaryDirectory() as tmp:
                 "fp64", "tree"]
         check(seen == want, f"rungs with captions, in order: {seen}")
 
-print("test_tour:", "all passed" if failures == 0 else f"{failures} failed")
-sys.exit(1 if failures else 0)
+done("test_tour")
