@@ -51,9 +51,15 @@
 /* Frames whose steps take longer than this step one at a time with
  * fe.poll between them. */
 #define APP_POLL_MS 50.0
-/* The + key refuses an N whose step would take longer than this here (the
- * frame loop polls input only between steps); --n sets any N regardless. */
+/* The + key refuses an N whose step would take longer than this here, and
+ * start-up warns of a first step or energy sample that would (--n sets any
+ * N regardless). */
 #define APP_STEP_MS_MAX 3000.0
+/* The window draws a first frame with the estimate before a first step or
+ * energy sample estimated to take longer than this. */
+#define APP_FIRST_FRAME_NOTE_MS 1000.0
+/* The stop hook (app_stop_requested) polls the window at most this often. */
+#define APP_STOP_POLL_S 0.02
 
 /* What the picture looks like: camera and the look of the bodies. */
 typedef struct app_view {
@@ -76,7 +82,12 @@ typedef struct app_frontend {
      * between the steps of a frame whose steps are slow. NULL: none. */
     void (*poll)(void *ctx);
     void *poll_ctx;
-    double poll_ms; /* "slow": a frame's steps over this many ms; 0 -> APP_POLL_MS */
+    /* The same in the middle of a step (sim's stop hook): only what stops
+     * the run (Esc, the close button) is handled now; other keys wait for
+     * the next poll. NULL: none. */
+    void (*poll_stop)(void *ctx);
+    double stop_polled; /* base_now() of the last poll_stop */
+    double poll_ms;     /* "slow": a frame's steps over this many ms; 0 -> APP_POLL_MS */
     bool fullscreen, fullscreen_changed; /* F11; the window front-end applies changes */
     int window_width, window_height;     /* the window's size now, window units (0 headless) */
 } app_frontend;
@@ -100,17 +111,19 @@ typedef struct app_live {
     sim_potential_source energy0_source; /* E0's potential: exact, or the tree walk's */
     double energy0_exact; /* E0 from the exact sum, for the status JSON (--status-json) */
     bool energy0_exact_valid;
-    int diag_frame;        /* frame of the last sample */
-    double diag_time;      /* when it ended (monotonic seconds) */
-    double diag_cost;      /* seconds it took */
-    double energy_error;   /* (E - E0) / |E0| of the last sample, when both are valid */
-    bool blown_up;         /* non-finite state or energy: paused until re-seeded */
-    int64_t blown_up_step; /* the first non-finite step (sim_nonfinite); 0: the energy only */
-    double blown_up_time;  /* the simulated time at its end */
-    int runaway_at;        /* test hook NBODY_TEST_RUNAWAY (app_frame.c): its frame + 1; 0: off */
-    sim_force_error ferr;  /* the running method against the exact sum (X) */
-    bool ferr_valid;       /* ferr belongs to the current method and theta */
-    double ferr_time;      /* when it was measured */
+    int diag_frame;         /* frame of the last sample */
+    double diag_time;       /* when it ended (monotonic seconds) */
+    double diag_cost;       /* seconds it took */
+    double energy_error;    /* (E - E0) / |E0| of the last sample, when both are valid */
+    bool blown_up;          /* non-finite state or energy: paused until re-seeded */
+    int64_t blown_up_step;  /* the first non-finite step (sim_nonfinite); 0: the energy only */
+    double blown_up_time;   /* the simulated time at its end */
+    int runaway_at;         /* test hook NBODY_TEST_RUNAWAY (app_frame.c): its frame + 1; 0: off */
+    double first_step_ms;   /* start-up estimate of the first step (app_first_estimate); 0: none */
+    double first_energy_ms; /* ... and of the first energy sample */
+    sim_force_error ferr;   /* the running method against the exact sum (X) */
+    bool ferr_valid;        /* ferr belongs to the current method and theta */
+    double ferr_time;       /* when it was measured */
     sim_variant ferr_variant; /* for which method */
     double ferr_theta;
     bool sim_failed; /* sim_failed said so: the run stops, exit 1, no dump or status */
@@ -271,6 +284,19 @@ void app_frame(app *a, int fb_width, int fb_height);
 void app_step_frame(app *a);
 /* Writes --screenshot, --dump and --status-json; false when one failed. */
 bool app_finish(app *a, int fb_width, int fb_height);
+/* sim's stop hook (sim_stop, ctx: the app): true once the run is to stop
+ * (Esc, the close button, SIGINT or SIGTERM); polls fe.poll_stop at most
+ * every APP_STOP_POLL_S. */
+bool app_stop_requested(void *ctx);
+/* The run is to stop: no new steps or O(N^2) samples are started. */
+bool app_stopping(const app *a);
+/* At start-up on the CPU backend: estimates the first step and energy
+ * sample from a pilot (app_ladder_estimate), warns on stderr when one would
+ * take longer than APP_STEP_MS_MAX, and keeps them for the first frame. */
+void app_first_estimate(app *a);
+/* The window's first frame before a slow first step: the bodies and the
+ * HUD, with the estimate on the message line; nothing steps or samples. */
+void app_first_frame(app *a, int fb_width, int fb_height);
 
 /* ---- app_window.c, app_headless.c: the front-ends ------------------------ */
 
@@ -355,9 +381,10 @@ void app_knob_json(const app *a, config_knob k, char *out, size_t len);
  * the new N needs exceeds what is free, or when its step would take longer
  * than APP_STEP_MS_MAX on this backend. */
 typedef struct app_grow {
-    sim_memory mem;     /* sim_memory_estimate plus the vertex buffer, tags and host staging */
-    double step_ms_now; /* measured per step at the current N; 0: not measured yet */
-    double step_ms;     /* estimated at the new N: x (n/now)^2, tree x n log n; 0: unknown */
+    sim_memory mem;      /* sim_memory_estimate plus the vertex buffer, tags and host staging */
+    double step_ms_from; /* measured per step at n_from bodies (app_ladder_estimate); 0: none */
+    int n_from;
+    double step_ms; /* estimated at the new N: x (n/n_from)^2, tree x n log n; 0: unknown */
 } app_grow;
 app_grow app_grow_estimate(app *a, int n);
 /* true (why filled) when growing to n bodies with estimate g is refused. */
@@ -374,7 +401,18 @@ void app_ladder_update(app *a);
 int app_ladder_rows(app *a);
 /* The result of rung v at n bodies, or NULL. */
 const app_rung_result *app_ladder_result(const app *a, sim_variant v, int n);
-
+/* The step time in ms of the running method at n bodies here: from its
+ * result nearest to n (the running simulation's own steps, or the chart's
+ * timings), else from a pilot timed now on min(n, APP_PILOT_N) bodies of
+ * the scene's initial condition. The N and time it came from go to *n_from
+ * and *ms_from. 0 when it could not be
+ * timed (no memory, or stopped). */
+#define APP_PILOT_N 4096
+double app_ladder_estimate(app *a, int n, int *n_from, double *ms_from);
+/* The time in ms of an energy sample (sim_diagnostics) at n bodies here,
+ * timed now on a pilot of min(n, APP_PILOT_N) bodies and grown as N^2 (its
+ * exact potential sums every pair); 0 when it could not be timed. */
+double app_ladder_energy_estimate(app *a, int n);
 
 /* ---- app_sprites.c: who draws the sprites -------------------------------- */
 

@@ -55,6 +55,7 @@ app *app_create(const config *cfg, int *status) {
     a->live.steps_per_frame = cfg->steps_per_frame > 0
                                   ? cfg->steps_per_frame
                                   : config_scene_steps(a->scene, cpu, desc.variant);
+    desc.stop = (sim_stop){app_stop_requested, a}; /* Esc and signals stop long CPU work */
     sim_error err = {0};
     a->sim = sim_create(&desc, &err);
     if (!a->sim) {
@@ -99,6 +100,7 @@ app *app_create(const config *cfg, int *status) {
         app_destroy(a);
         return NULL;
     }
+    app_first_estimate(a); /* a slow first step: said now, and shown in the first frame */
     return a;
 }
 

@@ -52,12 +52,26 @@ static void test_runaway(app *a) {
     free(b);
 }
 
+bool app_stop_requested(void *ctx) {
+    app *a = ctx;
+    const double now = base_now();
+    if (a->fe.poll_stop && now - a->fe.stop_polled >= APP_STOP_POLL_S) {
+        a->fe.stop_polled = now;
+        a->fe.poll_stop(a->fe.poll_ctx);
+    }
+    return app_stopping(a);
+}
+
+bool app_stopping(const app *a) {
+    return a->fe.quit || base_signal_caught() != 0;
+}
+
 void app_step_frame(app *a) {
     const int steps = a->live.steps_per_frame;
     const double ms = sim_last_step_ms(a->sim);
     const double slow = a->fe.poll_ms > 0 ? a->fe.poll_ms : APP_POLL_MS;
     if (!a->fe.poll || steps <= 1 || !(ms * steps > slow)) {
-        sim_step(a->sim, steps);
+        sim_step(a->sim, steps); /* false: stopped (app_stop_requested), the frame goes on */
         return;
     }
     /* One at a time, each finished before the input is handled (a CUDA
@@ -67,8 +81,8 @@ void app_step_frame(app *a) {
     for (int i = 0; i < steps; i++) {
         if (p.backend == SIM_BACKEND_CUDA) {
             sim_step_timed(a->sim, 1);
-        } else {
-            sim_step(a->sim, 1);
+        } else if (!sim_step(a->sim, 1)) {
+            break; /* stopped */
         }
         a->fe.poll(a->fe.poll_ctx);
         if (a->fe.quit || (a->live.paused && !was_paused) ||
@@ -144,11 +158,13 @@ void app_frame(app *a, int fb_width, int fb_height) {
         }
     }
     record_requests(a, fb_width, fb_height);
-    if (!a->live.energy0_valid) app_live_sample(a); /* E0 before the first step */
+    /* Once the run is to stop, nothing long starts: the frame draws the
+     * state as the last whole step left it. */
+    if (!a->live.energy0_valid && !app_stopping(a)) app_live_sample(a); /* E0 first */
     if (a->live.frame + 1 == a->live.runaway_at) test_runaway(a);
     const bool playback = app_snapshot_frame(a); /* a series plays: nothing steps */
     app_profile_mark(a, APP_PHASE_INPUT);
-    if (!playback && (!a->live.paused || a->live.step_once)) {
+    if (!playback && (!a->live.paused || a->live.step_once) && !app_stopping(a)) {
         app_step_frame(a);
         a->live.step_once = false;
     }
@@ -186,9 +202,12 @@ void app_frame(app *a, int fb_width, int fb_height) {
     }
     app_profile_mark(a, APP_PHASE_UPLOAD);
     /* After the upload's wait for the steps: a sample then waits for its own
-     * pass alone (the HUD shows it from the next frame on). */
-    app_live_sample(a);
-    app_live_force_error(a);
+     * pass alone (the HUD shows it from the next frame on). None once the
+     * run is to stop. */
+    if (!app_stopping(a)) {
+        app_live_sample(a);
+        app_live_force_error(a);
+    }
     app_profile_mark(a, APP_PHASE_DIAG);
 
     if (a->cfg.profile && !a->prof.gl) a->prof.gl = render_timer_create();
@@ -214,7 +233,7 @@ void app_frame(app *a, int fb_width, int fb_height) {
     if (a->prof.gl) render_timer_end(a->prof.gl);
     app_profile_mark(a, APP_PHASE_HUD);
 
-    app_ladder_update(a); /* I: one rung timed per frame while the chart is shown */
+    if (!app_stopping(a)) app_ladder_update(a); /* I: one rung timed a frame while shown */
     if (a->ui.shown[UI_OVERLAY_CHART]) {
         facts.rung_count = app_ladder_rows(a);
         ui_draw(&a->ui, &facts, UI_LAYER_SCREEN, fb_width, fb_height);
@@ -252,7 +271,12 @@ bool app_finish(app *a, int fb_width, int fb_height) {
     } else if (a->cfg.dump) {
         const int n = sim_get_params(a->sim).body_count;
         sim_body *b = malloc(sizeof(sim_body) * (size_t)n);
-        if (b) sim_get_bodies(a->sim, b);
+        if (b && !sim_get_bodies(a->sim, b)) {
+            fprintf(stderr,
+                    "nbody: %s: stopped before the accelerations were computed: ax, ay, "
+                    "az are nan\n",
+                    a->cfg.dump);
+        }
         if (!b) {
             fprintf(stderr, "nbody: out of memory for a dump of %d %s\n", n,
                     n == 1 ? "body" : "bodies");
@@ -267,4 +291,76 @@ bool app_finish(app *a, int fb_width, int fb_height) {
         ok = io_status_finish(&a->status) && ok;
     }
     return ok && !a->req.write_failed && !a->status.failed;
+}
+
+/* How long ms milliseconds is, in words: "0.8 s", "45 s", "3.2 min", "1.5 h". */
+static void duration(char *out, size_t len, double ms) {
+    const double s = ms / 1000.0;
+    if (s < 100) {
+        snprintf(out, len, "%.2g s", s);
+    } else if (s < 6000) {
+        snprintf(out, len, "%.2g min", s / 60);
+    } else {
+        snprintf(out, len, "%.2g h", s / 3600);
+    }
+}
+
+void app_first_estimate(app *a) {
+    const sim_params p = sim_get_params(a->sim);
+    if (p.backend != SIM_BACKEND_CPU || p.body_count <= APP_PILOT_N) return;
+    int n_from = 0;
+    double ms_from = 0;
+    a->live.first_step_ms = app_ladder_estimate(a, p.body_count, &n_from, &ms_from);
+    /* The first energy sample (E0, before the first step) sums the potential
+     * over all pairs: half an exact step's pairs, timed on the same pilot. */
+    a->live.first_energy_ms = app_ladder_energy_estimate(a, p.body_count);
+    const double step = a->live.first_step_ms, energy = a->live.first_energy_ms;
+    if (step <= APP_STEP_MS_MAX && energy <= APP_STEP_MS_MAX) return;
+    char s_step[32], s_energy[32];
+    duration(s_step, sizeof s_step, step);
+    duration(s_energy, sizeof s_energy, energy);
+    const sim_method *m = sim_get_method(a->sim);
+    fprintf(stderr,
+            "nbody: warning: a step of %d bodies with %s will take ~%s here, the first energy "
+            "sample ~%s (timed on %d of them); Esc or Ctrl-C stops within a block\n",
+            p.body_count, m->name, s_step, s_energy, n_from);
+    if (m->exact) {
+        fprintf(stderr, "hint: --variant tree (or K in the window) steps in N log N; or a smaller "
+                        "--n\n");
+    } else {
+        fprintf(stderr, "hint: a smaller --n, or a larger --theta (the tree's opening angle)\n");
+    }
+}
+
+void app_first_frame(app *a, int fb_width, int fb_height) {
+    const sim_params p = sim_get_params(a->sim);
+    const double first = a->live.first_step_ms + a->live.first_energy_ms;
+    if (first > APP_FIRST_FRAME_NOTE_MS) {
+        char s_first[32];
+        duration(s_first, sizeof s_first, first);
+        base_msg_post(&a->msg,
+                      "first step of %d bodies takes ~%s here (with the energy's "
+                      "first sample); Esc quits",
+                      p.body_count, s_first);
+    }
+    uint8_t *tags = new_tags(a);
+    ui_facts facts;
+    app_ui_facts(a, &facts);
+    facts.key_help = app_key_help;
+    render_view window = facts.view;
+    window.fb_width = fb_width;
+    window.fb_height = fb_height;
+    ui_fit_view(&a->ui, &facts, fb_width, fb_height, &window);
+    if (!interop_upload(&a->interop, a->sim, a->render, NULL)) a->fe.quit = true;
+    window.sprites_drawn = a->interop.sprites_drawn;
+    if (tags) {
+        render_upload_tags(a->render, tags, p.body_count);
+        a->live.tags_generation = p.generation;
+        free(tags);
+    }
+    facts.view = window;
+    render_frame(a->render, &window, p.body_count);
+    ui_draw(&a->ui, &facts, UI_LAYER_SCENE, fb_width, fb_height);
+    ui_draw(&a->ui, &facts, UI_LAYER_PANEL, fb_width, fb_height);
+    render_flush(a->render);
 }

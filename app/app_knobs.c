@@ -47,10 +47,9 @@ app_grow app_grow_estimate(app *a, int n) {
     if (p.backend == SIM_BACKEND_CPU || a->interop.path == INTEROP_HOST_COPY) {
         g.mem.host_need += (double)sizeof(sim_vertex) * n;
     }
-    g.step_ms_now = sim_last_step_ms(a->sim);
-    if (g.step_ms_now > 0) {
-        g.step_ms = app_step_ms_at(sim_get_method(a->sim)->scaling, p.body_count, g.step_ms_now, n);
-    }
+    /* From the step time measured nearest to n (at the N it was measured
+     * at: after a re-seed that is not the current N), or a pilot's. */
+    g.step_ms = app_ladder_estimate(a, n, &g.n_from, &g.step_ms_from);
     return g;
 }
 
@@ -67,8 +66,8 @@ bool app_grow_refused(const app_grow *g, int n, char *why, size_t len) {
         return true;
     }
     if (g->step_ms > APP_STEP_MS_MAX) {
-        snprintf(why, len, "a step of %d bodies would take about %.1f s here (%.2f s now)", n,
-                 g->step_ms / 1000.0, g->step_ms_now / 1000.0);
+        snprintf(why, len, "a step of %d bodies would take about %.1f s here (%.2g s at %d)", n,
+                 g->step_ms / 1000.0, g->step_ms_from / 1000.0, g->n_from);
         return true;
     }
     return false;

@@ -107,17 +107,31 @@ static double cap_ms(const app *a) {
     return a->ladder.cap_ms > 0 ? a->ladder.cap_ms : LADDER_CAP_MS;
 }
 
-/* Times rung v on a copy of n of the current bodies (every N/n-th, masses
- * scaled to keep the total) and keeps the result at n; a failure to make the
- * copy marks (v, n_key) "no memory". */
-
-static void time_rung(app *a, sim_variant v, int n_key, int n) {
+/* A simulation of method v with n of the current bodies (copy: every
+ * N/n-th, masses scaled to keep the total) or else n bodies of the scene's
+ * initial condition (no copy: the bodies' accelerations, which a copy
+ * computes when they are not known yet, cost a whole step); NULL with *err. */
+static sim *pilot_sim(app *a, sim_variant v, int n, bool copy, sim_error *err) {
     const sim_params p = sim_get_params(a->sim);
     const int all = p.body_count;
+    copy = copy && n <= all;
+    /* The running desc and knobs with method v, stopped as the app is. */
+    sim_desc d = a->scene_desc;
+    d.ic = copy ? SIM_IC_PLUMMER : p.ic;
+    d.body_count = copy ? 64 : n; /* a few Plummer bodies (cheap), then the copies */
+    d.backend = p.backend;
+    d.variant = v;
+    d.dt = p.dt;
+    d.softening = p.softening;
+    d.damping = p.damping;
+    d.theta = p.theta;
+    d.p = v == p.variant ? p.p : 0;
+    d.q = v == p.variant ? p.q : 0;
+    d.stop = (sim_stop){app_stop_requested, a};
+    snprintf(err->message, sizeof err->message, "no memory for a copy of %d bodies", all);
+    if (!copy) return sim_create(&d, err);
     sim_body *bodies = malloc(sizeof *bodies * (size_t)all);
     sim *tmp = NULL;
-    sim_error err = {0};
-    snprintf(err.message, sizeof err.message, "no memory for a copy of %d bodies", all);
     if (bodies) {
         sim_get_bodies(a->sim, bodies);
         if (n < all) {
@@ -127,26 +141,21 @@ static void time_rung(app *a, sim_variant v, int n_key, int n) {
                 bodies[i].mass *= scale;
             }
         }
-        /* The running desc and knobs with method v. Made with a few Plummer
-         * bodies (cheap) and then given the copies. */
-        sim_desc d = a->scene_desc;
-        d.ic = SIM_IC_PLUMMER;
-        d.body_count = 64;
-        d.backend = p.backend;
-        d.variant = v;
-        d.dt = p.dt;
-        d.softening = p.softening;
-        d.damping = p.damping;
-        d.theta = p.theta;
-        d.p = v == p.variant ? p.p : 0;
-        d.q = v == p.variant ? p.q : 0;
-        tmp = sim_create(&d, &err);
-        if (tmp && !sim_set_bodies(tmp, bodies, n, &err)) {
+        tmp = sim_create(&d, err);
+        if (tmp && !sim_set_bodies(tmp, bodies, n, err)) {
             sim_destroy(tmp);
             tmp = NULL;
         }
     }
     free(bodies);
+    return tmp;
+}
+
+/* Times rung v on pilot_sim(n, copy) and keeps the result at n; a failure
+ * to make the sim marks (v, n_key) "no memory". Nothing is kept when stopped. */
+static void time_rung(app *a, sim_variant v, int n_key, int n, bool copy) {
+    sim_error err = {0};
+    sim *tmp = pilot_sim(a, v, n, copy, &err);
     if (!tmp) {
         store(a, (app_rung_result){.variant = v, .n = n_key, .status = UI_RUNG_NO_MEMORY});
         base_msg_post(&a->msg, "ladder chart: %s not timed at N = %d: %s", rung_name(a, v), n,
@@ -163,7 +172,8 @@ static void time_rung(app *a, sim_variant v, int n_key, int n) {
         ms = sim_step_timed(tmp, 1);
     }
     sim_destroy(tmp);
-    store(a, (app_rung_result){.variant = v, .n = n, .status = UI_RUNG_OK, .ms = ms});
+    if (app_stopping(a) || !(ms > 0)) return;
+    store(a, (app_rung_result){.variant = rung_of(a, v), .n = n, .status = UI_RUNG_OK, .ms = ms});
 }
 
 /* The result of v nearest to n in log N, among those measured at another N. */
@@ -193,22 +203,58 @@ static void measure_next(app *a) {
         const app_rung_result *near = nearest(a, v, n);
         if (!near) {
             const int pilot = backend(a) == SIM_BACKEND_CPU ? LADDER_PILOT_N_CPU : LADDER_PILOT_N;
-            time_rung(a, v, n, n <= pilot ? n : pilot);
+            time_rung(a, v, n, n <= pilot ? n : pilot, true);
             return;
         }
         const double est = app_step_ms_at(scaling, near->n, near->ms, n);
         if (est <= cap_ms(a)) {
-            time_rung(a, v, n, n);
+            time_rung(a, v, n, n, true);
             return;
         }
         /* Too slow from afar: estimate again from closer, while a closer subset fits. */
         const int closer = near->n <= n / LADDER_PILOT_GROW ? near->n * LADDER_PILOT_GROW : n;
         if (closer < n && app_step_ms_at(scaling, near->n, near->ms, closer) <= cap_ms(a)) {
-            time_rung(a, v, n, closer);
+            time_rung(a, v, n, closer, true);
             return;
         }
         store(a, (app_rung_result){.variant = v, .n = n, .status = UI_RUNG_TOO_SLOW, .ms = est});
     }
+}
+
+double app_ladder_estimate(app *a, int n, int *n_from, double *ms_from) {
+    const sim_params p = sim_get_params(a->sim);
+    const sim_variant v = rung_of(a, p.variant);
+    const app_rung_result *r = app_ladder_result(a, v, n);
+    if (!r || r->status != UI_RUNG_OK) r = nearest(a, v, n);
+    /* None, or only at far fewer bodies than a pilot has (a few bodies'
+     * step is mostly overhead, which does not grow as the method does): a
+     * pilot. */
+    const int pilot = n < APP_PILOT_N ? n : APP_PILOT_N;
+    if (!r || r->n < pilot / 4) {
+        time_rung(a, v, pilot, pilot, false);
+        const app_rung_result *timed = app_ladder_result(a, v, pilot);
+        if (timed && timed->status == UI_RUNG_OK) r = timed;
+        if (!r) return 0;
+    }
+    if (n_from) *n_from = r->n;
+    if (ms_from) *ms_from = r->ms;
+    return app_step_ms_at(sim_method_of(backend(a), v)->scaling, r->n, r->ms, n);
+}
+
+double app_ladder_energy_estimate(app *a, int n) {
+    const int pilot = n < APP_PILOT_N ? n : APP_PILOT_N;
+    sim_error err = {0};
+    sim *tmp = pilot_sim(a, sim_get_params(a->sim).variant, pilot, false, &err);
+    if (!tmp) return 0;
+    double ms = INFINITY; /* the faster of two: the first also warms up */
+    bool stopped = false;
+    for (int k = 0; k < 2 && !stopped; k++) {
+        const double t0 = base_now();
+        stopped = sim_diagnostics(tmp).stopped;
+        ms = fmin(ms, 1e3 * (base_now() - t0));
+    }
+    sim_destroy(tmp);
+    return stopped ? 0 : app_step_ms_at(SIM_SCALING_N2, pilot, ms, n);
 }
 
 void app_ladder_update(app *a) {

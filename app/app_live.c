@@ -91,7 +91,9 @@ void app_live_sample(app *a) {
         return;
     }
     const double t0 = base_now();
-    l->diag = walk ? sim_energy(a->sim) : sim_diagnostics(a->sim);
+    const sim_diag d = walk ? sim_energy(a->sim) : sim_diagnostics(a->sim);
+    if (d.stopped) return; /* the run is stopping: no half sum on the HUD */
+    l->diag = d;
     l->diag_time = base_now();
     l->diag_cost = l->diag_time - t0;
     l->diag_valid = true;

@@ -38,12 +38,18 @@ typedef struct window_input {
     double x, y; /* cursor at the last event, window units */
 } window_input;
 
+/* Keys pressed during a step (poll_stop), handled after it. */
+#define DEFERRED_KEYS 64
+
 /* The app and this front-end's mouse state, reached from GLFW callbacks. */
 typedef struct window_state {
     app *app;
     window_input input;
-    int windowed[4];   /* x, y, width, height before going fullscreen (window units) */
-    bool display_lost; /* the X connection broke: finish without the display */
+    int windowed[4];                /* x, y, width, height before going fullscreen (window units) */
+    bool display_lost;              /* the X connection broke: finish without the display */
+    bool deferring;                 /* inside a step: keys wait (but Esc) */
+    int deferred[DEFERRED_KEYS][2]; /* key, mods */
+    int deferred_count;
 } window_state;
 
 static window_state *state_of(GLFWwindow *w) {
@@ -76,7 +82,28 @@ static void on_display_lost(Display *display, void *user) {
 
 static void on_key(GLFWwindow *window, int key, int scancode, int action, int mods) {
     (void)scancode;
-    if (action == GLFW_PRESS || action == GLFW_REPEAT) app_key(state_of(window)->app, key, mods);
+    if (action != GLFW_PRESS && action != GLFW_REPEAT) return;
+    window_state *s = state_of(window);
+    /* In the middle of a step only Esc is handled (its binding only asks
+     * the loop to quit); a key that changes the simulation waits for the
+     * step to end (a full queue drops the key). */
+    if (s->deferring && key != GLFW_KEY_ESCAPE) {
+        if (s->deferred_count < DEFERRED_KEYS) {
+            s->deferred[s->deferred_count][0] = key;
+            s->deferred[s->deferred_count][1] = mods;
+            s->deferred_count++;
+        }
+        return;
+    }
+    app_key(s->app, key, mods);
+}
+
+/* The keys pressed during the last step, in order. */
+static void replay_keys(window_state *s) {
+    for (int i = 0; i < s->deferred_count; i++) {
+        app_key(s->app, s->deferred[i][0], s->deferred[i][1]);
+    }
+    s->deferred_count = 0;
 }
 
 static void on_mouse_button(GLFWwindow *window, int button, int action, int mods) {
@@ -114,8 +141,20 @@ static void on_content_scale(GLFWwindow *window, float xs, float ys) {
 /* app_frame's hook between slow steps: the input, and the close button. */
 static void poll_window(void *ctx) {
     GLFWwindow *window = ctx;
+    replay_keys(state_of(window));
     glfwPollEvents();
     if (glfwWindowShouldClose(window)) state_of(window)->app->fe.quit = true;
+}
+
+/* The stop hook's poll, in the middle of a step: Esc and the close button
+ * now, other keys later (replay_keys). */
+static void poll_window_stop(void *ctx) {
+    GLFWwindow *window = ctx;
+    window_state *s = state_of(window);
+    s->deferring = true;
+    glfwPollEvents();
+    s->deferring = false;
+    if (glfwWindowShouldClose(window)) s->app->fe.quit = true;
 }
 
 /* The monitor whose area holds most of the window (the primary one when
@@ -221,6 +260,7 @@ int app_window_run(app *a) {
     glfwSetScrollCallback(window, on_scroll);
     glfwSetWindowContentScaleCallback(window, on_content_scale);
     a->fe.poll = poll_window;
+    a->fe.poll_stop = poll_window_stop;
     a->fe.poll_ctx = window;
     float xs = 1, ys = 1;
     glfwGetWindowContentScale(window, &xs, &ys);
@@ -234,10 +274,18 @@ int app_window_run(app *a) {
 
     a->fe.fullscreen = a->cfg.fullscreen;
     a->fe.fullscreen_changed = a->cfg.fullscreen;
+    if (a->live.first_step_ms + a->live.first_energy_ms > APP_FIRST_FRAME_NOTE_MS) {
+        /* Something to look at, and the estimate, before the long first step. */
+        int fbw = 0, fbh = 0;
+        glfwGetFramebufferSize(window, &fbw, &fbh);
+        if (fbw > 0 && fbh > 0) app_first_frame(a, fbw, fbh);
+        glfwSwapBuffers(window);
+    }
     bool finished = false, ok = true;
     double t_title = 0;
     int fbw = 0, fbh = 0;
     while (!finished) {
+        replay_keys(&state);
         glfwPollEvents();
         if (a->fe.fullscreen_changed) apply_fullscreen(window, &state);
         /* Without the display the last sizes stand. */

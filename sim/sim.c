@@ -410,6 +410,7 @@ sim *sim_create(const sim_desc *desc, sim_error *err) {
         .theta = d.theta,
         .variant = d.variant,
     };
+    if (s->ops->set_stop) s->ops->set_stop(s->backend_state, &d.stop);
     if (!s->ops->reserve(s->backend_state, d.body_count, err) ||
         (s->ops->prepare_variant &&
          !s->ops->prepare_variant(s->backend_state, sim_variant_resolve(d.variant), err)) ||
@@ -499,8 +500,8 @@ static sim_step_params step_params(const sim *s) {
     return sp;
 }
 
-void sim_step(sim *s, int steps) {
-    if (steps <= 0) return;
+bool sim_step(sim *s, int steps) {
+    if (steps <= 0) return true;
     latch_nonfinite(s); /* before the ring forgets the call it happened in */
     const sim_step_params sp = step_params(s);
     /* The clock follows the steps: a float kernel steps by float(dt). */
@@ -511,8 +512,12 @@ void sim_step(sim *s, int steps) {
     s->call_next = (s->call_next + 1) % STEP_HISTORY;
     if (s->call_kept < STEP_HISTORY) s->call_kept++;
     s->ops->step(s->backend_state, &sp, steps);
-    s->time += dt * steps;
-    s->steps += steps;
+    int done = steps;
+    const bool stopped = s->ops->stopped && s->ops->stopped(s->backend_state, &done);
+    s->calls[(s->call_next - 1 + STEP_HISTORY) % STEP_HISTORY].steps = done;
+    s->time += dt * done;
+    s->steps += done;
+    return !stopped;
 }
 
 bool sim_nonfinite(sim *s, int64_t *step, double *time) {
@@ -589,10 +594,11 @@ sim_params sim_get_params(const sim *s) {
     };
 }
 
-void sim_get_bodies(sim *s, sim_body *out) {
+bool sim_get_bodies(sim *s, sim_body *out) {
     const sim_step_params sp = step_params(s);
     s->ops->download(s->backend_state, out, &sp);
     for (int i = 0; i < s->body_count; i++) out[i].tag = s->tags[i];
+    return !(s->ops->stopped && s->ops->stopped(s->backend_state, NULL));
 }
 
 void sim_get_tags(const sim *s, uint8_t *out) {

@@ -180,6 +180,19 @@ typedef struct sim_merger_desc {
  * below 1e-6. sim.c squares the softening once per call, in both forms. */
 #define SIM_EPS2_FLOOR 1e-12f
 
+/* Stopping a long evaluation on the CPU backend. Between blocks of bodies
+ * of a force evaluation, of the potential's sum and of a force-error sample
+ * (each a few milliseconds of work), and between steps, sim asks
+ * requested(ctx) on the thread that called it; true ends the evaluation
+ * under way, and nothing half-computed is reported as a result: a stopped
+ * sim_step keeps the state of its last whole step, sim_diagnostics says
+ * stopped, sim_get_bodies gives no accelerations. The CUDA backend queues
+ * its steps on the GPU and never asks. A zero sim_stop never stops. */
+typedef struct sim_stop {
+    bool (*requested)(void *ctx);
+    void *ctx;
+} sim_stop;
+
 /* Everything sim_create needs. Zero-initialise it and set what you care
  * about; every zero field takes the default listed beside it (sokol style).
  * sim_desc_defaults() returns the filled-in copy and a test pins the values. */
@@ -202,6 +215,7 @@ typedef struct sim_desc {
     sim_shell_desc shell;
     sim_galaxy_desc galaxy;
     sim_merger_desc merger;
+    sim_stop stop; /* asked during long CPU evaluations; zero: never stopped */
 } sim_desc;
 
 /* A failure a user can cause, in words: one line saying what went wrong and
@@ -314,6 +328,7 @@ typedef struct sim_diag {
     double galaxy_mass[2];
     double galaxy_com[2][3]; /* centre of mass */
     double galaxy_vel[2][3]; /* bulk velocity: momentum / mass */
+    bool stopped; /* sim_stop ended the potential's sum: potential, total, virial ratio 0 */
 } sim_diag;
 
 /* A block shape after clamping to what a variant and device accept. */
@@ -360,8 +375,10 @@ bool sim_reset(sim *s, sim_ic ic, int n, uint64_t seed, sim_error *err);
  * state. */
 bool sim_reset_scene(sim *s, const sim_desc *desc, sim_error *err);
 
-/* Advances by steps kick-drift-kick leapfrog steps. */
-void sim_step(sim *s, int steps);
+/* Advances by steps kick-drift-kick leapfrog steps. false when sim_stop
+ * ended a step (CPU backend): the steps before it count (time, steps), and
+ * the bodies are as the last whole step left them. */
+bool sim_step(sim *s, int steps);
 
 /* Live knobs. Values are taken as given (callers validate user input). */
 void sim_set_dt(sim *s, double dt);
@@ -385,8 +402,10 @@ sim_block sim_set_block(sim *s, int p, int q);
 
 sim_params sim_get_params(const sim *s);
 
-/* Copies every body to out[0 .. body_count-1]. */
-void sim_get_bodies(sim *s, sim_body *out);
+/* Copies every body to out[0 .. body_count-1]. false when the
+ * accelerations had to be computed and sim_stop ended that: then every
+ * acc is NaN (not computed); the rest is whole. */
+bool sim_get_bodies(sim *s, sim_body *out);
 
 /* Copies every body's tag to out[0 .. body_count-1] (cheap: kept on the host). */
 void sim_get_tags(const sim *s, uint8_t *out);
@@ -590,10 +609,10 @@ double sim_pair_rate(int n, double step_ms);
 
 /* Variant table and names. */
 const sim_variant_desc *sim_variant_info(sim_variant v); /* v resolved if DEFAULT */
-sim_variant sim_variant_resolve(sim_variant v); /* DEFAULT -> the best all-pairs kernel */
-sim_variant sim_variant_from_name(const char *name); /* SIM_VARIANT_COUNT if unknown */
-const char *sim_ic_name(sim_ic ic);                  /* "plummer", "shell", "disk", "merger" */
-sim_ic sim_ic_from_name(const char *name);           /* SIM_IC_COUNT if unknown */
+sim_variant sim_variant_resolve(sim_variant v);          /* DEFAULT -> the best all-pairs kernel */
+sim_variant sim_variant_from_name(const char *name);     /* SIM_VARIANT_COUNT if unknown */
+const char *sim_ic_name(sim_ic ic);                      /* "plummer", "shell", "disk", "merger" */
+sim_ic sim_ic_from_name(const char *name);               /* SIM_IC_COUNT if unknown */
 bool sim_ic_galactic(sim_ic ic);                     /* galaxy units (SIM_GALAXY_*): disk, merger */
 const char *sim_backend_name(sim_backend b);         /* "cuda", "cpu" */
 sim_backend sim_backend_from_name(const char *name); /* SIM_BACKEND_COUNT if unknown */

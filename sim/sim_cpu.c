@@ -14,6 +14,20 @@
  * Every array, the potential's per-body scratch included, is allocated in
  * reserve, which reports a shortage; nothing after it can run out of memory.
  *
+ * Stopping (sim_stop): the O(N^2) and O(N log N) loops (forces, the
+ * potential, the force-error sample) run in blocks of bodies of about
+ * BLOCK_PAIRS interactions, and the stop hook is asked between blocks and
+ * between steps. A step computes its new positions and accelerations into
+ * second arrays (pos_next, acc_next) and takes them only when the forces are
+ * whole, so a stopped step leaves the bodies exactly as the last whole step
+ * did, with their accelerations.
+ *
+ * Threads: OpenMP, only where a loop's work pays for waking the threads
+ * (PARALLEL_MIN_PAIRS); the O(N) loops (kicks, drift, checks) run on the
+ * calling thread. The force loops hand out bodies dynamically, so a thread
+ * the system has taken away (a renderer, another program) delays a region
+ * by one body's sum, not by its share of the bodies.
+ *
  * Force methods: one table (methods[] below), a row each with its forces.
  * The exact sum runs for every variant without a row of its own; the
  * variant tree runs the Barnes-Hut tree of sim_tree_cpu.c with the live
@@ -30,22 +44,26 @@
 
 #include "sim_internal.h"
 
-#ifdef _OPENMP
-#define PARALLEL_FOR _Pragma("omp parallel for schedule(static)")
-#define PARALLEL_FOR_DYNAMIC _Pragma("omp parallel for schedule(dynamic, 64)")
-#define PARALLEL_FOR_ALL _Pragma("omp parallel for schedule(static) reduction(&& : ok)")
-#else
-#define PARALLEL_FOR_ALL
-#define PARALLEL_FOR
-#define PARALLEL_FOR_DYNAMIC
-#endif
+/* Interactions (pairs, or tree interactions) between two asks of the stop
+ * hook: a few milliseconds of one core. */
+#define BLOCK_PAIRS (1 << 22)
+/* A force loop runs on OpenMP's threads from this much work (interactions)
+ * on; below it, waking them costs more than they save (docs/PERFORMANCE.md,
+ * "The CPU backend in the window"). */
+#define PARALLEL_MIN_PAIRS (1 << 20)
+
+/* Bytes a body takes in the backend's arrays: pos and pos_next (4 doubles
+ * each), vel, acc, acc_next (3 each), phi (1) and its tag. */
+#define BODY_BYTES (18.0 * sizeof(double) + 1)
 
 typedef struct cpu_backend {
     int n, capacity;
-    double *pos; /* x, y, z, m per body */
-    double *vel; /* vx, vy, vz per body */
-    double *acc; /* ax, ay, az per body, valid for acc_softening when acc_valid */
-    double *phi; /* per-body potential sums (diagnostics scratch) */
+    double *pos;      /* x, y, z, m per body */
+    double *pos_next; /* a step's new positions until its forces are whole */
+    double *vel;      /* vx, vy, vz per body */
+    double *acc;      /* ax, ay, az per body, valid for acc_softening when acc_valid */
+    double *acc_next; /* forces being computed */
+    double *phi;      /* per-body potential sums (diagnostics scratch) */
     uint8_t *tags;
     bool acc_valid;
     double acc_softening;
@@ -55,7 +73,20 @@ typedef struct cpu_backend {
     bool tree_ready;    /* the tree's arrays hold capacity bodies */
     float last_step_ms;
     int64_t nonfinite_step; /* first step that ended with a NaN or infinity; 0: none */
+    sim_stop stop;          /* asked between blocks (sim_stop) */
+    bool stopped;           /* the last call was ended by it */
+    int steps_done;         /* whole steps of the last step call */
 } cpu_backend;
+
+static bool stop_asked(const cpu_backend *c) {
+    return c->stop.requested && c->stop.requested(c->stop.ctx);
+}
+
+/* Bodies a block holds when each costs `per_body` interactions. */
+static int block_bodies(double per_body) {
+    const double b = BLOCK_PAIRS / (per_body > 1 ? per_body : 1);
+    return b < 16 ? 16 : b > 1 << 20 ? 1 << 20 : (int)b;
+}
 
 double sim_now_seconds(void) {
     struct timespec ts;
@@ -81,10 +112,9 @@ double sim_host_available_bytes(void) {
     return kib * 1024.0;
 }
 
-/* The exact acceleration of body i: the reference's sum over all j != i. */
-static void exact_acc(const cpu_backend *c, int i, double eps2, double *a) {
-    const int n = c->n;
-    const double *p = c->pos;
+/* The exact acceleration of body i at positions p: the reference's sum
+ * over all j != i. */
+static void exact_acc(const double *p, int n, int i, double eps2, double *a) {
     double ax = 0, ay = 0, az = 0;
     const double xi = p[4 * i], yi = p[4 * i + 1], zi = p[4 * i + 2];
     for (int j = 0; j < n; j++) {
@@ -102,15 +132,25 @@ static void exact_acc(const cpu_backend *c, int i, double eps2, double *a) {
     a[2] = az;
 }
 
-/* The exact sum, every body. */
-static void exact_forces(cpu_backend *c, const sim_step_params *sp) {
-    const int n = c->n;
-    PARALLEL_FOR
-    for (int i = 0; i < n; i++) exact_acc(c, i, sp->eps2, &c->acc[3 * i]);
+/* The exact sum, every body, a block at a time; false: stopped. */
+static bool exact_forces(cpu_backend *c, const sim_step_params *sp, const double *p, double *acc) {
+    const int n = c->n, block = block_bodies(n);
+    const double eps2 = sp->eps2;
+    for (int i0 = 0; i0 < n; i0 += block) {
+        const int i1 = n - i0 > block ? i0 + block : n;
+        const bool wide = (double)(i1 - i0) * n >= PARALLEL_MIN_PAIRS;
+        (void)wide; /* without OpenMP */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) if (wide)
+#endif
+        for (int i = i0; i < i1; i++) exact_acc(p, n, i, eps2, &acc[3 * i]);
+        if (i1 < n && stop_asked(c)) return false;
+    }
+    return true;
 }
 
-static void tree_forces(cpu_backend *c, const sim_step_params *sp) {
-    sim_tree_cpu_forces(c->tree, c->pos, c->n, sp->eps2, sp->theta, c->acc);
+static bool tree_forces(cpu_backend *c, const sim_step_params *sp, const double *p, double *acc) {
+    return sim_tree_cpu_forces(c->tree, p, c->n, sp->eps2, sp->theta, acc, &c->stop);
 }
 
 #ifdef NBODY_TEST_METHOD
@@ -118,8 +158,7 @@ static void tree_forces(cpu_backend *c, const sim_step_params *sp) {
  * with it, tests/test_method.py runs it): the textbook loop, one thread,
  * each body's sum taken from the last body to the first - exact, and
  * deliberately slow. */
-static void naive_forces(cpu_backend *c, const sim_step_params *sp) {
-    const double *p = c->pos;
+static bool naive_forces(cpu_backend *c, const sim_step_params *sp, const double *p, double *acc) {
     for (int i = 0; i < c->n; i++) {
         double a[3] = {0, 0, 0};
         for (int j = c->n - 1; j >= 0; j--) {
@@ -132,8 +171,9 @@ static void naive_forces(cpu_backend *c, const sim_step_params *sp) {
             a[1] += s * dy;
             a[2] += s * dz;
         }
-        memcpy(&c->acc[3 * i], a, sizeof a);
+        memcpy(&acc[3 * i], a, sizeof a);
     }
+    return true;
 }
 #endif
 
@@ -143,8 +183,9 @@ static void naive_forces(cpu_backend *c, const sim_step_params *sp) {
  * double precision; p and q mean nothing here. */
 typedef struct cpu_method_row {
     sim_method method;
-    void (*forces)(cpu_backend *c, const sim_step_params *sp); /* writes c->acc */
-    bool tree;                                                 /* needs the tree's arrays */
+    /* Writes acc of the bodies at p (c->pos or c->pos_next); false: stopped. */
+    bool (*forces)(cpu_backend *c, const sim_step_params *sp, const double *p, double *acc);
+    bool tree; /* needs the tree's arrays */
 } cpu_method_row;
 
 static const cpu_method_row methods[] = {
@@ -201,23 +242,34 @@ static const sim_method *cpu_method(sim_variant v) {
     return k < 0 ? NULL : &methods[k].method;
 }
 
-static void compute_acc(cpu_backend *c, const sim_step_params *sp) {
-    const int k = row_of(sp->variant);
-    methods[k].forces(c, sp);
+/* The forces at p into acc_next; false: stopped (acc and acc_valid as they were). */
+static bool forces_next(cpu_backend *c, const sim_step_params *sp, const double *p) {
+    return methods[row_of(sp->variant)].forces(c, sp, p, c->acc_next);
+}
+
+/* Takes acc_next as the accelerations of sp's method at the current positions. */
+static void take_acc(cpu_backend *c, const sim_step_params *sp) {
+    double *t = c->acc;
+    c->acc = c->acc_next;
+    c->acc_next = t;
     c->acc_valid = true;
     c->acc_softening = sp->softening;
-    c->acc_method = k;
+    c->acc_method = row_of(sp->variant);
     c->acc_theta = sp->theta;
 }
 
 /* The cached accelerations are those of the method, softening and (where
- * the method uses it) theta in sp, or they are computed again. */
-static void ensure_acc(cpu_backend *c, const sim_step_params *sp) {
+ * the method uses it) theta in sp, or they are computed again; false:
+ * stopped before they were. */
+static bool ensure_acc(cpu_backend *c, const sim_step_params *sp) {
     const int k = row_of(sp->variant);
-    if (!c->acc_valid || c->acc_softening != sp->softening || c->acc_method != k ||
-        (methods[k].method.uses_theta && c->acc_theta != sp->theta)) {
-        compute_acc(c, sp);
+    if (c->acc_valid && c->acc_softening == sp->softening && c->acc_method == k &&
+        (!methods[k].method.uses_theta || c->acc_theta == sp->theta)) {
+        return true;
     }
+    if (!forces_next(c, sp, c->pos)) return false;
+    take_acc(c, sp);
+    return true;
 }
 
 static void *cpu_create(int device, sim_error *err) {
@@ -239,8 +291,10 @@ static void cpu_destroy(void *b) {
     cpu_backend *c = b;
     if (!c) return;
     free(c->pos);
+    free(c->pos_next);
     free(c->vel);
     free(c->acc);
+    free(c->acc_next);
     free(c->phi);
     free(c->tags);
     sim_tree_cpu_destroy(c->tree);
@@ -250,24 +304,28 @@ static void cpu_destroy(void *b) {
 static bool cpu_reserve(void *b, int n, sim_error *err) {
     cpu_backend *c = b;
     if (n <= c->capacity) return true;
-    const double need =
-                     (11.0 * sizeof(double) + 1) * n + (c->tree_ready ? sim_tree_cpu_bytes(n) : 0),
+    const double need = BODY_BYTES * n + (c->tree_ready ? sim_tree_cpu_bytes(n) : 0),
                  have = sim_host_memory_bytes();
-    double *pos = NULL, *vel = NULL, *acc = NULL, *phi = NULL;
+    const size_t un = (size_t)n;
+    double *pos = NULL, *pos_next = NULL, *vel = NULL, *acc = NULL, *acc_next = NULL, *phi = NULL;
     uint8_t *tags = NULL;
     if (have <= 0 || need < have) {
-        pos = malloc(sizeof(double) * 4 * (size_t)n);
-        vel = malloc(sizeof(double) * 3 * (size_t)n);
-        acc = malloc(sizeof(double) * 3 * (size_t)n);
-        phi = malloc(sizeof(double) * (size_t)n);
-        tags = malloc((size_t)n);
+        pos = malloc(sizeof(double) * 4 * un);
+        pos_next = malloc(sizeof(double) * 4 * un);
+        vel = malloc(sizeof(double) * 3 * un);
+        acc = malloc(sizeof(double) * 3 * un);
+        acc_next = malloc(sizeof(double) * 3 * un);
+        phi = malloc(sizeof(double) * un);
+        tags = malloc(un);
     }
     /* The tree's arrays last: it keeps its old ones when it fails. */
-    if (!pos || !vel || !acc || !phi || !tags ||
+    if (!pos || !pos_next || !vel || !acc || !acc_next || !phi || !tags ||
         (c->tree_ready && !sim_tree_cpu_reserve(c->tree, n, NULL))) {
         free(pos);
+        free(pos_next);
         free(vel);
         free(acc);
+        free(acc_next);
         free(phi);
         free(tags);
         if (err) {
@@ -279,13 +337,17 @@ static bool cpu_reserve(void *b, int n, sim_error *err) {
         return false;
     }
     free(c->pos);
+    free(c->pos_next);
     free(c->vel);
     free(c->acc);
+    free(c->acc_next);
     free(c->phi);
     free(c->tags);
     c->pos = pos;
+    c->pos_next = pos_next;
     c->vel = vel;
     c->acc = acc;
+    c->acc_next = acc_next;
     c->phi = phi;
     c->tags = tags;
     c->capacity = n;
@@ -317,59 +379,75 @@ static bool cpu_set_precision(void *b, bool fp64, sim_error *err) {
 
 static void cpu_download(void *b, sim_body *out, const sim_step_params *sp) {
     cpu_backend *c = b;
-    ensure_acc(c, sp);
+    c->stopped = !ensure_acc(c, sp);
     for (int i = 0; i < c->n; i++) {
         for (int k = 0; k < 3; k++) {
             out[i].pos[k] = c->pos[4 * i + k];
             out[i].vel[k] = c->vel[3 * i + k];
-            out[i].acc[k] = c->acc[3 * i + k];
+            out[i].acc[k] = c->stopped ? NAN : c->acc[3 * i + k];
         }
         out[i].mass = c->pos[4 * i + 3];
     }
 }
 
-static void kick(cpu_backend *c, double h) {
-    const int n = c->n;
-    PARALLEL_FOR
-    for (int i = 0; i < 3 * n; i++) c->vel[i] += h * c->acc[i];
-}
-
 /* Every position and velocity is finite: one O(N) pass, next to the O(N^2)
  * or O(N log N) force evaluation of the step. */
 static bool all_finite(const cpu_backend *c) {
-    const int n = c->n;
     const double *p = c->pos, *v = c->vel;
-    bool ok = true;
-    PARALLEL_FOR_ALL
-    for (int i = 0; i < n; i++) {
-        ok = ok && isfinite(p[4 * i]) && isfinite(p[4 * i + 1]) && isfinite(p[4 * i + 2]) &&
-             isfinite(v[3 * i]) && isfinite(v[3 * i + 1]) && isfinite(v[3 * i + 2]);
+    for (int i = 0; i < c->n; i++) {
+        if (!(isfinite(p[4 * i]) && isfinite(p[4 * i + 1]) && isfinite(p[4 * i + 2]) &&
+              isfinite(v[3 * i]) && isfinite(v[3 * i + 1]) && isfinite(v[3 * i + 2]))) {
+            return false;
+        }
     }
-    return ok;
+    return true;
 }
 
+/* Kick-drift-kick, written so that nothing of a step is kept until its
+ * forces are whole: the half kick is computed twice (for the drift into
+ * pos_next, and again with the new forces), with the same rounding as
+ * storing it, so the result is the textbook loop's. */
 static void cpu_step(void *b, const sim_step_params *sp, int steps) {
     cpu_backend *c = b;
     const int n = c->n;
-    const double dt = sp->dt, damping = sp->damping;
-    double t0 = sim_now_seconds();
-    ensure_acc(c, sp);
-    for (int s = 0; s < steps; s++) {
-        kick(c, 0.5 * dt);
-        PARALLEL_FOR
+    const double dt = sp->dt, h = 0.5 * dt, damping = sp->damping;
+    const double t0 = sim_now_seconds();
+    c->steps_done = 0;
+    c->stopped = !ensure_acc(c, sp);
+    for (int s = 0; s < steps && !c->stopped; s++) {
+        if (s > 0 && stop_asked(c)) {
+            c->stopped = true;
+            break;
+        }
+        const double *pos = c->pos, *vel = c->vel, *acc = c->acc;
+        double *next = c->pos_next;
         for (int i = 0; i < n; i++) {
-            for (int k = 0; k < 3; k++) c->pos[4 * i + k] += dt * c->vel[3 * i + k];
+            for (int k = 0; k < 3; k++) {
+                const double half = vel[3 * i + k] + h * acc[3 * i + k];
+                next[4 * i + k] = pos[4 * i + k] + dt * half;
+            }
+            next[4 * i + 3] = pos[4 * i + 3];
         }
-        compute_acc(c, sp);
-        kick(c, 0.5 * dt);
-        if (damping != 1.0) {
-            PARALLEL_FOR
-            for (int i = 0; i < 3 * n; i++) c->vel[i] *= damping;
+        if (!forces_next(c, sp, next)) {
+            c->stopped = true;
+            break;
         }
+        const double *acc_new = c->acc_next;
+        for (int i = 0; i < 3 * n; i++) {
+            const double half = c->vel[i] + h * c->acc[i];
+            c->vel[i] = half + h * acc_new[i];
+            if (damping != 1.0) c->vel[i] *= damping;
+        }
+        c->pos_next = c->pos;
+        c->pos = next;
+        take_acc(c, sp);
+        c->steps_done++;
         /* The first step that ended non-finite (sim_nonfinite). */
         if (c->nonfinite_step == 0 && !all_finite(c)) c->nonfinite_step = sp->first_step + s + 1;
     }
-    if (steps > 0) c->last_step_ms = (float)(1e3 * (sim_now_seconds() - t0) / steps);
+    if (c->steps_done > 0) {
+        c->last_step_ms = (float)(1e3 * (sim_now_seconds() - t0) / c->steps_done);
+    }
 }
 
 static void cpu_vertices(void *b, sim_vertex *dst, bool dst_on_device, bool wait) {
@@ -389,25 +467,38 @@ static void cpu_vertices(void *b, sim_vertex *dst, bool dst_on_device, bool wait
 
 /* W = -sum_{i<j} m_i m_j / sqrt(r^2 + eps^2), pairs with r^2 + eps^2 = 0
  * left out. Per-body sums first (in c->phi), then added in body order: the
- * result does not depend on the thread count. */
-static double potential(const cpu_backend *c, double eps2) {
+ * result does not depend on the thread count. Row i holds n - 1 - i pairs;
+ * the blocks are cut by pairs. false: stopped. */
+static bool potential(cpu_backend *c, double eps2, double *out) {
     const int n = c->n;
     const double *p = c->pos;
     double *w = c->phi;
-    PARALLEL_FOR_DYNAMIC
-    for (int i = 0; i < n; i++) {
-        double wi = 0;
-        for (int j = i + 1; j < n; j++) {
-            double dx = p[4 * j] - p[4 * i], dy = p[4 * j + 1] - p[4 * i + 1],
-                   dz = p[4 * j + 2] - p[4 * i + 2];
-            const double r2 = dx * dx + dy * dy + dz * dz + eps2;
-            if (r2 > 0) wi -= p[4 * j + 3] / sqrt(r2);
+    for (int i0 = 0; i0 < n;) {
+        int i1 = i0;
+        double pairs = 0;
+        while (i1 < n && pairs < BLOCK_PAIRS) pairs += n - 1 - i1++;
+        const bool wide = pairs >= PARALLEL_MIN_PAIRS;
+        (void)wide; /* without OpenMP */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) if (wide)
+#endif
+        for (int i = i0; i < i1; i++) {
+            double wi = 0;
+            for (int j = i + 1; j < n; j++) {
+                double dx = p[4 * j] - p[4 * i], dy = p[4 * j + 1] - p[4 * i + 1],
+                       dz = p[4 * j + 2] - p[4 * i + 2];
+                const double r2 = dx * dx + dy * dy + dz * dz + eps2;
+                if (r2 > 0) wi -= p[4 * j + 3] / sqrt(r2);
+            }
+            w[i] = p[4 * i + 3] * wi;
         }
-        w[i] = p[4 * i + 3] * wi;
+        i0 = i1;
+        if (i0 < n && stop_asked(c)) return false;
     }
     double total = 0;
     for (int i = 0; i < n; i++) total += w[i];
-    return total;
+    *out = total;
+    return true;
 }
 
 /* No CPU force pass returns potentials: WALK sums them exactly too. */
@@ -417,10 +508,12 @@ static sim_diag cpu_diagnostics(void *b, const sim_step_params *sp,
     const int n = c->n;
     const double *p = c->pos;
     sim_diag d = {0};
+    c->stopped = false;
     if (source != SIM_POTENTIAL_NONE) {
-        d.potential = potential(c, sp->eps2);
+        c->stopped = !potential(c, sp->eps2, &d.potential);
         d.source = SIM_POTENTIAL_EXACT;
     }
+    d.stopped = c->stopped;
     for (int i = 0; i < n; i++) {
         const double m = p[4 * i + 3], *r = &p[4 * i], *v = &c->vel[3 * i];
         d.mass += m;
@@ -442,6 +535,7 @@ static sim_diag cpu_diagnostics(void *b, const sim_step_params *sp,
         }
     }
     sim_diag_finish(&d);
+    if (d.stopped) d.total = d.virial_ratio = 0; /* no energy from a part of the potential */
     return d;
 }
 
@@ -456,8 +550,8 @@ static void cpu_wait_timing(void *b) {
 /* What cpu_reserve and the tree allocate for n bodies. */
 static void cpu_memory(void *b, int n, sim_variant v, sim_memory *out) {
     (void)b;
-    out->host_need += (11.0 * sizeof(double) + 1) * n +
-                      (row_of(v) >= 0 && methods[row_of(v)].tree ? sim_tree_cpu_bytes(n) : 0);
+    out->host_need +=
+        BODY_BYTES * n + (row_of(v) >= 0 && methods[row_of(v)].tree ? sim_tree_cpu_bytes(n) : 0);
 }
 
 static int64_t cpu_nonfinite_step(void *b) {
@@ -517,7 +611,7 @@ static bool cpu_force_error(void *b, const sim_step_params *sp, int samples, uin
         }
         return false;
     }
-    ensure_acc(c, sp);
+    c->stopped = !ensure_acc(c, sp);
     for (int i = 0; i < n; i++) pick[i] = i;
     sim_rng rng = sim_rng_seed(seed);
     for (int k = 0; k < m; k++) {
@@ -526,16 +620,39 @@ static bool cpu_force_error(void *b, const sim_step_params *sp, int samples, uin
         pick[k] = pick[j];
         pick[j] = tmp;
     }
-    PARALLEL_FOR_DYNAMIC
-    for (int k = 0; k < m; k++) {
-        double exact[3];
-        exact_acc(c, pick[k], sp->eps2, exact);
-        e[k] = sim_relative_error(&c->acc[3 * pick[k]], exact);
+    const int block = block_bodies(n);
+    for (int k0 = 0; k0 < m && !c->stopped; k0 += block) {
+        const int k1 = m - k0 > block ? k0 + block : m;
+        const bool wide = (double)(k1 - k0) * n >= PARALLEL_MIN_PAIRS;
+        (void)wide; /* without OpenMP */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) if (wide)
+#endif
+        for (int k = k0; k < k1; k++) {
+            double exact[3];
+            exact_acc(c->pos, n, pick[k], sp->eps2, exact);
+            e[k] = sim_relative_error(&c->acc[3 * pick[k]], exact);
+        }
+        c->stopped = k1 < m && stop_asked(c);
     }
-    sim_force_error_summary(e, m, out);
+    if (!c->stopped) sim_force_error_summary(e, m, out);
     free(pick);
     free(e);
-    return true;
+    if (c->stopped && err) {
+        snprintf(err->message, sizeof err->message, "stopped before the sample was whole");
+        snprintf(err->hint, sizeof err->hint, "measure again (X)");
+    }
+    return !c->stopped;
+}
+
+static void cpu_set_stop(void *b, const sim_stop *stop) {
+    ((cpu_backend *)b)->stop = *stop;
+}
+
+static bool cpu_stopped(void *b, int *steps_done) {
+    const cpu_backend *c = b;
+    if (steps_done) *steps_done = c->steps_done;
+    return c->stopped;
 }
 
 const sim_backend_ops sim_cpu_ops = {
@@ -560,4 +677,6 @@ const sim_backend_ops sim_cpu_ops = {
     .memory = cpu_memory,
     .methods = cpu_methods,
     .method = cpu_method,
+    .set_stop = cpu_set_stop,
+    .stopped = cpu_stopped,
 };

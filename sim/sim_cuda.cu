@@ -942,4 +942,6 @@ extern "C" const sim_backend_ops sim_cuda_ops = {
     kernels_method,
     cuda_launched_build,
     cuda_failed,
+    NULL, /* set_stop: steps are queued on the GPU, never stopped */
+    NULL, /* stopped */
 };

@@ -96,6 +96,12 @@ typedef struct sim_backend_ops {
     const char *(*launched_build)(void *b);
     /* sim_failed: the first failure, in err->message; NULL: nothing fails. */
     bool (*failed)(void *b, sim_error *err);
+    /* The stop hook (sim_stop) its long evaluations ask, and whether the
+     * last step, download, diagnostics or force-error call was ended by it
+     * (then *steps_done: the whole steps of that step call). NULL: a
+     * backend that never stops (CUDA). */
+    void (*set_stop)(void *b, const sim_stop *stop);
+    bool (*stopped)(void *b, int *steps_done);
 } sim_backend_ops;
 
 /* GFLOP/s as NVIDIA's nbody sample counts it: 20 flops per interaction in
@@ -198,23 +204,24 @@ double sim_tree_cpu_bytes(int n);
 bool sim_tree_cpu_reserve(sim_tree_cpu *t, int n, sim_error *err);
 /* Builds the tree of pos[4*i] = x, y, z, m (i < n <= reserved) and writes
  * acc[3*i] with the softening squared eps2 (sim_step_params.eps2); theta
- * in (0, 1]. Cannot fail. */
-void sim_tree_cpu_forces(sim_tree_cpu *t, const double *pos, int n, double eps2, double theta,
-                         double *acc);
+ * in (0, 1]. false when stop (may be NULL) ended it between the build's
+ * phases or blocks of the walk: then acc is partly written. */
+bool sim_tree_cpu_forces(sim_tree_cpu *t, const double *pos, int n, double eps2, double theta,
+                         double *acc, const sim_stop *stop);
 /* Stats of the last sim_tree_cpu_forces (valid false before it). */
 sim_tree_stats sim_tree_cpu_stats(const sim_tree_cpu *t);
 /* Cells of levels <= max_depth of the last tree, parents first; how many. */
 int sim_tree_cpu_cells(const sim_tree_cpu *t, int max_depth, sim_tree_cell *out, int max_cells);
 /* Read-only view of the last tree, for white-box tests (tests/test_tree_cpu.c). */
 typedef struct sim_tree_cpu_node {
-    int level;           /* root 0 */
-    int first, count;    /* sorted bodies [first, first + count) */
-    int child, nchild;   /* children [child, child + nchild); nchild 0: a leaf */
-    double lo[3], side;  /* the cube: lowest corner, side */
-    double mass, com[3]; /* com is the geometric centre when mass is 0 */
-    double quad[6];      /* traceless quadrupole about com: xx, yy, zz, xy, xz, yz */
+    int level;            /* root 0 */
+    int first, count;     /* sorted bodies [first, first + count) */
+    int child, nchild;    /* children [child, child + nchild); nchild 0: a leaf */
+    double lo[3], side;   /* the cube: lowest corner, side */
+    double mass, com[3];  /* com is the geometric centre when mass is 0 */
+    double quad[6];       /* traceless quadrupole about com: xx, yy, zz, xy, xz, yz */
     double second_moment; /* sum m |y|^2 about com (the softened quadrupole's eps^2 term) */
-    double r_open;       /* side / theta + |com - centre| */
+    double r_open;        /* side / theta + |com - centre| */
 } sim_tree_cpu_node;
 int sim_tree_cpu_node_count(const sim_tree_cpu *t); /* 0 before the first build */
 sim_tree_cpu_node sim_tree_cpu_node_get(const sim_tree_cpu *t, int i);

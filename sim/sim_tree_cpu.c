@@ -34,8 +34,14 @@
  * its centre, hence within sqrt(3)/2 l + delta < l/theta + delta of c.
  *
  * Threads: OpenMP over bodies in the key computation, the leaf multipoles, the
- * multipoles of each level and the walk; every body's and every cell's sum runs
- * in a fixed order, so the results do not depend on the thread count.
+ * multipoles of each level (from BUILD_PARALLEL_MIN bodies on) and the walk
+ * (from WALK_PARALLEL_MIN on: below, waking the threads costs more than they
+ * save); every body's and every cell's sum runs in a fixed order, so the
+ * results do not depend on the thread count.
+ *
+ * Stopping (sim_stop): the stop hook is asked between the build's phases
+ * (and its sort's passes, and every CELLS_PER_ASK cells) and between blocks
+ * of WALK_BLOCK bodies of the walk.
  *
  * Memory: everything is allocated by sim_tree_cpu_reserve (which the CPU
  * backend calls from prepare_variant and reserve), sized for the worst case,
@@ -61,11 +67,17 @@
 #define MAX_LEVEL 21                    /* = KEY_BITS: a level-21 cell is one key */
 #define STACK (8 * (MAX_LEVEL + 1) + 8) /* DFS: <= 7 siblings waiting per level */
 
-#ifdef _OPENMP
-#define PARALLEL_FOR_STATIC _Pragma("omp parallel for schedule(static)")
-#else
-#define PARALLEL_FOR_STATIC
-#endif
+/* The build's O(N) loops use OpenMP's threads from this many bodies on, the
+ * walk from WALK_PARALLEL_MIN on (docs/PERFORMANCE.md, "The CPU backend in
+ * the window"). */
+#define BUILD_PARALLEL_MIN (1 << 17)
+#define WALK_PARALLEL_MIN 8192
+#define WALK_BLOCK 4096     /* bodies of the walk between two asks of the stop hook */
+#define CELLS_PER_ASK 65536 /* cells built between two asks */
+
+static bool stop_asked(const sim_stop *stop) {
+    return stop && stop->requested && stop->requested(stop->ctx);
+}
 
 /* What the walk's opening test reads comes first (one cache line of the
  * two a cell spans); the quadrupole is read only when a cell is accepted. */
@@ -174,9 +186,10 @@ static uint64_t grid(double x, double lo, double side) {
 }
 
 /* Stable LSD radix sort of (key, order) by key, 8 bits a pass; passes where
- * every key has the same digit are skipped. */
-static void radix_sort(sim_tree_cpu *t, int n) {
+ * every key has the same digit are skipped. false: stopped. */
+static bool radix_sort(sim_tree_cpu *t, int n, const sim_stop *stop) {
     for (int shift = 0; shift < 64; shift += 8) {
+        if (stop_asked(stop)) return false;
         size_t count[257] = {0};
         for (int i = 0; i < n; i++) count[((t->key[i] >> shift) & 255) + 1]++;
         bool trivial = false;
@@ -195,6 +208,7 @@ static void radix_sort(sim_tree_cpu *t, int n) {
         t->order = t->order_tmp;
         t->order_tmp = o;
     }
+    return true;
 }
 
 /* First k in [lo, hi) with (key[k] >> shift) > v (keys sorted). */
@@ -275,7 +289,10 @@ static void multipole_parent(sim_tree_cpu *t, tree_cell *cell) {
     }
 }
 
-static void build(sim_tree_cpu *t, const double *pos, int n, double theta) {
+/* false: stopped (the tree is then not whole). */
+static bool build(sim_tree_cpu *t, const double *pos, int n, double theta, const sim_stop *stop) {
+    const bool wide = n >= BUILD_PARALLEL_MIN;
+    (void)wide; /* without OpenMP */
     /* Root cube. */
     double mn[3] = {pos[0], pos[1], pos[2]}, mx[3] = {pos[0], pos[1], pos[2]};
     for (int i = 1; i < n; i++) {
@@ -292,15 +309,19 @@ static void build(sim_tree_cpu *t, const double *pos, int n, double theta) {
     t->side = side;
 
     /* Keys, sorted. */
-    PARALLEL_FOR_STATIC
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (wide)
+#endif
     for (int i = 0; i < n; i++) {
         t->key[i] = spread3(grid(pos[4 * i], t->lo[0], side)) |
                     spread3(grid(pos[4 * i + 1], t->lo[1], side)) << 1 |
                     spread3(grid(pos[4 * i + 2], t->lo[2], side)) << 2;
         t->order[i] = i;
     }
-    radix_sort(t, n);
-    PARALLEL_FOR_STATIC
+    if (!radix_sort(t, n, stop)) return false;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (wide)
+#endif
     for (int k = 0; k < n; k++) memcpy(&t->spos[4 * k], &pos[4 * t->order[k]], 4 * sizeof(double));
 
     /* Cells, breadth first. */
@@ -310,6 +331,7 @@ static void build(sim_tree_cpu *t, const double *pos, int n, double theta) {
     t->depth = 0;
     for (int l = 0; l <= MAX_LEVEL + 1; l++) t->level_start[l] = 0;
     for (int i = 0; i < t->ncells; i++) {
+        if (i % CELLS_PER_ASK == CELLS_PER_ASK - 1 && stop_asked(stop)) return false;
         tree_cell *cell = &t->cells[i];
         if (cell->level > t->depth) {
             t->depth = cell->level;
@@ -338,8 +360,11 @@ static void build(sim_tree_cpu *t, const double *pos, int n, double theta) {
 
     /* Multipoles, deepest level first; within a level the cells are independent. */
     for (int l = t->depth; l >= 0; l--) {
+        if (stop_asked(stop)) return false;
         const int lo = t->level_start[l], hi = t->level_start[l + 1];
-        PARALLEL_FOR_STATIC
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (wide)
+#endif
         for (int i = lo; i < hi; i++) {
             tree_cell *cell = &t->cells[i];
             double corner[3], s;
@@ -357,6 +382,7 @@ static void build(sim_tree_cpu *t, const double *pos, int n, double theta) {
             cell->r_open2 = r_open * r_open;
         }
     }
+    return true;
 }
 
 /* The acceleration of sorted body k; adds the interactions it evaluated to *count. */
@@ -410,29 +436,37 @@ static void walk_one(const sim_tree_cpu *t, int k, double eps2, double a[3], lon
     *count += interactions;
 }
 
-void sim_tree_cpu_forces(sim_tree_cpu *t, const double *pos, int n, double eps2, double theta,
-                         double *acc) {
+bool sim_tree_cpu_forces(sim_tree_cpu *t, const double *pos, int n, double eps2, double theta,
+                         double *acc, const sim_stop *stop) {
     assert(n >= 1 && n <= t->capacity);
     assert(theta > 0 && theta <= 1);
     const double t0 = sim_now_seconds();
     t->n = n;
     t->theta = theta;
-    build(t, pos, n, theta);
+    t->built = false;
+    if (!build(t, pos, n, theta, stop)) return false;
     t->built = true;
     const double t1 = sim_now_seconds();
     long long interactions = 0;
+    const bool wide = n >= WALK_PARALLEL_MIN;
+    (void)wide; /* without OpenMP */
+    for (int k0 = 0; k0 < n; k0 += WALK_BLOCK) {
+        if (k0 > 0 && stop_asked(stop)) return false;
+        const int k1 = n - k0 > WALK_BLOCK ? k0 + WALK_BLOCK : n;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 256) reduction(+ : interactions)
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : interactions) if (wide)
 #endif
-    for (int k = 0; k < n; k++) {
-        double a[3];
-        walk_one(t, k, eps2, a, &interactions);
-        memcpy(&acc[3 * t->order[k]], a, sizeof a);
+        for (int k = k0; k < k1; k++) {
+            double a[3];
+            walk_one(t, k, eps2, a, &interactions);
+            memcpy(&acc[3 * t->order[k]], a, sizeof a);
+        }
     }
     const double t2 = sim_now_seconds();
     t->interactions = interactions;
     t->build_ms = (float)(1e3 * (t1 - t0));
     t->walk_ms = (float)(1e3 * (t2 - t1));
+    return true;
 }
 
 sim_tree_stats sim_tree_cpu_stats(const sim_tree_cpu *t) {

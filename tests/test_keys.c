@@ -525,35 +525,55 @@ static void check_grow_guard(void) {
     CHECK(app_grow_refused(&dev, 2000, why, sizeof why) && strstr(why, "GPU memory"),
           "GPU memory: %s", why);
     const app_grow slow = {.mem = {.host_need = 1e6, .host_free = 1e9},
-                           .step_ms_now = 1000,
+                           .step_ms_from = 1000,
+                           .n_from = 1000,
                            .step_ms = APP_STEP_MS_MAX + 1};
-    CHECK(app_grow_refused(&slow, 2000, why, sizeof why) && strstr(why, "would take about"),
+    CHECK(app_grow_refused(&slow, 2000, why, sizeof why) && strstr(why, "would take about") &&
+              strstr(why, "at 1000"),
           "step time: %s", why);
     const app_grow unknown = {.mem = {.host_need = 1e12}, .step_ms = 0}; /* nothing known */
     CHECK(!app_grow_refused(&unknown, 2000, why, sizeof why), "unknowns do not refuse");
 
+    /* Nothing measured yet: a pilot is timed (at the new N, below APP_PILOT_N). */
     app *a = make_app(SIM_BACKEND_CPU, SIM_VARIANT_BEST, 0, 0);
     const int n = 1000;
     app_grow g = app_grow_estimate(a, 2 * n);
-    /* at least the CPU's pos, vel, acc, phi, tags, the reset's bodies and
-     * tags, the vertex buffer, its tags and staging */
+    CHECK(g.n_from == 2 * n && g.step_ms > 0 && g.step_ms == g.step_ms_from,
+          "no step yet: a pilot of %d bodies, %.3g ms", g.n_from, g.step_ms);
+    app_destroy(a);
+
+    /* The running simulation's own step time, as the frame records it. */
+    a = make_app(SIM_BACKEND_CPU, SIM_VARIANT_BEST, 0, 0);
+    app_ladder_update(a);
+    sim_step(a->sim, 2);
+    app_ladder_update(a);
+    g = app_grow_estimate(a, 2 * n);
+    /* at least the CPU's pos, pos_next, vel, acc, acc_next, phi, tags, the
+     * reset's bodies and tags, the vertex buffer, its tags and staging */
     const double least =
-        2.0 * n * (11 * sizeof(double) + 1 + sizeof(sim_body) + 1 + 2 * sizeof(sim_vertex) + 1);
+        2.0 * n * (18 * sizeof(double) + 1 + sizeof(sim_body) + 1 + 2 * sizeof(sim_vertex) + 1);
     CHECK(g.mem.host_need >= least && g.mem.device_need == 0, "host need %.0f, at least %.0f",
           g.mem.host_need, least);
-    CHECK(g.step_ms_now == 0 && g.step_ms == 0, "no step measured yet: no estimate");
-    sim_step(a->sim, 2);
-    g = app_grow_estimate(a, 2 * n);
-    CHECK(g.step_ms_now > 0 && fabs(g.step_ms / g.step_ms_now - 4) < 1e-9,
-          "all pairs: 4x the step time (%.3g -> %.3g ms)", g.step_ms_now, g.step_ms);
+    CHECK(g.n_from == n && fabs(g.step_ms / g.step_ms_from - 4) < 1e-9,
+          "all pairs: 4x the step time (%.3g -> %.3g ms, from N = %d)", g.step_ms_from, g.step_ms,
+          g.n_from);
+    /* After a re-seed with no step in between, still from the N the time
+     * was measured at: + twice in one frame estimates 4 N from N. */
+    sim_params p = press(a, GLFW_KEY_EQUAL, SHIFT);
+    CHECK(p.body_count == 2 * n, "+ from %d: %d (%s)", n, p.body_count, a->msg.text);
+    const app_grow again = app_grow_estimate(a, 4 * n);
+    CHECK(again.n_from == n && fabs(again.step_ms / g.step_ms_from - 16) < 1e-9,
+          "after a re-seed: 16x from N = %d (%.3g ms at 4 N)", again.n_from, again.step_ms);
     CHECK(sim_set_variant(a->sim, SIM_VARIANT_TREE, NULL), "tree");
+    app_ladder_update(a);
     sim_step(a->sim, 2);
-    const app_grow t = app_grow_estimate(a, 2 * n);
-    const double nlogn = 2.0 * log2(2.0 * n) / log2(n);
+    app_ladder_update(a);
+    const app_grow t = app_grow_estimate(a, 4 * n);
+    const double nlogn = 2.0 * log2(4.0 * n) / log2(2.0 * n);
     CHECK(t.mem.host_need > g.mem.host_need, "the tree's arrays counted: %.0f vs %.0f",
           t.mem.host_need, g.mem.host_need);
-    CHECK(t.step_ms_now > 0 && fabs(t.step_ms / t.step_ms_now - nlogn) < 1e-9,
-          "tree: N log N (x%.3f)", t.step_ms / t.step_ms_now);
+    CHECK(t.n_from == 2 * n && fabs(t.step_ms / t.step_ms_from - nlogn) < 1e-9,
+          "tree: N log N (x%.3f)", t.step_ms / t.step_ms_from);
     if (g.mem.host_free > 0) {
         const app_grow huge = app_grow_estimate(a, 2147483647);
         CHECK(huge.mem.host_need > huge.mem.host_free &&
@@ -561,9 +581,6 @@ static void check_grow_guard(void) {
               "2^31 - 1 bodies: %.0f bytes against %.0f free", huge.mem.host_need,
               huge.mem.host_free);
     }
-    /* The key: an ordinary doubling goes through. */
-    sim_params p = press(a, GLFW_KEY_EQUAL, SHIFT);
-    CHECK(p.body_count == 2 * n, "+ from %d: %d (%s)", n, p.body_count, a->msg.text);
     app_destroy(a);
 }
 

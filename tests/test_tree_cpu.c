@@ -113,7 +113,7 @@ static int check_tree(const char *what, const sim_body *b, int n, double eps, do
     sim_tree_cpu *t = sim_tree_cpu_create();
     sim_error err = {0};
     CHECK(t && sim_tree_cpu_reserve(t, n, &err), "%s: reserve: %s", what, err.message);
-    sim_tree_cpu_forces(t, pos, n, eps * eps, theta, acc);
+    sim_tree_cpu_forces(t, pos, n, eps * eps, theta, acc, NULL);
 
     const int cells = sim_tree_cpu_node_count(t);
     const int *order = sim_tree_cpu_order(t);
