@@ -71,7 +71,7 @@
  * walk from WALK_PARALLEL_MIN on (docs/PERFORMANCE.md, "The CPU backend in
  * the window"). */
 #define BUILD_PARALLEL_MIN (1 << 17)
-#define WALK_PARALLEL_MIN 8192
+#define WALK_PARALLEL_MIN 2048
 #define WALK_BLOCK 4096     /* bodies of the walk between two asks of the stop hook */
 #define CELLS_PER_ASK 65536 /* cells built between two asks */
 
