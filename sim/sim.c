@@ -374,9 +374,10 @@ sim *sim_create(const sim_desc *desc, sim_error *err) {
     sim_desc d = sim_desc_defaults(&want);
     if (!validate(&d, err)) return NULL;
 
-    char why[160] = "";
-    const int devices = sim_cuda_device_count(why, sizeof why);
+    /* The CPU backend never touches CUDA (whose driver starts threads). */
     const sim_backend backend = sim_backend_resolve(d.backend, NULL, 0);
+    char why[160] = "";
+    const int devices = backend == SIM_BACKEND_CUDA ? sim_cuda_device_count(why, sizeof why) : 0;
     if (backend == SIM_BACKEND_CUDA && d.device >= devices) {
         if (devices == 0) {
             set_error(err, "run with --backend cpu, or check the NVIDIA driver (nvidia-smi)",
