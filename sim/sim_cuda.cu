@@ -110,8 +110,9 @@ extern "C" int sim_cuda_device_count(char *why, size_t why_len) {
 
 extern "C" sim_device_limits sim_cuda_device_limits(int device) {
     sim_device_limits lim = {-1, 1024, 48 * 1024, 1};
+    if (device < 0) return lim; /* no CUDA call at all: its driver would start threads */
     cudaDeviceProp prop;
-    if (device >= 0 && cudaGetDeviceProperties(&prop, device) == cudaSuccess) {
+    if (cudaGetDeviceProperties(&prop, device) == cudaSuccess) {
         lim.device = device;
         lim.max_threads_per_block = prop.maxThreadsPerBlock;
         lim.max_shared_per_block = (int)prop.sharedMemPerBlock;
