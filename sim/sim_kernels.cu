@@ -1244,7 +1244,8 @@ static void note(sim_block *b, const char *reason) {
  * when its registers per thread do not fit 1024 threads in a block. */
 static int kernel_max_threads(const variant_entry *e, const sim_device_limits *lim) {
     cudaFuncAttributes attr;
-    if (lim->device < 0 || !e->kernel || cudaFuncGetAttributes(&attr, e->kernel) != cudaSuccess) {
+    if (lim->device < 0 || !e->kernel) return lim->max_threads_per_block; /* no CUDA call */
+    if (cudaFuncGetAttributes(&attr, e->kernel) != cudaSuccess) {
         cudaGetLastError();
         return lim->max_threads_per_block;
     }
@@ -1273,8 +1274,8 @@ static sim_block auto_shape(const variant_entry *e, int n, const sim_device_limi
  * without a device). */
 static int blocks_per_sm(const variant_entry *e, int threads, const sim_device_limits *lim) {
     int blocks = 0;
-    if (lim->device < 0 ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+    if (lim->device < 0) return 4; /* no CUDA call */
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
             &blocks, e->kernel, threads, (size_t)e->smem_per_thread * threads) != cudaSuccess) {
         cudaGetLastError();
         return 4;
