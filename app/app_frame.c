@@ -52,20 +52,6 @@ static void test_runaway(app *a) {
     free(b);
 }
 
-bool app_stop_requested(void *ctx) {
-    app *a = ctx;
-    const double now = base_now();
-    if (a->fe.poll_stop && now - a->fe.stop_polled >= APP_STOP_POLL_S) {
-        a->fe.stop_polled = now;
-        a->fe.poll_stop(a->fe.poll_ctx);
-    }
-    return app_stopping(a);
-}
-
-bool app_stopping(const app *a) {
-    return a->fe.quit || base_signal_caught() != 0;
-}
-
 void app_step_frame(app *a) {
     const int steps = a->live.steps_per_frame;
     const double ms = sim_last_step_ms(a->sim);
@@ -160,7 +146,9 @@ void app_frame(app *a, int fb_width, int fb_height) {
     record_requests(a, fb_width, fb_height);
     /* Once the run is to stop, nothing long starts: the frame draws the
      * state as the last whole step left it. */
-    if (!a->live.energy0_valid && !app_stopping(a)) app_live_sample(a); /* E0 first */
+    if (!a->live.energy0_valid && !app_stopping(a) && !app_snapshot_playback(a)) {
+        app_live_sample(a); /* E0 before the first step */
+    }
     if (a->live.frame + 1 == a->live.runaway_at) test_runaway(a);
     const bool playback = app_snapshot_frame(a); /* a series plays: nothing steps */
     app_profile_mark(a, APP_PHASE_INPUT);
@@ -204,7 +192,7 @@ void app_frame(app *a, int fb_width, int fb_height) {
     /* After the upload's wait for the steps: a sample then waits for its own
      * pass alone (the HUD shows it from the next frame on). None once the
      * run is to stop. */
-    if (!app_stopping(a)) {
+    if (!app_stopping(a) && !playback) { /* a series plays: its figures, nothing sampled */
         app_live_sample(a);
         app_live_force_error(a);
     }

@@ -76,14 +76,13 @@ void app_live_check_nonfinite(app *a) {
  * body's potential (the tree: sim_energy), every frame at O(N). Otherwise
  * every APP_DIAG_EVERY frames, and no more often than keeps their cost
  * within 1 / (1 + APP_DIAG_DUTY) of the wall time: the exact potential is an
- * O(N^2) pass; none while a snapshot series plays. E0 restarts when the
- * potential's source changes (the walk's differs from the exact sum by its
- * approximation). A non-finite energy pauses: a second line of defence
- * behind the integrator's check (the energy can overflow while every
- * position and velocity is still finite). */
+ * O(N^2) pass (the frame samples nothing while a snapshot series plays).
+ * E0 restarts when the potential's source changes (the walk's differs from
+ * the exact sum by its approximation). A non-finite energy pauses: a second
+ * line of defence behind the integrator's check (the energy can overflow
+ * while every position and velocity is still finite). */
 void app_live_sample(app *a) {
     app_live *l = &a->live;
-    if (app_snapshot_playback(a)) return; /* nothing steps: the HUD shows the series' figures */
     const bool walk = sim_get_method(a->sim)->walk_potential;
     if (!walk && l->diag_valid && l->energy0_valid && l->energy0_source == SIM_POTENTIAL_EXACT &&
         (l->frame - l->diag_frame < APP_DIAG_EVERY ||
