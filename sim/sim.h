@@ -421,9 +421,10 @@ sim_diag sim_diagnostics(sim *s);
 
 /* The same at O(N) where the running method's force pass returns each
  * body's potential (sim_method.walk_potential: the tree on the CUDA
- * backend): W = sum m_i phi_i / 2 from the pass at the current positions,
- * as approximate as its forces. Otherwise, or before the first step, the
- * exact sum as sim_diagnostics. d.source says which. Waits for the GPU. */
+ * backend): W = sum m_i phi_i / 2 from the pass at the current positions
+ * (one is made when there is none, as before the first step), as
+ * approximate as its forces. Otherwise the exact sum, as sim_diagnostics.
+ * d.source says which. Waits for the GPU. */
 sim_diag sim_energy(sim *s);
 
 /* The O(N) part only: mass, kinetic energy, momenta, centre of mass
