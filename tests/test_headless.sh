@@ -31,7 +31,7 @@
 #
 # CPU backend only: the tree's cells (W, --variant tree) are drawn: a
 # 4096-body sphere with them lights at least 20 % of the image, without
-# them at most 20 % (measured: 30 % and 13 %). And a 16384 x 16384 image,
+# them at most 20 % (the two fall well to either side). And a 16384 x 16384 image,
 # against the largest this GL takes (its limits, in the headless line):
 # beyond it refused with one "nbody:" line naming the limit, a "hint:" line
 # and exit 1; within it drawn (exit 0) or refused for GL's memory; never an

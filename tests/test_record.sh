@@ -33,9 +33,10 @@ set -u
 nbody=$1 png_check=$2 yuv_check=$3
 capture=$(cd "$(dirname "$0")" && pwd)/ffmpeg-capture.sh
 tmp=$(mktemp -d)
-xvfb_pid=
+# shellcheck source-path=SCRIPTDIR source=../scripts/xvfb.sh
+source "$(dirname "$0")/../scripts/xvfb.sh"
 cleanup() {
-    [ -n "$xvfb_pid" ] && kill "$xvfb_pid" 2>/dev/null && wait "$xvfb_pid" 2>/dev/null
+    xvfb_stop
     rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -325,20 +326,12 @@ done
 if ! command -v Xvfb >/dev/null; then
     echo "Xvfb is not installed: the window check is skipped"
 else
-    Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp ${NBODY_XVFB_ARGS:-} \
-        3>display >xvfb.log 2>&1 &
-    xvfb_pid=$!
-    for _ in $(seq 100); do
-        [ -s display ] && break
-        kill -0 "$xvfb_pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    if [ ! -s display ]; then
+    if ! xvfb_start "$tmp"; then
         failed "Xvfb did not start"
     else
         mkdir win && cd win || exit 1
         printf '5 M\n25 M\n' >keys.txt
-        run window DISPLAY=":$(head -n 1 ../display)" -- --backend cpu --n 256 --frames 30 \
+        run window DISPLAY="$DISPLAY" -- --backend cpu --n 256 --frames 30 \
             --width 640 --height 360 --script keys.txt
         [ "$rc" -eq 0 ] || failed "window: exit $rc"
         videos=(nbody-*.mp4)
@@ -352,7 +345,7 @@ else
         no_leftovers window
         # M with a failing encoder: the window runs on and says why; no file.
         rm -f nbody-*.mp4
-        run window_broken NBODY_FFMPEG=/bin/false DISPLAY=":$(head -n 1 ../display)" -- \
+        run window_broken NBODY_FFMPEG=/bin/false DISPLAY="$DISPLAY" -- \
             --backend cpu --n 256 --frames 30 --width 640 --height 360 --script keys.txt
         [ "$rc" -eq 0 ] && grep -q "^nbody: recording stopped: cannot record $PWD/nbody-" \
             window_broken.out && ok "window_broken: runs on, says why" ||
@@ -368,7 +361,7 @@ else
             chmod a-w ro
             in_ro() { (cd ro && "$@"); }
         fi
-        in_ro env DISPLAY=":$(head -n 1 ../display)" "$nbody" --backend cpu --n 256 --frames 30 \
+        in_ro env DISPLAY="$DISPLAY" "$nbody" --backend cpu --n 256 --frames 30 \
             --width 640 --height 360 --script "$PWD/keys.txt" >ro.out 2>ro.err
         rc=$?
         cat ro.out ro.err
@@ -378,7 +371,7 @@ else
             failed "read-only folder: exit $rc, or not the folder named with its hint"
         chmod u+w ro
         # The window's own framebuffer as the video's picture (HUD off: not offscreen).
-        yuv yuv_window DISPLAY=":$(head -n 1 ../display)" --backend cpu --n 256 --frames 8 \
+        yuv yuv_window DISPLAY="$DISPLAY" --backend cpu --n 256 --frames 8 \
             --width 640 --height 360 --no-hud
         cd ..
     fi

@@ -36,28 +36,16 @@ if ! command -v Xvfb >/dev/null; then
     [ "${CI:-}" = true ] && exit 1 # on CI the window test must run, not skip
     exit 77
 fi
+# shellcheck source-path=SCRIPTDIR source=../scripts/xvfb.sh
+source "$(dirname "$0")/../scripts/xvfb.sh"
 tmp=$(mktemp -d)
-xvfb_pid=
 cleanup() {
-    [ -n "$xvfb_pid" ] && kill "$xvfb_pid" 2>/dev/null && wait "$xvfb_pid" 2>/dev/null
+    xvfb_stop
     rm -rf "$tmp"
 }
 trap cleanup EXIT
 
-# shellcheck disable=SC2086 # NBODY_XVFB_ARGS is a list of arguments
-Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp ${NBODY_XVFB_ARGS:-} \
-    3>"$tmp/display" >"$tmp/xvfb.log" 2>&1 &
-xvfb_pid=$!
-for _ in $(seq 100); do
-    [ -s "$tmp/display" ] && break
-    kill -0 "$xvfb_pid" 2>/dev/null || break
-    sleep 0.1
-done
-if [ ! -s "$tmp/display" ]; then
-    echo "FAIL: Xvfb did not start"; cat "$tmp/xvfb.log"; exit 1
-fi
-DISPLAY=":$(head -n 1 "$tmp/display")"
-export DISPLAY
+xvfb_start "$tmp" || { echo "FAIL: Xvfb did not start"; exit 1; }
 echo "Xvfb on $DISPLAY"
 
 fail=0

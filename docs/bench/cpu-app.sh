@@ -24,22 +24,15 @@ echo "# docs/bench/$(basename "$0") $*"
 echo "# $(date -u '+%F %T') UTC, commit $(git -C "$repo" describe --always --dirty 2>/dev/null || echo unknown)"
 echo "# $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-unset}"
 
+# shellcheck source-path=SCRIPTDIR source=../../scripts/xvfb.sh
+source "$repo/scripts/xvfb.sh"
 tmp=$(mktemp -d)
-xvfb_pid=
 cleanup() {
-    [ -n "$xvfb_pid" ] && kill "$xvfb_pid" 2>/dev/null && wait "$xvfb_pid" 2>/dev/null
+    xvfb_stop
     rm -rf "$tmp"
 }
 trap cleanup EXIT
-Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$tmp/display" >"$tmp/xvfb.log" 2>&1 &
-xvfb_pid=$!
-for _ in $(seq 100); do
-    [ -s "$tmp/display" ] && break
-    sleep 0.1
-done
-[ -s "$tmp/display" ] || { echo "Xvfb did not start" >&2; exit 1; }
-DISPLAY=":$(head -n 1 "$tmp/display")"
-export DISPLAY
+xvfb_start "$tmp" || { echo "Xvfb did not start" >&2; exit 1; }
 
 # window N METHOD FRAMES: the median ms_per_step of the status lines from frame 5 on
 # (from a third of the frames on in shorter runs), the last (the exit's) left out.
