@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "sim_internal.h"
+#include "sim_nccl.h"
 
 /* Step calls remembered to give the simulated time of a non-finite step
  * found after later calls (sim_nonfinite). */
@@ -143,6 +144,7 @@ sim_desc sim_desc_defaults(const sim_desc *desc) {
     if (d.dt == 0) d.dt = 1.0 / 128.0;
     /* softening: 0 is legal (none) and stays 0 */
     if (d.damping == 0) d.damping = 1.0;
+    if (d.gpus == 0) d.gpus = 1;
     if (d.theta == 0) {
         d.theta = d.backend == SIM_BACKEND_CPU ? SIM_THETA_DEFAULT_CPU : SIM_THETA_DEFAULT;
     }
@@ -204,6 +206,16 @@ static bool validate(const sim_desc *d, sim_error *err) {
     }
     if ((int)d->variant < 0 || d->variant >= SIM_VARIANT_COUNT) {
         set_error(err, "use one of the listed kernel variants", "unknown variant %d", d->variant);
+        return false;
+    }
+    if (d->gpus < 1 || d->gpus > SIM_MAX_GPUS) {
+        set_error(err, "pass --gpus from 1 to the number of GPUs (nvidia-smi lists them)",
+                  "GPU count %d is outside [1, %d]", d->gpus, SIM_MAX_GPUS);
+        return false;
+    }
+    if (d->gpus > 1 && d->backend == SIM_BACKEND_CPU) {
+        set_error(err, "drop --gpus, or run on the CUDA backend",
+                  "--gpus %d needs the CUDA backend; the CPU backend runs on the CPU", d->gpus);
         return false;
     }
     const sim_galaxy_desc *g = &d->galaxy;
@@ -378,10 +390,14 @@ sim *sim_create(const sim_desc *desc, sim_error *err) {
     const sim_backend backend = sim_backend_resolve(d.backend, NULL, 0);
     char why[160] = "";
     const int devices = backend == SIM_BACKEND_CUDA ? sim_cuda_device_count(why, sizeof why) : 0;
-    if (backend == SIM_BACKEND_CUDA && d.device >= devices) {
+    if (backend == SIM_BACKEND_CUDA && d.device + d.gpus > devices) {
         if (devices == 0) {
             set_error(err, "run with --backend cpu, or check the NVIDIA driver (nvidia-smi)",
                       "no CUDA device: %s", why);
+        } else if (d.gpus > 1) {
+            set_error(err, "pass a smaller --gpus (nvidia-smi lists the GPUs)",
+                      "--gpus %d asks for %d GPUs from device %d; %d %s visible", d.gpus, d.gpus,
+                      d.device, devices, devices == 1 ? "is" : "are");
         } else {
             set_error(err, "pick a device below the count",
                       "CUDA device %d does not exist (%d found)", d.device, devices);
@@ -398,7 +414,7 @@ sim *sim_create(const sim_desc *desc, sim_error *err) {
     s->backend = backend;
     s->ops = ops_of(backend);
     s->limits = sim_cuda_device_limits(backend == SIM_BACKEND_CUDA ? d.device : -1);
-    s->backend_state = s->ops->create(d.device, err);
+    s->backend_state = s->ops->create(d.device, d.gpus, err);
     if (!s->backend_state) {
         if (err && !err->message[0]) set_error(err, "free some memory", "cannot create backend");
         free(s);
@@ -454,6 +470,7 @@ bool sim_reset_scene(sim *s, const sim_desc *desc, sim_error *err) {
     d.theta = s->knobs.theta;
     d.variant = s->knobs.variant;
     d.backend = s->backend;
+    d.gpus = s->desc.gpus; /* fixed at sim_create */
     if (!validate(&d, err)) return false;
     const sim_desc old = s->desc;
     const sim_step_params old_knobs = s->knobs;
@@ -589,6 +606,7 @@ sim_params sim_get_params(const sim *s) {
         .variant = s->knobs.variant,
         .p = s->knobs.p,
         .q = s->knobs.q,
+        .gpus = s->desc.gpus,
         .time = s->time,
         .steps = s->steps,
         .generation = s->generation,
@@ -720,4 +738,28 @@ bool sim_measure_force_error(sim *s, int samples, uint64_t seed, sim_force_error
     }
     const sim_step_params sp = step_params(s);
     return s->ops->force_error(s->backend_state, &sp, samples, seed, out, err);
+}
+
+bool sim_multi_gpu_support(char *out, size_t len) {
+    return sim_nccl_version(out, len);
+}
+
+int sim_gpus_auto(int n, sim_variant v) {
+    char version[64];
+    const sim_method *m = sim_method_of(SIM_BACKEND_CUDA, v);
+    if (!m || !m->splits || !sim_multi_gpu_support(version, sizeof version)) return 1;
+    const int least =
+        m->scaling == SIM_SCALING_N2 ? SIM_GPUS_MIN_BODIES_N2 : SIM_GPUS_MIN_BODIES_NLOGN;
+    if (n < least) return 1;
+    const int devices = sim_cuda_device_count(NULL, 0);
+    return devices < 1 ? 1 : devices > SIM_MAX_GPUS ? SIM_MAX_GPUS : devices;
+}
+
+sim_gpu_stats sim_get_gpu_stats(sim *s) {
+    if (s->ops->gpu_stats) return s->ops->gpu_stats(s->backend_state);
+    return (sim_gpu_stats){.gpus = 1};
+}
+
+int sim_gpus_disagree(sim *s) {
+    return s->ops->gpus_disagree ? s->ops->gpus_disagree(s->backend_state) : 0;
 }

@@ -103,6 +103,8 @@ typedef struct sim_method {
     bool block_shape;             /* p and q are the method's (false on the CPU backend) */
     sim_scaling scaling;          /* how a step's time grows with N */
     double flops_per_interaction; /* the conventional count for GFLOP/s: 20, or 30 in fp64 */
+    bool splits; /* on several GPUs (sim_desc.gpus) each computes a share of its forces; else
+                    every GPU computes them all */
 } sim_method;
 
 /* Rotating-shell parameters (SIM_IC_SHELL). Zero means default. */
@@ -212,6 +214,8 @@ typedef struct sim_desc {
     int p;               /* bodies per tile (threads per block in x); 0 -> variant's choice */
     int q;               /* threads sharing one body's loop; 0 -> variant's choice */
     int device;          /* CUDA device ordinal; 0 -> the first */
+    int gpus;            /* CUDA devices to run on, device, device + 1, ...; 0 -> 1. More than
+                            one needs a build with NCCL (sim_multi_gpu_support) */
     sim_shell_desc shell;
     sim_galaxy_desc galaxy;
     sim_merger_desc merger;
@@ -300,6 +304,7 @@ typedef struct sim_params {
     sim_backend backend; /* resolved: CUDA or CPU, never DEFAULT */
     sim_variant variant; /* resolved, never DEFAULT */
     int p, q;            /* resolved block shape in use */
+    int gpus;            /* GPUs it runs on (sim_desc.gpus), 1 on the CPU backend */
     double time;         /* simulated time since the last reset */
     int64_t steps;       /* steps since the last reset */
     uint32_t generation; /* counts resets and sim_set_bodies: new bodies, new tags */
@@ -540,6 +545,55 @@ typedef struct sim_device_info {
     int driver_version, runtime_version; /* CUDA's encoding: 13000 = 13.0 */
     size_t memory_bytes;
 } sim_device_info;
+
+/* Several GPUs of one host (sim_desc.gpus). Every GPU holds the whole
+ * state; where the method splits (sim_method.splits: best, fp64, the tree)
+ * each computes a share of the forces and one all-reduce adds the shares,
+ * and every GPU integrates all bodies alike, so their states stay
+ * identical; otherwise each GPU computes all the forces. */
+#define SIM_MAX_GPUS 16
+
+/* Writes what this build runs several GPUs with ("NCCL 2.32.3") to out and
+ * returns true; false (out "") for a build without NCCL. */
+bool sim_multi_gpu_support(char *out, size_t len);
+
+/* From these N on, a method that splits its forces runs faster on the two
+ * GPUs it was measured on than on one (docs/PERFORMANCE.md, "Several
+ * GPUs"): all-pairs (N^2) and the tree (N log N). */
+#define SIM_GPUS_MIN_BODIES_N2 16384
+#define SIM_GPUS_MIN_BODIES_NLOGN 65536
+
+/* The automatic GPU count for n bodies on method v (CUDA backend): every
+ * visible GPU where this build has NCCL, v splits and n is at least its
+ * scaling's SIM_GPUS_MIN_BODIES; else 1. Asks the CUDA runtime. */
+int sim_gpus_auto(int n, sim_variant v);
+
+/* The GPUs' numbers for the HUD and the benchmark, from the first step of
+ * a recent step call (CUDA events, read when they have completed, never
+ * waited for). */
+typedef struct sim_gpu_stats {
+    int gpus;                      /* GPUs the simulation runs on; 1: one (the rest is 0) */
+    bool measured;                 /* the times below are from a step on them */
+    bool split;                    /* that step's method split its forces (sim_method.splits) */
+    float forces_ms[SIM_MAX_GPUS]; /* each GPU's force evaluation: its share (the tree: the
+                                      whole build, then its share of the walk) */
+    float build_ms;                /* the tree's build, on the first GPU (each builds it) */
+    float sum_ms;                  /* the all-reduce adding the shares, on the first GPU, from
+                                      its own forces' end: it waits for the slowest GPU */
+    double sum_bytes;              /* the buffer it sums: N x 16 bytes (32 in fp64) */
+    float step_ms;                 /* the whole step (sim_last_step_ms) */
+    /* Estimated parallel efficiency: one GPU's time for this step (the
+     * shares' times added, the redundant build and integration once, no
+     * sum) over gpus x step_ms. The benchmark measures the real ratio. */
+    double efficiency;
+} sim_gpu_stats;
+sim_gpu_stats sim_get_gpu_stats(sim *s);
+
+/* How many bodies differ, in any bit of position or velocity, between the
+ * first GPU's state and each other's, added over the others (0 on one
+ * GPU; -1: no host memory to compare in). Waits for the GPUs. For tests:
+ * the GPUs' states are meant to be identical. */
+int sim_gpus_disagree(sim *s);
 
 /* Fills *out for CUDA device `device`; false when there is none. */
 bool sim_cuda_device_info(int device, sim_device_info *out);

@@ -30,6 +30,9 @@
  * Host memory: bodies go up and come back in chunks through one fixed host
  * buffer allocated at create, so after create only the GPU allocations in
  * reserve can fail for lack of memory, and those report it.
+ *
+ * On several GPUs (sim_desc.gpus) one backend per GPU, the first leading
+ * the others: "Several GPUs" below says how they share a step.
  */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -39,6 +42,7 @@
 
 #include "sim_cuda_check.h"
 #include "sim_kernels.h"
+#include "sim_nccl.h"
 #include "sim_tree.h"
 
 static_assert(sizeof(sim_vertex) == sizeof(float4), "a vertex is one float4");
@@ -92,6 +96,19 @@ struct cuda_backend {
     cudaEvent_t bad_ready;        /* recorded after the copy of each step call */
     bool bad_pending;             /* a copy is queued that has not been read */
     int64_t bad_step;             /* the first non-finite step known on the host; 0: none */
+    /* Several GPUs (sim_desc.gpus; see "Several GPUs" below). The first
+     * GPU's backend leads: sim.c holds it, it holds the others. */
+    cuda_backend **members;     /* members[0] is the leader itself; NULL on one GPU */
+    int member_count;           /* 1 on one GPU */
+    sim_nccl *nccl;             /* the leader's: the communicators */
+    cudaEvent_t forces_start;   /* each member: its force evaluation in a timed step call */
+    cudaEvent_t forces_stop;
+    cudaEvent_t sum_start;      /* the leader: the sum of the shares in that call */
+    cudaEvent_t sum_stop;
+    cudaEvent_t done;           /* each member: its step call's work, which the leader waits for */
+    bool gpus_pending;          /* the leader: those events recorded, not yet read */
+    bool gpus_summed;           /* ... and the sum's were */
+    sim_gpu_stats gpu_stats;    /* the leader: as of the last events read */
 };
 
 #define NO_BAD_STEP 0xffffffffffffffffull /* what a memset to 0xff bytes gives */
@@ -324,9 +341,10 @@ static void free_buffers64(cuda_backend *c) {
     c->capacity64 = 0;
 }
 
-static void cuda_destroy(void *b);
+static void destroy_one(cuda_backend *c);
 
-static void *cuda_create(int device, sim_error *err) {
+/* One GPU's backend (a leader or a member). */
+static cuda_backend *create_one(int device, sim_error *err) {
     cudaError_t e = cudaSetDevice(device);
     if (e != cudaSuccess) {
         if (err) {
@@ -363,6 +381,12 @@ static void *cuda_create(int device, sim_error *err) {
     CUDA_CHECK(&c->fault, cudaEventCreate(&c->start));
     CUDA_CHECK(&c->fault, cudaEventCreate(&c->stop));
     CUDA_CHECK(&c->fault, cudaEventCreateWithFlags(&c->bad_ready, cudaEventDisableTiming));
+    CUDA_CHECK(&c->fault, cudaEventCreate(&c->forces_start));
+    CUDA_CHECK(&c->fault, cudaEventCreate(&c->forces_stop));
+    CUDA_CHECK(&c->fault, cudaEventCreate(&c->sum_start));
+    CUDA_CHECK(&c->fault, cudaEventCreate(&c->sum_stop));
+    CUDA_CHECK(&c->fault, cudaEventCreateWithFlags(&c->done, cudaEventDisableTiming));
+    c->member_count = 1;
     if (cudaMalloc(&c->bad, sizeof *c->bad) != cudaSuccess ||
         cudaMallocHost(&c->bad_host, sizeof *c->bad_host) != cudaSuccess) {
         cudaGetLastError(); /* out of memory is not sticky */
@@ -371,7 +395,7 @@ static void *cuda_create(int device, sim_error *err) {
                      "out of memory for the CUDA backend's non-finite flag");
             snprintf(err->hint, sizeof err->hint, "free some memory");
         }
-        cuda_destroy(c);
+        destroy_one(c);
         return NULL;
     }
     CUDA_CHECK(&c->fault, cudaMemset(c->bad, 0xff, sizeof *c->bad));
@@ -379,9 +403,9 @@ static void *cuda_create(int device, sim_error *err) {
     return c;
 }
 
-static void cuda_destroy(void *b) {
-    cuda_backend *c = (cuda_backend *)b;
+static void destroy_one(cuda_backend *c) {
     if (!c) return;
+    CUDA_CHECK(&c->fault, cudaSetDevice(c->device));
     CUDA_CHECK(&c->fault, cudaStreamSynchronize(c->stream));
     free_buffers(c);
     free_buffers64(c);
@@ -390,11 +414,82 @@ static void cuda_destroy(void *b) {
     CUDA_CHECK(&c->fault, cudaEventDestroy(c->start));
     CUDA_CHECK(&c->fault, cudaEventDestroy(c->stop));
     CUDA_CHECK(&c->fault, cudaEventDestroy(c->bad_ready));
+    CUDA_CHECK(&c->fault, cudaEventDestroy(c->forces_start));
+    CUDA_CHECK(&c->fault, cudaEventDestroy(c->forces_stop));
+    CUDA_CHECK(&c->fault, cudaEventDestroy(c->sum_start));
+    CUDA_CHECK(&c->fault, cudaEventDestroy(c->sum_stop));
+    CUDA_CHECK(&c->fault, cudaEventDestroy(c->done));
     CUDA_CHECK(&c->fault, cudaFree(c->bad));
     CUDA_CHECK(&c->fault, cudaFreeHost(c->bad_host));
     CUDA_CHECK(&c->fault, cudaStreamDestroy(c->stream));
     free(c->host_stage);
     free(c);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Several GPUs of one host (sim_desc.gpus > 1).
+ *
+ * Every GPU holds the whole state, and they stay identical: each computes
+ * its share of the forces (force_args.share: a range of best's pairs, of
+ * the tree's sorted bodies) into its own acc, zeros elsewhere; one NCCL
+ * all-reduce adds the shares into every GPU's acc; each GPU then kicks and
+ * drifts all bodies alike. A sum and not a gather of positions after
+ * integrating shares because best applies each pair to both of its bodies
+ * (half the evaluations of an i-range split), which leaves partial sums on
+ * every body; it moves twice the bytes of a gather, N x 16 per step, small
+ * beside the forces at the N where several GPUs gain (docs/PERFORMANCE.md,
+ * "Several GPUs"). Everything that only reads the state (vertices,
+ * diagnostics, snapshots, the force error, the tree's cells) reads the
+ * leader's. A method whose row does not split (the ladder's first rungs)
+ * runs whole on every GPU, with no sum. One host thread queues every GPU's
+ * work; the leader's device is the current one whenever a call returns. */
+
+static void set_device(cuda_backend *m) {
+    CUDA_CHECK(&m->fault, cudaSetDevice(m->device));
+}
+
+static void cuda_destroy(void *b) {
+    cuda_backend *c = (cuda_backend *)b;
+    if (!c) return;
+    for (int k = 1; k < c->member_count; k++) destroy_one(c->members[k]);
+    sim_nccl_destroy(c->nccl);
+    free(c->members);
+    destroy_one(c);
+}
+
+static void *cuda_create(int device, int gpus, sim_error *err) {
+    cuda_backend *c = create_one(device, err);
+    if (!c || gpus <= 1) return c;
+    int *devices = (int *)calloc((size_t)gpus, sizeof *devices);
+    c->members = (cuda_backend **)calloc((size_t)gpus, sizeof *c->members);
+    bool ok = devices && c->members;
+    if (!ok && err) {
+        snprintf(err->message, sizeof err->message, "out of host memory for %d GPUs", gpus);
+        snprintf(err->hint, sizeof err->hint, "free some memory");
+    }
+    if (ok) {
+        c->members[0] = c;
+        c->member_count = 1;
+        devices[0] = device;
+        for (int k = 1; k < gpus && ok; k++) {
+            devices[k] = device + k;
+            c->members[k] = create_one(device + k, err);
+            ok = c->members[k] != NULL;
+            if (ok) c->member_count++;
+        }
+    }
+    if (ok) {
+        c->nccl = sim_nccl_create(gpus, devices, err);
+        ok = c->nccl != NULL;
+    }
+    free(devices);
+    if (ok) c->gpu_stats.gpus = gpus;
+    CUDA_CHECK(&c->fault, cudaSetDevice(device));
+    if (!ok) {
+        cuda_destroy(c);
+        return NULL;
+    }
+    return c;
 }
 
 static void out_of_memory(sim_error *err, int n, size_t need) {
@@ -442,8 +537,7 @@ static bool reserve_tree(cuda_backend *c, int n, sim_error *err) {
     return false;
 }
 
-static bool cuda_reserve(void *b, int n, sim_error *err) {
-    cuda_backend *c = (cuda_backend *)b;
+static bool reserve_one(cuda_backend *c, int n, sim_error *err) {
     if (c->tree_on && !reserve_tree(c, n, err)) return false;
     if (c->fp64 && !reserve64(c, n, err)) return false;
     if (n <= c->capacity) return true;
@@ -486,6 +580,56 @@ static bool cuda_reserve(void *b, int n, sim_error *err) {
     c->diag_partial = partial;
     c->capacity = n;
     return true;
+}
+
+/* Copies the leader's bodies (its state in the precision it holds, and the
+ * tags) to every other GPU, GPU to GPU, and waits: they start equal. */
+static void mirror(cuda_backend *c) {
+    const size_t n = (size_t)c->n;
+    for (int k = 1; k < c->member_count; k++) {
+        cuda_backend *m = c->members[k];
+        set_device(m);
+        CUDA_CHECK(&m->fault, cudaStreamSynchronize(m->stream));
+        CUDA_CHECK(&m->fault, cudaMemsetAsync(m->bad, 0xff, sizeof *m->bad, m->stream));
+        if (c->fp64) {
+            CUDA_CHECK(&m->fault, cudaMemcpyPeerAsync(m->pos64, m->device, c->pos64, c->device,
+                                                      sizeof(double4a) * n, m->stream));
+            CUDA_CHECK(&m->fault, cudaMemcpyPeerAsync(m->vel64, m->device, c->vel64, c->device,
+                                                      sizeof(double4a) * n, m->stream));
+        } else {
+            CUDA_CHECK(&m->fault, cudaMemcpyPeerAsync(m->pos, m->device, c->pos, c->device,
+                                                      sizeof(float4) * n, m->stream));
+            CUDA_CHECK(&m->fault, cudaMemcpyPeerAsync(m->vel, m->device, c->vel, c->device,
+                                                      sizeof(float4) * n, m->stream));
+        }
+        CUDA_CHECK(&m->fault,
+                   cudaMemcpyPeerAsync(m->tags, m->device, c->tags, c->device, n, m->stream));
+        CUDA_CHECK(&m->fault, cudaStreamSynchronize(m->stream));
+        *m->bad_host = NO_BAD_STEP;
+        m->bad_pending = false;
+        m->bad_step = 0;
+        m->n = c->n;
+        m->acc_valid = false;
+        m->best_fold = c->best_fold;
+    }
+    set_device(c);
+}
+
+/* Room for n bodies on every GPU. The others first: reserve_one replaces
+ * buffers without their contents, so the leader, which keeps the bodies,
+ * grows last, and when any GPU cannot, the others get the leader's old
+ * bodies back (false keeps the old bodies, as on one GPU). */
+static bool cuda_reserve(void *b, int n, sim_error *err) {
+    cuda_backend *c = (cuda_backend *)b;
+    bool ok = true;
+    for (int k = c->member_count - 1; k >= 0 && ok; k--) {
+        cuda_backend *m = k == 0 ? c : c->members[k];
+        set_device(m);
+        ok = reserve_one(m, n, err);
+    }
+    set_device(c);
+    if (!ok && c->member_count > 1) mirror(c);
+    return ok;
 }
 
 /* Copies host bodies into the active state (float or double), in chunks of
@@ -540,11 +684,11 @@ static void cuda_upload(void *b, const sim_body *bodies, int n) {
     for (int i = 0; i < n && c->best_fold; i++) {
         c->best_fold = kernels_best_fold_mass(bodies[i].mass);
     }
+    if (c->member_count > 1) mirror(c);
 }
 
 /* Moves the state to double (fp64 on) or back to float. */
-static bool cuda_set_precision(void *b, bool fp64, sim_error *err) {
-    cuda_backend *c = (cuda_backend *)b;
+static bool set_precision_one(cuda_backend *c, bool fp64, sim_error *err) {
     if (fp64 == c->fp64) return true;
     const int n = c->n, blocks = blocks_for(n, THREADS);
     if (fp64) {
@@ -566,10 +710,31 @@ static bool cuda_set_precision(void *b, bool fp64, sim_error *err) {
     return true;
 }
 
+/* Every GPU converts its own state (the same arithmetic on the same
+ * numbers). When one has no room, those that switched switch back. */
+static bool cuda_set_precision(void *b, bool fp64, sim_error *err) {
+    cuda_backend *c = (cuda_backend *)b;
+    int done = 0;
+    bool ok = true;
+    for (; done < c->member_count && ok; done++) {
+        cuda_backend *m = done == 0 ? c : c->members[done];
+        set_device(m);
+        ok = set_precision_one(m, fp64, err);
+    }
+    for (int k = 0; !ok && k < done - 1; k++) {
+        cuda_backend *m = k == 0 ? c : c->members[k];
+        set_device(m);
+        set_precision_one(m, !fp64, NULL); /* back to the buffers it came from: no allocation */
+    }
+    set_device(c);
+    return ok;
+}
+
 /* acc_zero: acc holds zeros (a variant that sums into it then skips its memset).
- * potential: the tree also writes each body's potential (the others cannot). */
+ * potential: the tree also writes each body's potential (the others cannot).
+ * share of shares: the part of the work this GPU does (force_args). */
 static void compute_forces(cuda_backend *c, const sim_step_params *sp, bool acc_zero,
-                           bool potential) {
+                           bool potential, int share, int shares) {
     const variant_entry *e = kernels_entry(sp->variant);
     force_args a = {};
     a.fault = &c->fault;
@@ -584,6 +749,8 @@ static void compute_forces(cuda_backend *c, const sim_step_params *sp, bool acc_
     a.p = sp->p;
     a.q = sp->q;
     a.sm_count = c->sm_count;
+    a.share = share;
+    a.shares = shares;
     if (sp->variant == SIM_VARIANT_TREE) {
         /* prepare_variant made room: only a bug finds none */
         if (!c->tree) c->tree = sim_tree_create(c->sm_count, &c->fault);
@@ -622,9 +789,49 @@ static void compute_forces(cuda_backend *c, const sim_step_params *sp, bool acc_
     c->acc_variant = sp->variant;
 }
 
+static cuda_backend *member(cuda_backend *c, int k) {
+    return k == 0 ? c : c->members[k];
+}
+
+/* The forces on every GPU: each its share and one sum where the method
+ * splits, else each all of them. timed: the first step of a timed call,
+ * whose force evaluations and sum get events (sim_gpu_stats). */
+static void forces_all(cuda_backend *c, const sim_step_params *sp, bool acc_zero, bool potential,
+                       bool timed) {
+    const int count = c->member_count;
+    if (count <= 1) {
+        compute_forces(c, sp, acc_zero, potential, 0, 1);
+        return;
+    }
+    const bool split = kernels_method(sp->variant)->splits;
+    for (int k = 0; k < count; k++) {
+        cuda_backend *m = member(c, k);
+        set_device(m);
+        if (timed) CUDA_CHECK(&m->fault, cudaEventRecord(m->forces_start, m->stream));
+        compute_forces(m, sp, acc_zero, potential, split ? k : 0, split ? count : 1);
+        if (timed) CUDA_CHECK(&m->fault, cudaEventRecord(m->forces_stop, m->stream));
+    }
+    set_device(c);
+    if (!split) return;
+    void *bufs[SIM_MAX_GPUS];
+    cudaStream_t streams[SIM_MAX_GPUS];
+    for (int k = 0; k < count; k++) {
+        cuda_backend *m = member(c, k);
+        bufs[k] = c->fp64 ? (void *)m->acc64 : (void *)m->acc;
+        streams[k] = m->stream;
+    }
+    if (timed) CUDA_CHECK(&c->fault, cudaEventRecord(c->sum_start, c->stream));
+    char what[200];
+    if (!sim_nccl_sum(c->nccl, bufs, 4 * (size_t)c->n, c->fp64, streams, what, sizeof what)) {
+        sim_fault_record(&c->fault, -1, __FILE__, __LINE__, "sim_nccl_sum", "NCCL", what);
+    }
+    set_device(c);
+    if (timed) CUDA_CHECK(&c->fault, cudaEventRecord(c->sum_stop, c->stream));
+}
+
 static void ensure_forces(cuda_backend *c, const sim_step_params *sp) {
     if (!c->acc_valid || c->acc_softening != sp->softening || c->acc_variant != sp->variant) {
-        compute_forces(c, sp, false, true);
+        forces_all(c, sp, false, true, false);
     }
 }
 
@@ -640,47 +847,108 @@ static void harvest_timing(cuda_backend *c) {
     c->timing_pending = false;
 }
 
-/* Kick-drift-kick, the kicks of consecutive steps fused. A kick followed
- * by a force evaluation that sums into acc (best, fp64) clears acc as it
- * reads it, so that evaluation needs no memset of its own. */
-template <typename T, typename V = typename vec4<T>::type>
-static void leapfrog(cuda_backend *c, V *pos, V *vel, V *acc, const sim_step_params *sp,
-                     int steps) {
-    const int n = c->n, blocks = blocks_for(n, THREADS);
-    const T dt = (T)sp->dt, h = (T)0.5 * dt, damping = (T)sp->damping; /* float or fp64 */
+/* One GPU's O(N) kernel of leapfrog (kick_drift_kernel) in the precision
+ * of its state; the float one takes the knobs rounded to float. */
+static void kick(cuda_backend *m, bool clear, double close, double damping, double open, double dt,
+                 unsigned long long step) {
+    const int blocks = blocks_for(m->n, THREADS);
+    if (m->fp64) {
+        kick_drift_kernel<double><<<blocks, THREADS, 0, m->stream>>>(
+            m->n, m->pos64, m->vel64, m->acc64, clear, close, damping, open, dt, step, m->bad);
+    } else {
+        kick_drift_kernel<float><<<blocks, THREADS, 0, m->stream>>>(
+            m->n, m->pos, m->vel, m->acc, clear, (float)close, (float)damping, (float)open,
+            (float)dt, step, m->bad);
+    }
+    CUDA_CHECK_LAUNCH(&m->fault);
+}
+
+/* Kick-drift-kick, the kicks of consecutive steps fused, on every GPU. A
+ * kick followed by a force evaluation that sums into acc (best, fp64)
+ * clears acc as it reads it, so that evaluation needs no memset of its
+ * own. The half step is rounded as the kernel's precision rounds dt: 0.5
+ * dt in double rounds to float as 0.5f times dt rounded to float. */
+static void leapfrog(cuda_backend *c, const sim_step_params *sp, int steps, bool timed) {
+    const double dt = sp->dt, h = 0.5 * dt, damping = sp->damping;
     const unsigned long long first = (unsigned long long)sp->first_step;
     const bool sums = kernels_entry(sp->variant)->sums_acc;
-    kick_drift_kernel<T>
-        <<<blocks, THREADS, 0, c->stream>>>(n, pos, vel, acc, sums, 0, 1, h, dt, first, c->bad);
-    CUDA_CHECK_LAUNCH(&c->fault);
-    c->acc_potential = false; /* the bodies have moved */
+    for (int k = 0; k < c->member_count; k++) {
+        cuda_backend *m = member(c, k);
+        set_device(m);
+        kick(m, sums, 0, 1, h, dt, first);
+        m->acc_potential = false; /* the bodies have moved */
+    }
     for (int s = 0; s < steps; s++) {
         /* The potentials of the last evaluation only: those of the
          * positions the call leaves, which sim_energy reads. */
-        compute_forces(c, sp, sums, s + 1 == steps);
-        const T next_dt = s + 1 < steps ? dt : (T)0;
-        kick_drift_kernel<T><<<blocks, THREADS, 0, c->stream>>>(
-            n, pos, vel, acc, sums && s + 1 < steps, h, damping, h, next_dt, first + s + 1, c->bad);
-        CUDA_CHECK_LAUNCH(&c->fault);
+        forces_all(c, sp, sums, s + 1 == steps, timed && s == 0);
+        for (int k = 0; k < c->member_count; k++) {
+            cuda_backend *m = member(c, k);
+            set_device(m);
+            kick(m, sums && s + 1 < steps, h, damping, h, s + 1 < steps ? dt : 0, first + s + 1);
+        }
     }
+    /* The leader goes no further than the slowest GPU (a method that does
+     * not split has no sum that would hold it back). */
+    for (int k = 1; k < c->member_count; k++) {
+        cuda_backend *m = member(c, k);
+        set_device(m);
+        CUDA_CHECK(&m->fault, cudaEventRecord(m->done, m->stream));
+        CUDA_CHECK(&c->fault, cudaStreamWaitEvent(c->stream, m->done, 0));
+    }
+    set_device(c);
     /* The flag comes back behind the steps; cuda_nonfinite_step reads it
-     * once the event says it has arrived. */
+     * once the event says it has arrived. Every GPU's state is the
+     * leader's, so the leader's flag is every GPU's. */
     CUDA_CHECK(&c->fault, cudaMemcpyAsync(c->bad_host, c->bad, sizeof *c->bad,
                                           cudaMemcpyDeviceToHost, c->stream));
     CUDA_CHECK(&c->fault, cudaEventRecord(c->bad_ready, c->stream));
     c->bad_pending = true;
 }
 
+/* Reads the per-GPU events of the last timed call once all have
+ * completed; never waits. */
+static void harvest_gpus(cuda_backend *c) {
+    if (!c->gpus_pending) return;
+    for (int k = 0; k < c->member_count; k++) {
+        const cudaError_t e = cudaEventQuery(member(c, k)->forces_stop);
+        if (e == cudaErrorNotReady) return;
+        CUDA_CHECK(&c->fault, e);
+    }
+    if (c->gpus_summed) {
+        const cudaError_t e = cudaEventQuery(c->sum_stop);
+        if (e == cudaErrorNotReady) return;
+        CUDA_CHECK(&c->fault, e);
+    }
+    sim_gpu_stats *g = &c->gpu_stats;
+    for (int k = 0; k < c->member_count; k++) {
+        cuda_backend *m = member(c, k);
+        CUDA_CHECK(&c->fault, cudaEventElapsedTime(&g->forces_ms[k], m->forces_start,
+                                                   m->forces_stop));
+    }
+    g->sum_ms = 0;
+    if (c->gpus_summed) {
+        CUDA_CHECK(&c->fault, cudaEventElapsedTime(&g->sum_ms, c->sum_start, c->sum_stop));
+    }
+    g->measured = true;
+    c->gpus_pending = false;
+}
+
 static void cuda_step(void *b, const sim_step_params *sp, int steps) {
     cuda_backend *c = (cuda_backend *)b;
+    set_device(c);
     harvest_timing(c);
+    harvest_gpus(c);
     ensure_forces(c, sp);
     const bool timed = !c->timing_pending;
+    const bool timed_gpus = c->member_count > 1 && !c->gpus_pending;
     if (timed) CUDA_CHECK(&c->fault, cudaEventRecord(c->start, c->stream));
-    if (c->fp64) {
-        leapfrog<double>(c, c->pos64, c->vel64, c->acc64, sp, steps);
-    } else {
-        leapfrog<float>(c, c->pos, c->vel, c->acc, sp, steps);
+    leapfrog(c, sp, steps, timed_gpus);
+    if (timed_gpus) {
+        c->gpus_pending = true;
+        c->gpus_summed = kernels_method(sp->variant)->splits;
+        c->gpu_stats.split = c->gpus_summed;
+        c->gpu_stats.sum_bytes = (c->fp64 ? sizeof(double4a) : sizeof(float4)) * (double)c->n;
     }
     if (timed) {
         CUDA_CHECK(&c->fault, cudaEventRecord(c->stop, c->stream));
@@ -754,7 +1022,7 @@ static sim_diag cuda_diagnostics(void *b, const sim_step_params *sp, sim_potenti
     const bool walk = source == SIM_POTENTIAL_WALK && sp->variant == SIM_VARIANT_TREE;
     if (walk && !(c->acc_valid && c->acc_potential && c->acc_variant == SIM_VARIANT_TREE &&
                   c->acc_softening == sp->softening)) {
-        compute_forces(c, sp, false, true); /* no pass at these positions yet */
+        forces_all(c, sp, false, true, false); /* no pass at these positions yet */
     }
     if (source == SIM_POTENTIAL_WALK && !walk) source = SIM_POTENTIAL_EXACT;
     const bool exact = source == SIM_POTENTIAL_EXACT;
@@ -841,14 +1109,22 @@ static void cuda_memory(void *b, int n, sim_variant v, sim_memory *out) {
 }
 
 static void cuda_invalidate(void *b) {
-    ((cuda_backend *)b)->acc_valid = false;
+    cuda_backend *c = (cuda_backend *)b;
+    for (int k = 0; k < c->member_count; k++) member(c, k)->acc_valid = false;
 }
 
 static bool cuda_prepare_variant(void *b, sim_variant v, sim_error *err) {
     cuda_backend *c = (cuda_backend *)b;
     const int n = c->capacity > c->n ? c->capacity : c->n;
-    if (v == SIM_VARIANT_TREE && !reserve_tree(c, n, err)) return false;
-    c->tree_on = v == SIM_VARIANT_TREE;
+    bool ok = true;
+    for (int k = 0; k < c->member_count && ok; k++) {
+        cuda_backend *m = member(c, k);
+        set_device(m);
+        ok = v != SIM_VARIANT_TREE || reserve_tree(m, n, err);
+    }
+    set_device(c);
+    if (!ok) return false;
+    for (int k = 0; k < c->member_count; k++) member(c, k)->tree_on = v == SIM_VARIANT_TREE;
     return true;
 }
 
@@ -895,15 +1171,85 @@ extern "C" bool sim_cuda_device_info(int device, sim_device_info *out) {
 }
 
 static bool cuda_failed(void *b, sim_error *err) {
-    const cuda_backend *c = (const cuda_backend *)b;
-    if (c->fault.code == 0) return false;
+    cuda_backend *c = (cuda_backend *)b;
+    const cuda_backend *f = NULL; /* the first GPU with a fault */
+    for (int k = 0; k < c->member_count && !f; k++) {
+        if (member(c, k)->fault.code != 0) f = member(c, k);
+    }
+    if (!f) return false;
     if (err) {
-        snprintf(err->message, sizeof err->message, "a CUDA call failed: %s", c->fault.what);
+        if (c->member_count > 1) {
+            snprintf(err->message, sizeof err->message, "a CUDA call failed on GPU %d: %s",
+                     f->device, f->fault.what);
+        } else {
+            snprintf(err->message, sizeof err->message, "a CUDA call failed: %s", f->fault.what);
+        }
         snprintf(err->hint, sizeof err->hint,
                  "the GPU was lost or a kernel faulted; nvidia-smi shows the GPU's state, and "
                  "compute-sanitizer names a faulting kernel");
     }
     return true;
+}
+
+static sim_gpu_stats cuda_gpu_stats(void *b) {
+    cuda_backend *c = (cuda_backend *)b;
+    harvest_timing(c);
+    harvest_gpus(c);
+    sim_gpu_stats g = c->gpu_stats;
+    g.gpus = c->member_count;
+    if (g.gpus <= 1 || !g.measured) return g;
+    g.step_ms = c->last_step_ms;
+    const sim_tree_stats t = c->tree && c->acc_variant == SIM_VARIANT_TREE
+                                 ? sim_tree_get_stats(c->tree)
+                                 : sim_tree_stats{};
+    g.build_ms = t.valid ? t.build_ms : 0.0f;
+    if (!g.split) { /* every GPU computes everything: one alone would take as long */
+        g.efficiency = 1.0 / g.gpus;
+        return g;
+    }
+    /* One GPU would do every share and the rest once, with no sum. */
+    double shares = 0, slowest = 0;
+    for (int k = 0; k < g.gpus; k++) {
+        const double share = g.forces_ms[k] - g.build_ms;
+        shares += share;
+        slowest = share > slowest ? share : slowest;
+    }
+    const double one = g.step_ms - slowest - g.sum_ms + shares;
+    g.efficiency = g.step_ms > 0 ? one / (g.gpus * g.step_ms) : 0.0;
+    if (g.efficiency > 1) g.efficiency = 1;
+    if (g.efficiency < 0) g.efficiency = 0;
+    return g;
+}
+
+/* Compares each GPU's positions and velocities with the leader's, bit for
+ * bit, through the host. */
+static int cuda_gpus_disagree(void *b) {
+    cuda_backend *c = (cuda_backend *)b;
+    if (c->member_count <= 1 || c->n == 0) return 0;
+    const size_t each = c->fp64 ? sizeof(double4a) : sizeof(float4), n = (size_t)c->n;
+    char *mine = (char *)malloc(2 * each * n), *theirs = (char *)malloc(2 * each * n);
+    int differ = -1; /* no host memory to compare in */
+    for (int k = 0; mine && theirs && k < c->member_count; k++) {
+        cuda_backend *m = member(c, k);
+        set_device(m);
+        char *dst = k == 0 ? mine : theirs;
+        const void *pos = c->fp64 ? (const void *)m->pos64 : (const void *)m->pos;
+        const void *vel = c->fp64 ? (const void *)m->vel64 : (const void *)m->vel;
+        CUDA_CHECK(&m->fault, cudaMemcpy(dst, pos, each * n, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(&m->fault, cudaMemcpy(dst + each * n, vel, each * n, cudaMemcpyDeviceToHost));
+        if (k == 0) {
+            differ = 0;
+            continue;
+        }
+        for (size_t i = 0; i < n; i++) {
+            differ += memcmp(mine + i * each, theirs + i * each, each) != 0 ||
+                      memcmp(mine + (n + i) * each, theirs + (n + i) * each, each) != 0;
+        }
+    }
+    set_device(c);
+    free(mine);
+    free(theirs);
+    return differ;
 }
 
 /* The kernel table's order is the ladder: naive ... fp64, then the tree. */
@@ -945,4 +1291,6 @@ extern "C" const sim_backend_ops sim_cuda_ops = {
     cuda_failed,
     NULL, /* set_stop: steps are queued on the GPU, never stopped */
     NULL, /* stopped */
+    cuda_gpu_stats,
+    cuda_gpus_disagree,
 };

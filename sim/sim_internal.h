@@ -43,7 +43,7 @@ typedef struct sim_step_params {
  * fail short of a bug or a lost device. */
 typedef struct sim_backend_ops {
     const char *name;
-    void *(*create)(int device, sim_error *err);
+    void *(*create)(int device, int gpus, sim_error *err); /* gpus: sim_desc.gpus, >= 1 */
     void (*destroy)(void *b);
     /* Makes room for n bodies before any host work is spent on them; false
      * (out of memory, with the sizes in *err) keeps the old bodies. */
@@ -102,6 +102,9 @@ typedef struct sim_backend_ops {
      * backend that never stops (CUDA). */
     void (*set_stop)(void *b, const sim_stop *stop);
     bool (*stopped)(void *b, int *steps_done);
+    /* Several GPUs (sim_get_gpu_stats, sim_gpus_disagree); NULL: one. */
+    sim_gpu_stats (*gpu_stats)(void *b);
+    int (*gpus_disagree)(void *b);
 } sim_backend_ops;
 
 /* GFLOP/s as NVIDIA's nbody sample counts it: 20 flops per interaction in

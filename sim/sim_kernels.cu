@@ -742,6 +742,7 @@ struct best_plan {
     sim_pairmap_walk *walks; /* device: one per warp of the grid */
     long long capacity;      /* walks allocated */
     int n, p, q, sm_count;   /* the launch they are for (n = 0: none yet) */
+    int share, shares;       /* ... its share of the pairs (force_args) */
     bool fp64;               /* ... and its precision */
     best_build build;        /* the build to launch */
     int b;                   /* ... its i bodies per lane (chunks per group) */
@@ -820,8 +821,9 @@ static best_build best_build_for(int n, int p, int q, bool fp64, bool device) {
  * that once the CPU waits for the stream (docs/PERFORMANCE.md, best). */
 static const best_plan *best_plan_for(best_plan *p, const force_args *a, bool fp64,
                                       cudaStream_t stream) {
+    const int shares = a->shares > 1 ? a->shares : 1, share = shares > 1 ? a->share : 0;
     if (p->n == a->n && p->p == a->p && p->q == a->q && p->sm_count == a->sm_count &&
-        p->fp64 == fp64) {
+        p->share == share && p->shares == shares && p->fp64 == fp64) {
         return p;
     }
     const long long warps = (long long)a->q * a->sm_count * (a->p / 32);
@@ -840,9 +842,11 @@ static const best_plan *best_plan_for(best_plan *p, const force_args *a, bool fp
     p->build = best_build_for(a->n, a->p, a->q, fp64, true);
     p->b = best_b_of(p->build);
     const long long chunks = sim_pairmap_chunks(a->n);
-    const int parts = best_parts(a->n, p->b, warps);
+    /* A share of the pairs is the share of the warps of a grid `shares`
+     * times this one's: the GPUs' walks together cover the pairs once. */
+    const int parts = best_parts(a->n, p->b, warps * shares);
     for (long long w = 0; w < warps; w++) {
-        sim_pairmap_walk_start(&host[w], chunks, p->b, parts, w, warps);
+        sim_pairmap_walk_start(&host[w], chunks, p->b, parts, share * warps + w, warps * shares);
     }
     CUDA_CHECK(a->fault, cudaMemcpyAsync(p->walks, host, sizeof *host * warps,
                                          cudaMemcpyHostToDevice, stream));
@@ -851,6 +855,8 @@ static const best_plan *best_plan_for(best_plan *p, const force_args *a, bool fp
     p->p = a->p;
     p->q = a->q;
     p->sm_count = a->sm_count;
+    p->share = share;
+    p->shares = shares;
     p->fp64 = fp64;
     return p;
 }
@@ -1086,7 +1092,8 @@ extern "C" double sim_loop_ceiling(const sim_loop_cost *c, const sim_device_info
  * walked by groups of p bodies (sim_tree.cu). */
 
 static void forces_tree(const force_args *a, cudaStream_t stream) {
-    sim_tree_forces(a->tree, a->n, a->pos, a->acc, a->eps2, a->theta, a->p, a->potential, stream);
+    sim_tree_forces(a->tree, a->n, a->pos, a->acc, a->eps2, a->theta, a->p, a->potential,
+                    a->share, a->shares, stream);
 }
 
 /* ======================================================================== */
@@ -1117,6 +1124,12 @@ static constexpr sim_method rung(sim_variant v, const char *name, const char *de
     m.block_shape = true;
     m.scaling = SIM_SCALING_N2;
     m.flops_per_interaction = fp64 ? SIM_FLOPS_PER_INTERACTION_FP64 : SIM_FLOPS_PER_INTERACTION;
+    return m;
+}
+
+/* A row that spreads its forces over several GPUs (sim_method.splits). */
+static constexpr sim_method splitting(sim_method m) {
+    m.splits = true;
     return m;
 }
 
@@ -1156,16 +1169,17 @@ static constexpr variant_entry variants[] = {
           "flush-to-zero rsqrt for this kernel alone (no denormal fix-up)", P_TILE, Q_ROWS, false),
      forces_fast, true, BLOCK_PQ_TILES, 1, 16, forces_fast_kernel, false},
     {SIM_VARIANT_BEST,
-     rung(SIM_VARIANT_BEST, "best",
-          "each pair once (Newton's third law), j bodies rotate through the warp", P_BEST, Q_BEST,
-          false),
+     splitting(rung(SIM_VARIANT_BEST, "best",
+                    "each pair once (Newton's third law), j bodies rotate through the warp",
+                    P_BEST, Q_BEST, false)),
      forces_pairs<float>, false, BLOCK_WARPS,
      BEST_WIDE_B, /* the wide build's, which the automatic shapes run from BEST_WIDE_MIN_N */
      32, forces_best_kernel<float, BEST_B, false, true>, /* 1024 threads: the largest block */
      true},
     {SIM_VARIANT_FP64,
-     rung(SIM_VARIANT_FP64, "fp64", "double precision throughout: state, forces and integrator",
-          P_FP64, Q_BEST, true),
+     splitting(rung(SIM_VARIANT_FP64, "fp64",
+                    "double precision throughout: state, forces and integrator", P_FP64, Q_BEST,
+                    true)),
      forces_pairs<double>, false, BLOCK_WARPS, BEST_B, 64,
      forces_best_kernel<double, BEST_B, false, false>, true},
     {SIM_VARIANT_TREE,
@@ -1178,7 +1192,8 @@ static constexpr variant_entry variants[] = {
                 true,  /* has_cells */
                 true,  /* walk_potential */
                 true,  /* block_shape */
-                SIM_SCALING_NLOGN, SIM_FLOPS_PER_INTERACTION},
+                SIM_SCALING_NLOGN, SIM_FLOPS_PER_INTERACTION,
+                true /* splits */},
      forces_tree, false, BLOCK_GROUPS, 1, 0, nullptr, false},
 };
 

@@ -47,6 +47,10 @@ struct force_args {
     float theta;            /* variant tree: opening angle */
     bool potential;         /* variant tree: each body's potential into acc's w as well */
     bool acc_zero;          /* acc holds zeros already (the integrator cleared it) */
+    /* Several GPUs (sim_cuda.cu): a variant whose method row `splits` computes
+     * share `share` of `shares` of the work into acc, zeros elsewhere, and
+     * the GPUs' acc summed are the whole; shares <= 1: all of it. */
+    int share, shares;
     bool best_fold;         /* best: every mass suits the folded loop (kernels_best_fold_mass) */
     struct best_plan *best; /* variants best, fp64: where each warp starts, kept between calls */
     const struct sim_pairmap_walk *best_walks; /* set by forces_pairs: on the device */

@@ -87,6 +87,7 @@ struct tree_counters {
     int group_next; /* the walk's work counter */
     int overflow;   /* stack pushes turned into accepts, splits refused */
     int n;
+    int walked; /* bodies whose groups the walk took (n, or a share's: sim_tree_forces) */
     unsigned long long interactions;
 };
 
@@ -728,14 +729,14 @@ template <int MAXB, bool POT>
 __global__ void __launch_bounds__(WALK_THREADS, MAXB >= 4 ? 6 : 8)
     walk_kernel(const int2 *group, const float4 *spos, const int *sidx, float4 *acc, float eps2,
                 const int2 *cell_child, const float4 *cell_com, const float4 *cell_q0,
-                const float4 *cell_q1, int *stacks, tree_counters *ctr) {
+                const float4 *cell_q1, int *stacks, int lo, int hi, tree_counters *ctr) {
     __shared__ walk_shared shared[WALK_THREADS / 32];
     const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
     walk_shared &s = shared[wib];
     int *stack = stacks + (size_t)(blockIdx.x * (WALK_THREADS / 32) + wib) * STACK_CAP;
     const int groups = ctr->groups;
     unsigned long long evaluated = 0;
-    int overflow = 0;
+    int overflow = 0, walked = 0;
     const int2 root = cell_child[0];
     for (;;) {
         int g = 0;
@@ -743,7 +744,9 @@ __global__ void __launch_bounds__(WALK_THREADS, MAXB >= 4 ? 6 : 8)
         g = __shfl_sync(0xffffffffu, g, 0);
         if (g >= groups) break;
         const int base = group[g].x, end = group[g].y;
+        if (base < lo || base >= hi) continue; /* another GPU's share */
         const int valid = end - base;
+        walked += valid;
         int entries;
         if (MAXB >= 4 && valid > 64) {
             entries = walk_group<(MAXB >= 4 ? 4 : 1), POT>(s, stack, base, end, spos, sidx, acc,
@@ -761,6 +764,7 @@ __global__ void __launch_bounds__(WALK_THREADS, MAXB >= 4 ? 6 : 8)
     }
     if (lane == 0) {
         atomicAdd(&ctr->interactions, evaluated);
+        atomicAdd(&ctr->walked, walked);
         if (overflow) atomicAdd(&ctr->overflow, overflow);
     }
 }
@@ -903,7 +907,8 @@ static int level_blocks(int l, int n, int sm_count) {
 }
 
 extern "C" void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *acc, float eps2,
-                                float theta, int group, bool potential, cudaStream_t stream) {
+                                float theta, int group, bool potential, int share, int shares,
+                                cudaStream_t stream) {
     if (n <= 0) return;
     if (!sim_tree_reserve(t, n)) { /* reserve() checked this up front: only a bug gets here */
         sim_fault_record(t->fault, (int)cudaErrorMemoryAllocation, __FILE__, __LINE__,
@@ -953,9 +958,18 @@ extern "C" void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *a
     const walk_fn walks[3][2] = {{walk_kernel<1, false>, walk_kernel<1, true>},
                                  {walk_kernel<2, false>, walk_kernel<2, true>},
                                  {walk_kernel<4, false>, walk_kernel<4, true>}};
+    /* A share is a range of the sorted bodies (a stretch of the Morton
+     * curve): the groups that start in it. The group list's order differs
+     * from GPU to GPU (atomics fill it), the sorted order does not. */
+    int lo = 0, hi = n;
+    if (shares > 1) {
+        lo = (int)((long long)n * share / shares);
+        hi = (int)((long long)n * (share + 1) / shares);
+        CUDA_CHECK(t->fault, cudaMemsetAsync(acc, 0, sizeof *acc * (size_t)n, stream));
+    }
     walks[bpl == 4 ? 2 : bpl - 1][potential]<<<blocks, WALK_THREADS, 0, stream>>>(
         t->group, t->spos, t->sidx, acc, eps2, t->cell_child, t->cell_com, t->cell_q0, t->cell_q1,
-        t->stack, t->ctr);
+        t->stack, lo, hi, t->ctr);
     CUDA_CHECK_LAUNCH(t->fault);
     t->built = true;
     if (timed) {
@@ -983,7 +997,7 @@ static void harvest(sim_tree *t) {
         if (h->level_count[l] > 0) st.depth = l;
     }
     st.leaves = h->leaves;
-    st.interactions_per_body = h->n > 0 ? (double)h->interactions / h->n : 0.0;
+    st.interactions_per_body = h->walked > 0 ? (double)h->interactions / h->walked : 0.0;
     t->stats = st;
     t->pending = false;
 }

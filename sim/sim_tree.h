@@ -48,9 +48,11 @@ bool sim_tree_reserve(sim_tree *t, int n);
  * (clamped to 32, 64 or 128). With potential, acc[i].w is body i's
  * potential from the same walk (-sum m_j / sqrt(r^2 + eps^2) over the
  * bodies and cells it summed, the cells' quadrupoles included); else 0.
- * Asynchronous. */
+ * With shares > 1 it walks only share `share` of the sorted bodies (the
+ * whole tree is built) and writes zeros for the rest, so that the shares'
+ * acc summed over GPUs is the whole. Asynchronous. */
 void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *acc, float eps2, float theta,
-                     int group, bool potential, cudaStream_t stream);
+                     int group, bool potential, int share, int shares, cudaStream_t stream);
 
 /* Stats of the last timed evaluation whose events have completed (never
  * waits); valid false before the first. */

@@ -31,6 +31,7 @@ int main(void) {
           "from the crossover: the tree");
     CHECK(d.p == 0 && d.q == 0, "p, q auto: %d %d", d.p, d.q);
     CHECK(d.device == 0, "device %d", d.device);
+    CHECK(d.gpus == 1, "gpus %d", d.gpus);
     CHECK(d.shell.inner_radius == 0.625f, "shell inner %g", d.shell.inner_radius);
     CHECK(d.shell.outer_radius == 1.0f, "shell outer %g", d.shell.outer_radius);
     CHECK(d.shell.spin == 0.6, "shell spin %g", d.shell.spin);
@@ -63,7 +64,19 @@ int main(void) {
     CHECK(p.body_count == 100 && p.time == 0 && p.steps == 0, "fresh state");
     CHECK(p.dt == d.dt && p.softening == d.softening && p.damping == d.damping, "knobs");
     CHECK(p.p > 0 && p.q > 0, "block shape resolved: %d x %d", p.p, p.q);
+    CHECK(p.gpus == 1, "gpus %d", p.gpus);
     sim_destroy(s);
+
+    /* GPU counts: several need the CUDA backend; 0 and 17 are out of range.
+     * Checked before any device is asked for, so these hold without one. */
+    const int bad_gpus[][2] = {{SIM_BACKEND_CPU, 2}, {SIM_BACKEND_CUDA, -1},
+                               {SIM_BACKEND_CUDA, SIM_MAX_GPUS + 1}};
+    for (size_t i = 0; i < sizeof bad_gpus / sizeof bad_gpus[0]; i++) {
+        sim_error err = {0};
+        const sim_desc g = {.backend = (sim_backend)bad_gpus[i][0], .gpus = bad_gpus[i][1]};
+        CHECK(!sim_desc_check(&g, &err) && err.message[0] && err.hint[0],
+              "gpus %d on backend %d refused: '%s'", g.gpus, g.backend, err.message);
+    }
 
     for (int i = 1; i < SIM_IC_COUNT; i++) {
         CHECK(sim_ic_from_name(sim_ic_name((sim_ic)i)) == (sim_ic)i || i == SIM_IC_PLUMMER,

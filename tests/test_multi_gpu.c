@@ -1,0 +1,198 @@
+/* test_multi_gpu.c - the simulation spread over several GPUs (sim_desc.gpus)
+ * against the same simulation on one.
+ *
+ * Needs two CUDA devices and a build with NCCL; exits 77 (skipped) where
+ * either is missing, after checking what one GPU can check: that asking
+ * for more GPUs than there are is refused with a message, not a crash.
+ *
+ * Cases, from random unequal masses (test_random_bodies) at N = 20011, a
+ * prime, so no share, warp, tile or group divides it, eps = 0.05, dt =
+ * 1/128, 10 steps in two calls, on 1 GPU and on 2 from the same bodies:
+ * - best and the tree (which split their forces: each GPU a share, one
+ *   all-reduce adds them): positions, velocities and accelerations within
+ *   atol = rtol = 2e-4 of one GPU's. Two GPUs add the same float terms in
+ *   another order (best's pairs fall to other warps and are summed by
+ *   atomics; the shares are added by NCCL), a relative ~1e-6 in each
+ *   acceleration that 10 steps of 1/128 carry into velocities and
+ *   positions about as far (test_gpu.c's float tolerance, which has
+ *   room for that). A share walked twice or not at all is far outside:
+ *   a body's acceleration doubles or vanishes.
+ * - fp64 (splits too): atol = rtol = 1e-9, test_gpu.c's double tolerance.
+ * - tiled (does not split: each GPU computes all the forces): bit for bit
+ *   the one-GPU run, the same kernel on the same numbers.
+ * - after every case, the GPUs' own copies of the state are identical bit
+ *   for bit (sim_gpus_disagree): each integrates all bodies from the same
+ *   summed accelerations.
+ * - sim_get_gpu_stats after a timed step: measured, split as the method's
+ *   row says, each GPU's force time positive, the sum's buffer N x 16 bytes
+ *   (32 in fp64).
+ * - the tree's potential energy from the walk (sim_energy) on two GPUs
+ *   against one: within 1e-5 relative (the same cells' sums, added in
+ *   another order).
+ * - a run that switches method mid-way (best, tree, fp64, best) and then
+ *   grows N (sim_reset: every GPU reallocates, the leader's bodies are
+ *   copied to the others) stays equal to the one-GPU run and the GPUs
+ *   stay identical.
+ * - the tree at N = 100003 (many groups, several per SM), 4 steps.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+
+#define N 20011
+#define STEPS 5 /* per call; two calls */
+
+static sim_desc desc_of(sim_variant v, int n, int gpus) {
+    return (sim_desc){
+        .body_count = n,
+        .backend = SIM_BACKEND_CUDA,
+        .variant = v,
+        .softening = 0.05,
+        .dt = 1.0 / 128.0,
+        .gpus = gpus,
+    };
+}
+
+/* One case: the same bodies on one GPU and on `gpus`, stepped alike. */
+static void check_variant(sim_variant v, int n, int steps, int gpus, double tol) {
+    const sim_method *m = sim_method_of(SIM_BACKEND_CUDA, v);
+    sim_body *start = malloc(sizeof *start * n), *one = malloc(sizeof *one * n),
+             *many = malloc(sizeof *many * n);
+    if (!start || !one || !many) {
+        fprintf(stderr, "out of host memory\n");
+        exit(1);
+    }
+    test_random_bodies(start, n, 12345u + (unsigned)n);
+    sim *s1 = test_sim(desc_of(v, n, 1));
+    sim *sk = test_sim(desc_of(v, n, gpus));
+    test_set_bodies(s1, start, n);
+    test_set_bodies(sk, start, n);
+    CHECK(sim_gpus_disagree(sk) == 0, "%s: the GPUs start from the same bodies", m->name);
+    for (int call = 0; call < 2; call++) {
+        sim_step(s1, steps);
+        sim_step_timed(sk, steps); /* timed: the per-GPU events */
+    }
+    sim_get_bodies(s1, one);
+    sim_get_bodies(sk, many);
+    char what[96];
+    snprintf(what, sizeof what, "%s N=%d on %d GPUs vs 1", m->name, n, gpus);
+    if (tol > 0) {
+        CHECK(compare_bodies(what, many, one, n, tol, tol, 1) == 0, "%s", what);
+    } else { /* bit for bit */
+        int differ_bodies = 0;
+        for (int i = 0; i < n; i++) {
+            differ_bodies += memcmp(many[i].pos, one[i].pos, sizeof one[i].pos) != 0 ||
+                             memcmp(many[i].vel, one[i].vel, sizeof one[i].vel) != 0 ||
+                             memcmp(many[i].acc, one[i].acc, sizeof one[i].acc) != 0;
+        }
+        CHECK(differ_bodies == 0, "%s: %d bodies differ in some bit", what, differ_bodies);
+    }
+    const int differ = sim_gpus_disagree(sk);
+    CHECK(differ == 0, "%s: %d bodies differ between the GPUs' states", what, differ);
+
+    const sim_gpu_stats g = sim_get_gpu_stats(sk);
+    CHECK(g.gpus == gpus, "%s: gpu stats count %d GPUs", what, g.gpus);
+    CHECK(g.measured, "%s: the per-GPU times were measured", what);
+    CHECK(g.split == m->splits, "%s: split %d, the method's row says %d", what, g.split,
+          m->splits);
+    for (int k = 0; k < gpus && g.measured; k++) {
+        CHECK(g.forces_ms[k] > 0, "%s: GPU %d's force time %g ms", what, k, g.forces_ms[k]);
+    }
+    if (m->splits) {
+        const double bytes = (m->fp64 ? 32.0 : 16.0) * n;
+        CHECK(g.sum_bytes == bytes, "%s: the sum moves %.0f bytes, want %.0f", what, g.sum_bytes,
+              bytes);
+        CHECK(g.efficiency > 0 && g.efficiency <= 1, "%s: efficiency %g", what, g.efficiency);
+    }
+    if (m->walk_potential) {
+        const sim_diag d1 = sim_energy(s1), dk = sim_energy(sk);
+        CHECK(d1.source == SIM_POTENTIAL_WALK && dk.source == SIM_POTENTIAL_WALK,
+              "%s: the walk's potential on both", what);
+        CHECK(fabs(dk.potential - d1.potential) <= 1e-5 * fabs(d1.potential),
+              "%s: W %.9g on %d GPUs, %.9g on one", what, dk.potential, gpus, d1.potential);
+    }
+    sim_error err = {0};
+    CHECK(!sim_failed(sk, &err), "%s: %s", what, err.message);
+    sim_destroy(s1);
+    sim_destroy(sk);
+    free(start);
+    free(one);
+    free(many);
+}
+
+/* Method switches and a new N mid-run, on one GPU and on several alike. */
+static void check_switches(int gpus) {
+    const int n2 = 30011;
+    sim_body *one = malloc(sizeof *one * n2), *many = malloc(sizeof *many * n2);
+    if (!one || !many) exit(1);
+    test_random_bodies(one, N, 777u);
+    sim *s1 = test_sim(desc_of(SIM_VARIANT_BEST, N, 1));
+    sim *sk = test_sim(desc_of(SIM_VARIANT_BEST, N, gpus));
+    test_set_bodies(s1, one, N);
+    test_set_bodies(sk, one, N);
+    const sim_variant order[] = {SIM_VARIANT_BEST, SIM_VARIANT_TREE, SIM_VARIANT_FP64,
+                                 SIM_VARIANT_BEST};
+    sim_error err = {0};
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        CHECK(sim_set_variant(s1, order[i], &err) && sim_set_variant(sk, order[i], &err),
+              "switch to %s: %s", sim_variant_info(order[i])->name, err.message);
+        sim_step(s1, 3);
+        sim_step(sk, 3);
+        CHECK(sim_gpus_disagree(sk) == 0, "after 3 steps of %s the GPUs agree",
+              sim_variant_info(order[i])->name);
+    }
+    sim_get_bodies(s1, one);
+    sim_get_bodies(sk, many);
+    CHECK(compare_bodies("best, tree, fp64, best on 2 GPUs vs 1", many, one, N, 2e-4, 2e-4, 1) ==
+              0,
+          "the switches");
+    CHECK(sim_reset(s1, SIM_IC_PLUMMER, n2, 5, &err) && sim_reset(sk, SIM_IC_PLUMMER, n2, 5, &err),
+          "reset to %d bodies: %s", n2, err.message);
+    CHECK(sim_gpus_disagree(sk) == 0, "after growing to %d bodies the GPUs agree", n2);
+    sim_step(s1, 4);
+    sim_step(sk, 4);
+    sim_get_bodies(s1, one);
+    sim_get_bodies(sk, many);
+    CHECK(compare_bodies("Plummer 30011 after a reset, 2 GPUs vs 1", many, one, n2, 2e-4, 2e-4,
+                         1) == 0,
+          "after the reset");
+    CHECK(sim_gpus_disagree(sk) == 0, "after the reset and 4 steps the GPUs agree");
+    CHECK(!sim_failed(sk, &err), "%s", err.message);
+    sim_destroy(s1);
+    sim_destroy(sk);
+    free(one);
+    free(many);
+}
+
+int main(void) {
+    char why[160] = "", nccl[64] = "";
+    const int devices = sim_cuda_device_count(why, sizeof why);
+    if (devices < 1) {
+        printf("test_multi_gpu: skipped: no CUDA device (%s)\n", why);
+        return TEST_SKIP;
+    }
+    /* More GPUs than there are: a message, no simulation. */
+    sim_error err = {0};
+    sim_desc too_many = desc_of(SIM_VARIANT_BEST, 1000, devices + 1);
+    sim *s = sim_create(&too_many, &err);
+    CHECK(!s && strstr(err.message, "--gpus") && err.hint[0],
+          "--gpus %d with %d visible is refused: '%s'", devices + 1, devices, err.message);
+    sim_destroy(s);
+    if (devices < 2 || !sim_multi_gpu_support(nccl, sizeof nccl)) {
+        printf("test_multi_gpu: skipped: %d CUDA device%s, %s\n", devices, devices == 1 ? "" : "s",
+               nccl[0] ? nccl : "built without NCCL");
+        return test_failures ? test_exit("test_multi_gpu") : TEST_SKIP;
+    }
+    printf("test_multi_gpu: %d devices, %s\n", devices, nccl);
+    check_variant(SIM_VARIANT_BEST, N, STEPS, 2, 2e-4);
+    check_variant(SIM_VARIANT_TREE, N, STEPS, 2, 2e-4);
+    check_variant(SIM_VARIANT_FP64, N, STEPS, 2, 1e-9);
+    check_variant(SIM_VARIANT_TILED, N, STEPS, 2, 0);
+    check_variant(SIM_VARIANT_TREE, 100003, 2, 2, 2e-4);
+    if (devices > 2) check_variant(SIM_VARIANT_BEST, N, STEPS, devices, 2e-4);
+    check_switches(2);
+    return test_exit("test_multi_gpu");
+}
