@@ -44,6 +44,14 @@ app *app_create(const config *cfg, int *status) {
     sim_desc start = cfg->sim;
     start.backend = sim_backend_resolve(cfg->sim.backend, why, sizeof why);
     const bool cpu = start.backend == SIM_BACKEND_CPU;
+    if (cpu && cfg->sim.gpus > 1) { /* --backend cpu with --gpus was refused at parse time */
+        fprintf(stderr, "nbody: --gpus %d needs CUDA devices, and none is usable: %s\n"
+                        "hint: drop --gpus to run on the CPU\n",
+                cfg->sim.gpus, why);
+        *status = 2;
+        app_destroy(a);
+        return NULL;
+    }
     config resolved = *cfg;
     resolved.sim.backend = start.backend;
     a->scene = config_scene_of(cfg);

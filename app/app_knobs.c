@@ -277,6 +277,9 @@ void app_knob_json(const app *a, config_knob k, char *out, size_t len) {
     case CONFIG_KNOB_BACKEND:
         snprintf(out, len, "\"%s\"", sim_backend_name(p.backend));
         return;
+    case CONFIG_KNOB_GPUS:
+        snprintf(out, len, "%d", p.gpus);
+        return;
     case CONFIG_KNOB_VARIANT:
         snprintf(out, len, "\"%s\"", app_method_name(a));
         return;

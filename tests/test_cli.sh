@@ -158,6 +158,7 @@ table='
 n                int    run   1      2147483647           0         2147483648
 p                int    run   1      1024                 0         1025
 q                int    run   1      1024                 0         1025
+gpus             int    run   1      16                   0         17
 steps-per-frame  int    run   1      100000               0         100001
 frames           int    run   1      2147483647           0         2147483648
 width            int    run   16     16384                15        16385
@@ -233,14 +234,14 @@ while read -r name kind ctxkind lo hi below above; do
         case $lo in -*) ;; *) bad+=(-1) ;; esac
         [ "$name" = seed ] && bad+=(" -1")     # strtoull would wrap this to 2^64-1
         [ "$name" = softening ] && bad+=(1e-7) # between 0 and the smallest length
-        [ "$name" = p ] || [ "$name" = q ] && bad+=(autox)
+        [ "$name" = p ] || [ "$name" = q ] || [ "$name" = gpus ] && bad+=(autox)
         for v in "${bad[@]}"; do expect_bad_value "$ctxkind" "$name" "$v"; done
         expect_bad_value "$ctxkind" "$name" "" eq
         expect_bad_value "$ctxkind" "$name" ""
         expect_accepted "$name" "$lo"
         expect_accepted "$name" "$hi"
         [ "$name" = softening ] && expect_accepted softening 0
-        [ "$name" = p ] || [ "$name" = q ] && expect_accepted "$name" auto
+        [ "$name" = p ] || [ "$name" = q ] || [ "$name" = gpus ] && expect_accepted "$name" auto
         ;;
     enum)
         expect_bad_value "$ctxkind" "$name" "$lo"
@@ -295,6 +296,9 @@ expect_refusal "status-every alone" --headless --backend cpu --n 8 --frames 1 --
 expect_refusal "benchmark flag without --benchmark" "${out[@]}" --backend cpu --steps 5
 expect_refusal "list without --benchmark" "${out[@]}" --backend cpu --n 8,16
 expect_refusal "fullscreen headless" "${out[@]}" --backend cpu --fullscreen
+# Several GPUs on the CPU backend; in a build without NCCL the refusal says
+# how to get it instead (tests/test_nccl_build.sh checks that one).
+expect_refusal "--gpus 2 on the CPU" "${out[@]}" --backend cpu --gpus 2
 printf '10 K\n20 Hyper+Q\n' >"$tmp/fixtures/bad.txt"
 expect_refusal "unknown key in a script" --script "$tmp/fixtures/bad.txt" "${out[@]}" --backend cpu
 printf '10 K\nK 20\n' >"$tmp/fixtures/swapped.txt"

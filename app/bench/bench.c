@@ -100,6 +100,45 @@ static double time_frames(bench *b, const sim_desc *d) {
     return FRAME_COUNT / seconds;
 }
 
+/* Median ms per step of s over a few repeats of about TARGET_REPEAT_MS
+ * (or --steps), after a warm-up step; the steps and repeats it took. */
+static double time_steps(const bench *b, sim *s, int *steps_out, int *repeats_out,
+                         double *spread) {
+    sim_step_timed(s, 1); /* warm-up: first launches, caches */
+    const double one = sim_step_timed(s, 1);
+    int steps = b->cfg->bench_steps;
+    if (steps <= 0) {
+        steps = (int)ceil(TARGET_REPEAT_MS / fmax(one, 1e-3));
+        if (steps > 2000) steps = 2000;
+        if (steps < 1) steps = 1;
+    }
+    const int repeats = one * steps > 500.0 ? 3 : 5;
+    double t[5];
+    for (int k = 0; k < repeats; k++) t[k] = sim_step_timed(s, steps);
+    qsort(t, (size_t)repeats, sizeof t[0], base_cmp_double);
+    *steps_out = steps;
+    *repeats_out = repeats;
+    if (spread) *spread = (t[repeats - 1] - t[0]) / t[repeats / 2];
+    return t[repeats / 2];
+}
+
+/* The same configuration on one GPU, for the parallel efficiency of a
+ * row on several; 0 when it cannot be made (no memory). */
+static double one_gpu_ms(const bench *b, sim_desc d) {
+    d.gpus = 1;
+    sim_error err = {0};
+    sim *s = sim_create(&d, &err);
+    if (!s) {
+        fprintf(stderr, "nbody: no one-GPU baseline: %s\n", err.message);
+        return 0;
+    }
+    int steps = 0, repeats = 0;
+    const double ms = time_steps(b, s, &steps, &repeats, NULL);
+    const bool failed = sim_failed(s, &err);
+    sim_destroy(s);
+    return failed ? 0 : ms;
+}
+
 /* Times one configuration (theta: the tree's opening angle, 0 for the
  * sim's own); false when the simulation cannot be made or failed. */
 static bool run_one(bench *b, sim_variant v, int n, int p, int q, double theta) {
@@ -131,24 +170,15 @@ static bool run_one(bench *b, sim_variant v, int n, int p, int q, double theta) 
             return true;
         }
     }
-    sim_step_timed(s, 1); /* warm-up: first launches, caches */
-    const double one = sim_step_timed(s, 1);
-    int steps = b->cfg->bench_steps;
-    if (steps <= 0) {
-        steps = (int)ceil(TARGET_REPEAT_MS / fmax(one, 1e-3));
-        if (steps > 2000) steps = 2000;
-        if (steps < 1) steps = 1;
-    }
-    const int repeats = one * steps > 500.0 ? 3 : 5;
-    double t[5];
-    for (int k = 0; k < repeats; k++) t[k] = sim_step_timed(s, steps);
+    int steps = 0, repeats = 0;
+    double spread = 0;
+    const double ms = time_steps(b, s, &steps, &repeats, &spread);
     if (sim_failed(s, &err)) { /* a faulting kernel or a lost GPU: no row to trust */
         fprintf(stderr, "nbody: %s (method %s, N %d)\nhint: %s\n", err.message, m->name, n,
                 err.hint);
         sim_destroy(s);
         return false;
     }
-    qsort(t, (size_t)repeats, sizeof t[0], base_cmp_double);
     bench_row row = {
         .variant = v,
         .tree = tree,
@@ -157,8 +187,9 @@ static bool run_one(bench *b, sim_variant v, int n, int p, int q, double theta) 
         .q = prm.q,
         .steps = steps,
         .repeats = repeats,
-        .ms = t[repeats / 2],
-        .spread = (t[repeats - 1] - t[0]) / t[repeats / 2],
+        .ms = ms,
+        .spread = spread,
+        .gpus = prm.gpus,
     };
     if (tree) {
         row.theta = prm.theta;
@@ -177,7 +208,12 @@ static bool run_one(bench *b, sim_variant v, int n, int p, int q, double theta) 
             fprintf(stderr, "nbody: force error not measured: %s\n", err.message);
         }
     }
+    if (row.gpus > 1) row.gpu = sim_get_gpu_stats(s);
     sim_destroy(s);
+    if (row.gpus > 1) {
+        row.one_gpu_ms = one_gpu_ms(b, d);
+        row.efficiency = row.one_gpu_ms > 0 ? row.one_gpu_ms / (row.gpus * row.ms) : 0;
+    }
     if (b->egl) row.fps = time_frames(b, &d);
     b->rows[b->count++] = row; /* bench_run keeps the configurations <= MAX_ROWS */
     fprintf(stderr, "  %-9s N=%-8d %4dx%-3d %10.4f ms/step (%d steps x %d, spread %.1f%%)\n",

@@ -36,6 +36,11 @@ typedef struct bench_row {
     double interactions_per_body; /* evaluated, mean */
     int error_samples;            /* 0: the force error was not measured */
     double error_median, error_p99;
+    /* several GPUs (--gpus): gpus 1 on one, and the rest 0 */
+    int gpus;
+    sim_gpu_stats gpu;  /* of the last timed step: per-GPU forces, the sum */
+    double one_gpu_ms;  /* the same configuration on one GPU, median ms per step */
+    double efficiency;  /* one_gpu_ms / (gpus x ms): measured parallel efficiency */
 } bench_row;
 
 /* Everything the outputs show. */
@@ -52,7 +57,8 @@ typedef struct bench_result {
 double bench_interactions_per_s(const bench_row *r);
 
 /* The most interactions/s the force kernel of row r (its variant, and for
- * best the build its N and shape run) can reach on the GPU of b, from its
+ * best the build its N and shape run) can reach on the GPU of b (times the
+ * row's GPUs where its method splits its forces over them), from its
  * inner loop's issue slots counted in SASS (and, for fp64, its FP64-pipe
  * operations); 0 where there is no count (the CPU, the tree). */
 double bench_ceiling(const bench_result *b, const bench_row *r);

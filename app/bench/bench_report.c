@@ -42,7 +42,10 @@ static double bodies_per_s(const bench_row *r) {
 
 double bench_ceiling(const bench_result *b, const bench_row *r) {
     sim_loop_cost c;
-    return cost_of(b, r, &c) ? sim_loop_ceiling(&c, &b->dev) : 0;
+    if (!cost_of(b, r, &c)) return 0;
+    /* A row on several GPUs that split the pairs has each GPU's issue rate. */
+    const int gpus = r->gpus > 1 && method_of(b, r)->splits ? r->gpus : 1;
+    return gpus * sim_loop_ceiling(&c, &b->dev);
 }
 
 static double gflops_equivalent(const bench_result *b, const bench_row *r) {
@@ -112,6 +115,30 @@ static void print_ceilings(const bench_result *b, FILE *f) {
     }
 }
 
+/* Rows on several GPUs: the time on one, the measured efficiency, and
+ * what one step spent where. */
+static void print_gpus(const bench_result *b, FILE *f) {
+    bool any = false;
+    for (int i = 0; i < b->count; i++) any = any || b->rows[i].gpus > 1;
+    if (!any) return;
+    fprintf(f, "\n%-9s %9s %5s %11s %11s %11s %9s %11s  %s\n", "variant", "N", "GPUs",
+            "ms/step", "1 GPU ms", "efficiency", "sum ms", "sum MB", "forces ms per GPU");
+    for (int i = 0; i < b->count; i++) {
+        const bench_row *r = &b->rows[i];
+        if (r->gpus <= 1) continue;
+        fprintf(f, "%-9s %9d %5d %11.4f %11.4f %10.1f%% %9.3f %11.2f ", method_of(b, r)->name,
+                r->n, r->gpus, r->ms, r->one_gpu_ms, 100 * r->efficiency, r->gpu.sum_ms,
+                r->gpu.sum_bytes / 1e6);
+        for (int k = 0; k < r->gpus && r->gpu.measured; k++) {
+            fprintf(f, "%s%.3f", k ? " | " : " ", r->gpu.forces_ms[k]);
+        }
+        fprintf(f, "%s\n", r->gpu.split ? "" : "  (each GPU computes all: the method does not split)");
+    }
+    fprintf(f, "efficiency: one GPU's ms/step over GPUs x ms/step, both measured here; sum: the "
+               "all-reduce adding the GPUs' shares of the forces, timed on GPU 0 (it waits for the "
+               "slowest GPU).\n");
+}
+
 void bench_print(const bench_result *b, FILE *f) {
     bool frames = false;
     for (int i = 0; i < b->count; i++) frames = frames || b->rows[i].fps > 0;
@@ -162,6 +189,7 @@ void bench_print(const bench_result *b, FILE *f) {
         fprintf(f, "tree: interactions/s do not apply (it evaluates ~int/body cell and body "
                    "interactions per body, not N); err: relative force error against the exact "
                    "sum over sampled bodies.\n");
+    print_gpus(b, f);
 }
 
 /* ---- JSON into a buffer that grows to fit -------------------------------- */
@@ -258,6 +286,19 @@ char *bench_json(const bench_result *b) {
         emit_number(&t, "ceiling_interactions_per_s", ceiling, ceiling > 0);
         emit_number(&t, "ceiling_fraction", ceiling_fraction(b, r), ceiling > 0);
         emit_number(&t, "frames_per_s", r->fps, r->fps > 0);
+        emit(&t, ", \"gpus\": %d", r->gpus > 1 ? r->gpus : 1);
+        if (r->gpus > 1) {
+            emit_number(&t, "one_gpu_ms_per_step", r->one_gpu_ms, r->one_gpu_ms > 0);
+            emit_number(&t, "parallel_efficiency", r->efficiency, r->one_gpu_ms > 0);
+            emit(&t, ", \"split\": %s", r->gpu.split ? "true" : "false");
+            emit_number(&t, "sum_ms", r->gpu.sum_ms, r->gpu.measured && r->gpu.split);
+            emit_number(&t, "sum_bytes", r->gpu.sum_bytes, r->gpu.split);
+            emit(&t, ", \"forces_ms_per_gpu\": [");
+            for (int k = 0; k < r->gpus; k++) {
+                emit(&t, k ? ", %.6g" : "%.6g", r->gpu.measured ? r->gpu.forces_ms[k] : 0.0);
+            }
+            emit(&t, "]");
+        }
         if (r->tree) {
             emit_number(&t, "theta", r->theta, true);
             emit_number(&t, "build_ms", r->build_ms, r->tree_valid);

@@ -550,6 +550,16 @@ static int check_combinations(config *c, const bool *given) {
     if (c->status_every && !c->status_json) {
         return bad("add --status-json FILE", "--status-every needs --status-json");
     }
+    char nccl[64];
+    if (c->sim.gpus > 1 && !sim_multi_gpu_support(nccl, sizeof nccl)) {
+        return bad("pip install nvidia-nccl-cu13 (or install libnccl-dev) and rebuild: cmake then "
+                   "says \"multi-GPU: enabled\"; or drop --gpus",
+                   "--gpus %d needs NCCL, and this nbody was built without it", c->sim.gpus);
+    }
+    if (c->sim.backend == SIM_BACKEND_CPU && c->sim.gpus > 1) {
+        return bad("drop --gpus, or run on the GPU (--backend cuda)",
+                   "--gpus %d spreads the GPU's work; --backend cpu runs on the CPU", c->sim.gpus);
+    }
     if (c->sim.backend == SIM_BACKEND_CPU && config_asks_block(c)) {
         return bad("drop --p and --q (or give auto), or run on the GPU (--backend cuda)",
                    "--p and --q shape the GPU kernels; --backend cpu has none to shape");

@@ -72,6 +72,12 @@ static const knob_row rows[] = {
     [CONFIG_KNOB_BACKEND] = {{"backend", "cuda|cpu", "cuda if a GPU is present, else cpu",
                               "simulation backend", 0, NULL, NULL, false},
                              NONE},
+    [CONFIG_KNOB_GPUS] = {{"gpus", "G|auto",
+                           "auto: every GPU for best and fp64 from 16384 bodies, the tree from "
+                           "65536 (with NCCL), else 1",
+                           "GPUs of this host to spread the forces over (NCCL)", 0, NULL, NULL,
+                           false, "whole, 1 … 16, or auto"},
+                          NONE},
     [CONFIG_KNOB_VARIANT] =
         {{"variant", "NAME", "best",
           "force method: a name from the methods below (a list or all with --benchmark)",
@@ -313,6 +319,20 @@ int config_knob_parse(config *c, config_knob k, const char *v) {
             return refuse(k, v, "use --backend cuda or --backend cpu", "unknown backend");
         }
         c->sim.backend = b;
+        return 0;
+    }
+    case CONFIG_KNOB_GPUS: {
+        if (strcmp(v, "auto") == 0) {
+            c->sim.gpus = 0; /* config_scene_desc asks sim_gpus_auto */
+            return 0;
+        }
+        long long g = 0;
+        const base_number r = base_parse_whole(v, 1, SIM_MAX_GPUS, &g);
+        if (r != BASE_NUMBER_OK) {
+            return refuse(k, v, "pass a whole number of GPUs from 1 to 16, or auto", "%s",
+                          base_number_problem(r));
+        }
+        c->sim.gpus = (int)g;
         return 0;
     }
     case CONFIG_KNOB_VARIANT:

@@ -228,6 +228,7 @@ sim_desc config_scene_desc(int i, const config *cfg, bool cpu, bool startup) {
     } else if (!cpu) {
         d.variant = sim_variant_auto(n);
     }
+    if (cfg && !cpu && d.gpus == 0) d.gpus = sim_gpus_auto(n, d.variant); /* --gpus auto */
     d.ic = p->ic;
     d.body_count = n;
     d.dt = p->dt;

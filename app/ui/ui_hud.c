@@ -68,6 +68,26 @@ typedef struct hud_layout {
 } hud_layout;
 
 /* The line about the look and the pipeline (who steps, who draws). */
+/* Several GPUs: each one's force time, the sum that joins their shares,
+ * and the estimated parallel efficiency (sim_gpu_stats). */
+static void gpus_line(const ui_facts *f, const sim_method *m, ui_lines *l) {
+    const sim_gpu_stats g = sim_get_gpu_stats(f->sim);
+    if (!g.measured) return;
+    if (!g.split) {
+        ui_add(l, UI_WHITE, "%d GPUs each compute all of %s's forces (best, fp64 and the tree split "
+                            "them)",
+               g.gpus, m->name);
+        return;
+    }
+    char each[160] = "";
+    int k = 0;
+    for (int i = 0; i < g.gpus && k < (int)sizeof each; i++) {
+        k += snprintf(each + k, sizeof each - (size_t)k, "%s%.2f", i ? " | " : "", g.forces_ms[i]);
+    }
+    ui_add(l, UI_WHITE, "forces per GPU %s ms   sum %.2f ms of %.1f MB   efficiency ~%.0f%%", each,
+           g.sum_ms, g.sum_bytes / 1e6, 100 * g.efficiency);
+}
+
 static void look_line(const ui_facts *f, ui_lines *l) {
     static const char *const colors[] = {"speed", "per body", "galaxy", "component"};
     _Static_assert(sizeof colors / sizeof colors[0] == RENDER_COLOR_COUNT, "one name per mode");
@@ -148,16 +168,20 @@ void ui_hud_lines(const ui_facts *f, ui_lines *l) {
     } else if (m->block_shape) {
         snprintf(knobs + k, sizeof knobs - (size_t)k, "  p %d", p.p);
     }
-    ui_add(l, m->fp64 ? UI_GOOD : UI_KEY, "%s %s %s%s: %s", m->fp64 ? "FP64" : "FP32",
-           cuda ? "GPU" : "CPU", m->name, knobs, m->description);
+    char where[16] = "CPU";
+    if (cuda) snprintf(where, sizeof where, p.gpus > 1 ? "%d GPUs" : "GPU", p.gpus);
+    ui_add(l, m->fp64 ? UI_GOOD : UI_KEY, "%s %s %s%s: %s", m->fp64 ? "FP64" : "FP32", where,
+           m->name, knobs, m->description);
     const sim_tree_stats t = sim_get_tree_stats(f->sim);
     if (m->has_cells && t.valid) {
         char cells[32];
         base_commas(t.cells, cells, sizeof cells);
         ui_add(l, UI_WHITE,
-               "build %.2f ms  walk %.2f ms  depth %d  %s cells  %.0f interactions/body",
-               t.build_ms, t.walk_ms, t.depth, cells, t.interactions_per_body);
+               "build %.2f ms  walk %.2f ms%s  depth %d  %s cells  %.0f interactions/body",
+               t.build_ms, t.walk_ms, p.gpus > 1 ? " (GPU 0's share)" : "", t.depth, cells,
+               t.interactions_per_body);
     }
+    if (p.gpus > 1) gpus_line(f, m, l);
     if (f->ferr_valid) {
         ui_add(l, f->ferr.p99 > 1e-2 ? UI_WARN : UI_WHITE,
                "force error vs exact (%d bod%s, %.0f s ago): median %.1e  99%% %.1e  (X)",
