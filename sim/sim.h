@@ -568,9 +568,9 @@ bool sim_multi_gpu_support(char *out, size_t len);
  * scaling's SIM_GPUS_MIN_BODIES; else 1. Asks the CUDA runtime. */
 int sim_gpus_auto(int n, sim_variant v);
 
-/* The GPUs' numbers for the HUD and the benchmark, from the first step of
- * a recent step call (CUDA events, read when they have completed, never
- * waited for). */
+/* The GPUs' numbers for the HUD and the benchmark, all from one step: the
+ * first of a recent step call (CUDA events, read when they have completed,
+ * never waited for). */
 typedef struct sim_gpu_stats {
     int gpus;                      /* GPUs the simulation runs on; 1: one (the rest is 0) */
     bool measured;                 /* the times below are from a step on them */
@@ -581,10 +581,11 @@ typedef struct sim_gpu_stats {
     float sum_ms;                  /* the all-reduce adding the shares, on the first GPU, from
                                       its own forces' end: it waits for the slowest GPU */
     double sum_bytes;              /* the buffer it sums: N x 16 bytes (32 in fp64) */
-    float step_ms;                 /* the whole step (sim_last_step_ms) */
-    /* Estimated parallel efficiency: one GPU's time for this step (the
-     * shares' times added, the redundant build and integration once, no
-     * sum) over gpus x step_ms. The benchmark measures the real ratio. */
+    float step_ms;                 /* that step, whole (the first GPU's clock) */
+    /* Estimated parallel efficiency: one GPU's time for that step (the
+     * shares' times added, the build and integration that every GPU
+     * repeats once, no sum) over gpus x step_ms, in (0, 1]; 1 / gpus where
+     * the method does not split. The benchmark measures the real ratio. */
     double efficiency;
 } sim_gpu_stats;
 sim_gpu_stats sim_get_gpu_stats(sim *s);

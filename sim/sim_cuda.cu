@@ -105,6 +105,7 @@ struct cuda_backend {
     cudaEvent_t forces_stop;
     cudaEvent_t sum_start;      /* the leader: the sum of the shares in that call */
     cudaEvent_t sum_stop;
+    cudaEvent_t step_end;       /* the leader: the end of that call's first step */
     cudaEvent_t done;           /* each member: its step call's work, which the leader waits for */
     bool gpus_pending;          /* the leader: those events recorded, not yet read */
     bool gpus_summed;           /* ... and the sum's were */
@@ -385,6 +386,7 @@ static cuda_backend *create_one(int device, sim_error *err) {
     CUDA_CHECK(&c->fault, cudaEventCreate(&c->forces_stop));
     CUDA_CHECK(&c->fault, cudaEventCreate(&c->sum_start));
     CUDA_CHECK(&c->fault, cudaEventCreate(&c->sum_stop));
+    CUDA_CHECK(&c->fault, cudaEventCreate(&c->step_end));
     CUDA_CHECK(&c->fault, cudaEventCreateWithFlags(&c->done, cudaEventDisableTiming));
     c->member_count = 1;
     if (cudaMalloc(&c->bad, sizeof *c->bad) != cudaSuccess ||
@@ -418,6 +420,7 @@ static void destroy_one(cuda_backend *c) {
     CUDA_CHECK(&c->fault, cudaEventDestroy(c->forces_stop));
     CUDA_CHECK(&c->fault, cudaEventDestroy(c->sum_start));
     CUDA_CHECK(&c->fault, cudaEventDestroy(c->sum_stop));
+    CUDA_CHECK(&c->fault, cudaEventDestroy(c->step_end));
     CUDA_CHECK(&c->fault, cudaEventDestroy(c->done));
     CUDA_CHECK(&c->fault, cudaFree(c->bad));
     CUDA_CHECK(&c->fault, cudaFreeHost(c->bad_host));
@@ -887,6 +890,10 @@ static void leapfrog(cuda_backend *c, const sim_step_params *sp, int steps, bool
             set_device(m);
             kick(m, sums && s + 1 < steps, h, damping, h, s + 1 < steps ? dt : 0, first + s + 1);
         }
+        if (timed && s == 0) {
+            set_device(c);
+            CUDA_CHECK(&c->fault, cudaEventRecord(c->step_end, c->stream));
+        }
     }
     /* The leader goes no further than the slowest GPU (a method that does
      * not split has no sum that would hold it back). */
@@ -915,12 +922,11 @@ static void harvest_gpus(cuda_backend *c) {
         if (e == cudaErrorNotReady) return;
         CUDA_CHECK(&c->fault, e);
     }
-    if (c->gpus_summed) {
-        const cudaError_t e = cudaEventQuery(c->sum_stop);
-        if (e == cudaErrorNotReady) return;
-        CUDA_CHECK(&c->fault, e);
-    }
+    const cudaError_t e = cudaEventQuery(c->step_end); /* after the sum, when there is one */
+    if (e == cudaErrorNotReady) return;
+    CUDA_CHECK(&c->fault, e);
     sim_gpu_stats *g = &c->gpu_stats;
+    CUDA_CHECK(&c->fault, cudaEventElapsedTime(&g->step_ms, c->start, c->step_end));
     for (int k = 0; k < c->member_count; k++) {
         cuda_backend *m = member(c, k);
         CUDA_CHECK(&c->fault, cudaEventElapsedTime(&g->forces_ms[k], m->forces_start,
@@ -941,7 +947,7 @@ static void cuda_step(void *b, const sim_step_params *sp, int steps) {
     harvest_gpus(c);
     ensure_forces(c, sp);
     const bool timed = !c->timing_pending;
-    const bool timed_gpus = c->member_count > 1 && !c->gpus_pending;
+    const bool timed_gpus = timed && c->member_count > 1 && !c->gpus_pending;
     if (timed) CUDA_CHECK(&c->fault, cudaEventRecord(c->start, c->stream));
     leapfrog(c, sp, steps, timed_gpus);
     if (timed_gpus) {
@@ -1198,7 +1204,6 @@ static sim_gpu_stats cuda_gpu_stats(void *b) {
     sim_gpu_stats g = c->gpu_stats;
     g.gpus = c->member_count;
     if (g.gpus <= 1 || !g.measured) return g;
-    g.step_ms = c->last_step_ms;
     const sim_tree_stats t = c->tree && c->acc_variant == SIM_VARIANT_TREE
                                  ? sim_tree_get_stats(c->tree)
                                  : sim_tree_stats{};
@@ -1207,10 +1212,12 @@ static sim_gpu_stats cuda_gpu_stats(void *b) {
         g.efficiency = 1.0 / g.gpus;
         return g;
     }
-    /* One GPU would do every share and the rest once, with no sum. */
+    /* One GPU would do every share and the rest once, with no sum. The
+     * times are of one step, the sum inside it, so this stays above 0; the
+     * build is the last one timed (a share is never below 0). */
     double shares = 0, slowest = 0;
     for (int k = 0; k < g.gpus; k++) {
-        const double share = g.forces_ms[k] - g.build_ms;
+        const double share = fmax(0.0, g.forces_ms[k] - g.build_ms);
         shares += share;
         slowest = share > slowest ? share : slowest;
     }
