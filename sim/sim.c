@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "sim_internal.h"
-#include "sim_nccl.h"
 
 /* Step calls remembered to give the simulated time of a non-finite step
  * found after later calls (sim_nonfinite). */
@@ -738,10 +737,6 @@ bool sim_measure_force_error(sim *s, int samples, uint64_t seed, sim_force_error
     }
     const sim_step_params sp = step_params(s);
     return s->ops->force_error(s->backend_state, &sp, samples, seed, out, err);
-}
-
-bool sim_multi_gpu_support(char *out, size_t len) {
-    return sim_nccl_version(out, len);
 }
 
 int sim_gpus_auto(int n, sim_variant v) {

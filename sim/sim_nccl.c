@@ -15,7 +15,8 @@ struct sim_nccl {
     ncclComm_t *comms;
 };
 
-bool sim_nccl_version(char *out, size_t len) {
+/* sim.h: the library's own version, asked at run time. */
+bool sim_multi_gpu_support(char *out, size_t len) {
     int v = 0;
     if (ncclGetVersion(&v) != ncclSuccess) {
         snprintf(out, len, "NCCL (version unknown)");
@@ -79,7 +80,7 @@ bool sim_nccl_sum(sim_nccl *c, void *const *bufs, size_t count, bool fp64,
 
 #else /* no NCCL: the stand-ins */
 
-bool sim_nccl_version(char *out, size_t len) {
+bool sim_multi_gpu_support(char *out, size_t len) {
     if (len) out[0] = '\0';
     return false;
 }

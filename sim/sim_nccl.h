@@ -6,7 +6,7 @@
  * an in-place sum of each GPU's partial accelerations (sim_cuda.cu says
  * why a sum and not a gather). NCCL is optional at build time (CMake's
  * "multi-GPU" line): without it sim_nccl_create fails with a hint and
- * sim_nccl_version says there is none.
+ * sim_multi_gpu_support (sim.h, defined here) says there is none.
  *
  * Compiles as C and as C++ (nvcc).
  */
@@ -24,10 +24,6 @@ extern "C" {
 #endif
 
 typedef struct sim_nccl sim_nccl;
-
-/* Writes "NCCL 2.32.3" (the library's own version, asked at run time) to
- * out and returns true when built with NCCL; else false and out is "". */
-bool sim_nccl_version(char *out, size_t len);
 
 /* Communicators over devices[0 .. count-1], rank k on devices[k]. NULL
  * with *err when the build has no NCCL or NCCL cannot start. */
