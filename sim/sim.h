@@ -568,19 +568,21 @@ bool sim_multi_gpu_support(char *out, size_t len);
  * scaling's SIM_GPUS_MIN_BODIES; else 1. Asks the CUDA runtime. */
 int sim_gpus_auto(int n, sim_variant v);
 
-/* The GPUs' numbers for the HUD and the benchmark, all from one step: the
- * first of a recent step call (CUDA events, read when they have completed,
- * never waited for). */
+/* The GPUs' numbers for the HUD and the benchmark: the times from one
+ * step, the first of a recent step call (CUDA events, read when they have
+ * completed, never waited for), except build_ms. */
 typedef struct sim_gpu_stats {
     int gpus;                      /* GPUs the simulation runs on; 1: one (the rest is 0) */
     bool measured;                 /* the times below are from a step on them */
     bool split;                    /* that step's method split its forces (sim_method.splits) */
     float forces_ms[SIM_MAX_GPUS]; /* each GPU's force evaluation: its share (the tree: the
                                       whole build, then its share of the walk) */
-    float build_ms;                /* the tree's build, on the first GPU (each builds it) */
+    float build_ms;                /* the tree's build on the first GPU (each builds it), of
+                                      its last timed evaluation (sim_tree_stats) */
     float sum_ms;                  /* the all-reduce adding the shares, on the first GPU, from
                                       its own forces' end: it waits for the slowest GPU */
-    double sum_bytes;              /* the buffer it sums: N x 16 bytes (32 in fp64) */
+    double sum_bytes;              /* the buffer it sums: N x 16 bytes (32 in fp64); 0 when
+                                      the method does not split */
     float step_ms;                 /* that step, whole (the first GPU's clock) */
     /* Estimated parallel efficiency: one GPU's time for that step (the
      * shares' times added, the build and integration that every GPU

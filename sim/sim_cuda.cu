@@ -98,18 +98,19 @@ struct cuda_backend {
     int64_t bad_step;             /* the first non-finite step known on the host; 0: none */
     /* Several GPUs (sim_desc.gpus; see "Several GPUs" below). The first
      * GPU's backend leads: sim.c holds it, it holds the others. */
-    cuda_backend **members;     /* members[0] is the leader itself; NULL on one GPU */
-    int member_count;           /* 1 on one GPU */
-    sim_nccl *nccl;             /* the leader's: the communicators */
-    cudaEvent_t forces_start;   /* each member: its force evaluation in a timed step call */
+    cuda_backend **members;   /* members[0] is the leader itself; NULL on one GPU */
+    int member_count;         /* 1 on one GPU */
+    sim_nccl *nccl;           /* the leader's: the communicators */
+    cudaEvent_t forces_start; /* each member: its force evaluation in a timed step call */
     cudaEvent_t forces_stop;
-    cudaEvent_t sum_start;      /* the leader: the sum of the shares in that call */
+    cudaEvent_t sum_start; /* the leader: the sum of the shares in that call */
     cudaEvent_t sum_stop;
-    cudaEvent_t step_end;       /* the leader: the end of that call's first step */
-    cudaEvent_t done;           /* each member: its step call's work, which the leader waits for */
-    bool gpus_pending;          /* the leader: those events recorded, not yet read */
-    bool gpus_summed;           /* ... and the sum's were */
-    sim_gpu_stats gpu_stats;    /* the leader: as of the last events read */
+    cudaEvent_t step_end;     /* the leader: the end of that call's first step */
+    cudaEvent_t done;         /* each member: its step call's work, which the leader waits for */
+    bool gpus_pending;        /* the leader: those events recorded, not yet read */
+    bool pending_split;       /* ... that call's method split (its sum has events too) */
+    double pending_sum_bytes; /* ... and the buffer it summed */
+    sim_gpu_stats gpu_stats;  /* the leader: as of the last events read */
 };
 
 #define NO_BAD_STEP 0xffffffffffffffffull /* what a memset to 0xff bytes gives */
@@ -451,6 +452,11 @@ static void set_device(cuda_backend *m) {
     CUDA_CHECK(&m->fault, cudaSetDevice(m->device));
 }
 
+/* GPU k's backend: the leader itself for k = 0 (also on one GPU). */
+static cuda_backend *member(cuda_backend *c, int k) {
+    return k == 0 ? c : c->members[k];
+}
+
 static void cuda_destroy(void *b) {
     cuda_backend *c = (cuda_backend *)b;
     if (!c) return;
@@ -486,7 +492,6 @@ static void *cuda_create(int device, int gpus, sim_error *err) {
         ok = c->nccl != NULL;
     }
     free(devices);
-    if (ok) c->gpu_stats.gpus = gpus;
     CUDA_CHECK(&c->fault, cudaSetDevice(device));
     if (!ok) {
         cuda_destroy(c);
@@ -590,7 +595,7 @@ static bool reserve_one(cuda_backend *c, int n, sim_error *err) {
 static void mirror(cuda_backend *c) {
     const size_t n = (size_t)c->n;
     for (int k = 1; k < c->member_count; k++) {
-        cuda_backend *m = c->members[k];
+        cuda_backend *m = member(c, k);
         set_device(m);
         CUDA_CHECK(&m->fault, cudaStreamSynchronize(m->stream));
         CUDA_CHECK(&m->fault, cudaMemsetAsync(m->bad, 0xff, sizeof *m->bad, m->stream));
@@ -626,7 +631,7 @@ static bool cuda_reserve(void *b, int n, sim_error *err) {
     cuda_backend *c = (cuda_backend *)b;
     bool ok = true;
     for (int k = c->member_count - 1; k >= 0 && ok; k--) {
-        cuda_backend *m = k == 0 ? c : c->members[k];
+        cuda_backend *m = member(c, k);
         set_device(m);
         ok = reserve_one(m, n, err);
     }
@@ -720,12 +725,12 @@ static bool cuda_set_precision(void *b, bool fp64, sim_error *err) {
     int done = 0;
     bool ok = true;
     for (; done < c->member_count && ok; done++) {
-        cuda_backend *m = done == 0 ? c : c->members[done];
+        cuda_backend *m = member(c, done);
         set_device(m);
         ok = set_precision_one(m, fp64, err);
     }
     for (int k = 0; !ok && k < done - 1; k++) {
-        cuda_backend *m = k == 0 ? c : c->members[k];
+        cuda_backend *m = member(c, k);
         set_device(m);
         set_precision_one(m, !fp64, NULL); /* back to the buffers it came from: no allocation */
     }
@@ -790,10 +795,6 @@ static void compute_forces(cuda_backend *c, const sim_step_params *sp, bool acc_
     c->acc_potential = potential && sp->variant == SIM_VARIANT_TREE;
     c->acc_softening = sp->softening;
     c->acc_variant = sp->variant;
-}
-
-static cuda_backend *member(cuda_backend *c, int k) {
-    return k == 0 ? c : c->members[k];
 }
 
 /* The forces on every GPU: each its share and one sum where the method
@@ -929,11 +930,13 @@ static void harvest_gpus(cuda_backend *c) {
     CUDA_CHECK(&c->fault, cudaEventElapsedTime(&g->step_ms, c->start, c->step_end));
     for (int k = 0; k < c->member_count; k++) {
         cuda_backend *m = member(c, k);
-        CUDA_CHECK(&c->fault, cudaEventElapsedTime(&g->forces_ms[k], m->forces_start,
-                                                   m->forces_stop));
+        CUDA_CHECK(&c->fault,
+                   cudaEventElapsedTime(&g->forces_ms[k], m->forces_start, m->forces_stop));
     }
     g->sum_ms = 0;
-    if (c->gpus_summed) {
+    g->split = c->pending_split;
+    g->sum_bytes = c->pending_split ? c->pending_sum_bytes : 0;
+    if (g->split) {
         CUDA_CHECK(&c->fault, cudaEventElapsedTime(&g->sum_ms, c->sum_start, c->sum_stop));
     }
     g->measured = true;
@@ -952,9 +955,8 @@ static void cuda_step(void *b, const sim_step_params *sp, int steps) {
     leapfrog(c, sp, steps, timed_gpus);
     if (timed_gpus) {
         c->gpus_pending = true;
-        c->gpus_summed = kernels_method(sp->variant)->splits;
-        c->gpu_stats.split = c->gpus_summed;
-        c->gpu_stats.sum_bytes = (c->fp64 ? sizeof(double4a) : sizeof(float4)) * (double)c->n;
+        c->pending_split = kernels_method(sp->variant)->splits;
+        c->pending_sum_bytes = (c->fp64 ? sizeof(double4a) : sizeof(float4)) * (double)c->n;
     }
     if (timed) {
         CUDA_CHECK(&c->fault, cudaEventRecord(c->stop, c->stream));

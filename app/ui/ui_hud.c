@@ -74,8 +74,7 @@ static void gpus_line(const ui_facts *f, const sim_method *m, ui_lines *l) {
     const sim_gpu_stats g = sim_get_gpu_stats(f->sim);
     if (!g.measured) return;
     if (!g.split) {
-        ui_add(l, UI_WHITE, "%d GPUs each compute all of %s's forces (best, fp64 and the tree split "
-                            "them)",
+        ui_add(l, UI_WHITE, "%d GPUs each compute all of %s's forces (it does not split them)",
                g.gpus, m->name);
         return;
     }
