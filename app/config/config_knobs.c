@@ -30,6 +30,15 @@ typedef struct knob_row {
 } knob_row;
 
 #define STEPS_PER_FRAME_MAX 100000
+#define STR_(x) #x
+#define STR(x) STR_(x) /* a number macro's digits, for the help text */
+/* --gpus: its default and range, from the numbers sim/ uses. */
+#define GPUS_N2 STR(SIM_GPUS_MIN_BODIES_N2)
+#define GPUS_NLOGN STR(SIM_GPUS_MIN_BODIES_NLOGN)
+#define GPUS_AUTO                                                                                  \
+    "auto: every GPU for best and fp64 from " GPUS_N2 " bodies, the tree from " GPUS_NLOGN         \
+    " (with NCCL), else 1"
+#define GPUS_RANGE "whole, 1 … " STR(SIM_MAX_GPUS) ", or auto"
 
 static const knob_row rows[] = {
     [CONFIG_KNOB_N] =
@@ -72,11 +81,9 @@ static const knob_row rows[] = {
     [CONFIG_KNOB_BACKEND] = {{"backend", "cuda|cpu", "cuda if a GPU is present, else cpu",
                               "simulation backend", 0, NULL, NULL, false},
                              NONE},
-    [CONFIG_KNOB_GPUS] = {{"gpus", "G|auto",
-                           "auto: every GPU for best and fp64 from 16384 bodies, the tree from "
-                           "65536 (with NCCL), else 1",
+    [CONFIG_KNOB_GPUS] = {{"gpus", "G|auto", GPUS_AUTO,
                            "GPUs of this host to spread the forces over (NCCL)", 0, NULL, NULL,
-                           false, "whole, 1 … 16, or auto"},
+                           false, GPUS_RANGE},
                           NONE},
     [CONFIG_KNOB_VARIANT] =
         {{"variant", "NAME", "best",
@@ -329,8 +336,9 @@ int config_knob_parse(config *c, config_knob k, const char *v) {
         long long g = 0;
         const base_number r = base_parse_whole(v, 1, SIM_MAX_GPUS, &g);
         if (r != BASE_NUMBER_OK) {
-            return refuse(k, v, "pass a whole number of GPUs from 1 to 16, or auto", "%s",
-                          base_number_problem(r));
+            return refuse(k, v,
+                          "pass a whole number of GPUs from 1 to " STR(SIM_MAX_GPUS) ", or auto",
+                          "%s", base_number_problem(r));
         }
         c->sim.gpus = (int)g;
         return 0;
