@@ -12,7 +12,8 @@
  * parses and holds every row; the PNG has the size and content below), and
  * checks here what the script cannot see: the JSON is one allocation sized
  * to its content, and the chart is drawn (not blank: both bar colours and
- * dark text are present).
+ * dark text are present). Every fourth row is on SIM_MAX_GPUS GPUs, with
+ * per-GPU times or without, inf and NaN among them.
  */
 #include <limits.h>
 #include <math.h>
@@ -53,6 +54,19 @@ int main(int argc, char **argv) {
         r->error_samples = i % 5 ? 1024 : 0;
         r->error_median = 1e-300;
         r->error_p99 = 1e300;
+        /* every fourth row on the most GPUs, half of those with per-GPU times
+         * (finite and not), and a third of them from a method that does not split */
+        r->gpus = i % 4 == 1 ? SIM_MAX_GPUS : i % 4 == 2 ? 0 : 1;
+        if (r->gpus > 1) {
+            r->gpu.gpus = SIM_MAX_GPUS;
+            r->gpu.measured = i % 8 == 1;
+            r->gpu.split = i % 3 != 0;
+            for (int k = 0; k < SIM_MAX_GPUS; k++) r->gpu.forces_ms[k] = k % 2 ? NAN : 1e30f;
+            r->gpu.sum_ms = INFINITY;
+            r->gpu.sum_bytes = 1e300;
+            r->one_gpu_ms = 1e300;
+            r->efficiency = NAN;
+        }
     }
     bench_result res = {.cuda = true, .rows = rows, .count = ROWS};
     for (int i = 0; i < (int)sizeof res.dev.name - 1; i++) /* quotes, backslashes, tabs, newlines */

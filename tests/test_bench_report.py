@@ -102,6 +102,20 @@ with tempfile.TemporaryDirectory() as tmp:
         if tree and (row["interactions_per_body"] is not None or "force_error_p99" not in row):
             check(False, "row %d: tree fields wrong: %s" % (i, row))
             break
+        gpus = 16 if i % 4 == 1 else 1  # SIM_MAX_GPUS; a row's 0 GPUs reads as 1
+        if row["gpus"] != gpus:
+            check(False, "row %d: gpus %s, expected %d" % (i, row["gpus"], gpus))
+            break
+        if gpus > 1:
+            forces = row["forces_ms_per_gpu"]
+            want = [1e30 if k % 2 == 0 else None for k in range(gpus)] if i % 8 == 1 else [None] * gpus
+            same = len(forces) == gpus and all(
+                (w is None) == (g is None) and (w is None or math.isclose(g, w, rel_tol=1e-5))
+                for g, w in zip(forces, want))
+            if not same or row["split"] != (i % 3 != 0) or row["parallel_efficiency"] is not None \
+                    or row["sum_ms"] is not None or row["one_gpu_ms_per_step"] != 1e300:
+                check(False, "row %d: GPU fields wrong: %s" % (i, row))
+                break
     print("JSON: %d rows checked" % len(rows))
 
     out = os.path.join(tmp, "bench.png")

@@ -129,7 +129,7 @@ static void print_gpus(const bench_result *b, FILE *f) {
         fprintf(f, "%-9s %9d %5d %11.4f %11.4f %10.1f%% %9.3f %11.2f ", method_of(b, r)->name,
                 r->n, r->gpus, r->ms, r->one_gpu_ms, 100 * r->efficiency, r->gpu.sum_ms,
                 r->gpu.sum_bytes / 1e6);
-        for (int k = 0; k < r->gpus && r->gpu.measured; k++) {
+        for (int k = 0; k < r->gpus && k < SIM_MAX_GPUS && r->gpu.measured; k++) {
             fprintf(f, "%s%.3f", k ? " | " : " ", r->gpu.forces_ms[k]);
         }
         fprintf(f, "%s\n", r->gpu.split ? "" : "  (each GPU computes all: the method does not split)");
@@ -246,11 +246,16 @@ static void emit_string(text *t, const char *s) {
 }
 
 /* A JSON number, or null for what JSON cannot hold (inf, NaN) or does not apply. */
-static void emit_number(text *t, const char *key, double v, bool applies) {
+static void emit_value(text *t, double v, bool applies) {
     if (applies && isfinite(v))
-        emit(t, ", \"%s\": %.6g", key, v);
+        emit(t, "%.6g", v);
     else
-        emit(t, ", \"%s\": null", key);
+        emit(t, "null");
+}
+
+static void emit_number(text *t, const char *key, double v, bool applies) {
+    emit(t, ", \"%s\": ", key);
+    emit_value(t, v, applies);
 }
 
 char *bench_json(const bench_result *b) {
@@ -294,8 +299,9 @@ char *bench_json(const bench_result *b) {
             emit_number(&t, "sum_ms", r->gpu.sum_ms, r->gpu.measured && r->gpu.split);
             emit_number(&t, "sum_bytes", r->gpu.sum_bytes, r->gpu.split);
             emit(&t, ", \"forces_ms_per_gpu\": [");
-            for (int k = 0; k < r->gpus; k++) {
-                emit(&t, k ? ", %.6g" : "%.6g", r->gpu.measured ? r->gpu.forces_ms[k] : 0.0);
+            for (int k = 0; k < r->gpus && k < SIM_MAX_GPUS; k++) {
+                if (k) emit(&t, ", ");
+                emit_value(&t, r->gpu.forces_ms[k], r->gpu.measured);
             }
             emit(&t, "]");
         }
