@@ -22,28 +22,41 @@
  * A merger places galaxy 1 and a scaled copy (masses x q, lengths x q^1/3)
  * on a point-mass Kepler orbit of the requested pericenter and eccentricity,
  * at the requested separation, in the x-y plane.
+ *
+ * Threads: every body draws from streams of its own (sim_rng_stream),
+ * numbered by its galaxy, the pass and its place in the galaxy, so the
+ * passes over the bodies run in parallel and give the same bodies on any
+ * number of threads; the rotation curve adds fixed blocks of its sources in
+ * a fixed order for the same reason.
  */
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "sim_internal.h"
 #include "sim_rng.h"
-
-#ifdef _OPENMP
-#define PARALLEL_FOR _Pragma("omp parallel for schedule(dynamic, 4)")
-#else
-#define PARALLEL_FOR
-#endif
 
 #define PI 3.14159265358979323846
 #define DISK_CUT 10.0  /* disk sampled out to 10 R_d */
 #define BULGE_CUT 10.0 /* bulge sampled out to 10 a */
 #define VC_RADII 48
 #define VC_AZIMUTHS 16
+#define VC_POINTS (VC_RADII * VC_AZIMUTHS)
 #define VC_MAX_SOURCES 262144 /* bodies the rotation curve is measured with */
+#define VC_BLOCKS 32          /* ... summed in this many blocks, each on one thread */
+/* The rotation curve runs on OpenMP's threads from this many source-point
+ * pairs on; below it waking them costs more than they save. */
+#define VC_PARALLEL_MIN_PAIRS (1 << 20)
 #define JEANS_GRID 512
+
+/* The passes over a galaxy's bodies that draw random numbers: each body
+ * has a stream per pass (body_stream). */
+typedef enum pass { PASS_DISK_POSITION, PASS_SPHEROID, PASS_DISK_VELOCITY, PASS_COUNT } pass;
+
+/* The generator of body i (its place in its galaxy) in pass p. */
+static sim_rng body_stream(uint64_t seed, unsigned galaxy, pass p, int i) {
+    const uint64_t stream = (uint64_t)galaxy * PASS_COUNT + (uint64_t)p;
+    return sim_rng_stream(seed, stream << 32 | (uint32_t)i);
+}
 
 /* One galaxy's parameters after scaling. */
 typedef struct model {
@@ -87,30 +100,30 @@ static double sample_hernquist(sim_rng *rng, double a, double cut) {
     return a * s / (1.0 - s);
 }
 
-/* count bodies of a Hernquist sphere (scale a, cut, total mass) at rest. */
-static void place_spheroid(sim_rng *rng, double a, double cut, double mass, unsigned tag, int count,
-                           sim_body *out) {
-    for (int i = 0; i < count; i++) {
-        double dir[3];
-        const double r = sample_hernquist(rng, a, cut);
-        sim_rng_direction(rng, dir);
-        out[i] = (sim_body){
-            .pos = {r * dir[0], r * dir[1], r * dir[2]}, .mass = mass / count, .tag = tag};
+/* Cylindrical radius of the mass fraction u in [0, 1) of an exponential
+ * disk within DISK_CUT R_d: solves F(x) = 1 - (1 + x) e^-x = u F(DISK_CUT)
+ * for x = R / R_d by Newton's method (F' = x e^-x), every step kept inside
+ * the bracket the signs of F so far allow (halving it where Newton would
+ * leave it), until F is within 2^-50 of its target (a few roundings of F
+ * itself): a few steps, where bisection to the same point took 60. */
+static double sample_disk_radius(double u, double rd) {
+    const double target = u * disk_fraction(DISK_CUT, 1.0);
+    /* Start from F ~ x^2 / 2 near the centre, from x - ln(1 + x) = -ln(1 - F) farther out. */
+    const double tail = -log1p(-target);
+    double lo = 0, hi = DISK_CUT, x = target < 0.5 ? sqrt(2 * target) : tail + log1p(tail);
+    if (!(x > lo && x < hi)) x = 0.5 * (lo + hi);
+    for (int i = 0; i < 100; i++) {
+        const double e = exp(-x), f = 1.0 - (1.0 + x) * e - target;
+        if (fabs(f) <= 0x1p-50) break;
+        if (f < 0) {
+            lo = x;
+        } else {
+            hi = x;
+        }
+        const double next = x - f / (x * e);
+        x = next > lo && next < hi ? next : 0.5 * (lo + hi);
     }
-}
-
-/* Cylindrical radius uniform in exponential-disk mass within DISK_CUT R_d. */
-static double sample_disk_radius(sim_rng *rng, double rd) {
-    const double target = sim_rng_uniform(rng) * disk_fraction(DISK_CUT * rd, rd);
-    double lo = 0, hi = DISK_CUT * rd;
-    for (int i = 0; i < 60; i++) { /* bisection: the fraction is monotonic */
-        const double mid = 0.5 * (lo + hi);
-        if (disk_fraction(mid, rd) < target)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return 0.5 * (lo + hi);
+    return x * rd;
 }
 
 /* Log-spaced radial grid from r0 to r1 with tabulated values. */
@@ -168,27 +181,57 @@ static void spheroid_velocity(sim_rng *rng, const radial *sigma2, const radial *
     for (int k = 0; k < 3; k++) v[k] = 0; /* a body that keeps drawing escapers sits still */
 }
 
-/* v_c^2(R) = -R <a_R> in the midplane, from the bodies themselves. */
+/* v_c^2(R) = -R <a_R> in the midplane, from the bodies themselves: every
+ * stride-th body (at most VC_MAX_SOURCES of them) pulls on VC_AZIMUTHS
+ * points on each of VC_RADII radii. Each source is read once and pulls on
+ * all the points, so a sample spread over a large array costs one memory
+ * read per source, not one per source and point. */
 static void rotation_curve(const model *g, const sim_body *b, int n, double eps, double *radius,
                            double *vc2) {
     const int stride = n > VC_MAX_SOURCES ? (n + VC_MAX_SOURCES - 1) / VC_MAX_SOURCES : 1;
+    const int sources = (n + stride - 1) / stride; /* j = 0, stride, 2 stride, ... < n */
     const double eps2 = eps * eps;
+    double px[VC_POINTS], py[VC_POINTS], cx[VC_POINTS], cy[VC_POINTS];
     for (int k = 0; k < VC_RADII; k++) {
         radius[k] = g->rd * pow(10.0, -1.3 + 2.3 * k / (VC_RADII - 1)); /* 0.05 .. 10 R_d */
+        for (int t = 0; t < VC_AZIMUTHS; t++) {
+            const double phi = 2 * PI * (t + 0.5) / VC_AZIMUTHS;
+            const int p = k * VC_AZIMUTHS + t;
+            cx[p] = cos(phi);
+            cy[p] = sin(phi);
+            px[p] = radius[k] * cx[p];
+            py[p] = radius[k] * cy[p];
+        }
     }
-    PARALLEL_FOR
+    /* Each block's radial pull at each point, added up in block order. */
+    double part[VC_BLOCKS][VC_POINTS];
+    const int blocks = sources < VC_BLOCKS ? sources : VC_BLOCKS;
+    const bool wide = (double)sources * VC_POINTS >= VC_PARALLEL_MIN_PAIRS;
+    (void)wide; /* without OpenMP */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) if (wide)
+#endif
+    for (int k = 0; k < blocks; k++) {
+        const int s0 = (int)((int64_t)sources * k / blocks);
+        const int s1 = (int)((int64_t)sources * (k + 1) / blocks);
+        double ar[VC_POINTS] = {0};
+        for (int s = s0; s < s1; s++) {
+            const sim_body *src = &b[(int64_t)s * stride];
+            const double x = src->pos[0], y = src->pos[1], z2 = src->pos[2] * src->pos[2];
+            const double m = stride * src->mass;
+            for (int p = 0; p < VC_POINTS; p++) {
+                const double dx = x - px[p], dy = y - py[p];
+                const double r2 = dx * dx + dy * dy + z2 + eps2;
+                ar[p] += m / (r2 * sqrt(r2)) * (dx * cx[p] + dy * cy[p]);
+            }
+        }
+        memcpy(part[k], ar, sizeof ar);
+    }
     for (int k = 0; k < VC_RADII; k++) {
         double sum = 0;
         for (int t = 0; t < VC_AZIMUTHS; t++) {
-            const double phi = 2 * PI * (t + 0.5) / VC_AZIMUTHS;
-            const double x = radius[k] * cos(phi), y = radius[k] * sin(phi);
             double ar = 0;
-            for (int j = 0; j < n; j += stride) {
-                const double dx = b[j].pos[0] - x, dy = b[j].pos[1] - y, dz = b[j].pos[2];
-                const double r2 = dx * dx + dy * dy + dz * dz + eps2;
-                const double f = stride * b[j].mass / (r2 * sqrt(r2));
-                ar += f * (dx * cos(phi) + dy * sin(phi));
-            }
+            for (int j = 0; j < blocks; j++) ar += part[j][k * VC_AZIMUTHS + t];
             sum += -ar * radius[k];
         }
         vc2[k] = fmax(sum / VC_AZIMUTHS, 0.0);
@@ -218,7 +261,7 @@ static double clamped_at(const double *x, const double *y, double at) {
 }
 
 static void disk_velocities(const model *g, const sim_body *all, int n, sim_body *disk, int n_disk,
-                            double eps, sim_rng *rng) {
+                            double eps, uint64_t seed, unsigned galaxy) {
     double radius[VC_RADII], vc2[VC_RADII], kappa2[VC_RADII];
     rotation_curve(g, all, n, eps, radius, vc2);
     for (int k = 0; k < VC_RADII; k++) {
@@ -230,7 +273,11 @@ static void disk_velocities(const model *g, const sim_body *all, int n, sim_body
         /* Physical disks have Omega <= kappa <= 2 Omega; noise must not leave that. */
         kappa2[k] = fmin(fmax(4 * om2 + d, om2), 4 * om2);
     }
+    const bool wide = n_disk >= SIM_IC_PARALLEL_MIN;
+    (void)wide; /* without OpenMP */
+    SIM_IC_PARALLEL_FOR(wide)
     for (int i = 0; i < n_disk; i++) {
+        sim_rng rng = body_stream(seed, galaxy, PASS_DISK_VELOCITY, i);
         double *p = disk[i].pos, *v = disk[i].vel;
         const double R = fmax(sqrt(p[0] * p[0] + p[1] * p[1]), 1e-6 * g->rd);
         const double v2 = vc2_at(radius, vc2, R);
@@ -247,18 +294,18 @@ static void disk_velocities(const model *g, const sim_body *all, int n, sim_body
         const double sphi = sr * sqrt(ratio);
         const double vphi2 = v2 + sr * sr * (1 - ratio - 2 * R / g->rd);
         const double vphi = sqrt(fmax(vphi2, 0.0));
-        const double vr = sr * sim_rng_normal(rng), vt = vphi + sphi * sim_rng_normal(rng);
+        const double vr = sr * sim_rng_normal(&rng), vt = vphi + sphi * sim_rng_normal(&rng);
         const double c = p[0] / R, s = p[1] / R;
         v[0] = vr * c - vt * s;
         v[1] = vr * s + vt * c;
-        v[2] = sz * sim_rng_normal(rng);
+        v[2] = sz * sim_rng_normal(&rng);
     }
 }
 
 /* One galaxy with n bodies, masses x mass_scale, lengths x length_scale,
  * centred and at rest, disk in the x-y plane spinning about +z. */
 static void make_galaxy(const sim_galaxy_desc *d, double mass_scale, double length_scale, int n,
-                        unsigned galaxy, double eps, sim_rng *rng, sim_body *out) {
+                        unsigned galaxy, double eps, uint64_t seed, sim_body *out) {
     const double ls = length_scale;
     const model g = {
         .md = d->disk_mass * mass_scale,
@@ -283,31 +330,43 @@ static void make_galaxy(const sim_galaxy_desc *d, double mass_scale, double leng
         n_bulge = 0;
     }
     const int n_halo = n - n_disk - n_bulge;
-    sim_body *disk = out, *bulge = out + n_disk, *halo = bulge + n_bulge;
+    sim_body *disk = out, *bulge = out + n_disk; /* the halo follows the bulge */
 
+    const bool wide = n >= SIM_IC_PARALLEL_MIN;
+    (void)wide; /* without OpenMP */
+    SIM_IC_PARALLEL_FOR(wide)
     for (int i = 0; i < n_disk; i++) {
-        const double R = sample_disk_radius(rng, g.rd);
-        const double phi = sim_rng_range(rng, 0, 2 * PI);
-        const double u = sim_rng_range(rng, 1e-9, 1 - 1e-9);
+        sim_rng rng = body_stream(seed, galaxy, PASS_DISK_POSITION, i);
+        const double R = sample_disk_radius(sim_rng_uniform(&rng), g.rd);
+        const double phi = sim_rng_range(&rng, 0, 2 * PI);
+        const double u = sim_rng_range(&rng, 1e-9, 1 - 1e-9);
         disk[i] = (sim_body){.pos = {R * cos(phi), R * sin(phi), g.z0 * atanh(2 * u - 1)},
                              .mass = g.md / n_disk,
                              .tag = SIM_TAG(galaxy, SIM_COMPONENT_DISK)};
     }
-    place_spheroid(rng, g.ab, g.rb_cut, g.mb, SIM_TAG(galaxy, SIM_COMPONENT_BULGE), n_bulge, bulge);
-    place_spheroid(rng, g.ah, g.rh_cut, g.mh, SIM_TAG(galaxy, SIM_COMPONENT_HALO), n_halo, halo);
-    if (n_bulge + n_halo > 0) {
-        radial sigma2_b, sigma2_h, vesc2;
-        jeans(&g, g.ab, g.rb_cut, &sigma2_b);
-        jeans(&g, g.ah, g.rh_cut, &sigma2_h);
-        escape_speed2(&g, 1e-3 * g.ab, fmax(g.rh_cut, DISK_CUT * g.rd), &vesc2);
-        for (int i = 0; i < n_bulge + n_halo; i++) {
-            sim_body *b = bulge + i;
-            const double r =
-                sqrt(b->pos[0] * b->pos[0] + b->pos[1] * b->pos[1] + b->pos[2] * b->pos[2]);
-            spheroid_velocity(rng, i < n_bulge ? &sigma2_b : &sigma2_h, &vesc2, r, b->vel);
-        }
+    /* Bulge and halo: radii uniform in Hernquist mass within the cut,
+     * isotropic directions, velocities from the Jeans equation (tables of
+     * the model alone, so each body's position and velocity are one draw). */
+    radial sigma2_b, sigma2_h, vesc2;
+    jeans(&g, g.ab, g.rb_cut, &sigma2_b);
+    jeans(&g, g.ah, g.rh_cut, &sigma2_h);
+    escape_speed2(&g, 1e-3 * g.ab, fmax(g.rh_cut, DISK_CUT * g.rd), &vesc2);
+    SIM_IC_PARALLEL_FOR(wide)
+    for (int i = 0; i < n_bulge + n_halo; i++) {
+        sim_rng rng = body_stream(seed, galaxy, PASS_SPHEROID, n_disk + i);
+        const bool in_bulge = i < n_bulge;
+        const double a = in_bulge ? g.ab : g.ah, cut = in_bulge ? g.rb_cut : g.rh_cut;
+        const double r = sample_hernquist(&rng, a, cut);
+        double dir[3];
+        sim_rng_direction(&rng, dir);
+        sim_body *b = bulge + i;
+        *b =
+            (sim_body){.pos = {r * dir[0], r * dir[1], r * dir[2]},
+                       .mass = in_bulge ? g.mb / n_bulge : g.mh / n_halo,
+                       .tag = SIM_TAG(galaxy, in_bulge ? SIM_COMPONENT_BULGE : SIM_COMPONENT_HALO)};
+        spheroid_velocity(&rng, in_bulge ? &sigma2_b : &sigma2_h, &vesc2, r, b->vel);
     }
-    if (n_disk > 0 && n > 1) disk_velocities(&g, out, n, disk, n_disk, eps, rng);
+    if (n_disk > 0 && n > 1) disk_velocities(&g, out, n, disk, n_disk, eps, seed, galaxy);
     sim_zero_momentum(out, n);
 }
 
@@ -315,6 +374,9 @@ static void make_galaxy(const sim_galaxy_desc *d, double mass_scale, double leng
  * the origin), then moves it to position x and velocity v. */
 static void place(sim_body *b, int n, double incl_deg, const double x[3], const double v[3]) {
     const double a = incl_deg * PI / 180.0, c = cos(a), s = sin(a);
+    const bool wide = n >= SIM_IC_PARALLEL_MIN;
+    (void)wide; /* without OpenMP */
+    SIM_IC_PARALLEL_FOR(wide)
     for (int i = 0; i < n; i++) {
         double *p = b[i].pos, *u = b[i].vel;
         const double py = p[1], pz = p[2], uy = u[1], uz = u[2];
@@ -333,19 +395,20 @@ static double galaxy_mass(const sim_galaxy_desc *d) {
     return (double)d->disk_mass + d->bulge_mass + d->halo_mass;
 }
 
-void sim_galaxy_disk(const sim_desc *desc, int n, double softening, sim_rng *rng, sim_body *out) {
-    make_galaxy(&desc->galaxy, 1.0, 1.0, n, 0, softening, rng, out);
+void sim_galaxy_disk(const sim_desc *desc, int n, double softening, uint64_t seed, sim_body *out) {
+    make_galaxy(&desc->galaxy, 1.0, 1.0, n, 0, softening, seed, out);
 }
 
-void sim_galaxy_merger(const sim_desc *desc, int n, double softening, sim_rng *rng, sim_body *out) {
+void sim_galaxy_merger(const sim_desc *desc, int n, double softening, uint64_t seed,
+                       sim_body *out) {
     const sim_merger_desc *m = &desc->merger;
     const double q = m->mass_ratio;
     int n1 = (int)lround(n / (1.0 + q));
     if (n >= 2 && n1 >= n) n1 = n - 1;
     if (n >= 2 && n1 < 1) n1 = 1;
     const int n2 = n - n1;
-    make_galaxy(&desc->galaxy, 1.0, 1.0, n1, 0, softening, rng, out);
-    make_galaxy(&desc->galaxy, q, cbrt(q), n2, 1, softening, rng, out + n1);
+    make_galaxy(&desc->galaxy, 1.0, 1.0, n1, 0, softening, seed, out);
+    make_galaxy(&desc->galaxy, q, cbrt(q), n2, 1, softening, seed, out + n1);
 
     /* The relative orbit of two point masses M1 and M2 = q M1. */
     double rel_x[3], rel_v[3];

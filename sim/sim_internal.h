@@ -156,17 +156,32 @@ const char *sim_launched_build(sim *s);
 /* Initial conditions (sim_ic.c): fills out[0..n-1] with zero centre of mass
  * and momentum. Plummer and shell have total mass 1; galaxies are in their
  * own units (sim_galaxy_desc). softening is the force softening the
- * rotation curves of galaxy disks are measured with. */
+ * rotation curves of galaxy disks are measured with. The bodies are a
+ * function of the arguments alone, whatever the number of threads: each
+ * body draws from its own stream (sim_rng_stream) and every sum over the
+ * bodies adds the same blocks in the same order. */
 void sim_ic_generate(sim_ic ic, int n, uint64_t seed, const sim_desc *desc, double softening,
                      sim_body *out);
+
+/* The initial conditions' loops over bodies run on OpenMP's threads from
+ * this many bodies on; below it waking the threads costs more than they
+ * save, and a small simulation starts none (tests/test_stop.c). */
+#define SIM_IC_PARALLEL_MIN 16384
+#define SIM_PRAGMA(x) _Pragma(#x)
+#ifdef _OPENMP
+/* Bodies handed out in fixed runs, to whichever thread is free. */
+#define SIM_IC_PARALLEL_FOR(wide) SIM_PRAGMA(omp parallel for schedule(dynamic, 4096) if (wide))
+#else
+#define SIM_IC_PARALLEL_FOR(wide)
+#endif
 
 /* Subtracts the mass-weighted mean position and velocity of b[0..n-1]
  * (sim_ic.c): centre of mass at the origin, zero momentum. */
 void sim_zero_momentum(sim_body *b, int n);
 
-/* Galaxies (sim_galaxy.c). */
-void sim_galaxy_disk(const sim_desc *desc, int n, double softening, sim_rng *rng, sim_body *out);
-void sim_galaxy_merger(const sim_desc *desc, int n, double softening, sim_rng *rng, sim_body *out);
+/* Galaxies (sim_galaxy.c), drawn from the streams of seed. */
+void sim_galaxy_disk(const sim_desc *desc, int n, double softening, uint64_t seed, sim_body *out);
+void sim_galaxy_merger(const sim_desc *desc, int n, double softening, uint64_t seed, sim_body *out);
 /* The relative position and velocity (galaxy 2 minus galaxy 1) at the start. */
 void sim_merger_orbit(const sim_desc *desc, double rel_x[3], double rel_v[3]);
 

@@ -3,6 +3,11 @@
  * xoshiro256** seeded through splitmix64 (Blackman & Vigna): small, fast,
  * and the same sequence on every platform and compiler, so a seed names one
  * initial condition everywhere. Explicit state, no globals.
+ *
+ * Streams (sim_rng_stream): a generator of its own for each body of an
+ * initial condition, seeded from the seed and the body's number alone, so
+ * that the bodies can be drawn on any number of threads in any order and
+ * still be the same bodies.
  */
 #ifndef NBODY_SIM_RNG_H
 #define NBODY_SIM_RNG_H
@@ -25,6 +30,20 @@ static inline sim_rng sim_rng_seed(uint64_t seed) {
     sim_rng r;
     for (int i = 0; i < 4; i++) r.s[i] = sim_rng_splitmix64(&seed);
     return r;
+}
+
+/* splitmix64's finalizer: a bijection that scrambles every input bit. */
+static inline uint64_t sim_rng_mix64(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Generator number `stream` of `seed`: a function of the two alone. The
+ * seed is scrambled before the stream is added, so neighbouring seeds do
+ * not share streams shifted by one. */
+static inline sim_rng sim_rng_stream(uint64_t seed, uint64_t stream) {
+    return sim_rng_seed(sim_rng_mix64(sim_rng_mix64(seed) + stream));
 }
 
 static inline uint64_t sim_rng_rotl(uint64_t x, int k) {
