@@ -381,7 +381,7 @@ void app_knob_json(const app *a, config_knob k, char *out, size_t len);
  * the new N needs exceeds what is free, or when its step would take longer
  * than APP_STEP_MS_MAX on this backend. */
 typedef struct app_grow {
-    sim_memory mem;      /* sim_memory_estimate plus the vertex buffer, tags and host staging */
+    sim_memory mem;      /* sim_memory_estimate plus interop_memory */
     double step_ms_from; /* measured per step at n_from bodies (app_ladder_estimate); 0: none */
     int n_from;
     double step_ms; /* estimated at the new N: x (n/n_from)^2, tree x n log n; 0: unknown */

@@ -35,18 +35,7 @@ static bool in_range(app *a, sim_knob r, double v, double now) {
 app_grow app_grow_estimate(app *a, int n) {
     const sim_params p = params(a);
     app_grow g = {.mem = sim_memory_estimate(a->sim, n)};
-    /* The render's vertex buffer and tags: GPU memory beside a CUDA
-     * simulation; counted as host memory otherwise (a software GL driver
-     * keeps them there). The host copy's staging buffer is host memory. */
-    const double render_bytes = (sizeof(sim_vertex) + 1.0) * n;
-    if (p.backend == SIM_BACKEND_CUDA) {
-        g.mem.device_need += render_bytes;
-    } else {
-        g.mem.host_need += render_bytes;
-    }
-    if (p.backend == SIM_BACKEND_CPU || a->interop.path == INTEROP_HOST_COPY) {
-        g.mem.host_need += (double)sizeof(sim_vertex) * n;
-    }
+    interop_memory(&a->interop, p.backend == SIM_BACKEND_CUDA, n, &g.mem); /* the drawing's */
     /* From the step time measured nearest to n (at the N it was measured
      * at: after a re-seed that is not the current N), or a pilot's. */
     g.step_ms = app_ladder_estimate(a, n, &g.n_from, &g.step_ms_from);

@@ -512,7 +512,8 @@ static void check_bad_script(void) {
 /* +: a doubling is refused when its memory or its step time would be too
  * much (app_grow_refused, given estimates), the estimate counts what a step
  * needs (the sim's arrays, the tree's when it runs, the render's vertex
- * buffer, tags and staging), and an ordinary doubling goes through. */
+ * buffer, tags and staging, CUDA's sprites' tags), and an ordinary doubling
+ * goes through. */
 static void check_grow_guard(void) {
     char why[128];
     const app_grow fine = {.mem = {.host_need = 1e6, .host_free = 1e9}, .step_ms = 10};
@@ -533,6 +534,37 @@ static void check_grow_guard(void) {
           "step time: %s", why);
     const app_grow unknown = {.mem = {.host_need = 1e12}, .step_ms = 0}; /* nothing known */
     CHECK(!app_grow_refused(&unknown, 2000, why, sizeof why), "unknowns do not refuse");
+
+    /* The drawing's share (interop_memory) is what interop/, render/ and
+     * splat/ allocate per body: on the zero-copy path with CUDA's sprites
+     * the vertex buffer and its tags (render_reserve_bodies) and the
+     * sprites' copy of the tags (splat_set_tags), all on the GPU; on the
+     * host copy the staging buffer too, on the host; on the CPU backend
+     * all of it on the host. (splat_create asks no device, so this runs
+     * without a GPU.) */
+    const int m = 1000;
+    interop io;
+    interop_init(&io, true, false);
+    CHECK(interop_cuda_sprites(&io), "zero copy: CUDA may draw the sprites");
+    sim_memory mem = {0};
+    interop_memory(&io, true, m, &mem);
+    CHECK(mem.device_need == (sizeof(render_vertex) + 1.0 + 1.0) * m && mem.host_need == 0,
+          "zero copy: %.0f bytes on the GPU, %.0f on the host", mem.device_need, mem.host_need);
+    interop_destroy(&io);
+    interop_init(&io, true, true);
+    mem = (sim_memory){0};
+    interop_memory(&io, true, m, &mem);
+    CHECK(mem.device_need == (sizeof(render_vertex) + 1.0) * m &&
+              mem.host_need == (double)sizeof(sim_vertex) * m,
+          "host copy: %.0f bytes on the GPU, %.0f on the host", mem.device_need, mem.host_need);
+    interop_destroy(&io);
+    interop_init(&io, false, false);
+    mem = (sim_memory){0};
+    interop_memory(&io, false, m, &mem);
+    CHECK(mem.device_need == 0 &&
+              mem.host_need == (sizeof(render_vertex) + 1.0 + sizeof(sim_vertex)) * m,
+          "CPU backend: %.0f bytes on the GPU, %.0f on the host", mem.device_need, mem.host_need);
+    interop_destroy(&io);
 
     /* Nothing measured yet: a pilot is timed (at the new N, below APP_PILOT_N). */
     app *a = make_app(SIM_BACKEND_CPU, SIM_VARIANT_BEST, 0, 0);

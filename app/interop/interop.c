@@ -124,6 +124,19 @@ bool interop_cuda_sprites(const interop *io) {
     return io->path == INTEROP_ZERO_COPY && io->splat;
 }
 
+void interop_memory(const interop *io, bool cuda_backend, int n, sim_memory *out) {
+    const double vertices = (sizeof(render_vertex) + 1.0) * n; /* render_reserve_bodies */
+    if (cuda_backend) {
+        out->device_need += vertices;
+    } else {
+        out->host_need += vertices;
+    }
+    if (!cuda_backend || io->path == INTEROP_HOST_COPY) {
+        out->host_need += (double)sizeof(sim_vertex) * n; /* io->staging */
+    }
+    if (cuda_backend && interop_cuda_sprites(io)) out->device_need += n; /* splat_set_tags */
+}
+
 void interop_tags(interop *io, const uint8_t *tags, int n) {
     splat_error e = {0};
     if (io->splat && !splat_set_tags(io->splat, tags, n, &e)) sprites_off(io, e.message);

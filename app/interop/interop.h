@@ -70,6 +70,13 @@ const char *interop_path_name(interop_path p);
  * back to the host copy with a warning, and a failure of CUDA's sprites
  * to GL's. */
 bool interop_upload(interop *io, sim *s, render *r, const render_view *sprites);
+/* Adds what n bodies need on their way to the screen to *out: the
+ * renderer's vertex buffer and tags (GPU memory beside a CUDA simulation,
+ * host memory otherwise: a software GL keeps them there), the host copy's
+ * staging buffer (host memory, on the host-copy path and the CPU backend)
+ * and CUDA's sprites' own copy of the tags (GPU memory, while CUDA may draw
+ * the sprites). The `+` key's guard adds this to sim_memory_estimate. */
+void interop_memory(const interop *io, bool cuda_backend, int n, sim_memory *out);
 /* The bodies' tags for CUDA's sprites (sim_get_tags), each time they change. */
 void interop_tags(interop *io, const uint8_t *tags, int n);
 /* Whether CUDA draws the sprites (the zero-copy path, and CUDA's sprites
