@@ -502,10 +502,11 @@ float sim_step_timed(sim *s, int steps);
 /* The tree variant's numbers for the HUD and the benchmark (sim_tree_stats). */
 typedef struct sim_tree_stats {
     bool valid;                   /* false: the tree variant has not run yet */
-    float build_ms, walk_ms;      /* of the last timed force evaluation */
+    float build_ms, walk_ms;      /* of the latest timed force evaluation */
     int depth;                    /* deepest level (root 0) */
     int cells, leaves;            /* cells in the octree, of which leaves */
     double interactions_per_body; /* evaluated (cell + body) interactions, mean per body */
+    double lane_use; /* those over the lane slots they took (groups fill lanes unevenly) */
 } sim_tree_stats;
 
 /* One octree cell for drawing: an axis-aligned cube. */

@@ -1092,8 +1092,14 @@ extern "C" double sim_loop_ceiling(const sim_loop_cost *c, const sim_device_info
  * walked by groups of p bodies (sim_tree.cu). */
 
 static void forces_tree(const force_args *a, cudaStream_t stream) {
-    sim_tree_forces(a->tree, a->n, a->pos, a->acc, a->eps2, a->theta, a->p, a->potential,
-                    a->share, a->shares, stream);
+    sim_tree_params p = {};
+    p.eps2 = a->eps2;
+    p.theta = a->theta;
+    p.group = a->p;
+    p.potential = a->potential;
+    p.share = a->share;
+    p.shares = a->shares;
+    sim_tree_forces(a->tree, a->n, a->pos, a->acc, &p, stream);
 }
 
 /* ======================================================================== */

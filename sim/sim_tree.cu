@@ -89,6 +89,7 @@ struct tree_counters {
     int n;
     int walked; /* bodies whose groups the walk took (n, or a share's: sim_tree_forces) */
     unsigned long long interactions;
+    unsigned long long slots; /* lane slots those took: a group's entries x 32 x bodies per lane */
 };
 
 struct sim_tree {
@@ -735,7 +736,7 @@ __global__ void __launch_bounds__(WALK_THREADS, MAXB >= 4 ? 6 : 8)
     walk_shared &s = shared[wib];
     int *stack = stacks + (size_t)(blockIdx.x * (WALK_THREADS / 32) + wib) * STACK_CAP;
     const int groups = ctr->groups;
-    unsigned long long evaluated = 0;
+    unsigned long long evaluated = 0, slots = 0;
     int overflow = 0, walked = 0;
     const int2 root = cell_child[0];
     for (;;) {
@@ -747,23 +748,28 @@ __global__ void __launch_bounds__(WALK_THREADS, MAXB >= 4 ? 6 : 8)
         if (base < lo || base >= hi) continue; /* another GPU's share */
         const int valid = end - base;
         walked += valid;
-        int entries;
+        int entries, per_lane;
         if (MAXB >= 4 && valid > 64) {
+            per_lane = 4;
             entries = walk_group<(MAXB >= 4 ? 4 : 1), POT>(s, stack, base, end, spos, sidx, acc,
                                                            eps2, cell_child, cell_com, cell_q0,
                                                            cell_q1, root, lane, overflow);
         } else if (MAXB >= 2 && valid > 32) {
+            per_lane = 2;
             entries = walk_group<(MAXB >= 2 ? 2 : 1), POT>(s, stack, base, end, spos, sidx, acc,
                                                            eps2, cell_child, cell_com, cell_q0,
                                                            cell_q1, root, lane, overflow);
         } else {
+            per_lane = 1;
             entries = walk_group<1, POT>(s, stack, base, end, spos, sidx, acc, eps2, cell_child,
                                          cell_com, cell_q0, cell_q1, root, lane, overflow);
         }
         evaluated += (unsigned long long)entries * valid;
+        slots += (unsigned long long)entries * 32 * per_lane;
     }
     if (lane == 0) {
         atomicAdd(&ctr->interactions, evaluated);
+        atomicAdd(&ctr->slots, slots);
         atomicAdd(&ctr->walked, walked);
         if (overflow) atomicAdd(&ctr->overflow, overflow);
     }
@@ -906,9 +912,10 @@ static int level_blocks(int l, int n, int sm_count) {
         1, std::min<long long>(div_up((int)most, BUILD_THREADS), 4LL * sm_count));
 }
 
-extern "C" void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *acc, float eps2,
-                                float theta, int group, bool potential, int share, int shares,
-                                cudaStream_t stream) {
+static void harvest(sim_tree *t);
+
+extern "C" void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *acc,
+                                const sim_tree_params *p, cudaStream_t stream) {
     if (n <= 0) return;
     if (!sim_tree_reserve(t, n)) { /* reserve() checked this up front: only a bug gets here */
         sim_fault_record(t->fault, (int)cudaErrorMemoryAllocation, __FILE__, __LINE__,
@@ -916,6 +923,7 @@ extern "C" void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *a
                          "no GPU memory for the tree");
         return;
     }
+    harvest(t); /* never waits: the stats stay the latest, the events free */
     const bool timed = !t->pending;
     if (timed) CUDA_CHECK(t->fault, cudaEventRecord(t->ev[0], stream));
     CUDA_CHECK(t->fault, cudaMemsetAsync(t->ctr, 0, sizeof(tree_counters), stream));
@@ -939,7 +947,7 @@ extern "C" void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *a
     CUDA_CHECK_LAUNCH(t->fault);
     /* Each level's first slot is the sum of the counts above it, which only
      * the device knows: the kernels add them up (level_first). */
-    const int gsize = group >= 128 ? 128 : group >= 64 ? 64 : 32;
+    const int gsize = p->group >= 128 ? 128 : p->group >= 64 ? 64 : 32;
     for (int l = 0; l < LEVELS; l++) {
         split_kernel<<<level_blocks(l, n, t->sm_count), BUILD_THREADS, 0, stream>>>(
             l, skeys, t->cell_range, t->cell_child, t->cell_geo, t->cell_capacity, gsize, t->group,
@@ -948,7 +956,7 @@ extern "C" void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *a
     }
     for (int l = LEVELS - 1; l >= 0; l--) {
         multipole_kernel<<<level_blocks(l, n, t->sm_count), BUILD_THREADS, 0, stream>>>(
-            l, theta, t->spos, t->cell_child, t->cell_geo, t->cell_com, t->cell_q0, t->cell_q1,
+            l, p->theta, t->spos, t->cell_child, t->cell_geo, t->cell_com, t->cell_q0, t->cell_q1,
             t->ctr);
         CUDA_CHECK_LAUNCH(t->fault);
     }
@@ -962,13 +970,13 @@ extern "C" void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *a
      * curve): the groups that start in it. The group list's order differs
      * from GPU to GPU (atomics fill it), the sorted order does not. */
     int lo = 0, hi = n;
-    if (shares > 1) {
-        lo = (int)((long long)n * share / shares);
-        hi = (int)((long long)n * (share + 1) / shares);
+    if (p->shares > 1) {
+        lo = (int)((long long)n * p->share / p->shares);
+        hi = (int)((long long)n * (p->share + 1) / p->shares);
         CUDA_CHECK(t->fault, cudaMemsetAsync(acc, 0, sizeof *acc * (size_t)n, stream));
     }
-    walks[bpl == 4 ? 2 : bpl - 1][potential]<<<blocks, WALK_THREADS, 0, stream>>>(
-        t->group, t->spos, t->sidx, acc, eps2, t->cell_child, t->cell_com, t->cell_q0, t->cell_q1,
+    walks[bpl == 4 ? 2 : bpl - 1][p->potential]<<<blocks, WALK_THREADS, 0, stream>>>(
+        t->group, t->spos, t->sidx, acc, p->eps2, t->cell_child, t->cell_com, t->cell_q0, t->cell_q1,
         t->stack, lo, hi, t->ctr);
     CUDA_CHECK_LAUNCH(t->fault);
     t->built = true;
@@ -981,7 +989,8 @@ extern "C" void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *a
     }
 }
 
-/* Reads the last timed evaluation once its events have completed. */
+/* Reads the last timed evaluation once its events have completed (called
+ * at every evaluation and by sim_tree_get_stats). */
 static void harvest(sim_tree *t) {
     if (!t->pending) return;
     const cudaError_t e = cudaEventQuery(t->ev[3]);
@@ -998,6 +1007,7 @@ static void harvest(sim_tree *t) {
     }
     st.leaves = h->leaves;
     st.interactions_per_body = h->walked > 0 ? (double)h->interactions / h->walked : 0.0;
+    st.lane_use = h->slots > 0 ? (double)h->interactions / (double)h->slots : 0.0;
     t->stats = st;
     t->pending = false;
 }

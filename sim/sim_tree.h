@@ -42,19 +42,26 @@ size_t sim_tree_bytes(const sim_tree *t, int n);
 /* Room for n bodies; false (out of GPU memory) keeps the old buffers. */
 bool sim_tree_reserve(sim_tree *t, int n);
 
-/* acc[i] = the tree's acceleration of body i (caller's order) at pos, with
- * the softening squared eps2, at least SIM_EPS2_FLOOR as for every CUDA
- * force kernel (sim_step_params.eps2_kernel). group: bodies per walk group
- * (clamped to 32, 64 or 128). With potential, acc[i].w is body i's
- * potential from the same walk (-sum m_j / sqrt(r^2 + eps^2) over the
- * bodies and cells it summed, the cells' quadrupoles included); else 0.
- * With shares > 1 it walks only share `share` of the sorted bodies (the
- * whole tree is built) and writes zeros for the rest, so that the shares'
- * acc summed over GPUs is the whole. Asynchronous. */
-void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *acc, float eps2, float theta,
-                     int group, bool potential, int share, int shares, cudaStream_t stream);
+/* One force evaluation's settings (zero-default except eps2 and theta). */
+typedef struct sim_tree_params {
+    float eps2;  /* softening squared, at least SIM_EPS2_FLOOR (sim_step_params.eps2_kernel) */
+    float theta; /* opening angle */
+    int group;   /* bodies per walk group: 32, 64 or 128 (clamped) */
+    bool potential;    /* also each body's potential in acc's w */
+    int share, shares; /* walk only share `share` of `shares` of the sorted bodies */
+} sim_tree_params;
 
-/* Stats of the last timed evaluation whose events have completed (never
+/* acc[i] = the tree's acceleration of body i (caller's order) at pos. With
+ * potential, acc[i].w is body i's potential from the same walk (-sum m_j /
+ * sqrt(r^2 + eps^2) over the bodies and cells it summed, the cells'
+ * quadrupoles included); else 0. With shares > 1 it walks only share
+ * `share` of the sorted bodies (the whole tree is built) and writes zeros
+ * for the rest, so that the shares' acc summed over GPUs is the whole.
+ * Asynchronous. */
+void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *acc, const sim_tree_params *p,
+                     cudaStream_t stream);
+
+/* Stats of the latest timed evaluation whose events have completed (never
  * waits); valid false before the first. */
 sim_tree_stats sim_tree_get_stats(sim_tree *t);
 

@@ -51,9 +51,11 @@ int main(int argc, char **argv) {
         r->build_ms = 1e300;
         r->walk_ms = -1e-300;
         r->interactions_per_body = NAN;
+        r->lane_use = i % 2 ? 1e300 : NAN;
         r->error_samples = i % 5 ? 1024 : 0;
         r->error_median = 1e-300;
         r->error_p99 = 1e300;
+        r->error_max = INFINITY;
         /* every fourth row on the most GPUs, half of those with per-GPU times
          * (finite and not), and a third of them from a method that does not split */
         r->gpus = i % 4 == 1 ? SIM_MAX_GPUS : i % 4 == 2 ? 0 : 1;

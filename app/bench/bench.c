@@ -198,12 +198,14 @@ static bool run_one(bench *b, sim_variant v, int n, int p, int q, double theta) 
         row.build_ms = ts.build_ms;
         row.walk_ms = ts.walk_ms;
         row.interactions_per_body = ts.interactions_per_body;
+        row.lane_use = ts.lane_use;
         sim_force_error fe = {0};
         const int samples = n < ERROR_SAMPLES ? n : ERROR_SAMPLES;
         if (sim_measure_force_error(s, samples, 1, &fe, &err)) {
             row.error_samples = fe.samples;
             row.error_median = fe.median;
             row.error_p99 = fe.p99;
+            row.error_max = fe.max;
         } else {
             fprintf(stderr, "nbody: force error not measured: %s\n", err.message);
         }

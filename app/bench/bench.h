@@ -32,10 +32,11 @@ typedef struct bench_row {
     /* tree rows only (tree_valid false: the tree reported nothing) */
     bool tree_valid;
     double theta;
-    double build_ms, walk_ms;     /* of the last timed step (sim_get_tree_stats) */
+    double build_ms, walk_ms;     /* of the latest timed step (sim_get_tree_stats) */
     double interactions_per_body; /* evaluated, mean */
+    double lane_use;              /* interactions over the lane slots they took */
     int error_samples;            /* 0: the force error was not measured */
-    double error_median, error_p99;
+    double error_median, error_p99, error_max;
     /* several GPUs (--gpus): gpus 1 on one, and the rest 0 */
     int gpus;
     sim_gpu_stats gpu;  /* of the last timed step: per-GPU forces, the sum */

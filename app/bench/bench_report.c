@@ -148,8 +148,8 @@ void bench_print(const bench_result *b, FILE *f) {
             "1e9 int/s", "GFLOP/s eq", "vs prev", "ceiling");
     if (frames) fprintf(f, " %9s", "frames/s");
     if (tree)
-        fprintf(f, " %6s %9s %9s %9s %10s %9s %9s", "theta", "build ms", "walk ms", "int/body",
-                "1e6 body/s", "err med", "err p99");
+        fprintf(f, " %6s %9s %9s %9s %6s %10s %9s %9s %9s", "theta", "build ms", "walk ms",
+                "int/body", "lanes", "1e6 body/s", "err med", "err p99", "err max");
     fprintf(f, "\n");
     for (int i = 0; i < b->count; i++) {
         const bench_row *r = &b->rows[i];
@@ -168,12 +168,13 @@ void bench_print(const bench_result *b, FILE *f) {
                 r->ms, ips, gf, up, ceil_s);
         if (frames) fprintf(f, " %9.1f", r->fps);
         if (tree && r->tree && r->tree_valid) {
-            fprintf(f, " %6.2f %9.3f %9.3f %9.0f %10.2f", r->theta, r->build_ms, r->walk_ms,
-                    r->interactions_per_body, bodies_per_s(r) * 1e-6);
+            fprintf(f, " %6.2f %9.3f %9.3f %9.0f %5.0f%% %10.2f", r->theta, r->build_ms,
+                    r->walk_ms, r->interactions_per_body, 100 * r->lane_use,
+                    bodies_per_s(r) * 1e-6);
             if (r->error_samples > 0)
-                fprintf(f, " %9.2e %9.2e", r->error_median, r->error_p99);
+                fprintf(f, " %9.2e %9.2e %9.2e", r->error_median, r->error_p99, r->error_max);
             else
-                fprintf(f, " %9s %9s", "-", "-");
+                fprintf(f, " %9s %9s %9s", "-", "-", "-");
         } else if (tree && r->tree) {
             fprintf(f, " %6.2f %9s", r->theta, "(no tree stats)");
         }
@@ -310,9 +311,11 @@ char *bench_json(const bench_result *b) {
             emit_number(&t, "build_ms", r->build_ms, r->tree_valid);
             emit_number(&t, "walk_ms", r->walk_ms, r->tree_valid);
             emit_number(&t, "interactions_per_body", r->interactions_per_body, r->tree_valid);
+            emit_number(&t, "lane_use", r->lane_use, r->tree_valid);
             emit(&t, ", \"force_error_samples\": %d", r->error_samples);
             emit_number(&t, "force_error_median", r->error_median, r->error_samples > 0);
             emit_number(&t, "force_error_p99", r->error_p99, r->error_samples > 0);
+            emit_number(&t, "force_error_max", r->error_max, r->error_samples > 0);
         }
         emit(&t, "}%s\n", i + 1 < b->count ? "," : "");
     }
