@@ -34,6 +34,8 @@
  *                           crossover N against "best", 10M bodies, the
  *                           cost of the walk's potentials)
  *   test_tree_gpu --bench-potential   the last alone
+ *   test_tree_gpu --bench-energy [N]  energy drift over one time unit,
+ *                           tree against best (N = 1M unless given)
  *   test_tree_gpu --profile two steps of 1M bodies (for ncu)
  */
 #include <stdint.h>
@@ -518,6 +520,25 @@ static void bench_potential(void) {
     }
 }
 
+/* The energy drift over one time unit (128 steps of dt 1/128) of an n-body
+ * Plummer sphere, ε 0.05: the tree at its default theta against best. */
+static void bench_energy(int n) {
+    printf("\n# energy drift over one time unit (128 steps of 1/128), n %d\n", n);
+    printf("method  theta  E0                 E1                 dE/E0\n");
+    for (int j = 0; j < 2; j++) {
+        const sim_variant v = j == 0 ? SIM_VARIANT_TREE : SIM_VARIANT_BEST;
+        sim *s = test_sim((sim_desc){.body_count = n, .backend = SIM_BACKEND_CUDA, .variant = v,
+                                     .softening = 0.05f});
+        const double e0 = sim_diagnostics(s).total;
+        sim_step(s, 128);
+        const double e1 = sim_diagnostics(s).total;
+        printf("%-6s  %.2f  %.12g  %.12g  %+.3e\n", j == 0 ? "tree" : "best",
+               j == 0 ? sim_get_params(s).theta : 0.0, e0, e1, (e1 - e0) / fabs(e0));
+        fflush(stdout);
+        sim_destroy(s);
+    }
+}
+
 /* Two steps of 1M bodies at the default theta: a short run for a profiler. */
 static void profile(void) {
     sim *s = test_sim((sim_desc){.body_count = 1 << 20, .backend = SIM_BACKEND_CUDA,
@@ -538,6 +559,10 @@ int main(int argc, char **argv) {
     }
     if (argc > 1 && !strcmp(argv[1], "--bench-potential")) {
         bench_potential();
+        return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "--bench-energy")) {
+        bench_energy(argc > 2 ? atoi(argv[2]) : 1 << 20);
         return 0;
     }
     if (argc > 1 && !strcmp(argv[1], "--profile")) {
