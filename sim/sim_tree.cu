@@ -17,11 +17,8 @@
  *      children in digit order, and forces are deterministic;
  *   5. multipoles bottom-up, level by level (leaf: from its bodies; else
  *      from its children by the parallel-axis shift), with r_open^2 =
- *      (b / theta)^2 stored beside the centre of mass, b the radius about
- *      it that holds the cell's bodies (docs/TREE.md: the GPU's opening
- *      criterion; the geometric side / theta + delta opened more cells for
- *      the same error); a massless cell's child entry becomes (0, 0), which
- *      the walk skips;
+ *      (side / theta + delta)^2 stored beside the centre of mass; a massless
+ *      cell's child entry becomes (0, 0), which the walk skips;
  *   6. the walk: one warp per group of at most p (32, 64, 128) bodies: a cell
  *      of <= p bodies whose parent has more, or a run of such siblings when
  *      all of the parent's children are that small (split_kernel), so a
@@ -364,10 +361,7 @@ __global__ void split_kernel(int l, const unsigned long long *keys, int2 *cell_r
     }
 }
 
-/* Multipoles of the cells of level l (children done), and r_open = b / theta
- * with b the radius about the centre of mass that holds the cell's bodies:
- * a leaf's farthest body; a parent's farthest child's b plus the distance
- * of that child's centre of mass, a bound. theta: opening angle. */
+/* Multipoles of the cells of level l (children done). theta: opening angle. */
 __global__ void multipole_kernel(int l, float theta, const float4 *spos, int2 *cell_child,
                                  const float4 *cell_geo, float4 *cell_com, float4 *cell_q0,
                                  float4 *cell_q1, const tree_counters *ctr) {
@@ -382,7 +376,6 @@ __global__ void multipole_kernel(int l, float theta, const float4 *spos, int2 *c
         float q[6] = {0, 0, 0, 0, 0, 0};     /* xx yy zz xy xz yz */
         float i2 = 0;                        /* sum m |y|^2: the softened term */
         float cx, cy, cz;
-        float b2 = 0; /* squared radius about the centre of mass holding the bodies */
         if (ch.y < 0 && -ch.y <= LEAF) {
             /* A leaf of <= LEAF bodies (all but level-21 ones): its bodies
              * loaded at once, then the same sums in the same order as below
@@ -409,7 +402,6 @@ __global__ void multipole_kernel(int l, float theta, const float4 *spos, int2 *c
                 if (j < cnt && m > 0) {
                     const float dx = p[j].x - cx, dy = p[j].y - cy, dz = p[j].z - cz;
                     const float r2 = dx * dx + dy * dy + dz * dz, w = p[j].w;
-                    b2 = fmaxf(b2, r2);
                     q[0] += w * (3 * dx * dx - r2), q[1] += w * (3 * dy * dy - r2);
                     q[2] += w * (3 * dz * dz - r2), q[3] += w * 3 * dx * dy;
                     q[4] += w * 3 * dx * dz, q[5] += w * 3 * dy * dz;
@@ -431,7 +423,6 @@ __global__ void multipole_kernel(int l, float theta, const float4 *spos, int2 *c
                 const float4 p = spos[j];
                 const float dx = p.x - cx, dy = p.y - cy, dz = p.z - cz;
                 const float r2 = dx * dx + dy * dy + dz * dz;
-                b2 = fmaxf(b2, r2);
                 q[0] += p.w * (3 * dx * dx - r2), q[1] += p.w * (3 * dy * dy - r2);
                 q[2] += p.w * (3 * dz * dz - r2), q[3] += p.w * 3 * dx * dy;
                 q[4] += p.w * 3 * dx * dz, q[5] += p.w * 3 * dy * dz;
@@ -464,19 +455,15 @@ __global__ void multipole_kernel(int l, float theta, const float4 *spos, int2 *c
                 const float4 cc = ccs[k], a = as[k], b = bs[k];
                 const float dx = cc.x - cx, dy = cc.y - cy, dz = cc.z - cz;
                 const float r2 = dx * dx + dy * dy + dz * dz, mk = a.x;
-                if (mk > 0) { /* the child's radius from its r_open = b / theta */
-                    const float bk = sqrtf(r2) + sqrtf(cc.w) * theta;
-                    b2 = fmaxf(b2, bk * bk);
-                }
                 q[0] += a.y + mk * (3 * dx * dx - r2), q[1] += a.z + mk * (3 * dy * dy - r2);
                 q[2] += a.w + mk * (3 * dz * dz - r2), q[3] += b.x + mk * 3 * dx * dy;
                 q[4] += b.y + mk * 3 * dx * dz, q[5] += b.z + mk * 3 * dy * dz;
                 i2 += b.w + mk * r2; /* the parallel-axis shift of sum m |y|^2 */
             }
         }
-        /* The factor: rounding never lets a cell be accepted for one of its
-         * own bodies, even at theta 1. */
-        const float ropen = sqrtf(b2) / theta * 1.000001f;
+        const float ddx = cx - g.x, ddy = cy - g.y, ddz = cz - g.z;
+        const float delta = sqrtf(ddx * ddx + ddy * ddy + ddz * ddz);
+        const float ropen = 2.0f * g.w / theta + delta;
         cell_com[cell] = make_float4(cx, cy, cz, ropen * ropen);
         cell_q0[cell] = make_float4(m, q[0], q[1], q[2]);
         cell_q1[cell] = make_float4(q[3], q[4], q[5], i2);

@@ -73,9 +73,8 @@ static const knob_row rows[] = {
                               "more damping: 1-d doubles from 1e-4",
                               "less damping; below 1e-4 it is off", false},
                              SIM_KNOB_DAMPING},
-    [CONFIG_KNOB_THETA] = {{"theta", "THETA", "0.7 (CPU: 0.6)",
-                            "tree opening angle: cell radius (GPU) or side (CPU) / distance (a "
-                            "list with --benchmark)",
+    [CONFIG_KNOB_THETA] = {{"theta", "THETA", "0.8 (CPU: 0.6)",
+                            "tree opening angle: cell size / distance (a list with --benchmark)",
                             GLFW_KEY_J, "opening angle +0.1 (tree)", "opening angle -0.1 (tree)",
                             true},
                            SIM_KNOB_THETA},
