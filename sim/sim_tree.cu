@@ -239,13 +239,13 @@ __global__ void gather_kernel(int n, const float4 *pos, const int *sidx, float4 
     if (i < n) spos[i] = pos[sidx[i]];
 }
 
-/* bound[d] = the first index in [b, e) whose level-(l+1) digit is >= d, for
- * d = 1 .. 7 (bound[0] = b, bound[8] = e). The 7 binary searches run in
+/* The same bounds (below) found by one thread, for the many small cells of
+ * the deeper levels. The 7 binary searches run in
  * lockstep, 7 independent loads per step: one after the other they were a
  * chain of 7 log2(e - b) dependent loads, and the split levels took about
  * half as long again (docs/PERFORMANCE.md, "The tree"). A search of [b, e)
  * ends within floor(log2(e - b)) + 1 halvings. */
-static __device__ void digit_bounds(const unsigned long long *keys, int b, int e, int shift,
+static __device__ void thread_digit_bounds(const unsigned long long *keys, int b, int e, int shift,
                                     int bound[9]) {
     int lo[8], hi[8];
 #pragma unroll
@@ -275,6 +275,65 @@ static __device__ void digit_bounds(const unsigned long long *keys, int b, int e
     bound[8] = e;
 }
 
+/* Cells of up to this many bodies count their children's digits. */
+#define COUNT_DIGITS_MAX 256
+
+/* bound[d] = the first index in [b, e) whose level-(l+1) digit is >= d, for
+ * d = 1 .. 7 (bound[0] = b, bound[8] = e), found by the whole warp (every
+ * lane gets the same bounds). The digits of a cell's sorted keys rise: a
+ * small cell counts them; a larger one runs 7 32-way searches, every lane
+ * testing one of 32 points spread over the interval still open and a
+ * ballot finding the first that passed, so that the interval shrinks 32
+ * times a round (4 rounds for a million bodies where one thread's binary
+ * search took 20 rounds of dependent loads). */
+static __device__ void warp_digit_bounds(const unsigned long long *keys, int b, int e, int shift,
+                                         int lane, int bound[9]) {
+    bound[0] = b;
+    bound[8] = e;
+    if (e - b <= COUNT_DIGITS_MAX) {
+        /* A small cell: its keys read once, 32 at a time (coalesced), and
+         * the bound of d is b + the number of digits below d. */
+        int below[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        for (int base = b; base < e; base += 32) {
+            const int i = base + lane;
+            const unsigned digit = i < e ? (unsigned)((__ldg(&keys[i]) >> shift) & 7u) : 8u;
+#pragma unroll
+            for (int d = 1; d < 8; d++) below[d] += __popc(__ballot_sync(0xffffffffu, digit < (unsigned)d));
+        }
+#pragma unroll
+        for (int d = 1; d < 8; d++) bound[d] = b + below[d];
+        return;
+    }
+    /* Invariant: the bound of d lies in [lo[d], hi[d]] (e when no key has
+     * a digit >= d). */
+    int lo[8], hi[8];
+#pragma unroll
+    for (int d = 1; d < 8; d++) lo[d] = b, hi[d] = e;
+    for (;;) {
+        bool open = false;
+#pragma unroll
+        for (int d = 1; d < 8; d++) open = open || lo[d] < hi[d];
+        if (!open) break; /* the same in every lane */
+        int q[8];
+        bool pass[8];
+#pragma unroll
+        for (int d = 1; d < 8; d++) { /* lane j's point; lane 31's is hi, which passes */
+            q[d] = lo[d] + (int)(((long long)(lane + 1) * (hi[d] - lo[d])) >> 5);
+            pass[d] = q[d] >= hi[d] || ((__ldg(&keys[q[d]]) >> shift) & 7u) >= (unsigned)d;
+        }
+#pragma unroll
+        for (int d = 1; d < 8; d++) {
+            const int first = __ffs(__ballot_sync(0xffffffffu, pass[d])) - 1;
+            const int at = __shfl_sync(0xffffffffu, q[d], first);
+            const int before = __shfl_sync(0xffffffffu, q[d], first > 0 ? first - 1 : 0);
+            lo[d] = first > 0 ? before + 1 : lo[d];
+            hi[d] = at;
+        }
+    }
+#pragma unroll
+    for (int d = 1; d < 8; d++) bound[d] = lo[d];
+}
+
 /* The first cell slot of level l: the cells of the levels above come first
  * (the counts live on the device only). */
 static __device__ int level_first(const tree_counters *ctr, int l) {
@@ -283,8 +342,82 @@ static __device__ int level_first(const tree_counters *ctr, int l) {
     return s;
 }
 
-static __device__ void add_group(tree_counters *ctr, int2 *group, int b, int e) {
-    group[atomicAdd(&ctr->groups, 1)] = make_int2(b, e);
+/* The walk groups a cell of level l with sorted bodies r contributes (see
+ * split_kernel): counted when group is NULL, else written from slot on.
+ * Returns how many. */
+static __device__ int cell_groups(int l, int2 r, bool leaf, const int bound[9], int gsize,
+                                  int2 *group, int slot) {
+    int k = 0;
+#define ADD_GROUP(b_, e_)                                                                              do {                                                                                                   if (group) group[slot + k] = make_int2((b_), (e_));                                                k++;                                                                                           } while (0)
+    if (l == 0 && r.y - r.x <= gsize) ADD_GROUP(r.x, r.y);
+    if (leaf) {
+        for (int b = r.x; r.y - r.x > gsize && b < r.y; b += gsize) {
+            ADD_GROUP(b, min(b + gsize, r.y));
+        }
+    } else if (r.y - r.x > gsize) { /* else already inside a group */
+        bool all_small = true;
+        for (int d = 0; d < 8; d++) all_small = all_small && bound[d + 1] - bound[d] <= gsize;
+        int pb = -1, pe = -1; /* a run of small siblings */
+        for (int d = 0; d < 8; d++) {
+            const int cb = bound[d], ce = bound[d + 1];
+            if (ce == cb) continue;
+            if (ce - cb > gsize) { /* split further: its own groups */
+                if (pb >= 0) ADD_GROUP(pb, pe);
+                pb = -1;
+            } else if (pb >= 0 && all_small && ce - pb <= gsize) {
+                pe = ce; /* adjacent in Morton order: packed together */
+            } else {
+                if (pb >= 0) ADD_GROUP(pb, pe);
+                pb = cb, pe = ce;
+            }
+        }
+        if (pb >= 0) ADD_GROUP(pb, pe);
+    }
+#undef ADD_GROUP
+    return k;
+}
+
+#define SPLIT_WARPS (BUILD_THREADS / 32)
+
+/* Writes cell `cell` of level l (sorted bodies r) once its slots are known:
+ * its geometry, its children's ranges from `first` on (split) or its
+ * bodies (leaf), and its ngr walk groups from `slot` on. Returns whether
+ * it ended a leaf. */
+static __device__ bool finish_cell(int l, int cell, int2 r, bool leaf, int nch, int ngr,
+                                   const int bound[9], int first, int slot,
+                                   const unsigned long long *keys, int2 *cell_range,
+                                   int2 *cell_child, float4 *cell_geo, int cell_capacity,
+                                   int gsize, int2 *group, tree_counters *ctr) {
+    const double half = ctr->side / (double)(2 << l);
+    const unsigned long long key = keys[r.x];
+    const int drop = KEY_BITS - l;
+    float g[3];
+    for (int k = 0; k < 3; k++) {
+        const unsigned u = l == 0 ? 0u : compact3(key >> k) >> drop;
+        g[k] = (float)(ctr->origin[k] + (2.0 * u + 1.0) * half);
+    }
+    cell_geo[cell] = make_float4(g[0], g[1], g[2], (float)half);
+    if (!leaf && first + nch > cell_capacity) {
+        /* No room (cannot happen: see Capacity above): summed directly. Its
+         * group slots become empty groups, which the walk passes over, and
+         * a leaf of more than gsize bodies takes its runs on its own. */
+        atomicAdd(&ctr->overflow, 1);
+        for (int k = 0; k < ngr; k++) group[slot + k] = make_int2(r.x, r.x);
+        leaf = true;
+        const int runs = cell_groups(l, r, true, bound, gsize, NULL, 0);
+        slot = runs > 0 ? atomicAdd(&ctr->groups, runs) : 0;
+    }
+    if (!leaf) {
+        int k = first;
+        for (int d = 0; d < 8; d++) {
+            if (bound[d + 1] > bound[d]) cell_range[k++] = make_int2(bound[d], bound[d + 1]);
+        }
+        cell_child[cell] = make_int2(first, nch);
+    } else {
+        cell_child[cell] = make_int2(r.x, -(r.y - r.x));
+    }
+    cell_groups(l, r, leaf, bound, gsize, group, slot);
+    return leaf;
 }
 
 /* Splits the cells of level l into children (level l + 1) and writes their
@@ -295,69 +428,118 @@ static __device__ void add_group(tree_counters *ctr, int2 *group, int b, int e) 
  * inside a parent of <= 8 gsize bodies: packing siblings beside a dense
  * child made boxes that overlap it, which the walk then opens); and a
  * leaf of more (level 21) cut into runs of gsize. Every body is in exactly
- * one group. */
+ * one group.
+ *
+ * Two kernels do it: split_wide_kernel, a warp per cell, for the top
+ * levels' few large cells, and split_kernel, a thread per cell, for the
+ * many small ones below (sim_tree_forces picks by level). Both take their
+ * slots (children, groups, leaves) with one atomic per counter for many
+ * cells, where one per cell on the same three counters queued. */
+__global__ void split_wide_kernel(int l, const unsigned long long *keys, int2 *cell_range,
+                                  int2 *cell_child, float4 *cell_geo, int cell_capacity,
+                                  int gsize, int2 *group, tree_counters *ctr) {
+    const int count = ctr->level_count[l];
+    if (count == 0) return;
+    const int start = level_first(ctr, l), next = start + count;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    __shared__ int s_children[SPLIT_WARPS], s_groups[SPLIT_WARPS], s_leaves, s_base[2];
+    /* Rounds of SPLIT_WARPS cells per block: the same trip count for every
+     * thread of the block, so that it can synchronise. */
+    for (int c0 = blockIdx.x * SPLIT_WARPS; c0 < count; c0 += gridDim.x * SPLIT_WARPS) {
+        const int c = c0 + warp, cell = start + c;
+        const bool have = c < count; /* the same for the whole warp */
+        int2 r = make_int2(0, 0);
+        bool leaf = true;
+        int bound[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0}, nch = 0, ngr = 0;
+        if (have) {
+            r = cell_range[cell];
+            leaf = r.y - r.x <= LEAF || l >= KEY_BITS;
+            if (!leaf) {
+                warp_digit_bounds(keys, r.x, r.y, 3 * (KEY_BITS - 1 - l), lane, bound);
+                for (int d = 0; d < 8; d++) nch += bound[d + 1] > bound[d];
+            }
+            ngr = cell_groups(l, r, leaf, bound, gsize, NULL, 0);
+        }
+        if (threadIdx.x == 0) s_leaves = 0;
+        if (lane == 0) {
+            s_children[warp] = nch;
+            s_groups[warp] = ngr;
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) { /* exclusive offsets within the block, then its slots */
+            int tc = 0, tg = 0;
+            for (int w = 0; w < SPLIT_WARPS; w++) {
+                const int a = s_children[w], g = s_groups[w];
+                s_children[w] = tc, s_groups[w] = tg;
+                tc += a, tg += g;
+            }
+            s_base[0] = tc > 0 ? atomicAdd(&ctr->level_count[l + 1], tc) : 0;
+            s_base[1] = tg > 0 ? atomicAdd(&ctr->groups, tg) : 0;
+        }
+        __syncthreads();
+        if (have && lane == 0) {
+            const bool ended_leaf = finish_cell(
+                l, cell, r, leaf, nch, ngr, bound, next + s_base[0] + s_children[warp],
+                s_base[1] + s_groups[warp], keys, cell_range, cell_child, cell_geo, cell_capacity,
+                gsize, group, ctr);
+            if (ended_leaf) atomicAdd(&s_leaves, 1);
+        }
+        __syncthreads();
+        if (threadIdx.x == 0 && s_leaves > 0) atomicAdd(&ctr->leaves, s_leaves);
+        __syncthreads(); /* the shared slots are taken again next round */
+    }
+}
+
+/* An inclusive sum over the warp's lanes (all 32 take part). */
+static __device__ __forceinline__ int warp_scan(int v, int lane) {
+    for (int o = 1; o < 32; o <<= 1) {
+        const int u = __shfl_up_sync(0xffffffffu, v, o);
+        if (lane >= o) v += u;
+    }
+    return v;
+}
+
 __global__ void split_kernel(int l, const unsigned long long *keys, int2 *cell_range,
                              int2 *cell_child, float4 *cell_geo, int cell_capacity, int gsize,
                              int2 *group, tree_counters *ctr) {
     const int count = ctr->level_count[l];
     if (count == 0) return;
     const int start = level_first(ctr, l), next = start + count;
-    const double half = ctr->side / (double)(2 << l);
-    for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < count; c += gridDim.x * blockDim.x) {
-        const int cell = start + c;
-        const int2 r = cell_range[cell];
-        const unsigned long long key = keys[r.x];
-        const int drop = KEY_BITS - l;
-        float g[3];
-        for (int k = 0; k < 3; k++) {
-            const unsigned u = l == 0 ? 0u : compact3(key >> k) >> drop;
-            g[k] = (float)(ctr->origin[k] + (2.0 * u + 1.0) * half);
-        }
-        cell_geo[cell] = make_float4(g[0], g[1], g[2], (float)half);
-        bool leaf = r.y - r.x <= LEAF || l >= KEY_BITS;
-        if (l == 0 && r.y - r.x <= gsize) add_group(ctr, group, r.x, r.y);
-        if (!leaf) {
-            const int shift = 3 * (KEY_BITS - 1 - l);
-            int bound[9];
-            digit_bounds(keys, r.x, r.y, shift, bound);
-            int nch = 0;
-            for (int d = 0; d < 8; d++) nch += bound[d + 1] > bound[d];
-            const int off = atomicAdd(&ctr->level_count[l + 1], nch);
-            const int first = next + off;
-            if (first + nch > cell_capacity) {
-                atomicAdd(&ctr->overflow, 1);
-                leaf = true; /* no room: summed directly */
-            } else {
-                int k = first, pb = -1, pe = -1; /* a run of small siblings */
-                bool all_small = true;
-                for (int d = 0; d < 8; d++)
-                    all_small = all_small && bound[d + 1] - bound[d] <= gsize;
-                for (int d = 0; d < 8; d++) {
-                    const int cb = bound[d], ce = bound[d + 1];
-                    if (ce == cb) continue;
-                    cell_range[k++] = make_int2(cb, ce);
-                    if (r.y - r.x <= gsize) continue; /* already inside a group */
-                    if (ce - cb > gsize) {            /* split further: its own groups */
-                        if (pb >= 0) add_group(ctr, group, pb, pe);
-                        pb = -1;
-                    } else if (pb >= 0 && all_small && ce - pb <= gsize) {
-                        pe = ce; /* adjacent in Morton order: packed together */
-                    } else {
-                        if (pb >= 0) add_group(ctr, group, pb, pe);
-                        pb = cb, pe = ce;
-                    }
-                }
-                if (pb >= 0) add_group(ctr, group, pb, pe);
-                cell_child[cell] = make_int2(first, nch);
+    const int lane = threadIdx.x & 31;
+    const int stride = gridDim.x * blockDim.x;
+    /* The same trip count for the whole warp, so that it can take its slots
+     * with shuffles and one atomic per counter. */
+    for (int c0 = (blockIdx.x * blockDim.x + threadIdx.x) & ~31; c0 < count; c0 += stride) {
+        const int c = c0 + lane, cell = start + c;
+        const bool have = c < count;
+        int2 r = make_int2(0, 0);
+        bool leaf = true;
+        int bound[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0}, nch = 0, ngr = 0;
+        if (have) {
+            r = cell_range[cell];
+            leaf = r.y - r.x <= LEAF || l >= KEY_BITS;
+            if (!leaf) {
+                thread_digit_bounds(keys, r.x, r.y, 3 * (KEY_BITS - 1 - l), bound);
+                for (int d = 0; d < 8; d++) nch += bound[d + 1] > bound[d];
             }
+            ngr = cell_groups(l, r, leaf, bound, gsize, NULL, 0);
         }
-        if (leaf) {
-            cell_child[cell] = make_int2(r.x, -(r.y - r.x));
-            atomicAdd(&ctr->leaves, 1);
-            for (int b = r.x; r.y - r.x > gsize && b < r.y; b += gsize) {
-                add_group(ctr, group, b, min(b + gsize, r.y));
-            }
+        const int ic = warp_scan(nch, lane), ig = warp_scan(ngr, lane);
+        int base_c = 0, base_g = 0;
+        if (lane == 31) {
+            base_c = ic > 0 ? atomicAdd(&ctr->level_count[l + 1], ic) : 0;
+            base_g = ig > 0 ? atomicAdd(&ctr->groups, ig) : 0;
         }
+        base_c = __shfl_sync(0xffffffffu, base_c, 31);
+        base_g = __shfl_sync(0xffffffffu, base_g, 31);
+        bool ended_leaf = false;
+        if (have) {
+            ended_leaf = finish_cell(l, cell, r, leaf, nch, ngr, bound, next + base_c + ic - nch,
+                                     base_g + ig - ngr, keys, cell_range, cell_child, cell_geo,
+                                     cell_capacity, gsize, group, ctr);
+        }
+        const int leaves = __popc(__ballot_sync(0xffffffffu, ended_leaf));
+        if (lane == 0 && leaves > 0) atomicAdd(&ctr->leaves, leaves);
     }
 }
 
@@ -906,6 +1088,14 @@ extern "C" bool sim_tree_reserve(sim_tree *t, int n) {
     return true;
 }
 
+/* Blocks of a split_wide_kernel level: a warp per cell, SPLIT_WARPS cells
+ * a block's round. */
+static int split_blocks(int l, int n, int sm_count) {
+    const long long most = l < 10 ? std::min<long long>(1LL << (3 * l), n) : n;
+    return (int)std::max<long long>(
+        1, std::min<long long>((most + SPLIT_WARPS - 1) / SPLIT_WARPS, 16LL * sm_count));
+}
+
 static int level_blocks(int l, int n, int sm_count) {
     const long long most = l < 10 ? std::min<long long>(1LL << (3 * l), n) : n;
     return (int)std::max<long long>(
@@ -949,9 +1139,17 @@ extern "C" void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *a
      * the device knows: the kernels add them up (level_first). */
     const int gsize = p->group >= 128 ? 128 : p->group >= 64 ? 64 : 32;
     for (int l = 0; l < LEVELS; l++) {
-        split_kernel<<<level_blocks(l, n, t->sm_count), BUILD_THREADS, 0, stream>>>(
-            l, skeys, t->cell_range, t->cell_child, t->cell_geo, t->cell_capacity, gsize, t->group,
-            t->ctr);
+        /* A warp per cell while an even spread would give cells of more
+         * than COUNT_DIGITS_MAX bodies, a thread per cell below. */
+        if (((long long)n >> (3 * l)) > COUNT_DIGITS_MAX) {
+            split_wide_kernel<<<split_blocks(l, n, t->sm_count), BUILD_THREADS, 0, stream>>>(
+                l, skeys, t->cell_range, t->cell_child, t->cell_geo, t->cell_capacity, gsize,
+                t->group, t->ctr);
+        } else {
+            split_kernel<<<level_blocks(l, n, t->sm_count), BUILD_THREADS, 0, stream>>>(
+                l, skeys, t->cell_range, t->cell_child, t->cell_geo, t->cell_capacity, gsize,
+                t->group, t->ctr);
+        }
         CUDA_CHECK_LAUNCH(t->fault);
     }
     for (int l = LEVELS - 1; l >= 0; l--) {
