@@ -9,12 +9,14 @@
  *      positions are gathered into Morton order (kept for locality);
  *   4. the octree level by level (Bonsai-style, chosen over a Karras radix
  *      tree because docs/TREE.md's cells ARE the key prefixes of each level:
- *      a level pass finds each split cell's children by 7 binary searches in
- *      its sorted range, so the structure equals the spec's by construction
- *      and no collapse step is needed). Children of one cell are contiguous
- *      and in digit order; a level's cells get their slots by one atomicAdd
- *      per cell, so slot positions vary run to run but every walk visits
- *      children in digit order, and forces are deterministic;
+ *      a level pass finds each split cell's children by searching its sorted
+ *      range for the 7 digit bounds (a warp per cell at the top levels, a
+ *      thread per cell below: split_wide_kernel, split_kernel), so the
+ *      structure equals the spec's by construction and no collapse step is
+ *      needed). Children of one cell are contiguous and in digit order; a
+ *      level's cells get their slots by atomics (one per warp or block), so
+ *      slot positions vary run to run but every walk visits children in
+ *      digit order, and forces are deterministic;
  *   5. multipoles bottom-up, level by level (leaf: from its bodies; else
  *      from its children by the parallel-axis shift), with r_open^2 =
  *      (side / theta + delta)^2 stored beside the centre of mass; a massless
@@ -34,7 +36,7 @@
  *      that are evaluated 32 at a time by every lane for its 1 to 4 bodies.
  *      Accelerations go back to the caller's body order, with each body's
  *      potential from the same sums in w when asked (walk_kernel's POT).
- * Launches per evaluation: about 50 (21 split and 22 multipole levels, each
+ * Launches per evaluation: about 50 (22 split and 22 multipole levels, each
  * returning at once past the tree's depth, so an empty level costs little
  * more than its launch).
  *
