@@ -300,7 +300,9 @@ static __device__ void warp_digit_bounds(const unsigned long long *keys, int b, 
             const int i = base + lane;
             const unsigned digit = i < e ? (unsigned)((__ldg(&keys[i]) >> shift) & 7u) : 8u;
 #pragma unroll
-            for (int d = 1; d < 8; d++) below[d] += __popc(__ballot_sync(0xffffffffu, digit < (unsigned)d));
+            for (int d = 1; d < 8; d++) {
+                below[d] += __popc(__ballot_sync(0xffffffffu, digit < (unsigned)d));
+            }
         }
 #pragma unroll
         for (int d = 1; d < 8; d++) bound[d] = b + below[d];
@@ -344,17 +346,22 @@ static __device__ int level_first(const tree_counters *ctr, int l) {
     return s;
 }
 
+/* Group k of those from slot on: written unless group is NULL (counting). */
+static __device__ __forceinline__ void put_group(int2 *group, int slot, int &k, int b, int e) {
+    if (group) group[slot + k] = make_int2(b, e);
+    k++;
+}
+
 /* The walk groups a cell of level l with sorted bodies r contributes (see
  * split_kernel): counted when group is NULL, else written from slot on.
  * Returns how many. */
 static __device__ int cell_groups(int l, int2 r, bool leaf, const int bound[9], int gsize,
                                   int2 *group, int slot) {
     int k = 0;
-#define ADD_GROUP(b_, e_)                                                                              do {                                                                                                   if (group) group[slot + k] = make_int2((b_), (e_));                                                k++;                                                                                           } while (0)
-    if (l == 0 && r.y - r.x <= gsize) ADD_GROUP(r.x, r.y);
+    if (l == 0 && r.y - r.x <= gsize) put_group(group, slot, k, r.x, r.y);
     if (leaf) {
         for (int b = r.x; r.y - r.x > gsize && b < r.y; b += gsize) {
-            ADD_GROUP(b, min(b + gsize, r.y));
+            put_group(group, slot, k, b, min(b + gsize, r.y));
         }
     } else if (r.y - r.x > gsize) { /* else already inside a group */
         bool all_small = true;
@@ -364,18 +371,17 @@ static __device__ int cell_groups(int l, int2 r, bool leaf, const int bound[9], 
             const int cb = bound[d], ce = bound[d + 1];
             if (ce == cb) continue;
             if (ce - cb > gsize) { /* split further: its own groups */
-                if (pb >= 0) ADD_GROUP(pb, pe);
+                if (pb >= 0) put_group(group, slot, k, pb, pe);
                 pb = -1;
             } else if (pb >= 0 && all_small && ce - pb <= gsize) {
                 pe = ce; /* adjacent in Morton order: packed together */
             } else {
-                if (pb >= 0) ADD_GROUP(pb, pe);
+                if (pb >= 0) put_group(group, slot, k, pb, pe);
                 pb = cb, pe = ce;
             }
         }
-        if (pb >= 0) ADD_GROUP(pb, pe);
+        if (pb >= 0) put_group(group, slot, k, pb, pe);
     }
-#undef ADD_GROUP
     return k;
 }
 
@@ -422,6 +428,28 @@ static __device__ bool finish_cell(int l, int cell, int2 r, bool leaf, int nch, 
     return leaf;
 }
 
+/* What cell c of level l (cell slot `cell`) becomes, before any slot is
+ * taken: a leaf or split (with its children's digit bounds and count),
+ * and how many walk groups it adds (cell_groups). WIDE: the whole warp
+ * works on this one cell; else each thread on its own. */
+template <bool WIDE>
+static __device__ void plan_cell(int l, int cell, const unsigned long long *keys,
+                                 const int2 *cell_range, int gsize, int lane, int2 &r, bool &leaf,
+                                 int bound[9], int &nch, int &ngr) {
+    r = cell_range[cell];
+    leaf = r.y - r.x <= LEAF || l >= KEY_BITS;
+    if (!leaf) {
+        const int shift = 3 * (KEY_BITS - 1 - l);
+        if (WIDE) {
+            warp_digit_bounds(keys, r.x, r.y, shift, lane, bound);
+        } else {
+            thread_digit_bounds(keys, r.x, r.y, shift, bound);
+        }
+        for (int d = 0; d < 8; d++) nch += bound[d + 1] > bound[d];
+    }
+    ngr = cell_groups(l, r, leaf, bound, gsize, NULL, 0);
+}
+
 /* Splits the cells of level l into children (level l + 1) and writes their
  * geometry and the walk groups: the root when it holds <= gsize bodies;
  * children of <= gsize bodies of a cell with more, consecutive siblings
@@ -454,13 +482,7 @@ __global__ void split_wide_kernel(int l, const unsigned long long *keys, int2 *c
         bool leaf = true;
         int bound[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0}, nch = 0, ngr = 0;
         if (have) {
-            r = cell_range[cell];
-            leaf = r.y - r.x <= LEAF || l >= KEY_BITS;
-            if (!leaf) {
-                warp_digit_bounds(keys, r.x, r.y, 3 * (KEY_BITS - 1 - l), lane, bound);
-                for (int d = 0; d < 8; d++) nch += bound[d + 1] > bound[d];
-            }
-            ngr = cell_groups(l, r, leaf, bound, gsize, NULL, 0);
+            plan_cell<true>(l, cell, keys, cell_range, gsize, lane, r, leaf, bound, nch, ngr);
         }
         if (threadIdx.x == 0) s_leaves = 0;
         if (lane == 0) {
@@ -518,13 +540,7 @@ __global__ void split_kernel(int l, const unsigned long long *keys, int2 *cell_r
         bool leaf = true;
         int bound[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0}, nch = 0, ngr = 0;
         if (have) {
-            r = cell_range[cell];
-            leaf = r.y - r.x <= LEAF || l >= KEY_BITS;
-            if (!leaf) {
-                thread_digit_bounds(keys, r.x, r.y, 3 * (KEY_BITS - 1 - l), bound);
-                for (int d = 0; d < 8; d++) nch += bound[d + 1] > bound[d];
-            }
-            ngr = cell_groups(l, r, leaf, bound, gsize, NULL, 0);
+            plan_cell<false>(l, cell, keys, cell_range, gsize, lane, r, leaf, bound, nch, ngr);
         }
         const int ic = warp_scan(nch, lane), ig = warp_scan(ngr, lane);
         int base_c = 0, base_g = 0;
@@ -1176,8 +1192,8 @@ extern "C" void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *a
         CUDA_CHECK(t->fault, cudaMemsetAsync(acc, 0, sizeof *acc * (size_t)n, stream));
     }
     walks[bpl == 4 ? 2 : bpl - 1][p->potential]<<<blocks, WALK_THREADS, 0, stream>>>(
-        t->group, t->spos, t->sidx, acc, p->eps2, t->cell_child, t->cell_com, t->cell_q0, t->cell_q1,
-        t->stack, lo, hi, t->ctr);
+        t->group, t->spos, t->sidx, acc, p->eps2, t->cell_child, t->cell_com, t->cell_q0,
+        t->cell_q1, t->stack, lo, hi, t->ctr);
     CUDA_CHECK_LAUNCH(t->fault);
     t->built = true;
     if (timed) {
