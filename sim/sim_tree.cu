@@ -241,14 +241,13 @@ __global__ void gather_kernel(int n, const float4 *pos, const int *sidx, float4 
     if (i < n) spos[i] = pos[sidx[i]];
 }
 
-/* The same bounds (below) found by one thread, for the many small cells of
- * the deeper levels. The 7 binary searches run in
- * lockstep, 7 independent loads per step: one after the other they were a
- * chain of 7 log2(e - b) dependent loads, and the split levels took about
- * half as long again (docs/PERFORMANCE.md, "The tree"). A search of [b, e)
- * ends within floor(log2(e - b)) + 1 halvings. */
+/* The same bounds as warp_digit_bounds (below) found by one thread, for
+ * the many small cells of the deeper levels. The 7 binary searches run in
+ * lockstep, 7 independent loads per step: one after the other they would
+ * be a chain of 7 log2(e - b) dependent loads, which measured slower. A
+ * search of [b, e) ends within floor(log2(e - b)) + 1 halvings. */
 static __device__ void thread_digit_bounds(const unsigned long long *keys, int b, int e, int shift,
-                                    int bound[9]) {
+                                           int bound[9]) {
     int lo[8], hi[8];
 #pragma unroll
     for (int d = 1; d < 8; d++) lo[d] = b, hi[d] = e;
