@@ -406,8 +406,9 @@ static __device__ bool finish_cell(int l, int cell, int2 r, bool leaf, int nch, 
     cell_geo[cell] = make_float4(g[0], g[1], g[2], (float)half);
     if (!leaf && first + nch > cell_capacity) {
         /* No room (cannot happen: see Capacity above): summed directly. Its
-         * group slots become empty groups, which the walk passes over, and
-         * a leaf of more than gsize bodies takes its runs on its own. */
+         * group slots become empty groups, for which the walk writes
+         * nothing, and a leaf of more than gsize bodies takes its runs on
+         * its own. */
         atomicAdd(&ctr->overflow, 1);
         for (int k = 0; k < ngr; k++) group[slot + k] = make_int2(r.x, r.x);
         leaf = true;
