@@ -140,9 +140,7 @@ static bool exact_forces(cpu_backend *c, const sim_step_params *sp, const double
         const int i1 = n - i0 > block ? i0 + block : n;
         const bool wide = (double)(i1 - i0) * n >= PARALLEL_MIN_PAIRS;
         (void)wide; /* without OpenMP */
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) if (wide)
-#endif
+        SIM_PARALLEL_FOR(schedule(dynamic, 1) if (wide))
         for (int i = i0; i < i1; i++) exact_acc(p, n, i, eps2, &acc[3 * i]);
         if (i1 < n && stop_asked(c)) return false;
     }
@@ -479,9 +477,7 @@ static bool potential(cpu_backend *c, double eps2, double *out) {
         while (i1 < n && pairs < BLOCK_PAIRS) pairs += n - 1 - i1++;
         const bool wide = pairs >= PARALLEL_MIN_PAIRS;
         (void)wide; /* without OpenMP */
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) if (wide)
-#endif
+        SIM_PARALLEL_FOR(schedule(dynamic, 1) if (wide))
         for (int i = i0; i < i1; i++) {
             double wi = 0;
             for (int j = i + 1; j < n; j++) {
@@ -625,9 +621,7 @@ static bool cpu_force_error(void *b, const sim_step_params *sp, int samples, uin
         const int k1 = m - k0 > block ? k0 + block : m;
         const bool wide = (double)(k1 - k0) * n >= PARALLEL_MIN_PAIRS;
         (void)wide; /* without OpenMP */
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) if (wide)
-#endif
+        SIM_PARALLEL_FOR(schedule(dynamic, 1) if (wide))
         for (int k = k0; k < k1; k++) {
             double exact[3];
             exact_acc(c->pos, n, pick[k], sp->eps2, exact);

@@ -208,9 +208,7 @@ static void rotation_curve(const model *g, const sim_body *b, int n, double eps,
     const int blocks = sources < VC_BLOCKS ? sources : VC_BLOCKS;
     const bool wide = (double)sources * VC_POINTS >= VC_PARALLEL_MIN_PAIRS;
     (void)wide; /* without OpenMP */
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) if (wide)
-#endif
+    SIM_PARALLEL_FOR(schedule(dynamic, 1) if (wide))
     for (int k = 0; k < blocks; k++) {
         const int s0 = (int)((int64_t)sources * k / blocks);
         const int s1 = (int)((int64_t)sources * (k + 1) / blocks);

@@ -44,9 +44,7 @@ void sim_zero_momentum(sim_body *b, int n) {
     const int blocks = n < SUM_BLOCKS ? n : SUM_BLOCKS;
     const bool wide = n >= SIM_IC_PARALLEL_MIN;
     (void)wide; /* without OpenMP */
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) if (wide)
-#endif
+    SIM_PARALLEL_FOR(schedule(dynamic, 1) if (wide))
     for (int k = 0; k < blocks; k++) {
         const int i0 = (int)((int64_t)n * k / blocks), i1 = (int)((int64_t)n * (k + 1) / blocks);
         double s[7] = {0, 0, 0, 0, 0, 0, 0};

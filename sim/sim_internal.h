@@ -168,12 +168,16 @@ void sim_ic_generate(sim_ic ic, int n, uint64_t seed, const sim_desc *desc, doub
  * save, and a small simulation starts none (tests/test_stop.c). */
 #define SIM_IC_PARALLEL_MIN 16384
 #define SIM_PRAGMA(x) _Pragma(#x)
+/* The loop that follows on OpenMP's threads with these clauses, where the
+ * build has OpenMP; a plain loop elsewhere (then a condition named in the
+ * clauses goes unused: (void) it). */
 #ifdef _OPENMP
-/* Bodies handed out in fixed runs, to whichever thread is free. */
-#define SIM_IC_PARALLEL_FOR(wide) SIM_PRAGMA(omp parallel for schedule(dynamic, 4096) if (wide))
+#define SIM_PARALLEL_FOR(clauses) SIM_PRAGMA(omp parallel for clauses)
 #else
-#define SIM_IC_PARALLEL_FOR(wide)
+#define SIM_PARALLEL_FOR(clauses)
 #endif
+/* Bodies handed out in fixed runs, to whichever thread is free. */
+#define SIM_IC_PARALLEL_FOR(wide) SIM_PARALLEL_FOR(schedule(dynamic, 4096) if (wide))
 
 /* Subtracts the mass-weighted mean position and velocity of b[0..n-1]
  * (sim_ic.c): centre of mass at the origin, zero momentum. */

@@ -309,9 +309,7 @@ static bool build(sim_tree_cpu *t, const double *pos, int n, double theta, const
     t->side = side;
 
     /* Keys, sorted. */
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) if (wide)
-#endif
+    SIM_PARALLEL_FOR(schedule(static) if (wide))
     for (int i = 0; i < n; i++) {
         t->key[i] = spread3(grid(pos[4 * i], t->lo[0], side)) |
                     spread3(grid(pos[4 * i + 1], t->lo[1], side)) << 1 |
@@ -319,9 +317,7 @@ static bool build(sim_tree_cpu *t, const double *pos, int n, double theta, const
         t->order[i] = i;
     }
     if (!radix_sort(t, n, stop)) return false;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) if (wide)
-#endif
+    SIM_PARALLEL_FOR(schedule(static) if (wide))
     for (int k = 0; k < n; k++) memcpy(&t->spos[4 * k], &pos[4 * t->order[k]], 4 * sizeof(double));
 
     /* Cells, breadth first. */
@@ -362,9 +358,7 @@ static bool build(sim_tree_cpu *t, const double *pos, int n, double theta, const
     for (int l = t->depth; l >= 0; l--) {
         if (stop_asked(stop)) return false;
         const int lo = t->level_start[l], hi = t->level_start[l + 1];
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) if (wide)
-#endif
+        SIM_PARALLEL_FOR(schedule(static) if (wide))
         for (int i = lo; i < hi; i++) {
             tree_cell *cell = &t->cells[i];
             double corner[3], s;
@@ -453,9 +447,7 @@ bool sim_tree_cpu_forces(sim_tree_cpu *t, const double *pos, int n, double eps2,
     for (int k0 = 0; k0 < n; k0 += WALK_BLOCK) {
         if (k0 > 0 && stop_asked(stop)) return false;
         const int k1 = n - k0 > WALK_BLOCK ? k0 + WALK_BLOCK : n;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 64) reduction(+ : interactions) if (wide)
-#endif
+        SIM_PARALLEL_FOR(schedule(dynamic, 64) reduction(+ : interactions) if (wide))
         for (int k = k0; k < k1; k++) {
             double a[3];
             walk_one(t, k, eps2, a, &interactions);
