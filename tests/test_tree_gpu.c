@@ -177,6 +177,10 @@ static void test_plummer(int n) {
           "depth %d cells %d leaves %d", st.depth, st.cells, st.leaves);
     CHECK(st.interactions_per_body > 32 && st.interactions_per_body < n,
           "interactions per body %.1f", st.interactions_per_body);
+    /* Every interaction takes a lane slot and a group of v bodies takes
+     * 32 ceil(v / 32) of them, so the share is in (0, 1]; from 1K bodies
+     * on the benchmark's lanes column has stayed above a half. */
+    CHECK(st.lane_use > 0.5 && st.lane_use <= 1, "lane use %.3f", st.lane_use);
     sim_tree_cell cells[600];
     const int nc = sim_tree_cells(s, 2, cells, 600);
     CHECK(nc >= 9 && nc <= 73, "%d cells of levels <= 2", nc);
