@@ -1051,11 +1051,18 @@ extern "C" void sim_tree_destroy(sim_tree *t) {
     free(t);
 }
 
+/* The radix sort's scratch for n keys. t may be NULL (an estimate before the
+ * tree exists): a failed query then reports nothing and counts 0. */
 static size_t sort_temp_bytes(const sim_tree *t, int n) {
     size_t bytes = 0;
     cub::DoubleBuffer<unsigned long long> k(NULL, NULL);
     cub::DoubleBuffer<int> v(NULL, NULL);
-    CUDA_CHECK(t->fault, cub::DeviceRadixSort::SortPairs(NULL, bytes, k, v, n, 0, 3 * KEY_BITS));
+    const cudaError_t e = cub::DeviceRadixSort::SortPairs(NULL, bytes, k, v, n, 0, 3 * KEY_BITS);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        if (t) CUDA_CHECK(t->fault, e);
+        return 0;
+    }
     return bytes;
 }
 
