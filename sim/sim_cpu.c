@@ -147,8 +147,18 @@ static bool exact_forces(cpu_backend *c, const sim_step_params *sp, const double
     return true;
 }
 
+/* With the relative criterion and no last accelerations (acc_valid false),
+ * a first pass by theta alone gives them. */
 static bool tree_forces(cpu_backend *c, const sim_step_params *sp, const double *p, double *acc) {
-    return sim_tree_cpu_forces(c->tree, p, c->n, sp->eps2, sp->theta, acc, &c->stop);
+    const double alpha = sp->tree_alpha;
+    const double *old = c->acc_valid ? c->acc : NULL;
+    if (alpha > 0 && !old) {
+        if (!sim_tree_cpu_forces(c->tree, p, c->n, sp->eps2, sp->theta, 0, NULL, acc, &c->stop)) {
+            return false;
+        }
+        old = acc;
+    }
+    return sim_tree_cpu_forces(c->tree, p, c->n, sp->eps2, sp->theta, alpha, old, acc, &c->stop);
 }
 
 #ifdef NBODY_TEST_METHOD

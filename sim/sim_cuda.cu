@@ -770,6 +770,8 @@ static void compute_forces(cuda_backend *c, const sim_step_params *sp, bool acc_
         a.tree = c->tree;
         a.theta = (float)sp->theta; /* the tree kernel walks in float */
         a.potential = potential;
+        a.alpha = (float)sp->tree_alpha;
+        a.acc_old = c->acc_valid; /* the last evaluation of these bodies */
     }
     if (e->id == SIM_VARIANT_BEST || e->id == SIM_VARIANT_FP64) {
         if (!c->best) c->best = kernels_best_plan_create();

@@ -162,6 +162,9 @@ void ui_hud_lines(const ui_facts *f, ui_lines *l) {
     char knobs[64] = "";
     int k = 0;
     if (m->uses_theta) k += snprintf(knobs + k, sizeof knobs - (size_t)k, "  θ %.2f", p.theta);
+    if (m->uses_theta && p.tree_alpha > 0) {
+        k += snprintf(knobs + k, sizeof knobs - (size_t)k, "  α %.3g", p.tree_alpha);
+    }
     if (m->block_shape && m->q_meaning) {
         snprintf(knobs + k, sizeof knobs - (size_t)k, "  p×q %d×%d", p.p, p.q);
     } else if (m->block_shape) {
