@@ -233,6 +233,23 @@ typedef struct app_profile {
     render_timer *gl; /* the GPU time of the drawing (draw and HUD parts) */
 } app_profile;
 
+/* Camera paths (app_campath.c): the keyframes (F2, --camera-path) and
+ * their playback (F3). */
+#define APP_CAMPATH_GAP_S 3.0 /* F2: seconds on the path after the last keyframe */
+
+typedef struct app_campath {
+    io_campath path;
+    bool playing;
+    bool started;     /* the playing path has drawn its first frame */
+    bool from_cli;    /* --camera-path: played from frame 0 */
+    double wall;      /* path seconds gone by the clock (the window, not recording) */
+    long frames;      /* frames played frame by frame (headless, or recording) */
+    double last_now;  /* base_now() at the last frame played */
+    double t;         /* the path's time on screen, seconds from its first keyframe */
+    int key;          /* the keyframe last passed, 0-based */
+    char hud[128];    /* the HUD's line while it plays, or "" */
+} app_campath;
+
 /* The whole running application, made by app_create. GLFW callbacks reach
  * it through the window user pointer. */
 typedef struct app {
@@ -252,6 +269,7 @@ typedef struct app {
     app_ladder ladder;
     app_sprites sprites;
     app_profile prof;
+    app_campath campath;
     base_msg msg; /* the HUD's message line */
     ui_state ui;
     interop interop;
@@ -332,6 +350,53 @@ void app_follow(app *a);
 void app_orbit_degrees(app *a, double yaw_deg, double pitch_deg);
 /* Back to the scene's camera (Home); the rest of the look stays. */
 void app_camera_home(app *a);
+
+/* ---- app_campath.c: camera paths ----------------------------------------- */
+
+/* The camera a path puts on screen: double precision, angles in radians. */
+typedef struct app_campath_pose {
+    double target[3], distance, yaw, pitch, fov_y;
+    int key; /* the keyframe last passed, 0-based */
+} app_campath_pose;
+
+/* The pure maths (no app): a keyframe's orientation as a unit quaternion
+ * (w, x, y, z) that turns +x into the direction from the target to the
+ * eye and +z into the camera's up (render_camera's yaw and pitch, no
+ * roll); slerp from a (u 0) to b (u 1), the short way, u outside [0, 1]
+ * extrapolating; the unit vector q turns +x into. */
+void app_quat_from_angles(double yaw, double pitch, double q[4]);
+void app_quat_slerp(const double a[4], const double b[4], double u, double out[4]);
+void app_quat_eye_dir(const double q[4], double dir[3]);
+/* Where the anchors' centres are now (length units; world is the origin
+ * whatever at[IO_CAMPATH_WORLD] says). */
+typedef struct app_campath_centres {
+    double at[IO_CAMPATH_ANCHOR_COUNT][3];
+} app_campath_centres;
+/* The pose of path p at time t (seconds, the keyframes' own clock: t of
+ * keyframe 0 is its time) with the anchors' centres c. Before the first and
+ * after the last keyframe: that keyframe. p->count > 0. */
+void app_campath_eval(const io_campath *p, const app_campath_centres *c, double t,
+                      app_campath_pose *out);
+
+/* --camera-path, in app_create: reads the file and plays it from frame 0;
+ * false with the message printed (exit 2). */
+bool app_campath_open(app *a);
+/* In app_frame after the follow: while a path plays, its time moves on (a
+ * frame at --record-fps headless or while recording, else the clock) and
+ * the camera goes where it says; at its end the camera stays there. */
+void app_campath_frame(app *a);
+/* F2 (dir +1: a keyframe at the camera, following what G follows while G is
+ * on; -1: the last one taken back), F3 (play / stop), F4 (save). */
+void app_campath_drop(app *a, int dir);
+void app_campath_play(app *a);
+void app_campath_save(app *a);
+/* Frames a headless run draws: --frames, else the whole --camera-path,
+ * else CONFIG_HEADLESS_FRAMES. */
+int app_campath_run_frames(const app *a);
+/* The HUD's line while a path plays, or "". */
+const char *app_campath_line(const app *a);
+/* The status line's "camera" and "camera_path" fields (", ..."). */
+void app_campath_json(const app *a, char *out, size_t len);
 
 /* ---- app_scene.c: the scene on screen ------------------------------------ */
 

@@ -39,6 +39,11 @@ app *app_create(const config *cfg, int *status) {
         app_destroy(a);
         return NULL;
     }
+    if (!app_campath_open(a)) { /* --camera-path: a bad file, before anything runs */
+        *status = 2;
+        app_destroy(a);
+        return NULL;
+    }
     /* Decided once, here: the backend picks the scene's N. */
     char why[160] = "";
     sim_desc start = cfg->sim;

@@ -158,6 +158,7 @@ void app_frame(app *a, int fb_width, int fb_height) {
     }
     app_profile_mark(a, APP_PHASE_STEP);
     if (a->view.follow_com) app_follow(a);
+    app_campath_frame(a); /* a camera path playing moves the camera */
     app_profile_mark(a, APP_PHASE_DIAG);
 
     const sim_params p = sim_get_params(a->sim);

@@ -236,6 +236,10 @@ static const binding bindings[] = {
     {GLFW_KEY_RIGHT_BRACKET, "]", "snapshot series: 10 forward", forward10},
     {GLFW_KEY_ENTER, "Enter", "snapshot series: leave the playback, simulate from the one shown",
      leave_playback},
+    {GLFW_KEY_F2, "F2 / Shift+F2", "camera path: keyframe at the camera (follows with G) / undo",
+     NULL},
+    {GLFW_KEY_F3, "F3", "camera path: play / stop", app_campath_play},
+    {GLFW_KEY_F4, "F4", "camera path: save to nbody-<time>.campath", app_campath_save},
 };
 #define BINDING_COUNT ((int)(sizeof bindings / sizeof bindings[0]))
 
@@ -328,6 +332,10 @@ void app_key(app *a, int key, int mods) {
         return;
     }
     if (camera_key(a, key, mods)) return;
+    if (key == GLFW_KEY_F2) { /* Shift+F2 takes the last keyframe back */
+        app_campath_drop(a, dir);
+        return;
+    }
     for (int i = 0; i < BINDING_COUNT; i++) {
         if (bindings[i].key == key && bindings[i].action) {
             bindings[i].action(a);

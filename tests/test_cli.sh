@@ -210,6 +210,7 @@ encode           input  run
 progress         switch run
 profile          switch run
 snapshot-every   int    run   1      2147483647           0         2147483648
+camera-path      input  run
 '
 
 mkdir -p "$tmp/adir" "$tmp/fixtures"

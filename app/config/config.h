@@ -138,6 +138,7 @@ typedef struct config {
     const char *frames_dir;          /* --frames-dir DIR: frame-000000.png ... instead, or NULL */
     const char *encode;              /* --encode DIR: its frame-*.png into --record, nothing else */
     const char *load; /* --load FILE, 'GLOB' or DIR: start from snapshot(s), or NULL */
+    const char *camera_path; /* --camera-path FILE: keyframes flown from frame 0, or NULL */
     bool progress;    /* --progress: the headless progress line even into a file */
     bool profile;     /* --profile: at exit, where each frame's time went */
 } config;

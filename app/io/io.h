@@ -239,6 +239,62 @@ bool io_script_load(const char *path, io_script_event **events, int *count);
  * false if unknown. */
 bool io_key_parse(const char *name, int *key, int *mods);
 
+/* ---- camera paths (io_campath.c) ----------------------------------------- */
+
+/* A camera path file (docs/USAGE.md, "Camera paths"): the line
+ * "nbody-campath 1", then one keyframe a line, "TIME ANCHOR X Y Z DISTANCE
+ * YAW PITCH FOV", # comments and blank lines skipped. */
+#define IO_CAMPATH_MAGIC "nbody-campath"
+#define IO_CAMPATH_VERSION 1
+#define IO_CAMPATH_KEYS_MAX 256         /* keyframes a path holds */
+#define IO_CAMPATH_DISTANCE_MIN 1e-3    /* the zoom's range (app_camera.c) */
+#define IO_CAMPATH_DISTANCE_MAX 1e4
+#define IO_CAMPATH_PITCH_MAX_DEG 88.8   /* within the orbit's limit of 1.55 radians */
+#define IO_CAMPATH_FOV_MIN_DEG 1.0
+#define IO_CAMPATH_FOV_MAX_DEG 170.0
+#define IO_CAMPATH_COORD_MAX 1e9        /* |x|, |y|, |z|, |time| and |yaw| in the file */
+
+/* What a keyframe's target is relative to: the origin, the centre of mass
+ * of all bodies, or one galaxy's centre of mass (the path flies with it). */
+typedef enum io_campath_anchor {
+    IO_CAMPATH_WORLD,
+    IO_CAMPATH_COM,
+    IO_CAMPATH_GALAXY1,
+    IO_CAMPATH_GALAXY2,
+    IO_CAMPATH_ANCHOR_COUNT
+} io_campath_anchor;
+const char *io_campath_anchor_name(io_campath_anchor a); /* "world", "com", "galaxy1", ... */
+
+typedef struct io_campath_key {
+    double time; /* seconds on the path (a video's seconds when recorded) */
+    io_campath_anchor anchor;
+    double target[3];  /* length units of the scene, relative to the anchor's centre */
+    double distance;   /* from the target, length units */
+    double yaw, pitch; /* degrees: about +z, and above the x-y plane (render_camera's) */
+    double fov;        /* the vertical field of view, degrees */
+} io_campath_key;
+
+typedef struct io_campath {
+    int count;
+    io_campath_key keys[IO_CAMPATH_KEYS_MAX]; /* times strictly increasing */
+} io_campath;
+
+/* Parses a path file's text; name (the file) and flag name it in messages.
+ * false with "nbody: FLAG NAME line N: what" and a hint line printed. */
+bool io_campath_parse(const char *text, const char *flag, const char *name, io_campath *out);
+/* Reads path (a regular file) and parses it; false with a message printed. */
+bool io_campath_load(const char *path, const char *flag, io_campath *out);
+/* The path as the file's text (every number as the shortest text that
+ * reads back as it, so load then save gives the same file); the length it
+ * needs (as snprintf: out is cut short when len is too small). */
+size_t io_campath_format(const io_campath *p, char *out, size_t len);
+/* Writes the path to file atomically (io_write_text); false with a message
+ * printed and errno saying why. */
+bool io_campath_save(const char *path, const io_campath *p);
+/* The frames/s a path is played at frame by frame: --record-fps's, or a
+ * video's default. */
+int io_campath_fps(int record_fps);
+
 /* ---- the start-up check (io_check.c) ------------------------------------- */
 
 /* Every file cfg names: outputs writable, --load readable, --dump's format

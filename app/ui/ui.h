@@ -93,6 +93,7 @@ typedef struct ui_facts {
     bool sprites_auto;    /* ... chosen by the measured trial */
     const char *snapshot; /* the snapshot line, or "" */
     const char *caption;  /* a --script tour's caption line, or "" */
+    const char *campath;  /* a camera path's line while it plays, or "" (NULL: none) */
     const base_msg *msg;  /* the message line */
     bool capturing;       /* this frame is saved (F12): no message in it */
     /* the ladder chart */

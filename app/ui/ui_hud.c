@@ -125,6 +125,7 @@ static void playback_lines(const ui_facts *f, ui_lines *l) {
            pb->playing ? "pauses" : "plays");
     look_line(f, l);
     if (f->snapshot && f->snapshot[0]) ui_add(l, UI_KEY, "%s", f->snapshot);
+    if (f->campath && f->campath[0]) ui_add(l, UI_KEY, "%s", f->campath);
 }
 
 void ui_hud_lines(const ui_facts *f, ui_lines *l) {
@@ -218,6 +219,7 @@ void ui_hud_lines(const ui_facts *f, ui_lines *l) {
     }
     look_line(f, l);
     if (f->snapshot && f->snapshot[0]) ui_add(l, UI_KEY, "%s", f->snapshot);
+    if (f->campath && f->campath[0]) ui_add(l, UI_KEY, "%s", f->campath);
     if (p.damping < 1.0f) ui_add(l, UI_WARN, "damping < 1: energy is not conserved");
     if (f->blown_up) {
         ui_add(l, UI_WARN, "NaN/Inf positions: paused. R re-seeds, Shift+T halves dt, S softens");
