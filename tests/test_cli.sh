@@ -209,6 +209,7 @@ encode           input  run
 progress         switch run
 profile          switch run
 snapshot-every   int    run   1      2147483647           0         2147483648
+play-speed       real   run   0.001  1000                 0.0009    1001
 '
 
 mkdir -p "$tmp/adir" "$tmp/fixtures"

@@ -388,7 +388,10 @@ static void check_key_names(void) {
                                        "right/middle drag",
                                        "scroll",
                                        "I",
-                                       "U"};
+                                       "U",
+                                       "9",
+                                       "0",
+                                       "\\"};
     const int count = (int)(sizeof want / sizeof want[0]);
     bool found[sizeof want / sizeof want[0]] = {false};
     char label[64], text[160];

@@ -199,6 +199,7 @@ static const struct {
     {"Home", GLFW_KEY_HOME},      {"F11", GLFW_KEY_F11},         {"F5", GLFW_KEY_F5},
     {"F9", GLFW_KEY_F9},          {",", GLFW_KEY_COMMA},         {"Comma", GLFW_KEY_COMMA},
     {"[", GLFW_KEY_LEFT_BRACKET}, {"]", GLFW_KEY_RIGHT_BRACKET}, {"Enter", GLFW_KEY_ENTER},
+    {"\\", GLFW_KEY_BACKSLASH},   {"Backslash", GLFW_KEY_BACKSLASH},
 };
 
 bool io_key_parse(const char *name, int *key, int *mods) {
