@@ -163,11 +163,8 @@ typedef struct app_snapshot {
     int pending_count;
     char **series; /* playback: the files, sorted by name; NULL: no series */
     int series_count;
-    int series_index;    /* the file to show */
-    int series_shown;    /* the file on screen */
-    int series_shown_at; /* the frame it was loaded in */
+    int series_shown; /* the file at or before the play position (app_playback.c) */
     bool playing;
-    bool announce; /* a key moved the playback: the move says where it went */
     /* --snapshot-every K: the run's state every K frames that step */
     int every_next;        /* the index of the next file */
     long every_frames;     /* frames that stepped so far */
@@ -176,6 +173,53 @@ typedef struct app_snapshot {
     uint32_t every_generation;
     bool every_done; /* stopped: a write failed or the names ran out */
 } app_snapshot;
+
+/* How the bodies between two snapshots of a series are drawn (app_interp.c). */
+typedef enum app_interp_mode {
+    APP_INTERP_HERMITE, /* cubic Hermite through both positions and velocities (the default) */
+    APP_INTERP_LINEAR,  /* straight lines between the positions */
+    APP_INTERP_NONE,    /* the file at or before the play time, as it is */
+    APP_INTERP_COUNT
+} app_interp_mode;
+
+/* Which body of one snapshot is which of the next (app_interp_match_make). */
+typedef struct app_interp_match {
+    int *a_to_b;      /* per body of the first: its index in the second, or -1 */
+    int *b_only;      /* the second's bodies that the first lacks */
+    int b_only_count;
+    bool by_id;       /* matched by particle ID (else by file order) */
+} app_interp_match;
+
+/* A series' smooth playback (app_playback.c): a continuous play position,
+ * the files around it read ahead on a thread, the bodies between them
+ * interpolated every frame. */
+#define APP_PLAYBACK_SLOTS 3 /* the files held: the two around the play time, the next */
+typedef struct app_playback {
+    double pos;           /* play position in files: file floor(pos), fraction pos - floor */
+    double speed;         /* snapshots per second (9 / 0) */
+    app_interp_mode mode; /* Backslash */
+    io_readahead *reader;
+    io_snapshot slots[APP_PLAYBACK_SLOTS];
+    int slot_file[APP_PLAYBACK_SLOTS]; /* the file each slot holds, -1: none */
+    bool slot_dup[APP_PLAYBACK_SLOTS]; /* its IDs are not unique */
+    int failed_file;                   /* a file that failed to read (-1: none) */
+    char failure[1024];                /* its message and hint */
+    bool failure_said;                 /* on the message line already */
+    int pair_a, pair_b;                /* the files the match is for (-1: none) */
+    app_interp_match match;
+    sim_body *out; /* the frame's bodies */
+    int out_cap;
+    uint64_t *ids; /* their IDs (the file index where a file has none), in their order */
+    int ids_count;
+    uint32_t ids_generation; /* the sim generation the bodies went in with */
+    double shown_pos;        /* the position last put on screen (-1: none) */
+    double wall;             /* live.now of the last frame (the window's play time) */
+    app_interp_mode shown_mode;
+    double time;        /* the play time shown */
+    bool time_is_index; /* the files' times do not increase: time is the position */
+    char interp[128];   /* what the frame did, and why where it fell back */
+    char match_note[96];
+} app_playback;
 
 /* The ladder chart's measurements (app_ladder.c): step times per (method, N). */
 #define APP_LADDER_RESULTS 64
@@ -266,6 +310,7 @@ typedef struct app {
     app_requests req;
     app_script script;
     app_snapshot snapshot;
+    app_playback playback;
     app_ladder ladder;
     app_sprites sprites;
     app_profile prof;
@@ -511,7 +556,8 @@ bool app_snapshot_start(app *a);
  * file when one is due and returns false. */
 bool app_snapshot_frame(app *a);
 /* Playback keys: Space, '.', ',', '[' and ']' (dir: files to move; 0 play /
- * pause), each saying what it did. false when no series is loaded. */
+ * pause), each saying what it did (app_playback_key). false when no series
+ * is loaded. */
 bool app_snapshot_playback_key(app *a, int dir);
 /* Whether a series is loaded (playing or paused): the keys that change the
  * simulation are refused then (app_keys.c). */
@@ -539,6 +585,60 @@ ui_playback app_snapshot_playback_facts(const app *a);
 /* The "snapshot" and "playback" fields of a status line (", ..."). */
 void app_snapshot_json(const app *a, char *out, size_t len);
 void app_snapshot_destroy(app *a);
+
+/* ---- app_interp.c: the bodies between two snapshots (pure functions) ------ */
+
+/* One snapshot of the pair: bodies, time, IDs (NULL: file order) and their
+ * sorted index (io_snapshot.by_id; NULL: match by file order). */
+typedef struct app_interp_snap {
+    const sim_body *bodies;
+    int count;
+    double time;
+    const uint64_t *ids;
+    const int *by_id;
+} app_interp_snap;
+const char *app_interp_mode_name(app_interp_mode m);
+/* Matches the bodies of a and b: by ID where both have a sorted index, else
+ * by file order. false when memory is short. */
+bool app_interp_match_make(const app_interp_snap *a, const app_interp_snap *b,
+                           app_interp_match *m);
+void app_interp_match_free(app_interp_match *m);
+/* The bodies app_interp_bodies writes: a's, then those only b has. */
+int app_interp_count(const app_interp_snap *a, const app_interp_match *m);
+/* The bodies at fraction u (0: a, 1: b) into out[app_interp_count] and their
+ * IDs into ids_out (NULL: not wanted). APP_INTERP_HERMITE needs b->time >
+ * a->time in the velocities' time unit (else it is linear); a body in one
+ * snapshot only fades (tag's fade level) and drifts on its own velocity. */
+void app_interp_bodies(const app_interp_snap *a, const app_interp_snap *b,
+                       const app_interp_match *m, app_interp_mode mode, double u, sim_body *out,
+                       uint64_t *ids_out);
+/* tag with its fade level set for brightness (0 to 1), and back. */
+unsigned app_interp_fade_tag(unsigned tag, double brightness);
+double app_interp_brightness(unsigned tag);
+
+/* ---- app_playback.c: a series played smoothly ----------------------------- */
+
+/* Starts the read-ahead thread and the play state for a->snapshot.series.
+ * false (message printed) when the thread cannot be started. */
+bool app_playback_start(app *a);
+/* Every frame while a series is loaded: advances the play time (playing:
+ * speed x the frame's wall time; headless or recording: speed / the video's
+ * frame rate, so a recording is smooth and the same every run), takes the
+ * files read ahead, and puts the bodies at the play time into the
+ * simulation. */
+void app_playback_frame(app *a);
+/* Space (dir 0), . , ] [ (files to move): the play position; true when a
+ * series is loaded. */
+bool app_playback_key(app *a, int dir);
+void app_playback_speed_key(app *a, int dir); /* 9 (-1), 0 (+1) */
+void app_playback_mode_key(app *a);           /* Backslash */
+/* The IDs of the bodies on screen while a series plays, in body order (the
+ * file index where a file has no IDs); NULL otherwise or when the bodies
+ * are no longer those the playback put there. */
+const uint64_t *app_playback_ids(const app *a, int *count);
+/* Puts the nearest file on screen as it is (Enter leaves the playback from it). */
+void app_playback_settle(app *a);
+void app_playback_destroy(app *a);
 
 /* ---- app_status.c, app_ui.c, app_profile.c -------------------------------- */
 

@@ -209,6 +209,16 @@ static void forward10(app *a) {
     playback(a, 10);
 }
 
+static void play_slower(app *a) {
+    app_playback_speed_key(a, -1);
+}
+static void play_faster(app *a) {
+    app_playback_speed_key(a, 1);
+}
+static void interp_mode(app *a) {
+    app_playback_mode_key(a);
+}
+
 static const binding bindings[] = {
     {GLFW_KEY_SPACE, "Space", "pause / run", toggle_pause},
     {GLFW_KEY_PERIOD, ".", "one step while paused", step_once},
@@ -234,12 +244,17 @@ static const binding bindings[] = {
     {GLFW_KEY_COMMA, ",", "snapshot series: previous (Space plays, . next)", previous},
     {GLFW_KEY_LEFT_BRACKET, "[", "snapshot series: 10 back", back10},
     {GLFW_KEY_RIGHT_BRACKET, "]", "snapshot series: 10 forward", forward10},
-    {GLFW_KEY_ENTER, "Enter", "snapshot series: leave the playback, simulate from the one shown",
+    {GLFW_KEY_ENTER, "Enter", "snapshot series: leave the playback, simulate from the nearest file",
      leave_playback},
     {GLFW_KEY_F2, "F2 / Shift+F2", "camera path: keyframe at the camera (follows with G) / undo",
      NULL},
     {GLFW_KEY_F3, "F3", "camera path: play / stop", app_campath_play},
     {GLFW_KEY_F4, "F4", "camera path: save to nbody-<time>.campath", app_campath_save},
+    /* A series' smooth playback (app_playback.c). */
+    {GLFW_KEY_9, "9", "snapshot series: play slower (/1.25 snapshots per second)", play_slower},
+    {GLFW_KEY_0, "0", "snapshot series: play faster (x1.25 snapshots per second)", play_faster},
+    {GLFW_KEY_BACKSLASH, "\\", "snapshot series: interpolation Hermite, linear, none",
+     interp_mode},
 };
 #define BINDING_COUNT ((int)(sizeof bindings / sizeof bindings[0]))
 

@@ -3,7 +3,8 @@
 // it shrinks with distance and fills HiDPI framebuffers the same way. Sprites
 // clamped to the minimum size are dimmed so total light is conserved. The
 // tag (galaxy in bits 0-1, component in bits 2-3) picks palettes and hides
-// the dark halo when asked. The NBODY_ names come from nbody_shared.h, which
+// the dark halo when asked; its fade level (bits 4-7, a series' playback)
+// dims the sprite. The NBODY_ names come from nbody_shared.h, which
 // the loader (render/render_gl.c) inserts after the version line.
 #version 330 core
 
@@ -74,5 +75,6 @@ void main() {
     else if (u_color_mode == NBODY_COLOR_GALAXY) c = galaxy_color(galaxy, component);
     else if (u_color_mode == NBODY_COLOR_COMPONENT) c = component_color(component);
     else c = speed_palette(clamp(a_body.w / u_speed_scale, 0.0, 1.0));
-    v_color = c * u_brightness * dim;
+    float fade = float((a_tag >> NBODY_TAG_FADE_SHIFT) & NBODY_TAG_FADE_MASK);
+    v_color = c * u_brightness * dim * (1.0 - fade / float(NBODY_TAG_FADE_MASK));
 }

@@ -23,6 +23,13 @@
 #define NBODY_TAG_COMPONENT_SHIFT 2u
 #define NBODY_TAG_COMPONENT_MASK 3u
 
+/* A fade level in bits 4-7 of the tag: brightness 1 - level / 15 (0: as
+ * bright as any body, 15: dark). Only a snapshot series' playback sets it,
+ * for bodies in one of the two snapshots around the play time (they fade in
+ * or out); bodies.vert and splat/ dim the sprite by it. */
+#define NBODY_TAG_FADE_SHIFT 4u
+#define NBODY_TAG_FADE_MASK 15u
+
 /* The components inside a tag (sim_component). */
 #define NBODY_COMPONENT_DISK 0u
 #define NBODY_COMPONENT_BULGE 1u

@@ -121,7 +121,8 @@ static SPLAT_HD inline void splat_span(float c, float s, int count, int *first, 
     *last = (int)splat_clamp(hi, -1.0f, (float)(count - 1));
 }
 
-/* Body index (x, y, z, speed, tag) through view: its sprite (bodies.vert).
+/* Body index (x, y, z, speed, tag) through view: its sprite (bodies.vert),
+ * dimmed by the tag's fade level.
  * false when it is not drawn: a hidden halo body, behind the eye, or
  * nearer than the near plane or farther than the far one. */
 static SPLAT_HD inline int splat_setup(const splat_view *view, const float body[4], uint32_t tag,
@@ -151,7 +152,8 @@ static SPLAT_HD inline int splat_setup(const splat_view *view, const float body[
     } else {
         c = splat_speed_palette(splat_clamp(body[3] / view->speed_scale, 0.0f, 1.0f));
     }
-    out->light = splat_scale(c, view->brightness * dim);
+    const float fade = (float)((tag >> NBODY_TAG_FADE_SHIFT) & NBODY_TAG_FADE_MASK);
+    out->light = splat_scale(c, view->brightness * dim * (1.0f - fade / (float)NBODY_TAG_FADE_MASK));
     splat_span(out->x, out->size, view->width, &out->x0, &out->x1);
     splat_span(out->y, out->size, view->height, &out->y0, &out->y1);
     return 1;

@@ -211,6 +211,7 @@ progress         switch run
 profile          switch run
 snapshot-every   int    run   1      2147483647           0         2147483648
 camera-path      input  run
+play-speed       real   run   0.001  1000                 0.0009    1001
 '
 
 mkdir -p "$tmp/adir" "$tmp/fixtures"

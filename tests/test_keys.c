@@ -391,7 +391,10 @@ static void check_key_names(void) {
                                        "U",
                                        "F2 / Shift+F2",
                                        "F3",
-                                       "F4"};
+                                       "F4",
+                                       "9",
+                                       "0",
+                                       "\\"};
     const int count = (int)(sizeof want / sizeof want[0]);
     bool found[sizeof want / sizeof want[0]] = {false};
     char label[64], text[160];

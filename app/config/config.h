@@ -94,6 +94,11 @@ bool config_sprites_parse(const char *s, config_sprites *out);
 #define CONFIG_DEFAULT_WIDTH 1280
 #define CONFIG_DEFAULT_HEIGHT 720
 #define CONFIG_HEADLESS_FRAMES 60 /* --frames without a window, when not given */
+/* A series' playback speed in snapshots per second: --play-speed's default
+ * (its help says "1") and range; 9 and 0 keep it in the range. */
+#define CONFIG_PLAY_SPEED 1.0
+#define CONFIG_PLAY_SPEED_MIN 0.001
+#define CONFIG_PLAY_SPEED_MAX 1000.0
 
 /* Everything the command line can say. given[k] records which knobs the
  * user set, so a value of zero is never mistaken for "not given". */
@@ -133,6 +138,7 @@ typedef struct config {
      * apply to M's recordings. */
     const char *record;              /* --record FILE.mp4, or NULL */
     int record_fps;                  /* frames/s of the video; 0 -> 30 */
+    double play_speed; /* --play-speed: a series' snapshots per second; 0 -> CONFIG_PLAY_SPEED */
     int record_width, record_height; /* --record-size (even); 0: the frame's own size */
     bool record_hud;                 /* the HUD in the video too */
     const char *frames_dir;          /* --frames-dir DIR: frame-000000.png ... instead, or NULL */

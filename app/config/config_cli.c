@@ -51,6 +51,7 @@ enum option_id {
     O_PROFILE,
     O_SNAPSHOT_EVERY,
     O_CAMERA_PATH,
+    O_PLAY_SPEED,
     O_COUNT
 };
 
@@ -130,6 +131,9 @@ static const option_spec options[] = {
     {O_CAMERA_PATH, "camera-path", "FILE", PATH, 0, 0, "none",
      "fly the camera along FILE's keyframes from the first frame (F4 saves one); headless, or "
      "recording without --frames, the run ends where the path does"},
+    {O_PLAY_SPEED, "play-speed", "S", REAL, CONFIG_PLAY_SPEED_MIN, CONFIG_PLAY_SPEED_MAX, "1",
+     "a series' playback: snapshots per second (9 / 0 change it); headless and --record: "
+     "S / --record-fps snapshots a frame"},
 };
 _Static_assert(sizeof options / sizeof options[0] == O_COUNT, "one spec per option id");
 
@@ -424,6 +428,9 @@ static int apply(config *c, const option_spec *o, const char *v) {
     case O_CAMERA_PATH:
         c->camera_path = v;
         break;
+    case O_PLAY_SPEED:
+        c->play_speed = d;
+        break;
     case O_HELP:
     case O_HELP_MARKDOWN:
     case O_COUNT:
@@ -455,7 +462,7 @@ static const enum option_id run_only[] = {
     O_FRAMES,     O_SCREENSHOT, O_DUMP,       O_WIDTH,       O_HEIGHT,      O_HOST_COPY,
     O_NO_VSYNC,   O_NO_HUD,     O_HUD_SCALE,  O_SCRIPT,      O_STATUS_JSON, O_STATUS_EVERY,
     O_FULLSCREEN, O_RECORD,     O_RECORD_FPS, O_RECORD_SIZE, O_RECORD_HUD,  O_FRAMES_DIR,
-    O_ENCODE,     O_LOAD,       O_PROGRESS,   O_PROFILE,    O_CAMERA_PATH,
+    O_ENCODE,     O_LOAD,       O_PROGRESS,   O_PROFILE,    O_CAMERA_PATH, O_PLAY_SPEED,
 };
 
 /* The knobs that only the merger scenes have. */

@@ -94,6 +94,8 @@ void io_status_destroy(io_status *s);
 
 /* ---- videos and PNG sequences (io_record.c, io_encoder.c) ------------------ */
 
+#define IO_RECORD_DEFAULT_FPS 30 /* a video's frames/s without --record-fps */
+
 typedef struct io_recorder_desc {
     render *render;         /* pictures: targets and read-back rings */
     interop *interop;       /* CUDA converts a video's frames where the zero-copy path is on */
@@ -101,7 +103,7 @@ typedef struct io_recorder_desc {
     const char *shader_dir; /* the read-back's conversion shader */
     bool headless;          /* a --record failure is not shown on the (absent) HUD */
     bool profile;           /* print the verdict of the fence trial */
-    int fps;                /* frames/s of the video; 0 -> 30 */
+    int fps;                /* frames/s of the video; 0 -> IO_RECORD_DEFAULT_FPS */
     int width, height;      /* --record-size; 0: the frame's own size */
     bool hud;               /* --record-hud: the HUD in the video too */
 } io_recorder_desc;
@@ -178,9 +180,16 @@ typedef struct io_snapshot {
     double time;
     bool own;          /* our save: knobs valid, nothing converted */
     bool galaxy_units; /* converted from the file's units to the galaxy units */
+    bool comoving;     /* a cosmological run: time is the scale factor a */
     snap_knobs knobs;
     const char *format;
     char note[256]; /* how the units were taken */
+    /* The file's particle IDs, ids[i] for bodies[i] (snap_data.ids), or NULL:
+     * then a body's identity is its index (file order). malloc'd. */
+    uint64_t *ids;
+    /* The indices 0..count-1 sorted by ID (io_snapshot_index_ids), or NULL:
+     * not made, no IDs, or two bodies share an ID. malloc'd. */
+    int *by_id;
 } io_snapshot;
 
 /* Reads path (format from its content) into *out, in model units,
@@ -190,6 +199,35 @@ typedef struct io_snapshot {
  * the smallest normal float). */
 bool io_snapshot_read(const char *path, io_snapshot *out, snap_error *err);
 void io_snapshot_free(io_snapshot *s);
+/* Makes s->by_id from s->ids (O(N log N)); leaves it NULL when s has no IDs,
+ * when two bodies share one (*duplicate then true) or when memory is short. */
+void io_snapshot_index_ids(io_snapshot *s, bool *duplicate);
+
+/* ---- a series' files read ahead on a thread (io_readahead.c) ------------- */
+
+/* One worker thread reads the file asked for (io_snapshot_read, then
+ * io_snapshot_index_ids) while the frames go on; one request at a time. */
+typedef struct io_readahead io_readahead;
+typedef struct io_readahead_result {
+    int index;        /* which file of the series */
+    bool ok;          /* else err says why */
+    bool duplicate;   /* its IDs are not unique (snap.by_id is NULL) */
+    io_snapshot snap; /* ok: the caller owns it (io_snapshot_free) */
+    snap_error err;
+} io_readahead_result;
+/* paths[0..count-1] must outlive the reader. NULL when the thread cannot
+ * be started (out of memory or threads). */
+io_readahead *io_readahead_create(char *const *paths, int count);
+/* Joins the thread (after the read under way) and frees what it holds. */
+void io_readahead_destroy(io_readahead *r);
+/* Asks for file index; false when a request is under way or its result not
+ * yet taken. */
+bool io_readahead_request(io_readahead *r, int index);
+/* The result, when there is one (wait: until the request under way ends);
+ * false when there is none (nothing asked, or not done and !wait). */
+bool io_readahead_take(io_readahead *r, bool wait, io_readahead_result *out);
+/* The file asked for and not taken yet, or -1. */
+int io_readahead_pending(io_readahead *r);
 /* What --load ARG names: one file (*series false), or a series (a folder's
  * snapshots or a glob's matches, sorted by name, in *list). false with *err. */
 bool io_series_resolve(const char *arg, bool *series, char ***list, int *count, snap_error *err);

@@ -46,11 +46,15 @@ typedef struct ui_rung {
 typedef struct ui_playback {
     bool on;                    /* a series is loaded and plays (or is paused) */
     bool playing;               /* false: paused, or at its end */
-    int index, count;           /* the file on screen, 0-based, of count */
+    int index, count;           /* the file at or before the play position, 0-based, of count */
     const char *file;           /* its name (no folder) */
     const char *format, *units; /* its format's name; how its units were taken */
-    double time;                /* the snapshot's own time (its header's) */
-    int frames_per_snapshot;
+    double time;     /* the play time: interpolated between the files' own times (or indices) */
+    double position; /* the play position in files (index + fraction) */
+    double speed;    /* snapshots per second */
+    const char *interp; /* what the frame did: "Hermite", "linear", "none", with why */
+    const char *match;  /* how bodies are matched: by particle ID, or by file order (why) */
+    bool time_is_index; /* the files' times do not increase: t is the position */
 } ui_playback;
 
 /* A recording running (--record, --frames-dir, M): the REC indicator. */

@@ -109,19 +109,24 @@ static void playback_lines(const ui_facts *f, ui_lines *l) {
     char n[32];
     base_commas(p.body_count, n, sizeof n);
     const bool end = !pb->playing && pb->index + 1 == pb->count;
-    ui_add(l, UI_KEY, "PLAYBACK %d/%d   %s   %s", pb->index + 1, pb->count, pb->file,
+    ui_add(l, UI_KEY, "PLAYBACK %.2f of %d   %s   %s", pb->position + 1, pb->count, pb->file,
            pb->playing ? "playing"
            : end       ? "at the end"
                        : "paused");
     char when[48] = "";
-    if (f->galactic) snprintf(when, sizeof when, " (%.4g Myr)", pb->time * SIM_GALAXY_MYR_PER_TIME);
-    ui_add(l, UI_WHITE, "%s bod%s   t = %.6g%s, the snapshot's own time", n,
-           p.body_count == 1 ? "y" : "ies", pb->time, when);
-    const int fps_snap = pb->frames_per_snapshot > 0 ? pb->frames_per_snapshot : 1;
-    ui_add(l, UI_WHITE, "%d frame%s a snapshot at %.3g frames/s: %.3g snapshots/s", fps_snap,
-           base_plural(fps_snap), f->fps, f->fps / fps_snap);
+    if (f->galactic && !pb->time_is_index)
+        snprintf(when, sizeof when, " (%.4g Myr)", pb->time * SIM_GALAXY_MYR_PER_TIME);
+    ui_add(l, UI_WHITE, "%s bod%s   t = %.6g%s, %s", n, p.body_count == 1 ? "y" : "ies", pb->time,
+           when,
+           pb->time_is_index ? "the file's index (the files' times do not increase)"
+                             : "interpolated between the files' times");
+    ui_add(l, UI_WHITE, "%.3g snapshots/s (9 slower, 0 faster)   interpolation: %s", pb->speed,
+           pb->interp ? pb->interp : "none");
+    ui_add(l, UI_WHITE, "bodies matched %s", pb->match ? pb->match : "by file order");
     ui_add(l, UI_WHITE, "%s file: %s", pb->format, pb->units);
-    ui_add(l, UI_DIM, "Space %s   . , one snapshot   ] [ ten   Enter: simulate from this one",
+    ui_add(l, UI_DIM,
+           "Space %s   . , one snapshot   ] [ ten   \\ interpolation   Enter: simulate from the "
+           "nearest",
            pb->playing ? "pauses" : "plays");
     look_line(f, l);
     if (f->snapshot && f->snapshot[0]) ui_add(l, UI_KEY, "%s", f->snapshot);
