@@ -32,6 +32,7 @@
 
 #include "base.h"
 #include "config.h"
+#include "density.h"
 #include "interop.h"
 #include "io.h"
 #include "render.h"
@@ -233,6 +234,27 @@ typedef struct app_profile {
     render_timer *gl; /* the GPU time of the drawing (draw and HUD parts) */
 } app_profile;
 
+/* The density view (app_density.c): --view density, N, Shift+N, Y, Ctrl+Y. */
+typedef struct app_density {
+    bool on;              /* N: the surface density map instead of the sprites */
+    int filter;           /* Shift+N: which bodies (app_density.c's filter table) */
+    bool manual;          /* the range's upper end is set (Y, --density-max), not the map's */
+    double hi;            /* the upper end set, model units (manual) */
+    render_stretch stretch;
+    ui_density shown;     /* the last map's range and labels, for the colour bar */
+    float *map;           /* width x height, model units */
+    size_t map_pixels;
+    float *vertices;      /* the CPU backend's host copy of the positions */
+    int vertex_capacity;
+    float *mass;          /* per body, kept for a generation of bodies */
+    uint8_t *tags;
+    int bodies;
+    uint32_t generation;  /* of the masses and tags held; 0 with bodies 0: none */
+    uint32_t present;     /* bit t: some body has tag t */
+    density_gpu *gpu;     /* the CUDA backend's map */
+    render_colormap *colormap;
+} app_density;
+
 /* The whole running application, made by app_create. GLFW callbacks reach
  * it through the window user pointer. */
 typedef struct app {
@@ -257,6 +279,7 @@ typedef struct app {
     interop interop;
     io_recorder rec;
     io_status status;
+    app_density density;
 } app;
 
 /* ---- app_create.c, app_frame.c: the life of an app, and one frame --------- */
@@ -486,5 +509,22 @@ void app_ui_facts(app *a, ui_facts *f);
 void app_profile_mark(app *a, app_phase p);
 void app_profile_reset(app *a);
 void app_profile_print(app *a);
+
+/* ---- app_density.c: the density view ------------------------------------ */
+
+/* From the command line (--view, --density-max, --density-stretch). */
+void app_density_init(app *a);
+/* Draws the scene as the density map with view (the window's or a video's
+ * own size) instead of render_frame, and puts its colour bar in *facts;
+ * false when the density view is off or could not be drawn (then the
+ * caller draws the sprites; a failure is said on the message line). */
+bool app_density_draw(app *a, const render_view *view, ui_facts *facts, int n);
+/* N, Shift+N, Y, Shift+Y, Ctrl+Y; false for any other key. */
+bool app_density_key(app *a, int key, int mods);
+/* The colour bar's units for a scene: "M_sun/kpc²" (factor 1e10 / 1²,
+ * SIM_GALAXY_*) for galaxy units, else model units (factor 1). */
+const char *app_density_units(bool galactic, double *factor);
+/* Frees the GL objects (the context current) and the buffers. */
+void app_density_destroy(app *a);
 
 #endif /* NBODY_APP_H */

@@ -236,6 +236,11 @@ static const binding bindings[] = {
     {GLFW_KEY_RIGHT_BRACKET, "]", "snapshot series: 10 forward", forward10},
     {GLFW_KEY_ENTER, "Enter", "snapshot series: leave the playback, simulate from the one shown",
      leave_playback},
+    /* the density view (app_density.c, through app_density_key) */
+    {GLFW_KEY_N, "N", "density view (surface density, colour bar) / sprites", NULL},
+    {GLFW_KEY_N, "Shift+N", "density of: all, disk, bulge, halo, galaxy 1, galaxy 2", NULL},
+    {GLFW_KEY_Y, "Y", "density range: upper end x2 (Shift: /2); leaves auto", NULL},
+    {GLFW_KEY_Y, "Ctrl+Y", "density range: back to auto; on auto, log / asinh", NULL},
 };
 #define BINDING_COUNT ((int)(sizeof bindings / sizeof bindings[0]))
 
@@ -328,6 +333,7 @@ void app_key(app *a, int key, int mods) {
         return;
     }
     if (camera_key(a, key, mods)) return;
+    if (app_density_key(a, key, mods)) return; /* N, Y: the density view */
     for (int i = 0; i < BINDING_COUNT; i++) {
         if (bindings[i].key == key && bindings[i].action) {
             bindings[i].action(a);

@@ -51,6 +51,30 @@
 #define NBODY_RGB_HALO 0.55, 0.4, 0.8
 #define NBODY_HALO_DIM 0.3
 
+/* The density view's palette (shaders/colormap.frag, the colour bar):
+ * NBODY_PALETTE_STOPS colours, red, green and blue from 0 to 1, evenly
+ * spaced from the bottom of the range to its top and linearly interpolated
+ * between; sampled from matplotlib inferno (perceptually uniform, black
+ * at the bottom so an empty sky stays dark). In pieces: GLSL 330 has no
+ * line continuations. */
+#define NBODY_PALETTE_STOPS 9
+#define NBODY_INFERNO_0 0.001462, 0.000466, 0.013866
+#define NBODY_INFERNO_1 0.087411, 0.044556, 0.224813
+#define NBODY_INFERNO_2 0.258234, 0.038571, 0.406485
+#define NBODY_INFERNO_3 0.416331, 0.090834, 0.432943
+#define NBODY_INFERNO_4 0.578304, 0.148039, 0.404411
+#define NBODY_INFERNO_5 0.735683, 0.215906, 0.330245
+#define NBODY_INFERNO_6 0.865006, 0.316822, 0.226055
+#define NBODY_INFERNO_7 0.954506, 0.468744, 0.099874
+#define NBODY_INFERNO_8 0.988362, 0.998364, 0.644924
+#define NBODY_INFERNO_LOW NBODY_INFERNO_0, NBODY_INFERNO_1, NBODY_INFERNO_2, NBODY_INFERNO_3
+#define NBODY_INFERNO_HIGH NBODY_INFERNO_4, NBODY_INFERNO_5, NBODY_INFERNO_6, NBODY_INFERNO_7
+#define NBODY_PALETTE_INFERNO NBODY_INFERNO_LOW, NBODY_INFERNO_HIGH, NBODY_INFERNO_8
+
+/* The density view's stretches (render_stretch, u_stretch of colormap.frag). */
+#define NBODY_STRETCH_LOG 0   /* log(v / lo) / log(hi / lo) */
+#define NBODY_STRETCH_ASINH 1 /* asinh(v / lo) / asinh(hi / lo): linear below lo */
+
 /* The default vertical field of view of the camera, radians (45 degrees). */
 #define NBODY_FOV_Y_DEFAULT 0.78539816339744831
 

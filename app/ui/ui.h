@@ -61,6 +61,28 @@ typedef struct ui_recording {
     int fps;     /* the video's frames/s: its time is frames / fps */
 } ui_recording;
 
+/* The density view (app/app_density.c): what its colour bar shows. */
+typedef struct ui_density {
+    bool on;               /* the density map is drawn instead of the sprites */
+    double lo, hi;         /* the palette's ends, in units */
+    render_stretch stretch;
+    bool manual;           /* the range set by keys or --density-max (else the map's own) */
+    const char *units;     /* "M_sun/kpc²" or "mass/length² (model units)" */
+    const char *bodies;    /* which bodies: "all bodies", "disk", "galaxy 1", ... */
+} ui_density;
+
+/* One tick of the colour bar: its place along the bar (0..1) and label. */
+typedef struct ui_tick {
+    float t;
+    char label[24];
+} ui_tick;
+#define UI_TICKS_MAX 8
+
+/* The colour bar's ticks for d (ui_colorbar.c): lo, hi and the powers of
+ * ten between (every other one, or fewer, when more would crowd), at the
+ * palette's places; returns how many (at most UI_TICKS_MAX). */
+int ui_colorbar_ticks(const ui_density *d, ui_tick *out);
+
 /* Everything the overlays show that is not the simulation's own. */
 typedef struct ui_facts {
     sim *sim;         /* the simulation shown (read only) */
@@ -99,6 +121,7 @@ typedef struct ui_facts {
     const ui_rung *rungs;
     int rung_count;
     const char *device; /* what the rungs ran on */
+    ui_density density; /* the density view's colour bar */
     /* the help's key lines: fills label and text for binding i, false past the end */
     bool (*key_help)(int i, char *label, size_t label_len, char *text, size_t text_len);
 } ui_facts;
