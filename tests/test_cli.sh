@@ -209,6 +209,9 @@ encode           input  run
 progress         switch run
 profile          switch run
 snapshot-every   int    run   1      2147483647           0         2147483648
+view             enum   run   contour
+density-max      real   run   1e-30  1e30                 0         1e31
+density-stretch  enum   run   linear
 '
 
 mkdir -p "$tmp/adir" "$tmp/fixtures"

@@ -388,7 +388,11 @@ static void check_key_names(void) {
                                        "right/middle drag",
                                        "scroll",
                                        "I",
-                                       "U"};
+                                       "U",
+                                       "N",
+                                       "Shift+N",
+                                       "Y",
+                                       "Ctrl+Y"};
     const int count = (int)(sizeof want / sizeof want[0]);
     bool found[sizeof want / sizeof want[0]] = {false};
     char label[64], text[160];
