@@ -152,6 +152,7 @@ void app_gl_end(app *a) {
     io_record_finish(&a->rec); /* a recording still running ends here */
     interop_destroy(&a->interop);
     app_density_destroy(a);
+    app_colour_destroy(a);
     app_profile_reset(a); /* its GL queries, while the context is current */
     ui_gl_end(&a->ui);
     render_destroy(a->render);

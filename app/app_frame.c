@@ -169,6 +169,7 @@ void app_frame(app *a, int fb_width, int fb_height) {
     view.fb_height = fb_height;
     render_view window = view;
     ui_fit_view(&a->ui, &facts, fb_width, fb_height, &window); /* the HUD never covers the scene */
+    app_colour_frame(a, &window); /* a quantity's colours, over the vertices' speed */
     /* The vertices, and (app_sprites.c says when) the window's sprites drawn
      * by CUDA in the same interop map. */
     if (!interop_upload(&a->interop, a->sim, a->render,
@@ -342,6 +343,7 @@ void app_first_frame(app *a, int fb_width, int fb_height) {
     window.fb_width = fb_width;
     window.fb_height = fb_height;
     ui_fit_view(&a->ui, &facts, fb_width, fb_height, &window);
+    app_colour_frame(a, &window);
     if (!interop_upload(&a->interop, a->sim, a->render, NULL)) a->fe.quit = true;
     window.sprites_drawn = a->interop.sprites_drawn;
     if (tags) {

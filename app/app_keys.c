@@ -52,7 +52,8 @@ static void step_once(app *a) {
 }
 
 static void color_next(app *a) {
-    static const char *const names[] = {"speed", "per body", "galaxy", "component"};
+    static const char *const names[] = {"speed",   "per body",        "galaxy",   "component",
+                                        "density", "radial velocity", "potential"};
     _Static_assert(sizeof names / sizeof names[0] == RENDER_COLOR_COUNT, "one name per mode");
     a->view.color = (render_color)((a->view.color + 1) % RENDER_COLOR_COUNT);
     base_msg_post(&a->msg, "colour by %s", names[a->view.color]);
@@ -212,7 +213,8 @@ static void forward10(app *a) {
 static const binding bindings[] = {
     {GLFW_KEY_SPACE, "Space", "pause / run", toggle_pause},
     {GLFW_KEY_PERIOD, ".", "one step while paused", step_once},
-    {GLFW_KEY_C, "C", "colour: speed, per body, galaxy, component", color_next},
+    {GLFW_KEY_C, "C",
+     "colour: speed, per body, galaxy, component, density, radial velocity, potential", color_next},
     {GLFW_KEY_E, "E", "exposure x1.25 (Shift: /1.25)", NULL},
     {GLFW_KEY_A, "A", "automatic exposure on / off", exposure_auto},
     {GLFW_KEY_B, "B", "bloom on / off", bloom},

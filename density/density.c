@@ -46,6 +46,37 @@ double density_pixel_area(const density_view *v, double w) {
     return 4.0 * w * w / (p00 * p11 * (double)v->width * (double)v->height);
 }
 
+bool density_bodies_cpu(const float *vertices, const float *mass, const uint8_t *tags, int n,
+                        const density_view *v, float *out, density_error *err) {
+    density_frame f;
+    density_frame_setup(v, &f);
+    double *cell_mass = calloc((size_t)f.cells_x * (size_t)f.cells_y, sizeof *cell_mass);
+    if (!cell_mass) {
+        if (err) {
+            snprintf(err->message, sizeof err->message,
+                     "out of host memory for the density of %d bodies", n);
+            snprintf(err->hint, sizeof err->hint, "try a smaller --n");
+        }
+        return false;
+    }
+    density_body b;
+    for (int i = 0; i < n; i++) { /* pass 1, by mass */
+        const float *p = vertices + 4 * (size_t)i;
+        if (density_body_of(&f, p[0], p[1], p[2], tags ? tags[i] : 0u, &b)) {
+            cell_mass[b.cy * f.cells_x + b.cx] += mass[i];
+        }
+    }
+    const double cell_pixels = (double)f.cell_px * (double)f.cell_px;
+    for (int i = 0; i < n; i++) {
+        const float *p = vertices + 4 * (size_t)i;
+        out[i] = density_body_of(&f, p[0], p[1], p[2], tags ? tags[i] : 0u, &b)
+                     ? (float)(cell_mass[b.cy * f.cells_x + b.cx] * b.inv_area / cell_pixels)
+                     : NAN;
+    }
+    free(cell_mass);
+    return true;
+}
+
 bool density_map_cpu(const float *vertices, const float *mass, const uint8_t *tags, int n,
                      const density_view *v, float *map, density_error *err) {
     density_frame f;

@@ -71,6 +71,15 @@ double density_pixel_area(const density_view *v, double w);
 bool density_map_cpu(const float *vertices, const float *mass, const uint8_t *tags, int n,
                      const density_view *v, float *map, density_error *err);
 
+/* Each body's local projected surface density from pass 1 of the map (the
+ * colour mode "density", app/app_colour.c): the mass of the bodies that
+ * count (v's tags) in its coarse cell over the cell's physical area at the
+ * body's own depth, model units (mass/length²), into out[n]; NaN for a body
+ * the map leaves out (behind the eye, off the picture, filtered out).
+ * false with *err when out of host memory (out untouched). */
+bool density_bodies_cpu(const float *vertices, const float *mass, const uint8_t *tags, int n,
+                        const density_view *v, float *out, density_error *err);
+
 /* ---- the GPU ---------------------------------------------------------------- */
 
 typedef struct density_gpu density_gpu;

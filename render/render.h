@@ -58,6 +58,11 @@ typedef enum render_color {
     RENDER_COLOR_GALAXY = NBODY_COLOR_GALAXY,
     /* disk blue-white, bulge gold, halo faint violet */
     RENDER_COLOR_COMPONENT = NBODY_COLOR_COMPONENT,
+    /* The modes of a quantity: the vertex's 4th float holds the body's
+     * place in the quantity's range (0..1, app/app_colour.c), not its speed. */
+    RENDER_COLOR_DENSITY = NBODY_COLOR_DENSITY,     /* local projected density */
+    RENDER_COLOR_RADIAL = NBODY_COLOR_RADIAL,       /* radial velocity */
+    RENDER_COLOR_POTENTIAL = NBODY_COLOR_POTENTIAL, /* potential */
     RENDER_COLOR_COUNT
 } render_color;
 

@@ -34,6 +34,14 @@
 #define NBODY_COLOR_BODY 1      /* a fixed colour per body index */
 #define NBODY_COLOR_GALAXY 2    /* galaxy of origin */
 #define NBODY_COLOR_COMPONENT 3 /* disk, bulge, halo */
+/* The modes of a quantity (app/app_colour.c): the app writes each body's
+ * place in its range, 0 to 1, over the vertex's speed, and the sprites draw
+ * it with the speed palette (cold to mid to hot). NBODY_COLOR_QUANTITY is
+ * the first of them. */
+#define NBODY_COLOR_DENSITY 4   /* local projected surface density, log */
+#define NBODY_COLOR_RADIAL 5    /* radial velocity about its galaxy's centre */
+#define NBODY_COLOR_POTENTIAL 6 /* gravitational potential */
+#define NBODY_COLOR_QUANTITY NBODY_COLOR_DENSITY
 
 /* The colours of the modes, red, green and blue from 0 to 1: bodies.vert
  * draws with them, splat/ repeats its arithmetic, the HUD's legend shows

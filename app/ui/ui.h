@@ -71,6 +71,16 @@ typedef struct ui_density {
     const char *bodies;    /* which bodies: "all bodies", "disk", "galaxy 1", ... */
 } ui_density;
 
+/* A colour mode of a quantity (app/app_colour.c): what the legend shows. */
+typedef struct ui_quantity {
+    bool on;           /* the sprites are coloured by it this frame */
+    bool computed;     /* false: no values yet (the legend says so) */
+    const char *name;  /* "density", "radial velocity", "potential" */
+    const char *units; /* "M_sun/kpc²", "km/s", ... */
+    double lo, hi;     /* the palette's ends, in units (auto: 1st..99th percentile) */
+    bool log;          /* placed by log(value) between them */
+} ui_quantity;
+
 /* One tick of the colour bar: its place along the bar (0..1) and label. */
 typedef struct ui_tick {
     float t;
@@ -122,6 +132,7 @@ typedef struct ui_facts {
     int rung_count;
     const char *device; /* what the rungs ran on */
     ui_density density; /* the density view's colour bar */
+    ui_quantity quantity; /* the colour mode's quantity, for the legend */
     /* the help's key lines: fills label and text for binding i, false past the end */
     bool (*key_help)(int i, char *label, size_t label_len, char *text, size_t text_len);
 } ui_facts;
