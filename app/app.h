@@ -534,6 +534,12 @@ void app_density_init(app *a);
  * false when the density view is off or could not be drawn (then the
  * caller draws the sprites; a failure is said on the message line). */
 bool app_density_draw(app *a, const render_view *view, ui_facts *facts, int n);
+/* The auto range's upper end for a map of pixels floats: the
+ * APP_DENSITY_TOP_PERCENTILE-th percentile of its positive pixels, so a
+ * few pixels (a body close to the camera, one heavy body) do not push the
+ * rest down the palette; 1 when no pixel is positive. */
+#define APP_DENSITY_TOP_PERCENTILE 99.9
+double app_density_auto_top(const float *map, size_t pixels);
 /* N, Shift+N, Y, Shift+Y, Ctrl+Y; false for any other key. */
 bool app_density_key(app *a, int key, int mods);
 /* The colour bar's units for a scene: "M_sun/kpc²" (factor 1e10 / 1²,

@@ -8,14 +8,15 @@
  * and copied to the host; on the CPU backend to host memory and mapped by
  * the CPU twin - then the map goes up as a float texture. The masses and
  * tags are read once per generation of bodies (sim_get_bodies: a re-seed,
- * a snapshot). The range is the map's own (auto: its largest value at the
- * top, DECADES below it at the bottom) or set with Y / Shift+Y /
- * --density-max; Ctrl+Y goes back to auto and, on auto, toggles the
- * stretch (log / asinh). Shift+N picks the bodies: all, a component or a
- * galaxy, where the scene has them.
+ * a snapshot). The range is the map's own (auto: a high percentile of its
+ * lit pixels at the top, app_density_auto_top; DECADES below it at the
+ * bottom) or set with Y / Shift+Y / --density-max; Ctrl+Y goes back to
+ * auto and, on auto, toggles the stretch (log / asinh). Shift+N picks the
+ * bodies: all, a component or a galaxy, where the scene has them.
  */
 #include <GLFW/glfw3.h> /* key codes and modifier bits only */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,47 @@ void app_density_destroy(app *a) {
     const app_density keep = {.on = d->on, .filter = d->filter, .manual = d->manual, .hi = d->hi,
                               .stretch = d->stretch};
     *d = keep;
+}
+
+/* The k-th smallest of v[0 .. n-1] (0-based), v reordered (Wirth's
+ * selection: partition about v[k], keep the side that holds k). */
+static float select_kth(float *v, ptrdiff_t n, ptrdiff_t k) {
+    ptrdiff_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        const float x = v[k];
+        ptrdiff_t i = lo, j = hi;
+        do {
+            while (v[i] < x) i++;
+            while (x < v[j]) j--;
+            if (i <= j) {
+                const float t = v[i];
+                v[i++] = v[j];
+                v[j--] = t;
+            }
+        } while (i <= j);
+        if (j < k) lo = i;
+        if (k < i) hi = j;
+    }
+    return v[k];
+}
+
+double app_density_auto_top(const float *map, size_t pixels) {
+    float *v = malloc(sizeof *v * (pixels > 0 ? pixels : 1));
+    size_t n = 0;
+    float top = 0;
+    for (size_t k = 0; k < pixels; k++) {
+        if (map[k] > 0 && isfinite(map[k])) {
+            top = map[k] > top ? map[k] : top;
+            if (v) v[n++] = map[k];
+        }
+    }
+    double hi = top; /* out of memory: the largest */
+    if (v && n > 0) {
+        const double rank = APP_DENSITY_TOP_PERCENTILE / 100 * (double)(n - 1) + 0.5;
+        hi = select_kth(v, (ptrdiff_t)n, (ptrdiff_t)rank);
+    }
+    free(v);
+    return hi > 0 ? hi : 1.0;
 }
 
 /* The masses and tags of the bodies now, when they are new. false (message
@@ -201,12 +243,7 @@ bool app_density_draw(app *a, const render_view *view, ui_facts *facts, int n) {
     double factor = 1;
     const char *units = app_density_units(facts->galactic, &factor);
     if (a->cfg.density_max > 0 && d->hi == 0) d->hi = a->cfg.density_max / factor;
-    double hi = d->hi;
-    if (!d->manual) {
-        float top = 0;
-        for (size_t k = 0; k < pixels; k++) top = d->map[k] > top ? d->map[k] : top;
-        hi = top > 0 ? top : 1.0;
-    }
+    const double hi = d->manual ? d->hi : app_density_auto_top(d->map, pixels);
     const render_colormap_range range = {(float)(hi * pow(10.0, -DECADES)), (float)hi,
                                          d->stretch};
     if (!render_colormap_draw(d->colormap, a->render, d->map, w, h, &range, &rerr)) {

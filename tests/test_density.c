@@ -262,11 +262,68 @@ static int test_gpu(void) {
     return failures ? 1 : 0;
 }
 
+/* The colour bar's box: at the bottom right, and none where it would reach
+ * into the middle of the picture (the subject): a bar of a 640 x 400
+ * picture's size (the overlay's text at its usual size) fits there, not in
+ * 320 x 240 (it would cover the middle), 200 x 400 or 640 x 90 (it would
+ * not fit). */
+static void test_colorbar_box(void) {
+    const float w = 250, h = 95, m = 8; /* about the bar at a 16-pixel line height */
+    float b[4];
+    CHECK(ui_colorbar_box(w, h, m, 640, 400, b) && b[0] == 640 - m - w && b[1] == 400 - m - h,
+          "640x400: at (%g, %g)", b[0], b[1]);
+    CHECK(ui_colorbar_box(w, h, m, 1920, 1080, b), "1920x1080: shown");
+    CHECK(!ui_colorbar_box(w, h, m, 320, 240, b), "320x240: hidden (at %g, %g)", b[0], b[1]);
+    CHECK(!ui_colorbar_box(w, h, m, 200, 400, b), "200x400: hidden (wider than the picture)");
+    CHECK(!ui_colorbar_box(w, h, m, 640, 90, b), "640x90: hidden (taller than the picture)");
+    /* Wherever it is shown, the middle of the picture is clear of it. */
+    for (int fw = 100; fw <= 2000; fw += 50) {
+        for (int fh = 80; fh <= 1200; fh += 40) {
+            if (!ui_colorbar_box(w, h, m, fw, fh, b)) continue;
+            const bool clear = b[0] >= 0.7f * (float)fw || b[1] >= 0.7f * (float)fh;
+            CHECK(clear, "%dx%d: the bar at (%g, %g) reaches into the middle", fw, fh, b[0], b[1]);
+        }
+    }
+}
+
+/* The auto range's top: a high percentile of the positive pixels, exactly
+ * (against a sort made here), and not one bright pixel's value. */
+static int cmp_float(const void *pa, const void *pb) {
+    const float a = *(const float *)pa, b = *(const float *)pb;
+    return (a > b) - (a < b);
+}
+
+static void test_auto_top(void) {
+    enum { PIXELS = 20011 };
+    static float map[PIXELS], sorted[PIXELS];
+    uint64_t s = 17;
+    int n = 0;
+    for (int k = 0; k < PIXELS; k++) {
+        map[k] = k % 3 == 0 ? 0.0f : (float)pow(10.0, 4 * uniform(&s) - 2); /* a third empty */
+        if (map[k] > 0) sorted[n++] = map[k];
+    }
+    qsort(sorted, (size_t)n, sizeof *sorted, cmp_float);
+    const double want = sorted[(int)(APP_DENSITY_TOP_PERCENTILE / 100 * (n - 1) + 0.5)];
+    double got = app_density_auto_top(map, PIXELS);
+    CHECK(got == want, "random map: top %.9g, want %.9g (of %d positive pixels)", got, want, n);
+    /* A flat map of 1 with one pixel a million times brighter (a body
+     * near the camera): the top stays 1, where the largest pixel put it at
+     * 1e6 and the whole map at the bottom of the palette. */
+    for (int k = 0; k < PIXELS; k++) map[k] = k % 2 ? 1.0f : 0.0f;
+    map[PIXELS / 2] = 1e6f;
+    got = app_density_auto_top(map, PIXELS);
+    CHECK(got == 1.0, "one bright pixel: top %g, want 1", got);
+    for (int k = 0; k < PIXELS; k++) map[k] = 0;
+    CHECK(app_density_auto_top(map, PIXELS) == 1.0, "an empty map: top 1");
+}
+
 int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "gpu") == 0) return test_gpu();
     test_total();
     test_profile();
     test_colorbar();
+    test_colorbar_box();
+    test_auto_top();
     printf("%s\n", failures ? "FAILED" : "ok");
     return failures ? 1 : 0;
 }

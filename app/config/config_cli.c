@@ -133,7 +133,7 @@ static const option_spec options[] = {
     {O_VIEW, "view", "sprites|density", TEXT, 0, 0, "sprites",
      "what is drawn: the bodies' light, or their projected surface density with a colour bar "
      "(N toggles)"},
-    {O_DENSITY_MAX, "density-max", "X", REAL, 1e-30, 1e30, "auto (the map's largest value)",
+    {O_DENSITY_MAX, "density-max", "X", REAL, 1e-30, 1e30, "auto (99.9th percentile)",
      "density view: the colour bar's upper end, in its units (M_sun/kpc² for galaxies, model "
      "units otherwise); the lower end is 10^-4 of it (Y / Shift+Y)"},
     {O_DENSITY_STRETCH, "density-stretch", "log|asinh", TEXT, 0, 0, "log",

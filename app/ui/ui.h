@@ -88,6 +88,14 @@ typedef struct ui_tick {
 } ui_tick;
 #define UI_TICKS_MAX 8
 
+/* Where the colour bar's box goes in a picture of fb_width x fb_height: w x
+ * h pixels at the bottom right, margin m from the edges, into box (x, y
+ * from the top left, w, h). false when it does not fit in the picture or
+ * would reach into its middle, the central UI_COLORBAR_CLEAR of its width
+ * and height, where the lens keeps the subject: a small picture gets no bar. */
+#define UI_COLORBAR_CLEAR 0.4f
+bool ui_colorbar_box(float w, float h, float m, int fb_width, int fb_height, float box[4]);
+
 /* The colour bar's ticks for d (ui_colorbar.c): lo, hi and the powers of
  * ten between (every other one, or fewer, when more would crowd), at the
  * palette's places; returns how many (at most UI_TICKS_MAX). */

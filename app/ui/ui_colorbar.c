@@ -4,7 +4,8 @@
  * away from the subject, which the lens keeps in the middle of the part of
  * the window the HUD leaves free. A row above the bar names Σ and its
  * units, the tick labels below it are in those units, and a last row says
- * the stretch, auto or set, and which bodies.
+ * the stretch, auto or set, and which bodies. A picture too small for it
+ * to stay out of the middle gets none (ui_colorbar_box).
  */
 #include <math.h>
 #include <stdio.h>
@@ -41,6 +42,19 @@ int ui_colorbar_ticks(const ui_density *d, ui_tick *out) {
     return count;
 }
 
+bool ui_colorbar_box(float w, float h, float m, int fb_width, int fb_height, float box[4]) {
+    box[0] = fmaxf(m, (float)fb_width - m - w);
+    box[1] = (float)fb_height - m - h;
+    box[2] = w;
+    box[3] = h;
+    /* The middle's right and bottom edges: the box must stay right of the
+     * one or below the other. */
+    const float right = 0.5f * (1 + UI_COLORBAR_CLEAR) * (float)fb_width;
+    const float bottom = 0.5f * (1 + UI_COLORBAR_CLEAR) * (float)fb_height;
+    const bool fits = w + 2 * m <= (float)fb_width && h + 2 * m <= (float)fb_height;
+    return fits && (box[0] >= right || box[1] >= bottom);
+}
+
 void ui_colorbar_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height) {
     const ui_density *d = &f->density;
     if (!d->on) return;
@@ -55,7 +69,12 @@ void ui_colorbar_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heig
         fmaxf(render_overlay_text_width(o, title), render_overlay_text_width(o, what));
     const float bar_w = fminf(0.3f * (float)fb_width, 16 * lh), bar_h = 0.8f * lh;
     const float w = fmaxf(bar_w + 2 * lh, text_w) + 2 * pad, h = 4 * lh + bar_h + 2 * pad;
-    const float x = fmaxf(m, (float)fb_width - m - w), y = (float)fb_height - m - h;
+    float box[4];
+    if (!ui_colorbar_box(w, h, m, fb_width, fb_height, box)) {
+        render_overlay_end(o);
+        return;
+    }
+    const float x = box[0], y = box[1];
     render_overlay_rect(o, x, y, w, h, UI_PANEL);
     render_overlay_text(o, x + pad, y + pad, UI_WHITE, title);
     render_overlay_text(o, x + pad, y + pad + 3 * lh + bar_h, UI_DIM, what);
