@@ -32,6 +32,7 @@
 
 #include "base.h"
 #include "config.h"
+#include "density.h"
 #include "interop.h"
 #include "io.h"
 #include "render.h"
@@ -293,6 +294,40 @@ typedef struct app_campath {
     int key;          /* the keyframe last passed, 0-based */
     char hud[128];    /* the HUD's line while it plays, or "" */
 } app_campath;
+/* The density view (app_density.c): --view density, N, Shift+N, Y, Ctrl+Y. */
+typedef struct app_density {
+    bool on;              /* N: the surface density map instead of the sprites */
+    int filter;           /* Shift+N: which bodies (app_density.c's filter table) */
+    bool manual;          /* the range's upper end is set (Y, --density-max), not the map's */
+    double hi;            /* the upper end set, model units (manual) */
+    render_stretch stretch;
+    ui_density shown;     /* the last map's range and labels, for the colour bar */
+    float *map;           /* width x height, model units */
+    size_t map_pixels;
+    float *vertices;      /* the CPU backend's host copy of the positions */
+    int vertex_capacity;
+    float *mass;          /* per body, kept for a generation of bodies */
+    uint8_t *tags;
+    int bodies;
+    uint32_t generation;  /* of the masses and tags held; 0 with bodies 0: none */
+    uint32_t present;     /* bit t: some body has tag t */
+    density_gpu *gpu;     /* the CUDA backend's map */
+    render_colormap *colormap;
+} app_density;
+
+/* Colour by a quantity (app_colour.c): C's modes after component. */
+typedef struct app_colour {
+    float *raw;          /* per body: the quantity, model units; NaN: none */
+    float *values;       /* per body: its place in the palette, 0..1 (interop.values) */
+    float *vertices;     /* positions, x, y, z, speed (density) */
+    sim_body *bodies;    /* positions, velocities, masses, tags (radial velocity, density) */
+    int capacity;        /* bodies the arrays hold */
+    bool have_potential; /* raw holds the potentials of potential_steps, _generation */
+    int64_t potential_steps;
+    uint32_t potential_generation;
+    double potential_at; /* base_now() when they were computed */
+    ui_quantity shown;   /* for the legend */
+} app_colour;
 
 /* The whole running application, made by app_create. GLFW callbacks reach
  * it through the window user pointer. */
@@ -320,6 +355,8 @@ typedef struct app {
     interop interop;
     io_recorder rec;
     io_status status;
+    app_density density;
+    app_colour colour;
 } app;
 
 /* ---- app_create.c, app_frame.c: the life of an app, and one frame --------- */
@@ -651,5 +688,59 @@ void app_ui_facts(app *a, ui_facts *f);
 void app_profile_mark(app *a, app_phase p);
 void app_profile_reset(app *a);
 void app_profile_print(app *a);
+
+/* ---- app_density.c: the density view ------------------------------------ */
+
+/* From the command line (--view, --density-max, --density-stretch). */
+void app_density_init(app *a);
+/* Draws the scene as the density map with view (the window's or a video's
+ * own size) instead of render_frame, and puts its colour bar in *facts;
+ * false when the density view is off or could not be drawn (then the
+ * caller draws the sprites; a failure is said on the message line). */
+bool app_density_draw(app *a, const render_view *view, ui_facts *facts, int n);
+/* The auto range's upper end for a map of pixels floats: the
+ * APP_DENSITY_TOP_PERCENTILE-th percentile of its positive pixels, so a
+ * few pixels (a body close to the camera, one heavy body) do not push the
+ * rest down the palette; 1 when no pixel is positive. */
+#define APP_DENSITY_TOP_PERCENTILE 99.9
+double app_density_auto_top(const float *map, size_t pixels);
+/* N, Shift+N, Y, Shift+Y, Ctrl+Y; false for any other key. */
+bool app_density_key(app *a, int key, int mods);
+/* The colour bar's units for a scene: "M_sun/kpc²" (factor 1e10 / 1²,
+ * SIM_GALAXY_*) for galaxy units, else model units (factor 1). */
+const char *app_density_units(bool galactic, double *factor);
+/* Frees the GL objects (the context current) and the buffers. */
+void app_density_destroy(app *a);
+
+/* ---- app_colour.c: colour by a quantity ---------------------------------- */
+
+/* For a colour mode of a quantity (RENDER_COLOR_DENSITY, _RADIAL,
+ * _POTENTIAL): each body's value and its place in the auto range, handed to
+ * the vertex upload (interop.values) and the legend (colour.shown); for the
+ * other modes nothing is. view: the window's (density is of its projection).
+ * A failure (out of memory) is posted on the message line and the sprites
+ * keep their speed. */
+void app_colour_frame(app *a, const render_view *view);
+void app_colour_destroy(app *a);
+/* The quantity of mode m into out[n] (model units; NaN where a body has
+ * none), from bodies b[n] and, for density, vertices (n x {x, y, z, speed})
+ * seen through dv. Potential is not computed here (sim_get_potentials).
+ * false when out of memory. */
+bool app_colour_quantity(render_color m, const sim_body *b, const float *vertices, int n,
+                         const density_view *dv, float *out);
+/* Radial velocity (v - v_c) . (x - x_c) / |x - x_c| of each body about the
+ * centre of mass x_c and bulk velocity v_c of its galaxy (the tag's galaxy
+ * bits; a scene of one galaxy: all bodies), into out[n]; 0 at x_c itself. */
+void app_colour_radial(const sim_body *b, int n, float *out);
+/* The auto range of mode m over raw[n]: the 1st and 99th percentiles of the
+ * finite values (density: of the positive ones; radial velocity: symmetric
+ * about 0, so 0 is the palette's middle). false when there is no value. */
+bool app_colour_range(render_color m, const float *raw, int n, double *lo, double *hi);
+/* Where v falls in [lo, hi], 0..1 (density: by log); NaN goes to 0. */
+float app_colour_place(render_color m, double lo, double hi, float v);
+/* The quantity's name, and its units for a scene (galactic: SIM_GALAXY_*)
+ * with the factor from model units to them. */
+const char *app_colour_name(render_color m);
+const char *app_colour_units(render_color m, bool galactic, double *factor);
 
 #endif /* NBODY_APP_H */

@@ -52,7 +52,8 @@ static void step_once(app *a) {
 }
 
 static void color_next(app *a) {
-    static const char *const names[] = {"speed", "per body", "galaxy", "component"};
+    static const char *const names[] = {"speed",   "per body",        "galaxy",   "component",
+                                        "density", "radial velocity", "potential"};
     _Static_assert(sizeof names / sizeof names[0] == RENDER_COLOR_COUNT, "one name per mode");
     a->view.color = (render_color)((a->view.color + 1) % RENDER_COLOR_COUNT);
     base_msg_post(&a->msg, "colour by %s", names[a->view.color]);
@@ -222,7 +223,8 @@ static void interp_mode(app *a) {
 static const binding bindings[] = {
     {GLFW_KEY_SPACE, "Space", "pause / run", toggle_pause},
     {GLFW_KEY_PERIOD, ".", "one step while paused", step_once},
-    {GLFW_KEY_C, "C", "colour: speed, per body, galaxy, component", color_next},
+    {GLFW_KEY_C, "C",
+     "colour: speed, per body, galaxy, component, density, radial velocity, potential", color_next},
     {GLFW_KEY_E, "E", "exposure x1.25 (Shift: /1.25)", NULL},
     {GLFW_KEY_A, "A", "automatic exposure on / off", exposure_auto},
     {GLFW_KEY_B, "B", "bloom on / off", bloom},
@@ -255,6 +257,11 @@ static const binding bindings[] = {
     {GLFW_KEY_0, "0", "snapshot series: play faster (x1.25 snapshots per second)", play_faster},
     {GLFW_KEY_BACKSLASH, "\\", "snapshot series: interpolation Hermite, linear, none",
      interp_mode},
+    /* the density view (app_density.c, through app_density_key) */
+    {GLFW_KEY_N, "N", "density view (surface density, colour bar) / sprites", NULL},
+    {GLFW_KEY_N, "Shift+N", "density of: all, disk, bulge, halo, galaxy 1, galaxy 2", NULL},
+    {GLFW_KEY_Y, "Y", "density range: upper end x2 (Shift: /2); leaves auto", NULL},
+    {GLFW_KEY_Y, "Ctrl+Y", "density range: back to auto; on auto, log / asinh", NULL},
 };
 #define BINDING_COUNT ((int)(sizeof bindings / sizeof bindings[0]))
 
@@ -351,6 +358,7 @@ void app_key(app *a, int key, int mods) {
         app_campath_drop(a, dir);
         return;
     }
+    if (app_density_key(a, key, mods)) return; /* N, Y: the density view */
     for (int i = 0; i < BINDING_COUNT; i++) {
         if (bindings[i].key == key && bindings[i].action) {
             bindings[i].action(a);

@@ -63,5 +63,6 @@ void app_ui_facts(app *a, ui_facts *f) {
         .rungs = a->ladder.rows,
         .rung_count = app_ladder_rows(a),
         .device = a->ladder.device,
+        .quantity = a->colour.shown,
     };
 }

@@ -326,7 +326,7 @@ static void draw_sprites(render *r, const render_view *view, int n) {
     glUniform1f(r->u_point_px, sp.point_px);
     glUniform1f(r->u_speed_scale, sp.speed_scale);
     glUniform1f(r->u_brightness, sp.brightness);
-    _Static_assert(RENDER_COLOR_SPEED == 0 && RENDER_COLOR_COUNT == NBODY_COLOR_COMPONENT + 1,
+    _Static_assert(RENDER_COLOR_SPEED == 0 && RENDER_COLOR_COUNT == NBODY_COLOR_POTENTIAL + 1,
                    "the colour modes are 0 .. RENDER_COLOR_COUNT - 1, as the app cycles them");
     glUniform1i(r->u_color_mode, (int)sp.color);
     glUniform1i(r->u_hide_halo, sp.hide_halo ? 1 : 0);

@@ -8,7 +8,7 @@
 // the loader (render/render_gl.c) inserts after the version line.
 #version 330 core
 
-layout(location = 0) in vec4 a_body; // x, y, z, speed
+layout(location = 0) in vec4 a_body; // x, y, z, speed (or 0..1 in a quantity's range)
 layout(location = 1) in uint a_tag;  // SIM_TAG(galaxy, component)
 
 uniform mat4 u_view;
@@ -16,7 +16,7 @@ uniform mat4 u_proj;
 uniform float u_point_px;    // pixels covered by a sprite of diameter 1 at distance 1
 uniform float u_speed_scale; // speed at the hot end of the palette
 uniform float u_brightness;
-uniform int u_color_mode;    // render_color: NBODY_COLOR_SPEED, _BODY, _GALAXY, _COMPONENT
+uniform int u_color_mode;    // render_color: NBODY_COLOR_SPEED, _BODY, _GALAXY, _COMPONENT, ...
 uniform bool u_hide_halo;
 
 out vec3 v_color;
@@ -74,6 +74,7 @@ void main() {
     if (u_color_mode == NBODY_COLOR_BODY) c = body_color(gl_VertexID);
     else if (u_color_mode == NBODY_COLOR_GALAXY) c = galaxy_color(galaxy, component);
     else if (u_color_mode == NBODY_COLOR_COMPONENT) c = component_color(component);
+    else if (u_color_mode >= NBODY_COLOR_QUANTITY) c = speed_palette(clamp(a_body.w, 0.0, 1.0));
     else c = speed_palette(clamp(a_body.w / u_speed_scale, 0.0, 1.0));
     float fade = float((a_tag >> NBODY_TAG_FADE_SHIFT) & NBODY_TAG_FADE_MASK);
     v_color = c * u_brightness * dim * (1.0 - fade / float(NBODY_TAG_FADE_MASK));

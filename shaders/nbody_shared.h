@@ -41,6 +41,14 @@
 #define NBODY_COLOR_BODY 1      /* a fixed colour per body index */
 #define NBODY_COLOR_GALAXY 2    /* galaxy of origin */
 #define NBODY_COLOR_COMPONENT 3 /* disk, bulge, halo */
+/* The modes of a quantity (app/app_colour.c): the app writes each body's
+ * place in its range, 0 to 1, over the vertex's speed, and the sprites draw
+ * it with the speed palette (cold to mid to hot). NBODY_COLOR_QUANTITY is
+ * the first of them. */
+#define NBODY_COLOR_DENSITY 4   /* local projected surface density, log */
+#define NBODY_COLOR_RADIAL 5    /* radial velocity about its galaxy's centre */
+#define NBODY_COLOR_POTENTIAL 6 /* gravitational potential */
+#define NBODY_COLOR_QUANTITY NBODY_COLOR_DENSITY
 
 /* The colours of the modes, red, green and blue from 0 to 1: bodies.vert
  * draws with them, splat/ repeats its arithmetic, the HUD's legend shows
@@ -57,6 +65,30 @@
 #define NBODY_RGB_BULGE 1.0, 0.78, 0.4
 #define NBODY_RGB_HALO 0.55, 0.4, 0.8
 #define NBODY_HALO_DIM 0.3
+
+/* The density view's palette (shaders/colormap.frag, the colour bar):
+ * NBODY_PALETTE_STOPS colours, red, green and blue from 0 to 1, evenly
+ * spaced from the bottom of the range to its top and linearly interpolated
+ * between; sampled from matplotlib inferno (perceptually uniform, black
+ * at the bottom so an empty sky stays dark). In pieces: GLSL 330 has no
+ * line continuations. */
+#define NBODY_PALETTE_STOPS 9
+#define NBODY_INFERNO_0 0.001462, 0.000466, 0.013866
+#define NBODY_INFERNO_1 0.087411, 0.044556, 0.224813
+#define NBODY_INFERNO_2 0.258234, 0.038571, 0.406485
+#define NBODY_INFERNO_3 0.416331, 0.090834, 0.432943
+#define NBODY_INFERNO_4 0.578304, 0.148039, 0.404411
+#define NBODY_INFERNO_5 0.735683, 0.215906, 0.330245
+#define NBODY_INFERNO_6 0.865006, 0.316822, 0.226055
+#define NBODY_INFERNO_7 0.954506, 0.468744, 0.099874
+#define NBODY_INFERNO_8 0.988362, 0.998364, 0.644924
+#define NBODY_INFERNO_LOW NBODY_INFERNO_0, NBODY_INFERNO_1, NBODY_INFERNO_2, NBODY_INFERNO_3
+#define NBODY_INFERNO_HIGH NBODY_INFERNO_4, NBODY_INFERNO_5, NBODY_INFERNO_6, NBODY_INFERNO_7
+#define NBODY_PALETTE_INFERNO NBODY_INFERNO_LOW, NBODY_INFERNO_HIGH, NBODY_INFERNO_8
+
+/* The density view's stretches (render_stretch, u_stretch of colormap.frag). */
+#define NBODY_STRETCH_LOG 0   /* log(v / lo) / log(hi / lo) */
+#define NBODY_STRETCH_ASINH 1 /* asinh(v / lo) / asinh(hi / lo): linear below lo */
 
 /* The default vertical field of view of the camera, radians (45 degrees). */
 #define NBODY_FOV_Y_DEFAULT 0.78539816339744831

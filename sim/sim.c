@@ -668,6 +668,11 @@ sim_diag sim_energy(sim *s) {
     return s->ops->diagnostics(s->backend_state, &sp, want);
 }
 
+sim_potential_source sim_get_potentials(sim *s, float *out) {
+    const sim_step_params sp = step_params(s);
+    return s->ops->potentials(s->backend_state, &sp, out);
+}
+
 sim_diag sim_moments(sim *s) {
     const sim_step_params sp = step_params(s);
     sim_diag d = s->ops->diagnostics(s->backend_state, &sp, SIM_POTENTIAL_NONE);

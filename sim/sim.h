@@ -443,6 +443,17 @@ sim_diag sim_diagnostics(sim *s);
  * d.source says which. Waits for the GPU. */
 sim_diag sim_energy(sim *s);
 
+/* Each body's potential, phi_i = -sum_{j != i} m_j / sqrt(r^2 + eps^2)
+ * (the softening of the forces; a pair at zero separation adds nothing),
+ * at the current positions, into out[0 .. body_count-1]: the colour mode
+ * "potential". Where the running method's force pass returns potentials
+ * (the tree on the CUDA backend) they are its walk's, as approximate as its
+ * forces (a pass is made when there is none at these positions); otherwise
+ * the exact sum, O(N^2), in double on the CPU backend. Returns where they
+ * came from; SIM_POTENTIAL_NONE when sim_stop ended the CPU's sum: out is
+ * then untouched. Waits for the GPU. */
+sim_potential_source sim_get_potentials(sim *s, float *out);
+
 /* The O(N) part only: mass, kinetic energy, momenta, centre of mass
  * (potential, total and virial ratio are 0). Cheap enough for every frame,
  * but like sim_diagnostics it waits for the GPU to finish the steps queued

@@ -106,6 +106,9 @@ typedef struct sim_backend_ops {
     /* Several GPUs (sim_get_gpu_stats, sim_gpus_disagree); NULL: one. */
     sim_gpu_stats (*gpu_stats)(void *b);
     int (*gpus_disagree)(void *b);
+    /* sim_get_potentials: each body's potential into out (host floats);
+     * the source it took (WALK, EXACT), NONE when stopped or refused. */
+    sim_potential_source (*potentials)(void *b, const sim_step_params *sp, float *out);
 } sim_backend_ops;
 
 /* GFLOP/s as NVIDIA's nbody sample counts it: 20 flops per interaction in

@@ -46,7 +46,7 @@ typedef struct splat_view {
     float point_px;           /* pixels covered by a sprite of diameter 1 at distance 1 */
     float speed_scale;        /* speed at the hot end of the palette */
     float brightness;
-    int color; /* render_color: NBODY_COLOR_SPEED, _BODY, _GALAXY or _COMPONENT */
+    int color; /* render_color: NBODY_COLOR_SPEED, _BODY, _GALAXY, _COMPONENT or a quantity's */
     bool hide_halo;
 } splat_view;
 

@@ -149,6 +149,8 @@ static SPLAT_HD inline int splat_setup(const splat_view *view, const float body[
         c = splat_galaxy_color(galaxy, component);
     } else if (view->color == NBODY_COLOR_COMPONENT) {
         c = splat_component_color(component);
+    } else if (view->color >= NBODY_COLOR_QUANTITY) { /* body[3]: the place in its range */
+        c = splat_speed_palette(splat_clamp(body[3], 0.0f, 1.0f));
     } else {
         c = splat_speed_palette(splat_clamp(body[3] / view->speed_scale, 0.0f, 1.0f));
     }

@@ -212,6 +212,9 @@ profile          switch run
 snapshot-every   int    run   1      2147483647           0         2147483648
 camera-path      input  run
 play-speed       real   run   0.001  1000                 0.0009    1001
+view             enum   run   contour
+density-max      real   run   1e-30  1e30                 0         1e31
+density-stretch  enum   run   linear
 '
 
 mkdir -p "$tmp/adir" "$tmp/fixtures"

@@ -238,9 +238,12 @@ static void check_knobs(void) {
     CHECK(a->live.step_once, ". while paused steps once");
     press(a, GLFW_KEY_SPACE, 0);
     CHECK(!a->live.paused, "Space runs");
-    const render_color order[] = {RENDER_COLOR_BODY, RENDER_COLOR_GALAXY, RENDER_COLOR_COMPONENT,
+    /* C's order: the modes of the tags, then those of a quantity, back to speed. */
+    const render_color order[] = {RENDER_COLOR_BODY,      RENDER_COLOR_GALAXY,
+                                  RENDER_COLOR_COMPONENT, RENDER_COLOR_DENSITY,
+                                  RENDER_COLOR_RADIAL,    RENDER_COLOR_POTENTIAL,
                                   RENDER_COLOR_SPEED};
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < (int)(sizeof order / sizeof order[0]); i++) {
         press(a, GLFW_KEY_C, 0);
         CHECK(a->view.color == order[i], "C #%d: colour mode %d, want %d", i + 1, a->view.color,
               order[i]);
@@ -394,7 +397,11 @@ static void check_key_names(void) {
                                        "F4",
                                        "9",
                                        "0",
-                                       "\\"};
+                                       "\\",
+                                       "N",
+                                       "Shift+N",
+                                       "Y",
+                                       "Ctrl+Y"};
     const int count = (int)(sizeof want / sizeof want[0]);
     bool found[sizeof want / sizeof want[0]] = {false};
     char label[64], text[160];

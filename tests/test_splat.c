@@ -6,11 +6,12 @@
  *
  * The scene: 3,001 bodies (not a multiple of a warp or a block) with
  * random tags (both galaxies, disk, bulge and halo) and speeds across the
- * palette, seen from 3 length units: most in a ball of radius 1.5, 60 within 0.02-0.3
- * of the eye (sprites up to the 96-pixel cap), 20 behind the eye and 21 far
- * to the side (outside the clip volume: not drawn), and the farthest below
- * the 1.5-pixel minimum (dimmed). Every colour mode, the halo hidden, and a
- * lens (the HUD's off-centre projection) are drawn.
+ * palette (for a quantity's mode: places in it), seen from 3 length units:
+ * most in a ball of radius 1.5, 60 within 0.02-0.3 of the eye (sprites up
+ * to the 96-pixel cap), 20 behind the eye and 21 far to the side (outside
+ * the clip volume: not drawn), and the farthest below the 1.5-pixel minimum
+ * (dimmed). Every colour mode of the tags, a quantity's, the halo hidden,
+ * and a lens (the HUD's off-centre projection) are drawn.
  *
  * cpu: an offscreen render/ in whatever EGL context there is (Mesa's
  * llvmpipe in CI) draws each case with bodies.vert and bodies.frag and tone
@@ -100,15 +101,19 @@ typedef struct view_case {
     const char *name;
     render_color color;
     bool hide_halo;
-    float lens; /* frame_scale; 0: none */
+    float lens;        /* frame_scale; 0: none */
+    float speed_scale; /* 0: 1 */
 } view_case;
 
 static const view_case cases[] = {
-    {"speed", RENDER_COLOR_SPEED, false, 0},
-    {"per body", RENDER_COLOR_BODY, false, 0},
-    {"galaxy", RENDER_COLOR_GALAXY, false, 0},
-    {"component, halo hidden", RENDER_COLOR_COMPONENT, true, 0},
-    {"galaxy, halo hidden, lens", RENDER_COLOR_GALAXY, true, 0.7f},
+    {"speed", RENDER_COLOR_SPEED, false, 0, 0},
+    {"per body", RENDER_COLOR_BODY, false, 0, 0},
+    {"galaxy", RENDER_COLOR_GALAXY, false, 0, 0},
+    {"component, halo hidden", RENDER_COLOR_COMPONENT, true, 0, 0},
+    {"galaxy, halo hidden, lens", RENDER_COLOR_GALAXY, true, 0.7f, 0},
+    /* A quantity's place (0..1 in the 4th float), which no speed scale
+     * touches: drawn with speed_scale 2 that the speed mode would use. */
+    {"a quantity (density)", RENDER_COLOR_DENSITY, false, 0, 2.0f},
 };
 #define CASES (int)(sizeof cases / sizeof cases[0])
 
@@ -119,6 +124,7 @@ static render_view view_of(const view_case *c, int w, int h) {
         .camera = camera,
         .point_size = 0.02f,
         .color = c->color,
+        .speed_scale = c->speed_scale,
         .hide_halo = c->hide_halo,
         .exposure = 1.0f,
         .frame_scale = c->lens,

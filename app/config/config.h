@@ -115,6 +115,10 @@ typedef struct config {
     const char *dump;              /* CSV (or snapshot) of the bodies at exit, or NULL */
     int snapshot_every;            /* --snapshot-every K: --dump is a pattern, a file every K
                                       frames that step; 0: off */
+    /* the density view (app/app_density.c) */
+    bool density_view;   /* --view density */
+    double density_max;  /* --density-max: the colour bar's upper end, its units; 0: auto */
+    bool density_asinh;  /* --density-stretch asinh */
     int width, height;             /* window or image size in pixels (config_parse fills them) */
     bool host_copy;                /* force the host-copy path instead of CUDA-GL interop */
     config_sprites sprites;        /* --sprites */

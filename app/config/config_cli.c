@@ -52,6 +52,10 @@ enum option_id {
     O_SNAPSHOT_EVERY,
     O_CAMERA_PATH,
     O_PLAY_SPEED,
+    /* the density view (app/app_density.c) */
+    O_VIEW,
+    O_DENSITY_MAX,
+    O_DENSITY_STRETCH,
     O_COUNT
 };
 
@@ -134,6 +138,14 @@ static const option_spec options[] = {
     {O_PLAY_SPEED, "play-speed", "S", REAL, CONFIG_PLAY_SPEED_MIN, CONFIG_PLAY_SPEED_MAX, "1",
      "a series' playback: snapshots per second (9 / 0 change it); headless and --record: "
      "S / --record-fps snapshots a frame"},
+    {O_VIEW, "view", "sprites|density", TEXT, 0, 0, "sprites",
+     "what is drawn: the bodies' light, or their projected surface density with a colour bar "
+     "(N toggles)"},
+    {O_DENSITY_MAX, "density-max", "X", REAL, 1e-30, 1e30, "auto (99.9th percentile)",
+     "density view: the colour bar's upper end, in its units (M_sun/kpc² for galaxies, model "
+     "units otherwise); the lower end is 10^-4 of it (Y / Shift+Y)"},
+    {O_DENSITY_STRETCH, "density-stretch", "log|asinh", TEXT, 0, 0, "log",
+     "density view: the colour map's stretch (Ctrl+Y on the auto range toggles it)"},
 };
 _Static_assert(sizeof options / sizeof options[0] == O_COUNT, "one spec per option id");
 
@@ -430,6 +442,21 @@ static int apply(config *c, const option_spec *o, const char *v) {
         break;
     case O_PLAY_SPEED:
         c->play_speed = d;
+        break;
+    case O_VIEW:
+        if (strcmp(v, "sprites") != 0 && strcmp(v, "density") != 0) {
+            return bad("give sprites or density", "--view '%s': not sprites or density", v);
+        }
+        c->density_view = strcmp(v, "density") == 0;
+        break;
+    case O_DENSITY_MAX:
+        c->density_max = d;
+        break;
+    case O_DENSITY_STRETCH:
+        if (strcmp(v, "log") != 0 && strcmp(v, "asinh") != 0) {
+            return bad("give log or asinh", "--density-stretch '%s': not log or asinh", v);
+        }
+        c->density_asinh = strcmp(v, "asinh") == 0;
         break;
     case O_HELP:
     case O_HELP_MARKDOWN:

@@ -313,6 +313,15 @@ static bool write_zero_copy(interop *io, sim *s, int n, const splat_view *sprite
     } else {
         sim_write_vertices(s, (sim_vertex *)ptr, true);
     }
+    if (!why[0] && io->values && io->value_count == n) {
+        /* Over each vertex's speed, on the legacy stream: after the
+         * simulation's write (its stream is a blocking one), before the
+         * sprites and the unmap. From pageable memory: done on return. */
+        e = cudaMemcpy2DAsync((char *)ptr + offsetof(sim_vertex, speed), sizeof(sim_vertex),
+                              io->values, sizeof(float), sizeof(float), (size_t)n,
+                              cudaMemcpyHostToDevice, 0);
+        if (e != cudaSuccess) describe(why, sizeof why, "cudaMemcpy2DAsync (colour values)", e);
+    }
     if (!why[0] && sprites) {
         cudaArray_t array = NULL;
         splat_error se = {0};
@@ -350,6 +359,9 @@ static bool upload_via_host(interop *io, sim *s, render *r, int n) {
         io->staging_capacity = n;
     }
     sim_write_vertices(s, io->staging, false);
+    if (io->values && io->value_count == n) {
+        for (int i = 0; i < n; i++) io->staging[i].speed = io->values[i];
+    }
     render_upload_bodies(r, (const render_vertex *)io->staging, n);
     return true;
 }

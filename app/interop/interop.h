@@ -53,6 +53,13 @@ typedef struct interop {
     struct cudaGraphicsResource *picture;
     int picture_w, picture_h;
     bool sprites_drawn; /* the last upload drew its frame's sprites */
+    /* A colour mode of a quantity (app/app_colour.c): value_count floats,
+     * each body's place in the palette, written over the vertices' speed
+     * after the simulation writes them (both paths, so GL's and CUDA's
+     * sprites read the same); NULL, or a count other than the bodies': the
+     * speed stays. The caller's memory, set before each upload. */
+    const float *values;
+    int value_count;
 } interop;
 
 void interop_init(interop *io, bool cuda_backend, bool force_host_copy);

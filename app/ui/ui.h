@@ -65,6 +65,46 @@ typedef struct ui_recording {
     int fps;     /* the video's frames/s: its time is frames / fps */
 } ui_recording;
 
+/* The density view (app/app_density.c): what its colour bar shows. */
+typedef struct ui_density {
+    bool on;               /* the density map is drawn instead of the sprites */
+    double lo, hi;         /* the palette's ends, in units */
+    render_stretch stretch;
+    bool manual;           /* the range set by keys or --density-max (else the map's own) */
+    const char *units;     /* "M_sun/kpc²" or "mass/length² (model units)" */
+    const char *bodies;    /* which bodies: "all bodies", "disk", "galaxy 1", ... */
+} ui_density;
+
+/* A colour mode of a quantity (app/app_colour.c): what the legend shows. */
+typedef struct ui_quantity {
+    bool on;           /* the sprites are coloured by it this frame */
+    bool computed;     /* false: no values yet (the legend says so) */
+    const char *name;  /* "density", "radial velocity", "potential" */
+    const char *units; /* "M_sun/kpc²", "km/s", ... */
+    double lo, hi;     /* the palette's ends, in units (auto: 1st..99th percentile) */
+    bool log;          /* placed by log(value) between them */
+} ui_quantity;
+
+/* One tick of the colour bar: its place along the bar (0..1) and label. */
+typedef struct ui_tick {
+    float t;
+    char label[24];
+} ui_tick;
+#define UI_TICKS_MAX 8
+
+/* Where the colour bar's box goes in a picture of fb_width x fb_height: w x
+ * h pixels at the bottom right, margin m from the edges, into box (x, y
+ * from the top left, w, h). false when it does not fit in the picture or
+ * would reach into its middle, the central UI_COLORBAR_CLEAR of its width
+ * and height, where the lens keeps the subject: a small picture gets no bar. */
+#define UI_COLORBAR_CLEAR 0.4f
+bool ui_colorbar_box(float w, float h, float m, int fb_width, int fb_height, float box[4]);
+
+/* The colour bar's ticks for d (ui_colorbar.c): lo, hi and the powers of
+ * ten between (every other one, or fewer, when more would crowd), at the
+ * palette's places; returns how many (at most UI_TICKS_MAX). */
+int ui_colorbar_ticks(const ui_density *d, ui_tick *out);
+
 /* Everything the overlays show that is not the simulation's own. */
 typedef struct ui_facts {
     sim *sim;         /* the simulation shown (read only) */
@@ -104,6 +144,8 @@ typedef struct ui_facts {
     const ui_rung *rungs;
     int rung_count;
     const char *device; /* what the rungs ran on */
+    ui_density density; /* the density view's colour bar */
+    ui_quantity quantity; /* the colour mode's quantity, for the legend */
     /* the help's key lines: fills label and text for binding i, false past the end */
     bool (*key_help)(int i, char *label, size_t label_len, char *text, size_t text_len);
 } ui_facts;

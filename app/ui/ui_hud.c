@@ -62,7 +62,7 @@ typedef struct hud_layout {
     float lens_center[2];
     float bar_px;         /* the scale bar's length in pixels, 0: none */
     char bar_label[48];   /* its length */
-    char legend_head[32]; /* "colour: speed" */
+    char legend_head[48]; /* "colour: speed" */
     legend_item legend[3];
     int legend_count;
 } hud_layout;
@@ -88,7 +88,8 @@ static void gpus_line(const ui_facts *f, const sim_method *m, ui_lines *l) {
 }
 
 static void look_line(const ui_facts *f, ui_lines *l) {
-    static const char *const colors[] = {"speed", "per body", "galaxy", "component"};
+    static const char *const colors[] = {"speed",   "per body",        "galaxy",   "component",
+                                         "density", "radial velocity", "potential"};
     _Static_assert(sizeof colors / sizeof colors[0] == RENDER_COLOR_COUNT, "one name per mode");
     const bool cuda = sim_get_params(f->sim).backend == SIM_BACKEND_CUDA;
     const render_view *v = &f->view;
@@ -326,6 +327,28 @@ static void legend(const ui_facts *f, hud_layout *L) {
             snprintf(it[1].label, sizeof it[1].label, "second");
             L->legend_count = 2;
         }
+        break;
+    }
+    case RENDER_COLOR_DENSITY:
+    case RENDER_COLOR_RADIAL:
+    case RENDER_COLOR_POTENTIAL: {
+        /* The quantity's range, its name and units: "colour: density 0.1
+         * [gradient] 30 M_sun/kpc² (log)"; the palette is the speed's. */
+        const ui_quantity *q = &f->quantity;
+        if (!q->on || !q->computed) {
+            snprintf(L->legend_head, sizeof L->legend_head, "colour: %s",
+                     q->name ? q->name : "a quantity");
+            snprintf(it[0].label, sizeof it[0].label, "%s",
+                     q->on ? "(not computed yet)" : "(not in the density view)");
+            it[0].rgb[0] = -1; /* no swatch */
+            L->legend_count = 1;
+            break;
+        }
+        snprintf(L->legend_head, sizeof L->legend_head, "colour: %s %.3g", q->name, q->lo);
+        it[0].gradient = true;
+        snprintf(it[0].label, sizeof it[0].label, "%.3g %s%s", q->hi, q->units,
+                 q->log ? " (log)" : "");
+        L->legend_count = 1;
         break;
     }
     case RENDER_COLOR_COMPONENT:

@@ -56,6 +56,8 @@ void ui_message_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heigh
 bool ui_message_shown(const ui_state *ui, const ui_facts *f);
 /* A tour's caption, centred near the bottom of every picture (ui_hint.c). */
 void ui_caption_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height);
+/* The density view's colour bar, bottom right (ui_colorbar.c). */
+void ui_colorbar_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height);
 /* The first-run hint and the REC indicator (ui_hint.c). */
 void ui_notes_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height);
 bool ui_notes_shown(const ui_state *ui, const ui_facts *f);
