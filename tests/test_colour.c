@@ -6,7 +6,9 @@
  *                 exactly) and against the simulation's merger recomputed
  *                 here; local density monotone with radius on a Plummer
  *                 sphere and near its analytic surface density; the range's
- *                 percentiles and the places in it
+ *                 percentiles and the places in it; in the app (no GL):
+ *                 the values handed to the vertex upload and the HUD's
+ *                 legend of each mode
  *
  * The potential's values are sim_get_potentials' (tests/test_potentials.c).
  */
@@ -228,10 +230,79 @@ static void test_range(void) {
     CHECK(!app_colour_range(RENDER_COLOR_DENSITY, raw, 2, &lo, &hi), "no positive density: none");
 }
 
+/* The HUD's legend (ui_hud_text's last line) names the quantity, its
+ * range and units, in the app without GL: a Plummer sphere by density and
+ * by potential (model units), the merger by radial velocity (km/s, a range
+ * symmetric about 0). */
+static app *make(sim_ic ic) {
+    config cfg = {.sim = {.backend = SIM_BACKEND_CPU, .body_count = 2000, .ic = ic},
+                  .steps_per_frame = 1,
+                  .headless = true,
+                  .width = 640,
+                  .height = 400};
+    cfg.given[CONFIG_KNOB_N] = true;
+    int status = 0;
+    app *a = app_create(&cfg, &status);
+    if (!a) exit(1);
+    return a;
+}
+
+static void check_legend(app *a, render_color m, const char *name, const char *units, bool log) {
+    static char text[32768];
+    a->view.color = m;
+    const render_view v = {.fb_width = 640, .fb_height = 400, .camera = a->view.camera};
+    app_colour_frame(a, &v);
+    const ui_quantity *q = &a->colour.shown;
+    CHECK(q->on && q->computed && q->lo < q->hi, "%s: on %d computed %d, %g .. %g", name, q->on,
+          q->computed, q->lo, q->hi);
+    const int n = sim_get_params(a->sim).body_count;
+    int lo = 0, hi = 0, valued = 0;
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(a->colour.raw[i])) continue; /* density: off the picture */
+        valued++;
+        lo += a->colour.values[i] == 0.0f;
+        hi += a->colour.values[i] == 1.0f;
+    }
+    /* The range is the 1st..99th percentile: about 1 % of the bodies with
+     * a value at each end (radial velocity's symmetric range: 1 % at one
+     * end, fewer at the other; density: the bodies of one cell tie). */
+    printf("%s: %d bodies at the bottom, %d at the top, of %d with a value\n", name, lo, hi,
+           valued);
+    CHECK(valued > n / 2 && lo + hi >= valued / 100 && lo + hi <= 3 * valued / 100,
+          "%s: %d bodies at the ends of %d", name, lo + hi, valued);
+    CHECK(a->interop.values == a->colour.values && a->interop.value_count == n,
+          "%s: the values go to the vertex upload", name);
+    ui_facts f;
+    app_ui_facts(a, &f);
+    ui_hud_text(&a->ui, &f, false, text, sizeof text);
+    char want[200];
+    snprintf(want, sizeof want, "colour: %s %.3g | %.3g %s%s\n", name, q->lo, q->hi, units,
+             log ? " (log)" : "");
+    CHECK(strstr(text, want) != NULL, "the legend says \"%s\" in:\n%s", want, text);
+}
+
+static void test_legend(void) {
+    app *a = make(SIM_IC_PLUMMER);
+    check_legend(a, RENDER_COLOR_DENSITY, "density", "mass/length² (model units)", true);
+    check_legend(a, RENDER_COLOR_POTENTIAL, "potential", "velocity² (model units)", false);
+    CHECK(a->colour.shown.hi < 0, "potential: every body's is negative (top %g)",
+          a->colour.shown.hi);
+    a->view.color = RENDER_COLOR_SPEED;
+    app_colour_frame(a, &(render_view){.fb_width = 640, .fb_height = 400});
+    CHECK(!a->colour.shown.on && !a->interop.values, "by speed: no values");
+    app_destroy(a);
+    a = make(SIM_IC_MERGER);
+    check_legend(a, RENDER_COLOR_RADIAL, "radial velocity", "km/s", false);
+    CHECK(a->colour.shown.lo == -a->colour.shown.hi, "radial: %g .. %g", a->colour.shown.lo,
+          a->colour.shown.hi);
+    app_destroy(a);
+}
+
 int main(void) {
     test_radial_flow();
     test_radial_merger();
     test_density_profile();
     test_range();
+    test_legend();
     return test_exit("test_colour");
 }

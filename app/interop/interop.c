@@ -316,7 +316,8 @@ static bool write_zero_copy(interop *io, sim *s, int n, const splat_view *sprite
     if (!why[0] && io->values && io->value_count == n) {
         /* Over each vertex's speed, on the legacy stream: after the
          * simulation's write (its stream is a blocking one), before the
-         * sprites and the unmap. From pageable memory: done on return. */
+         * sprites and the unmap. From pageable memory: the values have
+         * been read when it returns. */
         e = cudaMemcpy2DAsync((char *)ptr + offsetof(sim_vertex, speed), sizeof(sim_vertex),
                               io->values, sizeof(float), sizeof(float), (size_t)n,
                               cudaMemcpyHostToDevice, 0);

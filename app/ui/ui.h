@@ -262,7 +262,8 @@ void ui_draw(ui_state *ui, const ui_facts *f, ui_layer layer, int fb_width, int 
  * place must not get after its capture). */
 bool ui_layer_draws(const ui_state *ui, const ui_facts *f, ui_layer layer);
 
-/* The HUD's lines (help: the help's), one per line, into out; no GL
+/* The HUD's lines (help: the help's), one per line, into out, the HUD's
+ * colour legend last as words ("colour: speed 0 | 1 and more"); no GL
  * needed (tests). */
 void ui_hud_text(ui_state *ui, const ui_facts *f, bool help, char *out, size_t len);
 

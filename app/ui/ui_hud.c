@@ -621,4 +621,13 @@ void ui_hud_text(ui_state *ui, const ui_facts *f, bool help, char *out, size_t l
         if (w < 0) break;
         used += (size_t)w < len - used ? (size_t)w : len - used - 1;
     }
+    if (help) return;
+    hud_layout L = {0}; /* the legend's row, as one line of words */
+    legend(f, &L);
+    char row[256];
+    int k = snprintf(row, sizeof row, "%s", L.legend_head);
+    for (int i = 0; i < L.legend_count && k >= 0 && (size_t)k < sizeof row; i++) {
+        k += snprintf(row + k, sizeof row - (size_t)k, " | %s", L.legend[i].label);
+    }
+    if (used + 1 < len) snprintf(out + used, len - used, "%s\n", row);
 }
