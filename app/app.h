@@ -326,7 +326,13 @@ typedef struct app_colour {
     int64_t potential_steps;
     uint32_t potential_generation;
     double potential_at; /* base_now() when they were computed */
-    ui_quantity shown;   /* for the legend */
+    /* The values last computed (density, radial velocity): kept for frames
+     * while their cost would exceed APP_COLOUR_DUTY of the wall time. */
+    render_color values_mode;
+    int values_n;
+    uint32_t values_generation;
+    double values_at, values_cost; /* base_now() when computed; seconds it took */
+    ui_quantity shown;             /* for the legend */
 } app_colour;
 
 /* The whole running application, made by app_create. GLFW callbacks reach

@@ -29,7 +29,9 @@
  *   ended the sum) every body is at the palette's middle and the legend
  *   says "not computed".
  * The bodies come from sim_get_bodies (and the positions from
- * sim_write_vertices): on the CUDA backend a copy to the host each frame.
+ * sim_write_vertices): on the CUDA backend a copy to the host, so density
+ * and radial velocity are taken again only while that costs at most
+ * COLOUR_DUTY of the wall time (every frame at small N).
  * A video's own picture (--record-size) shares the vertices, so its
  * density colours are those of the window's cells.
  */
@@ -44,6 +46,11 @@
 #define LO_PERCENTILE 0.01    /* the auto range: 1st .. */
 #define HI_PERCENTILE 0.99    /* .. 99th percentile, so a few outliers do not flatten it */
 #define RANGE_SAMPLE 65536    /* values sorted for the percentiles, at most (a stride sample) */
+/* Density and radial velocity are taken again only once their last cost is
+ * at most this share of the time since (at a million bodies on CUDA the
+ * copy to the host and the pass take a large part of a frame; between
+ * takes the bodies keep their colours). */
+#define COLOUR_DUTY 0.2
 
 static bool is_quantity(render_color m) {
     return m >= RENDER_COLOR_DENSITY && m < RENDER_COLOR_COUNT;
@@ -232,6 +239,14 @@ void app_colour_frame(app *a, const render_view *view) {
         return;
     }
     bool computed = true;
+    const double now = base_now();
+    if (m != RENDER_COLOR_POTENTIAL && c->values_mode == m && c->values_n == n &&
+        c->values_generation == p.generation && c->shown.on &&
+        now - c->values_at < c->values_cost / COLOUR_DUTY) {
+        a->interop.values = c->values; /* the last values, legend as it was */
+        a->interop.value_count = n;
+        return;
+    }
     if (m == RENDER_COLOR_POTENTIAL) {
         computed = take_potentials(a, &p);
     } else {
@@ -260,6 +275,11 @@ void app_colour_frame(app *a, const render_view *view) {
     }
     a->interop.values = c->values;
     a->interop.value_count = n;
+    c->values_mode = m;
+    c->values_n = n;
+    c->values_generation = p.generation;
+    c->values_at = now;
+    c->values_cost = base_now() - now;
     const char *units = app_colour_units(m, sim_ic_galactic(p.ic), &factor);
     c->shown = (ui_quantity){.on = true,
                              .computed = computed,
