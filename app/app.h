@@ -710,6 +710,10 @@ bool app_density_draw(app *a, const render_view *view, ui_facts *facts, int n);
  * rest down the palette; 1 when no pixel is positive. */
 #define APP_DENSITY_TOP_PERCENTILE 99.9
 double app_density_auto_top(const float *map, size_t pixels);
+/* The tags (bit t: tag t) that filter k (Shift+N's list, 0: all bodies)
+ * maps; filter 0 leaves the halo out while it is hidden (O), as the
+ * sprites do. */
+uint32_t app_density_filter_tags(int k, bool hide_halo);
 /* N, Shift+N, Y, Shift+Y, Ctrl+Y; false for any other key. */
 bool app_density_key(app *a, int key, int mods);
 /* The colour bar's units for a scene: "M_sun/kpc²" (factor 1e10 / 1²,

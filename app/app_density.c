@@ -43,15 +43,22 @@ static const filter filters[] = {
 };
 #define FILTER_COUNT ((int)(sizeof filters / sizeof filters[0]))
 
-/* The tags filter k lets through, as a density_view's tags mask. */
-static uint32_t filter_tags(int k) {
+/* The tags filter k lets through, as a density_view's tags mask: "all
+ * bodies" means the bodies drawn, so without the halo while O hides it. */
+uint32_t app_density_filter_tags(int k, bool hide_halo) {
     uint32_t mask = 0;
     for (unsigned t = 0; t < 16; t++) {
         const bool g = filters[k].galaxy < 0 || (int)SIM_TAG_GALAXY(t) == filters[k].galaxy;
-        const bool c = filters[k].component < 0 || (int)SIM_TAG_COMPONENT(t) == filters[k].component;
-        if (g && c) mask |= 1u << t;
+        const bool c =
+            filters[k].component < 0 || (int)SIM_TAG_COMPONENT(t) == filters[k].component;
+        const bool hidden = k == 0 && hide_halo && SIM_TAG_COMPONENT(t) == SIM_COMPONENT_HALO;
+        if (g && c && !hidden) mask |= 1u << t;
     }
     return mask;
+}
+
+static uint32_t filter_tags(int k) {
+    return app_density_filter_tags(k, false);
 }
 
 /* Whether filter k picks some of the bodies but not all of them (or is "all"). */
@@ -62,7 +69,8 @@ static bool filter_useful(const app_density *d, int k) {
 
 const char *app_density_units(bool galactic, double *factor) {
     if (galactic) {
-        *factor = SIM_GALAXY_MSUN_PER_MASS / (SIM_GALAXY_KPC_PER_LENGTH * SIM_GALAXY_KPC_PER_LENGTH);
+        *factor =
+            SIM_GALAXY_MSUN_PER_MASS / (SIM_GALAXY_KPC_PER_LENGTH * SIM_GALAXY_KPC_PER_LENGTH);
         return "M_sun/kpc²";
     }
     *factor = 1.0;
@@ -84,8 +92,8 @@ void app_density_destroy(app *a) {
     free(d->vertices);
     free(d->mass);
     free(d->tags);
-    const app_density keep = {.on = d->on, .filter = d->filter, .manual = d->manual, .hi = d->hi,
-                              .stretch = d->stretch};
+    const app_density keep = {
+        .on = d->on, .filter = d->filter, .manual = d->manual, .hi = d->hi, .stretch = d->stretch};
     *d = keep;
 }
 
@@ -212,9 +220,8 @@ bool app_density_draw(app *a, const render_view *view, ui_facts *facts, int n) {
     const int w = view->fb_width, h = view->fb_height;
     if (!d->on || w <= 0 || h <= 0 || !a->render) return false;
     render_error rerr = {0};
-    if (!d->colormap &&
-        !(d->colormap = render_colormap_create(
-              &(render_colormap_desc){.shader_dir = a->shader_dir}, &rerr))) {
+    if (!d->colormap && !(d->colormap = render_colormap_create(
+                              &(render_colormap_desc){.shader_dir = a->shader_dir}, &rerr))) {
         fprintf(stderr, "nbody: %s\nhint: %s\n", rerr.message, rerr.hint);
         base_msg_post(&a->msg, "density view off: %s", rerr.message);
         d->on = false;
@@ -233,7 +240,10 @@ bool app_density_draw(app *a, const render_view *view, ui_facts *facts, int n) {
     }
     render_sprite_params sp;
     render_sprite_params_of(view, &sp);
-    density_view dv = {.width = w, .height = h, .tags = filter_tags(d->filter)};
+    const bool no_halo = d->filter == 0 && a->view.hide_halo &&
+                         (d->present & ~app_density_filter_tags(0, true)) != 0;
+    density_view dv = {
+        .width = w, .height = h, .tags = app_density_filter_tags(d->filter, a->view.hide_halo)};
     memcpy(dv.view, sp.view, sizeof dv.view);
     memcpy(dv.proj, sp.proj, sizeof dv.proj);
     if (!make_map(a, &dv, n)) {
@@ -244,20 +254,20 @@ bool app_density_draw(app *a, const render_view *view, ui_facts *facts, int n) {
     const char *units = app_density_units(facts->galactic, &factor);
     if (a->cfg.density_max > 0 && d->hi == 0) d->hi = a->cfg.density_max / factor;
     const double hi = d->manual ? d->hi : app_density_auto_top(d->map, pixels);
-    const render_colormap_range range = {(float)(hi * pow(10.0, -DECADES)), (float)hi,
-                                         d->stretch};
+    const render_colormap_range range = {(float)(hi * pow(10.0, -DECADES)), (float)hi, d->stretch};
     if (!render_colormap_draw(d->colormap, a->render, d->map, w, h, &range, &rerr)) {
         base_msg_post(&a->msg, "density view off: %s", rerr.message);
         d->on = false;
         return false;
     }
-    d->shown = (ui_density){.on = true,
-                            .lo = range.lo * factor,
-                            .hi = range.hi * factor,
-                            .stretch = d->stretch,
-                            .manual = d->manual,
-                            .units = units,
-                            .bodies = filters[d->filter].name};
+    d->shown =
+        (ui_density){.on = true,
+                     .lo = range.lo * factor,
+                     .hi = range.hi * factor,
+                     .stretch = d->stretch,
+                     .manual = d->manual,
+                     .units = units,
+                     .bodies = no_halo ? "all but the hidden halo (O)" : filters[d->filter].name};
     facts->density = d->shown;
     return true;
 }
@@ -272,9 +282,9 @@ static void say_range(app *a) {
     }
     double factor = 1;
     const char *units = app_density_units(sim_ic_galactic(sim_get_params(a->sim).ic), &factor);
-    base_msg_post(&a->msg, "density range: up to %.3g %s, %s, %s", d->manual ? d->hi * factor
-                                                                             : d->shown.hi,
-                  units, d->manual ? "set" : "auto", render_stretch_name(d->stretch));
+    base_msg_post(&a->msg, "density range: up to %.3g %s, %s, %s",
+                  d->manual ? d->hi * factor : d->shown.hi, units, d->manual ? "set" : "auto",
+                  render_stretch_name(d->stretch));
 }
 
 bool app_density_key(app *a, int key, int mods) {
@@ -302,7 +312,8 @@ bool app_density_key(app *a, int key, int mods) {
         if (d->manual) {
             d->manual = false;
         } else {
-            d->stretch = d->stretch == RENDER_STRETCH_LOG ? RENDER_STRETCH_ASINH : RENDER_STRETCH_LOG;
+            d->stretch =
+                d->stretch == RENDER_STRETCH_LOG ? RENDER_STRETCH_ASINH : RENDER_STRETCH_LOG;
         }
         say_range(a);
         return true;

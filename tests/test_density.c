@@ -206,8 +206,7 @@ static void test_colorbar(void) {
     for (int k = 1; k < n - 1; k++) {
         const double v = pow(10.0, -4 + k);
         const double want = asinh(v / 2e-4) / asinh(2.0 / 2e-4);
-        CHECK(fabs(t[k].t - want) < 1e-5, "asinh tick %s at %g, want %g", t[k].label, t[k].t,
-              want);
+        CHECK(fabs(t[k].t - want) < 1e-5, "asinh tick %s at %g, want %g", t[k].label, t[k].t, want);
     }
 }
 
@@ -293,6 +292,24 @@ static int cmp_float(const void *pa, const void *pb) {
     return (a > b) - (a < b);
 }
 
+/* "All bodies" maps what the sprites draw: every tag, or every tag but the
+ * halo's while O hides it; the other filters do not depend on O. */
+static void test_filter_halo(void) {
+    uint32_t all = 0, no_halo = 0;
+    for (unsigned t = 0; t < 16; t++) {
+        all |= 1u << t;
+        if (SIM_TAG_COMPONENT(t) != SIM_COMPONENT_HALO) no_halo |= 1u << t;
+    }
+    CHECK(app_density_filter_tags(0, false) == all, "all bodies: %#x",
+          app_density_filter_tags(0, false));
+    CHECK(app_density_filter_tags(0, true) == no_halo, "all bodies, halo hidden: %#x vs %#x",
+          app_density_filter_tags(0, true), no_halo);
+    for (int k = 1; k < 6; k++) {
+        CHECK(app_density_filter_tags(k, true) == app_density_filter_tags(k, false),
+              "filter %d depends on O", k);
+    }
+}
+
 static void test_auto_top(void) {
     enum { PIXELS = 20011 };
     static float map[PIXELS], sorted[PIXELS];
@@ -324,6 +341,7 @@ int main(int argc, char **argv) {
     test_colorbar();
     test_colorbar_box();
     test_auto_top();
+    test_filter_halo();
     printf("%s\n", failures ? "FAILED" : "ok");
     return failures ? 1 : 0;
 }
