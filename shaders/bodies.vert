@@ -3,7 +3,8 @@
 // it shrinks with distance and fills HiDPI framebuffers the same way. Sprites
 // clamped to the minimum size are dimmed so total light is conserved. The
 // tag (galaxy in bits 0-1, component in bits 2-3) picks palettes and hides
-// the dark halo when asked. The NBODY_ names come from nbody_shared.h, which
+// the dark halo when asked; its selection bits (NBODY_TAG_SET_SHIFT) draw a
+// body in its set's colour, or dim one in no set. The NBODY_ names come from nbody_shared.h, which
 // the loader (render/render_gl.c) inserts after the version line.
 #version 330 core
 
@@ -54,6 +55,16 @@ vec3 component_color(uint component) {
     return vec3(NBODY_RGB_HALO) * NBODY_HALO_DIM;
 }
 
+// The selection set k's colour (1-6).
+vec3 set_color(uint k) {
+    if (k == 1u) return vec3(NBODY_RGB_SET_1);
+    if (k == 2u) return vec3(NBODY_RGB_SET_2);
+    if (k == 3u) return vec3(NBODY_RGB_SET_3);
+    if (k == 4u) return vec3(NBODY_RGB_SET_4);
+    if (k == 5u) return vec3(NBODY_RGB_SET_5);
+    return vec3(NBODY_RGB_SET_6);
+}
+
 void main() {
     uint galaxy = a_tag & NBODY_TAG_GALAXY_MASK;
     uint component = (a_tag >> NBODY_TAG_COMPONENT_SHIFT) & NBODY_TAG_COMPONENT_MASK;
@@ -74,5 +85,8 @@ void main() {
     else if (u_color_mode == NBODY_COLOR_GALAXY) c = galaxy_color(galaxy, component);
     else if (u_color_mode == NBODY_COLOR_COMPONENT) c = component_color(component);
     else c = speed_palette(clamp(a_body.w / u_speed_scale, 0.0, 1.0));
+    uint set = (a_tag >> NBODY_TAG_SET_SHIFT) & NBODY_TAG_SET_MASK;
+    if (set != 0u) c = set_color(set);
+    if ((a_tag & NBODY_TAG_DIM) != 0u) c *= NBODY_SET_DIM;
     v_color = c * u_brightness * dim;
 }

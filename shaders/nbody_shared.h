@@ -22,6 +22,14 @@
 #define NBODY_TAG_GALAXY_MASK 3u
 #define NBODY_TAG_COMPONENT_SHIFT 2u
 #define NBODY_TAG_COMPONENT_MASK 3u
+/* The tag the renderer draws with adds the selection's bits (app_select.c;
+ * the simulation's tags leave them 0): bits 4-6 the selection set a body is
+ * drawn in (1-6, 0 none), drawn in that set's colour; bit 7 a body in no set
+ * while sets are shown, its light times NBODY_SET_DIM. */
+#define NBODY_TAG_SET_SHIFT 4u
+#define NBODY_TAG_SET_MASK 7u
+#define NBODY_TAG_DIM 128u
+#define NBODY_SET_DIM 0.2
 
 /* The components inside a tag (sim_component). */
 #define NBODY_COMPONENT_DISK 0u
@@ -50,6 +58,14 @@
 #define NBODY_RGB_BULGE 1.0, 0.78, 0.4
 #define NBODY_RGB_HALO 0.55, 0.4, 0.8
 #define NBODY_HALO_DIM 0.3
+/* The selection sets' colours, set 1 to 6: green, magenta, yellow, cyan,
+ * red, white (apart from the palettes above and from each other). */
+#define NBODY_RGB_SET_1 0.3, 1.0, 0.35
+#define NBODY_RGB_SET_2 1.0, 0.3, 0.9
+#define NBODY_RGB_SET_3 1.0, 0.92, 0.2
+#define NBODY_RGB_SET_4 0.2, 0.95, 1.0
+#define NBODY_RGB_SET_5 1.0, 0.3, 0.25
+#define NBODY_RGB_SET_6 1.0, 1.0, 1.0
 
 /* The default vertical field of view of the camera, radians (45 degrees). */
 #define NBODY_FOV_Y_DEFAULT 0.78539816339744831

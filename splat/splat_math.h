@@ -106,6 +106,13 @@ static SPLAT_HD inline splat_rgb splat_component_color(uint32_t component) {
                                                 : halo;
 }
 
+/* bodies.vert's set_color: selection set k's colour (1-6). */
+static SPLAT_HD inline splat_rgb splat_set_color(uint32_t k) {
+    const splat_rgb c1 = {NBODY_RGB_SET_1}, c2 = {NBODY_RGB_SET_2}, c3 = {NBODY_RGB_SET_3},
+                    c4 = {NBODY_RGB_SET_4}, c5 = {NBODY_RGB_SET_5}, c6 = {NBODY_RGB_SET_6};
+    return k == 1u ? c1 : k == 2u ? c2 : k == 3u ? c3 : k == 4u ? c4 : k == 5u ? c5 : c6;
+}
+
 /* m (column-major 4x4) times (x, y, z, w). */
 static SPLAT_HD inline void splat_transform(const float *m, const float v[4], float out[4]) {
     for (int r = 0; r < 4; r++) {
@@ -151,6 +158,9 @@ static SPLAT_HD inline int splat_setup(const splat_view *view, const float body[
     } else {
         c = splat_speed_palette(splat_clamp(body[3] / view->speed_scale, 0.0f, 1.0f));
     }
+    const uint32_t set = (tag >> NBODY_TAG_SET_SHIFT) & NBODY_TAG_SET_MASK;
+    if (set != 0u) c = splat_set_color(set);
+    if (tag & NBODY_TAG_DIM) c = splat_scale(c, (float)NBODY_SET_DIM);
     out->light = splat_scale(c, view->brightness * dim);
     splat_span(out->x, out->size, view->width, &out->x0, &out->x1);
     splat_span(out->y, out->size, view->height, &out->y0, &out->y1);

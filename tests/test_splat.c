@@ -9,8 +9,9 @@
  * palette, seen from 3 length units: most in a ball of radius 1.5, 60 within 0.02-0.3
  * of the eye (sprites up to the 96-pixel cap), 20 behind the eye and 21 far
  * to the side (outside the clip volume: not drawn), and the farthest below
- * the 1.5-pixel minimum (dimmed). Every colour mode, the halo hidden, and a
- * lens (the HUD's off-centre projection) are drawn.
+ * the 1.5-pixel minimum (dimmed). Every colour mode, the halo hidden, a
+ * lens (the HUD's off-centre projection), and selections (a third of the
+ * bodies in a set, a third dimmed: tag bits 4-7) are drawn.
  *
  * cpu: an offscreen render/ in whatever EGL context there is (Mesa's
  * llvmpipe in CI) draws each case with bodies.vert and bodies.frag and tone
@@ -18,9 +19,9 @@
  * splat_math.h and put through tonemap.frag's formula must give the same
  * 8-bit picture 48 pixels or more from its edge (nearer, GLs differ:
  * splat_math.h): mean difference <= 0.15 levels and no channel more than 2
- * levels off in more than 0.2 % of them (measured over the five cases:
- * llvmpipe 0.016-0.037 levels and 0.003-0.009 %, NVIDIA's GL on an H200
- * 0.043-0.080 and 0.058-0.092 %). The bounds: GL adds each sprite into half
+ * levels off in more than 0.2 % of them (measured over the first five
+ * cases: llvmpipe 0.016-0.037 levels and 0.003-0.009 %, NVIDIA's GL on an
+ * H200 0.043-0.080 and 0.058-0.092 %). The bounds: GL adds each sprite into half
  * floats (a relative rounding of up to 2^-11 per addition, some hundreds of
  * additions in the densest pixels) where the CPU adds in float, and GL's exp
  * and pow are its own (NVIDIA's the GPU's approximations); through the tone
@@ -62,6 +63,7 @@
 typedef struct scene {
     float body[N][4]; /* x, y, z, speed */
     uint8_t tag[N];
+    uint8_t tag_sel[N]; /* the same with selection bits (the selections' case) */
 } scene;
 
 static const render_camera camera = {
@@ -93,6 +95,17 @@ static void make_scene(scene *sc) {
         sc->body[i][3] = (float)(1.3 * test_uniform(&st)); /* past speed_scale 1: the hot end */
         const int galaxy = (int)(2 * test_uniform(&st)), component = (int)(3 * test_uniform(&st));
         sc->tag[i] = (uint8_t)(galaxy | component << 2);
+        /* The selections' case adds the renderer's selection bits
+         * (app_select.c): a third of the bodies in a set (1-6, drawn in its
+         * colour), a third dimmed as in none; by a hash of the index, not
+         * from st, so the other cases' bodies stay what they were. */
+        const double u = (double)(((uint32_t)i * 2654435761u) >> 16) / 65536.0;
+        sc->tag_sel[i] = sc->tag[i];
+        if (u < 1.0 / 3) {
+            sc->tag_sel[i] |= (uint8_t)((1 + (int)(18 * u)) << NBODY_TAG_SET_SHIFT);
+        } else if (u < 2.0 / 3) {
+            sc->tag_sel[i] |= (uint8_t)NBODY_TAG_DIM;
+        }
     }
 }
 
@@ -100,15 +113,17 @@ typedef struct view_case {
     const char *name;
     render_color color;
     bool hide_halo;
-    float lens; /* frame_scale; 0: none */
+    float lens;     /* frame_scale; 0: none */
+    bool selection; /* the tags with selection bits */
 } view_case;
 
 static const view_case cases[] = {
-    {"speed", RENDER_COLOR_SPEED, false, 0},
-    {"per body", RENDER_COLOR_BODY, false, 0},
-    {"galaxy", RENDER_COLOR_GALAXY, false, 0},
-    {"component, halo hidden", RENDER_COLOR_COMPONENT, true, 0},
-    {"galaxy, halo hidden, lens", RENDER_COLOR_GALAXY, true, 0.7f},
+    {"speed", RENDER_COLOR_SPEED, false, 0, false},
+    {"per body", RENDER_COLOR_BODY, false, 0, false},
+    {"galaxy", RENDER_COLOR_GALAXY, false, 0, false},
+    {"component, halo hidden", RENDER_COLOR_COMPONENT, true, 0, false},
+    {"galaxy, halo hidden, lens", RENDER_COLOR_GALAXY, true, 0.7f, false},
+    {"component, selections", RENDER_COLOR_COMPONENT, false, 0, true},
 };
 #define CASES (int)(sizeof cases / sizeof cases[0])
 
@@ -138,13 +153,14 @@ typedef struct sprite_count {
 } sprite_count;
 
 /* The light per pixel (rgb, GL's rows: bottom first), added up in float. */
-static sprite_count add_sprites(const scene *sc, const splat_view *v, float *light) {
+static sprite_count add_sprites(const scene *sc, const view_case *c, const splat_view *v,
+                                float *light) {
+    const uint8_t *tags = c->selection ? sc->tag_sel : sc->tag;
     memset(light, 0, sizeof(float) * 3 * (size_t)v->width * (size_t)v->height);
     sprite_count n = {0};
     for (int i = 0; i < N; i++) {
         splat_sprite s;
-        if (!splat_setup(v, sc->body[i], sc->tag[i], (uint32_t)i, &s) || s.x1 < s.x0 ||
-            s.y1 < s.y0) {
+        if (!splat_setup(v, sc->body[i], tags[i], (uint32_t)i, &s) || s.x1 < s.x0 || s.y1 < s.y0) {
             continue;
         }
         n.drawn++;
@@ -243,16 +259,16 @@ static int run_cpu(const scene *sc) {
     }
     printf("GL: %s\n", render_gl_renderer());
     render_upload_bodies(r, (const render_vertex *)sc->body, N);
-    render_upload_tags(r, sc->tag, N);
     float *light = malloc(sizeof(float) * 3 * W * H);
     uint8_t *gl = malloc(4 * W * H), *cpu = malloc(4 * W * H), *speed = malloc(4 * W * H);
     if (!light || !gl || !cpu || !speed) return 1;
     for (int c = 0; c < CASES; c++) {
         const render_view rv = view_of(&cases[c], W, H);
+        render_upload_tags(r, cases[c].selection ? sc->tag_sel : sc->tag, N);
         render_frame(r, &rv, N);
         render_read_pixels(r, W, H, gl);
         const splat_view sv = splat_view_of(&rv);
-        const sprite_count n = add_sprites(sc, &sv, light);
+        const sprite_count n = add_sprites(sc, &cases[c], &sv, light);
         tone_map(light, W, H, rv.exposure, cpu);
         if (c == 0) memcpy(speed, cpu, 4 * W * H);
         double mean, far;
@@ -375,10 +391,14 @@ static int run_gpu(const scene *sc) {
         return 1;
     }
     for (int c = 0; c < CASES; c++) {
+        if (!splat_set_tags(s, cases[c].selection ? sc->tag_sel : sc->tag, N, &err)) {
+            fprintf(stderr, "test_splat: %s\n", err.message);
+            return 1;
+        }
         if (!draw_gpu(s, dev, &cases[c], W, H, array, got, halves)) break;
         const render_view rv = view_of(&cases[c], W, H);
         const splat_view sv = splat_view_of(&rv);
-        add_sprites(sc, &sv, light);
+        add_sprites(sc, &cases[c], &sv, light);
         long bad_alpha;
         double worst;
         const long bad = compare_light(got, light, W * H, &bad_alpha, &worst);
@@ -391,7 +411,7 @@ static int run_gpu(const scene *sc) {
     }
     /* Again, after the light was used at another size: the same picture. */
     float *small = malloc(sizeof(float) * 4 * W * H);
-    if (!small) return 1;
+    if (!small || !splat_set_tags(s, sc->tag, N, &err)) return 1;
     if (draw_gpu(s, dev, &cases[1], W / 2 + 3, H / 2 + 1, array, small, halves) &&
         draw_gpu(s, dev, &cases[0], W, H, array, got, halves)) {
         long differ = 0;
