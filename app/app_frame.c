@@ -137,7 +137,9 @@ void app_frame(app *a, int fb_width, int fb_height) {
     while (a->script.next < a->script.count &&
            a->script.events[a->script.next].frame <= a->live.frame) {
         const io_script_event *e = &a->script.events[a->script.next++];
-        if (e->key == 0) {
+        if (e->is_select) {
+            app_select_request(a, &e->select);
+        } else if (e->key == 0) {
             snprintf(a->script.caption, sizeof a->script.caption, "%s", e->caption);
         } else {
             app_key(a, e->key, e->mods);
@@ -169,6 +171,7 @@ void app_frame(app *a, int fb_width, int fb_height) {
     view.fb_height = fb_height;
     render_view window = view;
     ui_fit_view(&a->ui, &facts, fb_width, fb_height, &window); /* the HUD never covers the scene */
+    app_select_frame(a, &window, &tags); /* selections in this view, their colours in the tags */
     /* The vertices, and (app_sprites.c says when) the window's sprites drawn
      * by CUDA in the same interop map. */
     if (!interop_upload(&a->interop, a->sim, a->render,

@@ -236,6 +236,11 @@ static const binding bindings[] = {
     {GLFW_KEY_RIGHT_BRACKET, "]", "snapshot series: 10 forward", forward10},
     {GLFW_KEY_ENTER, "Enter", "snapshot series: leave the playback, simulate from the one shown",
      leave_playback},
+    /* selections (app_select.c; F6, the panel, is an overlay's key) */
+    {GLFW_KEY_F7, "F7", "select into the active set: galaxy 1, 2, disk, bulge, halo, fast", NULL},
+    {GLFW_KEY_F7, "Shift+F7", "selection histogram: radius, speed, height above the disk", NULL},
+    {GLFW_KEY_F8, "F8", "clear the active selection set", NULL},
+    {GLFW_KEY_Z, "Z / Shift+Z", "next / previous selection set (6)", NULL},
 };
 #define BINDING_COUNT ((int)(sizeof bindings / sizeof bindings[0]))
 
@@ -328,6 +333,7 @@ void app_key(app *a, int key, int mods) {
         return;
     }
     if (camera_key(a, key, mods)) return;
+    if (app_select_key(a, key, mods)) return;
     for (int i = 0; i < BINDING_COUNT; i++) {
         if (bindings[i].key == key && bindings[i].action) {
             bindings[i].action(a);
@@ -341,6 +347,8 @@ static const char *const mouse_help[][2] = {
     {"left drag", "orbit"},
     {"right/middle drag", "pan"},
     {"scroll", "zoom"},
+    {"Ctrl+left drag", "select the bodies in a box into the active set"},
+    {"Ctrl+right click", "select a sphere (a tenth of the view) around the nearest body"},
 };
 
 /* The knobs' keys in the help: "T / Shift+T", "+ / -". */

@@ -63,6 +63,7 @@ void app_status_line(app *a) {
     char snapshot[3 * PATH_MAX + 1024]; /* "snapshot" and "playback" (app_snapshot.c) */
     app_snapshot_json(a, snapshot, sizeof snapshot);
     io_status_printf(&a->status, "%s", snapshot);
+    app_select_status(a); /* "view" and "selection" */
     io_status_printf(
         &a->status,
         ", \"mode\": \"%s\", \"t\": %.9g, \"steps\": %lld, \"paused\": %s, \"fps\": %.4g, "

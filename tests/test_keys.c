@@ -336,10 +336,14 @@ static void check_key_names(void) {
     CHECK(io_key_parse("[", &key, &mods) && key == GLFW_KEY_LEFT_BRACKET, "[");
     CHECK(io_key_parse("]", &key, &mods) && key == GLFW_KEY_RIGHT_BRACKET, "]");
     CHECK(io_key_parse("Enter", &key, &mods) && key == GLFW_KEY_ENTER, "Enter");
+    CHECK(io_key_parse("Shift+F7", &key, &mods) && key == GLFW_KEY_F7 && mods == GLFW_MOD_SHIFT,
+          "Shift+F7");
+    CHECK(io_key_parse("F6", &key, &mods) && key == GLFW_KEY_F6, "F6");
+    CHECK(io_key_parse("F8", &key, &mods) && key == GLFW_KEY_F8, "F8");
     CHECK(!io_key_parse("Ctrl+X", &key, &mods), "Ctrl+X is not a key here");
     CHECK(!io_key_parse("", &key, &mods), "empty");
     /* The help lists exactly the bindings app_key serves: the knobs' keys, a
-     * line per scene, the view and loop keys, the mouse. */
+     * line per scene, the view and loop keys, the mouse, the selections'. */
     static const char *const want[] = {"+ / -",
                                        "R / Shift+R",
                                        "T / Shift+T",
@@ -388,7 +392,14 @@ static void check_key_names(void) {
                                        "right/middle drag",
                                        "scroll",
                                        "I",
-                                       "U"};
+                                       "U",
+                                       "F6",
+                                       "F7",
+                                       "Shift+F7",
+                                       "F8",
+                                       "Z / Shift+Z",
+                                       "Ctrl+left drag",
+                                       "Ctrl+right click"};
     const int count = (int)(sizeof want / sizeof want[0]);
     bool found[sizeof want / sizeof want[0]] = {false};
     char label[64], text[160];
