@@ -511,18 +511,19 @@ static double quantity_of(app_select_quantity q, const sim_body *b, const double
 void app_select_measure(app *a) {
     app_select *s = &a->select;
     const double t0 = base_now();
-    int n = 0;
-    sim_body *b = bodies_now(a, &n);
-    if (!b) return;
-    if (s->count != n) reset_members(a, n);
+    const sim_params p = sim_get_params(a->sim);
+    if (s->count != p.body_count && !reset_members(a, p.body_count)) return;
     for (int k = 0; k < UI_SELECT_SETS; k++) {
         set_name(s, k);
         ui_select_set *st = &s->stats[k];
         memcpy(st->name, s->names[k], sizeof st->name);
-        st->count = 0, st->mass = 0, st->outside = 0;
+        st->count = 0, st->mass = 0, st->outside = 0, st->lo = 0, st->hi = 0;
         for (int j = 0; j < 3; j++) st->center[j] = 0;
         memset(st->hist, 0, sizeof st->hist);
     }
+    int n = 0;
+    sim_body *b = any_member(s) ? bodies_now(a, &n) : NULL; /* no sets: nothing to read */
+    if (!b && any_member(s)) return;
     /* Counts, masses, centres; the mean position where the mass is 0. */
     double mean[UI_SELECT_SETS][3] = {{0}};
     for (int i = 0; i < n; i++) {
@@ -582,7 +583,6 @@ void app_select_measure(app *a) {
         }
     }
     free(b);
-    const sim_params p = sim_get_params(a->sim);
     s->stats_valid = true;
     s->stats_version = s->version;
     s->stats_generation = p.generation;
