@@ -32,6 +32,7 @@
 
 #include "base.h"
 #include "config.h"
+#include "density.h"
 #include "interop.h"
 #include "io.h"
 #include "render.h"
@@ -163,11 +164,8 @@ typedef struct app_snapshot {
     int pending_count;
     char **series; /* playback: the files, sorted by name; NULL: no series */
     int series_count;
-    int series_index;    /* the file to show */
-    int series_shown;    /* the file on screen */
-    int series_shown_at; /* the frame it was loaded in */
+    int series_shown; /* the file at or before the play position (app_playback.c) */
     bool playing;
-    bool announce; /* a key moved the playback: the move says where it went */
     /* --snapshot-every K: the run's state every K frames that step */
     int every_next;        /* the index of the next file */
     long every_frames;     /* frames that stepped so far */
@@ -176,6 +174,53 @@ typedef struct app_snapshot {
     uint32_t every_generation;
     bool every_done; /* stopped: a write failed or the names ran out */
 } app_snapshot;
+
+/* How the bodies between two snapshots of a series are drawn (app_interp.c). */
+typedef enum app_interp_mode {
+    APP_INTERP_HERMITE, /* cubic Hermite through both positions and velocities (the default) */
+    APP_INTERP_LINEAR,  /* straight lines between the positions */
+    APP_INTERP_NONE,    /* the file at or before the play time, as it is */
+    APP_INTERP_COUNT
+} app_interp_mode;
+
+/* Which body of one snapshot is which of the next (app_interp_match_make). */
+typedef struct app_interp_match {
+    int *a_to_b;      /* per body of the first: its index in the second, or -1 */
+    int *b_only;      /* the second's bodies that the first lacks */
+    int b_only_count;
+    bool by_id;       /* matched by particle ID (else by file order) */
+} app_interp_match;
+
+/* A series' smooth playback (app_playback.c): a continuous play position,
+ * the files around it read ahead on a thread, the bodies between them
+ * interpolated every frame. */
+#define APP_PLAYBACK_SLOTS 3 /* the files held: the two around the play time, the next */
+typedef struct app_playback {
+    double pos;           /* play position in files: file floor(pos), fraction pos - floor */
+    double speed;         /* snapshots per second (9 / 0) */
+    app_interp_mode mode; /* Backslash */
+    io_readahead *reader;
+    io_snapshot slots[APP_PLAYBACK_SLOTS];
+    int slot_file[APP_PLAYBACK_SLOTS]; /* the file each slot holds, -1: none */
+    bool slot_dup[APP_PLAYBACK_SLOTS]; /* its IDs are not unique */
+    int failed_file;                   /* a file that failed to read (-1: none) */
+    char failure[1024];                /* its message and hint */
+    bool failure_said;                 /* on the message line already */
+    int pair_a, pair_b;                /* the files the match is for (-1: none) */
+    app_interp_match match;
+    sim_body *out; /* the frame's bodies */
+    int out_cap;
+    uint64_t *ids; /* their IDs (the file index where a file has none), in their order */
+    int ids_count;
+    uint32_t ids_generation; /* the sim generation the bodies went in with */
+    double shown_pos;        /* the position last put on screen (-1: none) */
+    double wall;             /* live.now of the last frame (the window's play time) */
+    app_interp_mode shown_mode;
+    double time;        /* the play time shown */
+    bool time_is_index; /* the files' times do not increase: time is the position */
+    char interp[128];   /* what the frame did, and why where it fell back */
+    char match_note[96];
+} app_playback;
 
 /* The ladder chart's measurements (app_ladder.c): step times per (method, N). */
 #define APP_LADDER_RESULTS 64
@@ -275,6 +320,56 @@ typedef struct app_select {
     render_view window; /* the last frame's view of the window (box and sphere use it) */
     bool window_valid;
 } app_select;
+/* Camera paths (app_campath.c): the keyframes (F2, --camera-path) and
+ * their playback (F3). */
+#define APP_CAMPATH_GAP_S 3.0 /* F2: seconds on the path after the last keyframe */
+
+typedef struct app_campath {
+    io_campath path;
+    bool playing;
+    bool started;     /* the playing path has drawn its first frame */
+    bool from_cli;    /* --camera-path: played from frame 0 */
+    double wall;      /* path seconds gone by the clock (the window, not recording) */
+    long frames;      /* frames played frame by frame (headless, or recording) */
+    double last_now;  /* base_now() at the last frame played */
+    double t;         /* the path's time on screen, seconds from its first keyframe */
+    int key;          /* the keyframe last passed, 0-based */
+    char hud[128];    /* the HUD's line while it plays, or "" */
+} app_campath;
+/* The density view (app_density.c): --view density, N, Shift+N, Y, Ctrl+Y. */
+typedef struct app_density {
+    bool on;              /* N: the surface density map instead of the sprites */
+    int filter;           /* Shift+N: which bodies (app_density.c's filter table) */
+    bool manual;          /* the range's upper end is set (Y, --density-max), not the map's */
+    double hi;            /* the upper end set, model units (manual) */
+    render_stretch stretch;
+    ui_density shown;     /* the last map's range and labels, for the colour bar */
+    float *map;           /* width x height, model units */
+    size_t map_pixels;
+    float *vertices;      /* the CPU backend's host copy of the positions */
+    int vertex_capacity;
+    float *mass;          /* per body, kept for a generation of bodies */
+    uint8_t *tags;
+    int bodies;
+    uint32_t generation;  /* of the masses and tags held; 0 with bodies 0: none */
+    uint32_t present;     /* bit t: some body has tag t */
+    density_gpu *gpu;     /* the CUDA backend's map */
+    render_colormap *colormap;
+} app_density;
+
+/* Colour by a quantity (app_colour.c): C's modes after component. */
+typedef struct app_colour {
+    float *raw;          /* per body: the quantity, model units; NaN: none */
+    float *values;       /* per body: its place in the palette, 0..1 (interop.values) */
+    float *vertices;     /* positions, x, y, z, speed (density) */
+    sim_body *bodies;    /* positions, velocities, masses, tags (radial velocity, density) */
+    int capacity;        /* bodies the arrays hold */
+    bool have_potential; /* raw holds the potentials of potential_steps, _generation */
+    int64_t potential_steps;
+    uint32_t potential_generation;
+    double potential_at; /* base_now() when they were computed */
+    ui_quantity shown;   /* for the legend */
+} app_colour;
 
 /* The whole running application, made by app_create. GLFW callbacks reach
  * it through the window user pointer. */
@@ -292,15 +387,19 @@ typedef struct app {
     app_requests req;
     app_script script;
     app_snapshot snapshot;
+    app_playback playback;
     app_ladder ladder;
     app_sprites sprites;
     app_profile prof;
     app_select select;
+    app_campath campath;
     base_msg msg; /* the HUD's message line */
     ui_state ui;
     interop interop;
     io_recorder rec;
     io_status status;
+    app_density density;
+    app_colour colour;
 } app;
 
 /* ---- app_create.c, app_frame.c: the life of an app, and one frame --------- */
@@ -376,6 +475,53 @@ void app_follow(app *a);
 void app_orbit_degrees(app *a, double yaw_deg, double pitch_deg);
 /* Back to the scene's camera (Home); the rest of the look stays. */
 void app_camera_home(app *a);
+
+/* ---- app_campath.c: camera paths ----------------------------------------- */
+
+/* The camera a path puts on screen: double precision, angles in radians. */
+typedef struct app_campath_pose {
+    double target[3], distance, yaw, pitch, fov_y;
+    int key; /* the keyframe last passed, 0-based */
+} app_campath_pose;
+
+/* The pure maths (no app): a keyframe's orientation as a unit quaternion
+ * (w, x, y, z) that turns +x into the direction from the target to the
+ * eye and +z into the camera's up (render_camera's yaw and pitch, no
+ * roll); slerp from a (u 0) to b (u 1), the short way, u outside [0, 1]
+ * extrapolating; the unit vector q turns +x into. */
+void app_quat_from_angles(double yaw, double pitch, double q[4]);
+void app_quat_slerp(const double a[4], const double b[4], double u, double out[4]);
+void app_quat_eye_dir(const double q[4], double dir[3]);
+/* Where the anchors' centres are now (length units; world is the origin
+ * whatever at[IO_CAMPATH_WORLD] says). */
+typedef struct app_campath_centres {
+    double at[IO_CAMPATH_ANCHOR_COUNT][3];
+} app_campath_centres;
+/* The pose of path p at time t (seconds, the keyframes' own clock: t of
+ * keyframe 0 is its time) with the anchors' centres c. Before the first and
+ * after the last keyframe: that keyframe. p->count > 0. */
+void app_campath_eval(const io_campath *p, const app_campath_centres *c, double t,
+                      app_campath_pose *out);
+
+/* --camera-path, in app_create: reads the file and plays it from frame 0;
+ * false with the message printed (exit 2). */
+bool app_campath_open(app *a);
+/* In app_frame after the follow: while a path plays, its time moves on (a
+ * frame at --record-fps headless or while recording, else the clock) and
+ * the camera goes where it says; at its end the camera stays there. */
+void app_campath_frame(app *a);
+/* F2 (dir +1: a keyframe at the camera, following what G follows while G is
+ * on; -1: the last one taken back), F3 (play / stop), F4 (save). */
+void app_campath_drop(app *a, int dir);
+void app_campath_play(app *a);
+void app_campath_save(app *a);
+/* Frames a headless run draws: --frames, else the whole --camera-path,
+ * else CONFIG_HEADLESS_FRAMES. */
+int app_campath_run_frames(const app *a);
+/* The HUD's line while a path plays, or "". */
+const char *app_campath_line(const app *a);
+/* The status line's "camera" and "camera_path" fields (", ..."). */
+void app_campath_json(const app *a, char *out, size_t len);
 
 /* ---- app_scene.c: the scene on screen ------------------------------------ */
 
@@ -490,7 +636,8 @@ bool app_snapshot_start(app *a);
  * file when one is due and returns false. */
 bool app_snapshot_frame(app *a);
 /* Playback keys: Space, '.', ',', '[' and ']' (dir: files to move; 0 play /
- * pause), each saying what it did. false when no series is loaded. */
+ * pause), each saying what it did (app_playback_key). false when no series
+ * is loaded. */
 bool app_snapshot_playback_key(app *a, int dir);
 /* Whether a series is loaded (playing or paused): the keys that change the
  * simulation are refused then (app_keys.c). */
@@ -534,10 +681,13 @@ void app_select_box(app *a, double x0, double y0, double x1, double y1, int w, i
 void app_select_sphere(app *a, double x, double y, int w, int h);
 /* Each frame, with the window's view: bodies re-seeded (the sets cleared)
  * or loaded (kept by identity), the waiting selections, the renderer's
- * tags (*tags: the simulation's new tags, or NULL; made here when the sets'
- * colours change, the caller uploads them to GL and frees them), and the
- * panel's figures when due. */
-void app_select_frame(app *a, const render_view *window, uint8_t **tags);
+ * tags (*tags: the simulation's new tags, widened, or NULL; made here when
+ * the sets' colours change, the caller uploads them to GL and frees them),
+ * and the panel's figures when due. */
+void app_select_frame(app *a, const render_view *window, uint16_t **tags);
+/* The simulation's 8-bit tags widened to the renderer's 16 bits (no
+ * selection bits), malloc'd; NULL without memory. */
+uint16_t *app_select_sim_tags(app *a);
 /* Carries the sets over to new bodies by identity: old_ids / new_ids the
  * IDs of the old and new bodies (NULL: index order, the file's order);
  * a body whose identity is not among the new ones leaves its sets. */
@@ -549,6 +699,59 @@ ui_select app_select_facts(app *a);
 /* The "view" and "selection" fields of a status line, measured fresh. */
 void app_select_status(app *a);
 void app_select_destroy(app *a);
+/* ---- app_interp.c: the bodies between two snapshots (pure functions) ------ */
+
+/* One snapshot of the pair: bodies, time, IDs (NULL: file order) and their
+ * sorted index (io_snapshot.by_id; NULL: match by file order). */
+typedef struct app_interp_snap {
+    const sim_body *bodies;
+    int count;
+    double time;
+    const uint64_t *ids;
+    const int *by_id;
+} app_interp_snap;
+const char *app_interp_mode_name(app_interp_mode m);
+/* Matches the bodies of a and b: by ID where both have a sorted index, else
+ * by file order. false when memory is short. */
+bool app_interp_match_make(const app_interp_snap *a, const app_interp_snap *b,
+                           app_interp_match *m);
+void app_interp_match_free(app_interp_match *m);
+/* The bodies app_interp_bodies writes: a's, then those only b has. */
+int app_interp_count(const app_interp_snap *a, const app_interp_match *m);
+/* The bodies at fraction u (0: a, 1: b) into out[app_interp_count] and their
+ * IDs into ids_out (NULL: not wanted). APP_INTERP_HERMITE needs b->time >
+ * a->time in the velocities' time unit (else it is linear); a body in one
+ * snapshot only fades (tag's fade level) and drifts on its own velocity. */
+void app_interp_bodies(const app_interp_snap *a, const app_interp_snap *b,
+                       const app_interp_match *m, app_interp_mode mode, double u, sim_body *out,
+                       uint64_t *ids_out);
+/* tag with its fade level set for brightness (0 to 1), and back. */
+unsigned app_interp_fade_tag(unsigned tag, double brightness);
+double app_interp_brightness(unsigned tag);
+
+/* ---- app_playback.c: a series played smoothly ----------------------------- */
+
+/* Starts the read-ahead thread and the play state for a->snapshot.series.
+ * false (message printed) when the thread cannot be started. */
+bool app_playback_start(app *a);
+/* Every frame while a series is loaded: advances the play time (playing:
+ * speed x the frame's wall time; headless or recording: speed / the video's
+ * frame rate, so a recording is smooth and the same every run), takes the
+ * files read ahead, and puts the bodies at the play time into the
+ * simulation. */
+void app_playback_frame(app *a);
+/* Space (dir 0), . , ] [ (files to move): the play position; true when a
+ * series is loaded. */
+bool app_playback_key(app *a, int dir);
+void app_playback_speed_key(app *a, int dir); /* 9 (-1), 0 (+1) */
+void app_playback_mode_key(app *a);           /* Backslash */
+/* The IDs of the bodies on screen while a series plays, in body order (the
+ * file index where a file has no IDs); NULL otherwise or when the bodies
+ * are no longer those the playback put there. */
+const uint64_t *app_playback_ids(const app *a, int *count);
+/* Puts the nearest file on screen as it is (Enter leaves the playback from it). */
+void app_playback_settle(app *a);
+void app_playback_destroy(app *a);
 
 /* ---- app_status.c, app_ui.c, app_profile.c -------------------------------- */
 
@@ -561,5 +764,59 @@ void app_ui_facts(app *a, ui_facts *f);
 void app_profile_mark(app *a, app_phase p);
 void app_profile_reset(app *a);
 void app_profile_print(app *a);
+
+/* ---- app_density.c: the density view ------------------------------------ */
+
+/* From the command line (--view, --density-max, --density-stretch). */
+void app_density_init(app *a);
+/* Draws the scene as the density map with view (the window's or a video's
+ * own size) instead of render_frame, and puts its colour bar in *facts;
+ * false when the density view is off or could not be drawn (then the
+ * caller draws the sprites; a failure is said on the message line). */
+bool app_density_draw(app *a, const render_view *view, ui_facts *facts, int n);
+/* The auto range's upper end for a map of pixels floats: the
+ * APP_DENSITY_TOP_PERCENTILE-th percentile of its positive pixels, so a
+ * few pixels (a body close to the camera, one heavy body) do not push the
+ * rest down the palette; 1 when no pixel is positive. */
+#define APP_DENSITY_TOP_PERCENTILE 99.9
+double app_density_auto_top(const float *map, size_t pixels);
+/* N, Shift+N, Y, Shift+Y, Ctrl+Y; false for any other key. */
+bool app_density_key(app *a, int key, int mods);
+/* The colour bar's units for a scene: "M_sun/kpc²" (factor 1e10 / 1²,
+ * SIM_GALAXY_*) for galaxy units, else model units (factor 1). */
+const char *app_density_units(bool galactic, double *factor);
+/* Frees the GL objects (the context current) and the buffers. */
+void app_density_destroy(app *a);
+
+/* ---- app_colour.c: colour by a quantity ---------------------------------- */
+
+/* For a colour mode of a quantity (RENDER_COLOR_DENSITY, _RADIAL,
+ * _POTENTIAL): each body's value and its place in the auto range, handed to
+ * the vertex upload (interop.values) and the legend (colour.shown); for the
+ * other modes nothing is. view: the window's (density is of its projection).
+ * A failure (out of memory) is posted on the message line and the sprites
+ * keep their speed. */
+void app_colour_frame(app *a, const render_view *view);
+void app_colour_destroy(app *a);
+/* The quantity of mode m into out[n] (model units; NaN where a body has
+ * none), from bodies b[n] and, for density, vertices (n x {x, y, z, speed})
+ * seen through dv. Potential is not computed here (sim_get_potentials).
+ * false when out of memory. */
+bool app_colour_quantity(render_color m, const sim_body *b, const float *vertices, int n,
+                         const density_view *dv, float *out);
+/* Radial velocity (v - v_c) . (x - x_c) / |x - x_c| of each body about the
+ * centre of mass x_c and bulk velocity v_c of its galaxy (the tag's galaxy
+ * bits; a scene of one galaxy: all bodies), into out[n]; 0 at x_c itself. */
+void app_colour_radial(const sim_body *b, int n, float *out);
+/* The auto range of mode m over raw[n]: the 1st and 99th percentiles of the
+ * finite values (density: of the positive ones; radial velocity: symmetric
+ * about 0, so 0 is the palette's middle). false when there is no value. */
+bool app_colour_range(render_color m, const float *raw, int n, double *lo, double *hi);
+/* Where v falls in [lo, hi], 0..1 (density: by log); NaN goes to 0. */
+float app_colour_place(render_color m, double lo, double hi, float v);
+/* The quantity's name, and its units for a scene (galactic: SIM_GALAXY_*)
+ * with the factor from model units to them. */
+const char *app_colour_name(render_color m);
+const char *app_colour_units(render_color m, bool galactic, double *factor);
 
 #endif /* NBODY_APP_H */

@@ -27,6 +27,7 @@ static app *app_alloc(const config *cfg) {
     ui_init(&a->ui, !cfg->no_hud, &a->msg);
     if (!cfg->headless) ui_hint_start(&a->ui); /* a newcomer's first look at the window */
     io_status_init(&a->status, cfg->status_json, cfg->status_every > 0);
+    app_density_init(a);
     return a;
 }
 
@@ -35,6 +36,11 @@ app *app_create(const config *cfg, int *status) {
     app *a = app_alloc(cfg);
     if (!a) return NULL;
     if (cfg->script && !io_script_load(cfg->script, &a->script.events, &a->script.count)) {
+        *status = 2;
+        app_destroy(a);
+        return NULL;
+    }
+    if (!app_campath_open(a)) { /* --camera-path: a bad file, before anything runs */
         *status = 2;
         app_destroy(a);
         return NULL;
@@ -150,6 +156,8 @@ void app_gl_end(app *a) {
     if (!a->render) return;
     io_record_finish(&a->rec); /* a recording still running ends here */
     interop_destroy(&a->interop);
+    app_density_destroy(a);
+    app_colour_destroy(a);
     app_profile_reset(a); /* its GL queries, while the context is current */
     ui_gl_end(&a->ui);
     render_destroy(a->render);

@@ -112,20 +112,20 @@ static void record_offscreen(app *a, const render_view *view, const ui_facts *fa
     ui_facts f = *facts;
     f.view = v;
     render_bind_target(a->render, t);
-    render_frame(a->render, &v, n);
+    if (!app_density_draw(a, &v, &f, n)) render_frame(a->render, &v, n);
     ui_draw(&a->ui, &f, UI_LAYER_SCENE, v.fb_width, v.fb_height);
     if (a->cfg.record_hud) ui_draw(&a->ui, &f, UI_LAYER_PANEL, v.fb_width, v.fb_height);
     io_record_capture(&a->rec, true, false);
     render_bind_target(a->render, NULL);
 }
 
-/* The bodies' tags, when they are new: to CUDA's sprites now, to GL's after
- * the upload (the vertex buffers hold N bodies then). */
-static uint8_t *new_tags(app *a) {
+/* The bodies' tags, when they are new, as the renderer's 16 bits: to
+ * CUDA's sprites now, to GL's after the upload (the vertex buffers hold N
+ * bodies then). */
+static uint16_t *new_tags(app *a) {
     const sim_params p = sim_get_params(a->sim);
-    uint8_t *tags = NULL;
-    if (p.generation != a->live.tags_generation && (tags = malloc((size_t)p.body_count))) {
-        sim_get_tags(a->sim, tags);
+    uint16_t *tags = NULL;
+    if (p.generation != a->live.tags_generation && (tags = app_select_sim_tags(a))) {
         interop_tags(&a->interop, tags, p.body_count);
     }
     return tags;
@@ -160,10 +160,11 @@ void app_frame(app *a, int fb_width, int fb_height) {
     }
     app_profile_mark(a, APP_PHASE_STEP);
     if (a->view.follow_com) app_follow(a);
+    app_campath_frame(a); /* a camera path playing moves the camera */
     app_profile_mark(a, APP_PHASE_DIAG);
 
     const sim_params p = sim_get_params(a->sim);
-    uint8_t *tags = new_tags(a);
+    uint16_t *tags = new_tags(a);
     ui_facts facts;
     app_ui_facts(a, &facts);
     render_view view = facts.view; /* the camera and look, at this frame's size */
@@ -172,10 +173,12 @@ void app_frame(app *a, int fb_width, int fb_height) {
     render_view window = view;
     ui_fit_view(&a->ui, &facts, fb_width, fb_height, &window); /* the HUD never covers the scene */
     app_select_frame(a, &window, &tags); /* selections in this view, their colours in the tags */
+    app_colour_frame(a, &window); /* a quantity's colours, over the vertices' speed */
     /* The vertices, and (app_sprites.c says when) the window's sprites drawn
      * by CUDA in the same interop map. */
     if (!interop_upload(&a->interop, a->sim, a->render,
-                        app_sprites_cuda(a, fb_width, fb_height) ? &window : NULL)) {
+                        !a->density.on && app_sprites_cuda(a, fb_width, fb_height) ? &window
+                                                                                    : NULL)) {
         a->fe.quit = true; /* message printed */
     }
     window.sprites_drawn = a->interop.sprites_drawn;
@@ -207,7 +210,9 @@ void app_frame(app *a, int fb_width, int fb_height) {
     facts.key_help = app_key_help;
     record_offscreen(a, &view, &facts, p.body_count); /* GL draws a video's own sprites */
     facts.view = window;
-    render_frame(a->render, &window, p.body_count);
+    if (!app_density_draw(a, &window, &facts, p.body_count)) {
+        render_frame(a->render, &window, p.body_count);
+    }
     ui_draw(&a->ui, &facts, UI_LAYER_SCENE, fb_width, fb_height);
     app_profile_mark(a, APP_PHASE_DRAW);
     a->req.capturing = a->req.screenshot; /* no old "wrote ..." in the new picture */
@@ -334,7 +339,7 @@ void app_first_frame(app *a, int fb_width, int fb_height) {
                       "first sample); Esc quits",
                       p.body_count, s_first);
     }
-    uint8_t *tags = new_tags(a);
+    uint16_t *tags = new_tags(a);
     ui_facts facts;
     app_ui_facts(a, &facts);
     facts.key_help = app_key_help;
@@ -342,6 +347,7 @@ void app_first_frame(app *a, int fb_width, int fb_height) {
     window.fb_width = fb_width;
     window.fb_height = fb_height;
     ui_fit_view(&a->ui, &facts, fb_width, fb_height, &window);
+    app_colour_frame(a, &window);
     if (!interop_upload(&a->interop, a->sim, a->render, NULL)) a->fe.quit = true;
     window.sprites_drawn = a->interop.sprites_drawn;
     if (tags) {

@@ -197,7 +197,7 @@ int app_headless_run(app *a) {
         return 1;
     }
 
-    const int frames = a->cfg.frames > 0 ? a->cfg.frames : CONFIG_HEADLESS_FRAMES;
+    const int frames = app_campath_run_frames(a); /* --frames, a --camera-path's, or the default */
     const int w = a->cfg.width, h = a->cfg.height;
     /* The first frame pays for allocation and registration; time the rest.
      * The interop path is known once registration has been tried. */

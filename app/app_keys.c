@@ -52,7 +52,8 @@ static void step_once(app *a) {
 }
 
 static void color_next(app *a) {
-    static const char *const names[] = {"speed", "per body", "galaxy", "component"};
+    static const char *const names[] = {"speed",   "per body",        "galaxy",   "component",
+                                        "density", "radial velocity", "potential"};
     _Static_assert(sizeof names / sizeof names[0] == RENDER_COLOR_COUNT, "one name per mode");
     a->view.color = (render_color)((a->view.color + 1) % RENDER_COLOR_COUNT);
     base_msg_post(&a->msg, "colour by %s", names[a->view.color]);
@@ -209,10 +210,21 @@ static void forward10(app *a) {
     playback(a, 10);
 }
 
+static void play_slower(app *a) {
+    app_playback_speed_key(a, -1);
+}
+static void play_faster(app *a) {
+    app_playback_speed_key(a, 1);
+}
+static void interp_mode(app *a) {
+    app_playback_mode_key(a);
+}
+
 static const binding bindings[] = {
     {GLFW_KEY_SPACE, "Space", "pause / run", toggle_pause},
     {GLFW_KEY_PERIOD, ".", "one step while paused", step_once},
-    {GLFW_KEY_C, "C", "colour: speed, per body, galaxy, component", color_next},
+    {GLFW_KEY_C, "C",
+     "colour: speed, per body, galaxy, component, density, radial velocity, potential", color_next},
     {GLFW_KEY_E, "E", "exposure x1.25 (Shift: /1.25)", NULL},
     {GLFW_KEY_A, "A", "automatic exposure on / off", exposure_auto},
     {GLFW_KEY_B, "B", "bloom on / off", bloom},
@@ -234,8 +246,22 @@ static const binding bindings[] = {
     {GLFW_KEY_COMMA, ",", "snapshot series: previous (Space plays, . next)", previous},
     {GLFW_KEY_LEFT_BRACKET, "[", "snapshot series: 10 back", back10},
     {GLFW_KEY_RIGHT_BRACKET, "]", "snapshot series: 10 forward", forward10},
-    {GLFW_KEY_ENTER, "Enter", "snapshot series: leave the playback, simulate from the one shown",
+    {GLFW_KEY_ENTER, "Enter", "snapshot series: leave the playback, simulate from the nearest file",
      leave_playback},
+    {GLFW_KEY_F2, "F2 / Shift+F2", "camera path: keyframe at the camera (follows with G) / undo",
+     NULL},
+    {GLFW_KEY_F3, "F3", "camera path: play / stop", app_campath_play},
+    {GLFW_KEY_F4, "F4", "camera path: save to nbody-<time>.campath", app_campath_save},
+    /* A series' smooth playback (app_playback.c). */
+    {GLFW_KEY_9, "9", "snapshot series: play slower (/1.25 snapshots per second)", play_slower},
+    {GLFW_KEY_0, "0", "snapshot series: play faster (x1.25 snapshots per second)", play_faster},
+    {GLFW_KEY_BACKSLASH, "\\", "snapshot series: interpolation Hermite, linear, none",
+     interp_mode},
+    /* the density view (app_density.c, through app_density_key) */
+    {GLFW_KEY_N, "N", "density view (surface density, colour bar) / sprites", NULL},
+    {GLFW_KEY_N, "Shift+N", "density of: all, disk, bulge, halo, galaxy 1, galaxy 2", NULL},
+    {GLFW_KEY_Y, "Y", "density range: upper end x2 (Shift: /2); leaves auto", NULL},
+    {GLFW_KEY_Y, "Ctrl+Y", "density range: back to auto; on auto, log / asinh", NULL},
     /* selections (app_select.c; F6, the panel, is an overlay's key) */
     {GLFW_KEY_F7, "F7", "select into the active set: galaxy 1, 2, disk, bulge, halo, fast", NULL},
     {GLFW_KEY_F7, "Shift+F7", "selection histogram: radius, speed, height above the disk", NULL},
@@ -334,6 +360,11 @@ void app_key(app *a, int key, int mods) {
     }
     if (camera_key(a, key, mods)) return;
     if (app_select_key(a, key, mods)) return;
+    if (key == GLFW_KEY_F2) { /* Shift+F2 takes the last keyframe back */
+        app_campath_drop(a, dir);
+        return;
+    }
+    if (app_density_key(a, key, mods)) return; /* N, Y: the density view */
     for (int i = 0; i < BINDING_COUNT; i++) {
         if (bindings[i].key == key && bindings[i].action) {
             bindings[i].action(a);

@@ -263,6 +263,9 @@ void app_knob_json(const app *a, config_knob k, char *out, size_t len) {
     case CONFIG_KNOB_THETA:
         real(out, len, p.theta);
         return;
+    case CONFIG_KNOB_TREE_ALPHA:
+        real(out, len, p.tree_alpha);
+        return;
     case CONFIG_KNOB_BACKEND:
         snprintf(out, len, "\"%s\"", sim_backend_name(p.backend));
         return;

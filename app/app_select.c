@@ -10,11 +10,12 @@
  * order, which our writers keep (app_select_remap takes IDs too, for when
  * the readers give them); a re-seed or a new N clears them, saying so.
  *
- * Drawing: while the panel is shown, the renderer's tags (not the
- * simulation's) carry each body's set in bits 4-6 (the active set first,
- * then the lowest) and a dim bit for bodies in no set (shaders/nbody_shared.h);
- * bodies.vert and splat/ draw those in the set's colour and the rest at
- * NBODY_SET_DIM of their light.
+ * Drawing: while the panel is shown, the renderer's 16-bit tags (not the
+ * simulation's 8) carry each body's set in bits 8-10 (the active set first,
+ * then the lowest) and a dim bit for bodies in no set (shaders/nbody_shared.h),
+ * above the simulation's fade level; bodies.vert and splat/ draw those in
+ * the set's colour and the rest at NBODY_SET_DIM of their light, both times
+ * the fade.
  *
  * Measuring reads the bodies back (sim_get_bodies) and sums on the host in
  * double: every frame up to APP_SELECT_LIVE_N bodies; above, at most every
@@ -37,6 +38,17 @@ _Static_assert(UI_SELECT_SETS == IO_SELECT_SETS, "the panel shows every set a sc
 _Static_assert(UI_SELECT_SETS <= 8, "a set is one bit of a byte per body");
 _Static_assert(sizeof(((ui_select_set *)0)->name) == IO_SELECT_NAME_MAX, "a name fits the panel's");
 _Static_assert(UI_SELECT_SETS <= NBODY_TAG_SET_MASK, "a set's number fits the tag's set bits");
+/* The selection's bits go in the renderer's 16-bit tags above the
+ * simulation's 8 (galaxy, component, fade level), which they must not touch. */
+_Static_assert((NBODY_TAG_FADE_MASK << NBODY_TAG_FADE_SHIFT) <= 0xffu,
+               "the simulation's tag fields fit the 8 bits of sim_get_tags");
+_Static_assert((NBODY_TAG_FADE_MASK << NBODY_TAG_FADE_SHIFT) < (1u << NBODY_TAG_SET_SHIFT) &&
+                   (NBODY_TAG_COMPONENT_MASK << NBODY_TAG_COMPONENT_SHIFT) <
+                       (1u << NBODY_TAG_SET_SHIFT),
+               "the set's bits lie above the simulation's tag");
+_Static_assert(NBODY_TAG_DIM > (NBODY_TAG_SET_MASK << NBODY_TAG_SET_SHIFT) &&
+                   NBODY_TAG_DIM <= 0xffffu && (NBODY_TAG_DIM & (NBODY_TAG_DIM - 1)) == 0,
+               "the dim bit is one bit above the set's, within 16");
 
 static const char *const QUANTITY_NAMES[APP_SELECT_QUANTITY_COUNT] = {
     "radius from its centre", "speed", "height above the disk"};
@@ -416,20 +428,35 @@ static void new_bodies(app *a) {
         base_msg_post(&a->msg, "new bodies (a re-seed or another N): the selections are cleared");
 }
 
-/* The renderer's tag of body i: its set (the active one first) in bits 4-6,
- * or the dim bit. */
-static uint8_t set_bits(const app_select *s, int i) {
+/* The renderer's tag bits of body i: its set (the active one first) in
+ * bits 8-10, or the dim bit. */
+static uint16_t set_bits(const app_select *s, int i) {
     const uint8_t m = s->member[i];
-    if (!m) return (uint8_t)NBODY_TAG_DIM;
+    if (!m) return (uint16_t)NBODY_TAG_DIM;
     int k = s->active;
     if (!((m >> k) & 1u)) {
         for (k = 0; !((m >> k) & 1u); k++) {
         }
     }
-    return (uint8_t)((unsigned)(k + 1) << NBODY_TAG_SET_SHIFT);
+    return (uint16_t)((unsigned)(k + 1) << NBODY_TAG_SET_SHIFT);
 }
 
-void app_select_frame(app *a, const render_view *window, uint8_t **tags) {
+uint16_t *app_select_sim_tags(app *a) {
+    const int n = sim_get_params(a->sim).body_count;
+    uint16_t *tags = malloc(sizeof *tags * (size_t)(n > 0 ? n : 1));
+    uint8_t *sim_tags = malloc((size_t)(n > 0 ? n : 1));
+    if (tags && sim_tags) {
+        sim_get_tags(a->sim, sim_tags);
+        for (int i = 0; i < n; i++) tags[i] = sim_tags[i];
+    } else {
+        free(tags);
+        tags = NULL;
+    }
+    free(sim_tags);
+    return tags;
+}
+
+void app_select_frame(app *a, const render_view *window, uint16_t **tags) {
     app_select *s = &a->select;
     new_bodies(a);
     s->window = *window;
@@ -441,7 +468,7 @@ void app_select_frame(app *a, const render_view *window, uint8_t **tags) {
     const bool show = a->ui.shown[UI_OVERLAY_SELECT] && s->count == n && any_member(s);
     if (*tags || s->tags_version != s->version || s->tags_drawn != show) {
         const bool made = !*tags; /* else the simulation's new tags, CUDA's already */
-        if (made && (*tags = malloc((size_t)n))) sim_get_tags(a->sim, *tags);
+        if (made) *tags = app_select_sim_tags(a);
         if (!*tags) return;
         if (show) {
             for (int i = 0; i < n; i++) (*tags)[i] |= set_bits(s, i);

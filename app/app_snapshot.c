@@ -16,12 +16,12 @@
  * t and the steps go on from the file's own; new bodies (R, +, a scene)
  * end that.
  *
- * Playback: --load 'GLOB' or --load DIR shows one file per frame without
- * stepping, inside the normal app_frame, so drawing, colouring and
- * recording are those of a live run. A file that fails to load is reported
- * on the HUD and skipped. While a series is loaded, the keys that would
+ * Playback: --load 'GLOB' or --load DIR plays the files without stepping,
+ * interpolated between them at a continuous play time (app_playback.c),
+ * inside the normal app_frame, so drawing, colouring and recording are
+ * those of a live run. While a series is loaded, the keys that would
  * change the simulation are refused (app_keys.c); Enter leaves the
- * playback and simulates from the snapshot on screen.
+ * playback and simulates from the file nearest the play time.
  *
  * --snapshot-every K --dump PATTERN: the run's state every K frames that
  * step, as PATTERN's files 0, 1, 2, ... (the state before the first step
@@ -125,6 +125,7 @@ const char *app_snapshot_title(app *a) {
 ui_playback app_snapshot_playback_facts(const app *a) {
     const app_snapshot *s = &a->snapshot;
     if (!s->series) return (ui_playback){.on = false};
+    const app_playback *pb = &a->playback;
     return (ui_playback){.on = true,
                          .playing = s->playing,
                          .index = s->series_shown,
@@ -133,7 +134,11 @@ ui_playback app_snapshot_playback_facts(const app *a) {
                          .format = s->format,
                          .units = s->units_note,
                          .time = s->time_offset,
-                         .frames_per_snapshot = 1};
+                         .position = pb->shown_pos >= 0 ? pb->shown_pos : pb->pos,
+                         .speed = pb->speed,
+                         .interp = pb->interp[0] ? pb->interp : "none",
+                         .match = pb->match_note[0] ? pb->match_note : NULL,
+                         .time_is_index = pb->time_is_index};
 }
 
 bool app_snapshot_playback(const app *a) {
@@ -177,6 +182,7 @@ bool app_snapshot_open(app *a, bool cpu, sim_desc *desc) {
     s->pending = p.bodies;
     s->pending_count = p.count;
     p.bodies = NULL;
+    io_snapshot_free(&p); /* its IDs: the playback reads the files again */
     s->playing = series;
     return true;
 }
@@ -195,13 +201,14 @@ bool app_snapshot_start(app *a) {
     app_physics_changed(a);
     app_scene_brightness(a); /* for the file's N */
     app_fit_view(a);
-    s->series_index = s->series_shown = s->series_shown_at = 0;
+    s->series_shown = 0;
     const sim_params p = sim_get_params(a->sim);
     if (s->series) {
+        if (!app_playback_start(a)) return false;
         base_msg_post(&a->msg,
-                      "playing %d snapshots from %s (Space pauses; . , step; [ ] 10; Enter "
-                      "simulates from the one on screen): %s",
-                      s->series_count, io_base_name(s->file), s->units_note);
+                      "playing %d snapshots from %s at %.3g a second (Space pauses; 9 0 speed; "
+                      "\\ interpolation; . , step; [ ] 10; Enter simulates from the nearest): %s",
+                      s->series_count, io_base_name(s->file), a->playback.speed, s->units_note);
     } else {
         base_msg_post(&a->msg, "loaded %s (%s, %d %s, t = %.6g): %s", io_base_name(s->file),
                       s->format, p.body_count, p.body_count == 1 ? "body" : "bodies",
@@ -210,103 +217,21 @@ bool app_snapshot_start(app *a) {
     return true;
 }
 
-/* ---- playback ------------------------------------------------------------- */
-
-/* Shows the first loadable file from index `from` on in direction step
- * (+1 or -1); a file that fails is reported and skipped. */
-static void show(app *a, int from, int step) {
-    app_snapshot *s = &a->snapshot;
-    for (int i = from; i >= 0 && i < s->series_count; i += step) {
-        io_snapshot p;
-        snap_error err = {0};
-        const int before = sim_get_params(a->sim).body_count;
-        const bool ok =
-            io_snapshot_read(s->series[i], &p, &err) && install(a, s->series[i], &p, &err);
-        io_snapshot_free(&p);
-        if (ok) {
-            /* A new N: a new energy reference and brightness. The same N
-             * keeps the first file's energy, so the HUD's dE/E0 is the
-             * series' drift (and the O(N^2) energy is not paid per frame). */
-            if (sim_get_params(a->sim).body_count != before) {
-                app_physics_changed(a);
-                app_scene_brightness(a);
-            }
-            s->series_index = s->series_shown = i;
-            s->series_shown_at = a->live.frame;
-            if (s->announce) {
-                base_msg_post(&a->msg, "snapshot %d/%d: %s, t = %.6g (%s)", i + 1, s->series_count,
-                              io_base_name(s->file), s->time_offset,
-                              s->playing ? "playing" : "paused");
-            }
-            s->announce = false;
-            return;
-        }
-        base_msg_post(&a->msg, "skipped %s: %s (%s)", io_base_name(s->series[i]), err.message,
-                      err.hint);
-    }
-    s->series_index = s->series_shown; /* nothing loadable that way: stay */
-    s->playing = false;
-    if (s->announce) {
-        base_msg_post(&a->msg, "no loadable snapshot that way: %d/%d stays (%s)",
-                      s->series_shown + 1, s->series_count, io_base_name(s->file));
-    }
-    s->announce = false;
-}
+/* ---- playback (app_playback.c) ------------------------------------------------ */
 
 static void snapshot_every(app *a);
 
 bool app_snapshot_frame(app *a) {
-    app_snapshot *s = &a->snapshot;
-    if (!s->series) {
+    if (!a->snapshot.series) {
         snapshot_every(a);
         return false;
     }
-    if (s->series_index != s->series_shown) {
-        show(a, s->series_index, s->series_index > s->series_shown ? 1 : -1);
-    } else if (s->playing && !a->live.paused && a->live.frame > s->series_shown_at) {
-        /* (paused: the window's last frame as it closes shows what is on screen) */
-        if (s->series_shown + 1 < s->series_count) {
-            show(a, s->series_shown + 1, 1);
-        } else {
-            s->playing = false;
-            base_msg_post(&a->msg, "end of the series (Space plays it again; , and [ step back; "
-                                   "Enter simulates from here)");
-        }
-    }
+    app_playback_frame(a);
     return true;
 }
 
 bool app_snapshot_playback_key(app *a, int dir) {
-    app_snapshot *s = &a->snapshot;
-    if (!s->series) return false;
-    if (dir == 0) {
-        s->playing = !s->playing;
-        const bool again = s->playing && s->series_shown + 1 >= s->series_count;
-        if (again) s->series_index = 0;
-        s->series_shown_at = a->live.frame; /* the first step comes next frame */
-        if (!s->playing) {
-            base_msg_post(&a->msg, "playback paused at %d/%d: %s (Space plays, . , step)",
-                          s->series_shown + 1, s->series_count, io_base_name(s->file));
-        } else {
-            base_msg_post(&a->msg, "playback %s at %d/%d (Space pauses)",
-                          again ? "starts again" : "plays on", again ? 1 : s->series_shown + 1,
-                          s->series_count);
-        }
-        return true;
-    }
-    int i = s->series_shown + dir;
-    if (i < 0) i = 0;
-    if (i > s->series_count - 1) i = s->series_count - 1;
-    s->playing = false;
-    if (i == s->series_shown) {
-        base_msg_post(&a->msg, "%s snapshot of the series: %d/%d stays (%s)",
-                      dir < 0 ? "the first" : "the last", i + 1, s->series_count,
-                      io_base_name(s->file));
-        return true;
-    }
-    s->series_index = i;
-    s->announce = true; /* show() says where it went, next frame */
-    return true;
+    return app_playback_key(a, dir);
 }
 
 void app_snapshot_leave_playback(app *a) {
@@ -315,7 +240,9 @@ void app_snapshot_leave_playback(app *a) {
         base_msg_post(&a->msg, "Enter leaves a snapshot series' playback: none plays");
         return;
     }
+    app_playback_settle(a); /* the nearest file, as it is */
     const int index = s->series_shown, count = s->series_count;
+    app_playback_destroy(a);
     io_series_free(s->series, s->series_count);
     s->series = NULL;
     s->series_count = 0;
@@ -485,16 +412,22 @@ void app_snapshot_json(const app *a, char *out, size_t len) {
         snprintf(out + n, len - (size_t)n, ", \"playback\": null");
         return;
     }
+    const app_playback *pb = &a->playback;
     snprintf(out + n, len - (size_t)n,
              ", \"playback\": {\"index\": %d, \"count\": %d, \"file\": %s, \"playing\": %s, "
-             "\"time\": %.17g, \"bodies\": %d}",
+             "\"time\": %.17g, \"bodies\": %d, \"position\": %.17g, \"speed\": %.17g, "
+             "\"mode\": \"%s\", \"interpolation\": \"%s\", \"time_is_index\": %s, "
+             "\"matched_by_id\": %s}",
              s->series_shown, s->series_count, file, s->playing ? "true" : "false", s->time_offset,
-             p.body_count);
+             p.body_count, pb->shown_pos >= 0 ? pb->shown_pos : pb->pos, pb->speed,
+             app_interp_mode_name(pb->mode), pb->interp[0] ? pb->interp : "none",
+             pb->time_is_index ? "true" : "false", pb->match.by_id ? "true" : "false");
 }
 
 void app_snapshot_destroy(app *a) {
     app_snapshot *s = &a->snapshot;
     free(s->pending);
+    if (s->series) app_playback_destroy(a);
     io_series_free(s->series, s->series_count);
     s->pending = NULL;
     s->series = NULL;

@@ -64,6 +64,9 @@ void app_status_line(app *a) {
     app_snapshot_json(a, snapshot, sizeof snapshot);
     io_status_printf(&a->status, "%s", snapshot);
     app_select_status(a); /* "view" and "selection" */
+    char campath[512]; /* "camera" and "camera_path" (app_campath.c) */
+    app_campath_json(a, campath, sizeof campath);
+    io_status_printf(&a->status, "%s", campath);
     io_status_printf(
         &a->status,
         ", \"mode\": \"%s\", \"t\": %.9g, \"steps\": %lld, \"paused\": %s, \"fps\": %.4g, "

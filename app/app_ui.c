@@ -58,10 +58,12 @@ void app_ui_facts(app *a, ui_facts *f) {
         .sprites_auto = a->sprites.mode == CONFIG_SPRITES_AUTO && interop_cuda_sprites(&a->interop),
         .snapshot = app_snapshot_line(a),
         .caption = a->script.caption,
+        .campath = app_campath_line(a),
         .msg = &a->msg,
         .capturing = a->req.capturing,
         .rungs = a->ladder.rows,
         .rung_count = app_ladder_rows(a),
         .device = a->ladder.device,
+        .quantity = a->colour.shown,
     };
 }

@@ -58,6 +58,11 @@ typedef enum render_color {
     RENDER_COLOR_GALAXY = NBODY_COLOR_GALAXY,
     /* disk blue-white, bulge gold, halo faint violet */
     RENDER_COLOR_COMPONENT = NBODY_COLOR_COMPONENT,
+    /* The modes of a quantity: the vertex's 4th float holds the body's
+     * place in the quantity's range (0..1, app/app_colour.c), not its speed. */
+    RENDER_COLOR_DENSITY = NBODY_COLOR_DENSITY,     /* local projected density */
+    RENDER_COLOR_RADIAL = NBODY_COLOR_RADIAL,       /* radial velocity */
+    RENDER_COLOR_POTENTIAL = NBODY_COLOR_POTENTIAL, /* potential */
     RENDER_COLOR_COUNT
 } render_color;
 
@@ -129,9 +134,11 @@ uint32_t render_body_buffer(const render *r);
 /* Host path: copies n vertices into the body buffer. */
 void render_upload_bodies(render *r, const render_vertex *v, int n);
 
-/* Per-body tags (galaxy and component, sim.h's SIM_TAG) for the palettes and
- * for hiding the halo; they change only when the bodies are re-seeded. */
-void render_upload_tags(render *r, const uint8_t *tags, int n);
+/* Per-body tags for the palettes and for hiding the halo: the renderer's
+ * 16 bits (shaders/nbody_shared.h), the simulation's tag (galaxy, component,
+ * fade level) and the selection's bits above it; they change when the
+ * bodies or the selections do. */
+void render_upload_tags(render *r, const uint16_t *tags, int n);
 
 /* The float (RGBA16F, GL_TEXTURE_2D) picture that the next render_frame of
  * a width x height view adds its sprites into - the renderer's own, with
@@ -194,6 +201,45 @@ float render_overlay_text(render_overlay *o, float x, float y, const float rgba[
                           const char *utf8);
 /* ... and draws them into the bound framebuffer. */
 void render_overlay_end(render_overlay *o);
+
+/* ------------------------------------------------------------------------ */
+/* Colour map: the density view's float picture (one float per pixel, row 0
+ * at the bottom) drawn through a stretch and a palette (render_colormap.c,
+ * shaders/colormap.frag) into the output of r: what the tone map writes in
+ * the sprites' view. */
+
+typedef struct render_colormap render_colormap;
+
+typedef enum render_stretch {
+    RENDER_STRETCH_LOG = NBODY_STRETCH_LOG,     /* log(v / lo) / log(hi / lo) */
+    RENDER_STRETCH_ASINH = NBODY_STRETCH_ASINH, /* asinh(v / lo) / asinh(hi / lo) */
+    RENDER_STRETCH_COUNT
+} render_stretch;
+
+/* What values the palette spans: lo at its bottom (0 and below too), hi at
+ * its top (and above). 0 < lo < hi. */
+typedef struct render_colormap_range {
+    float lo, hi;
+    render_stretch stretch;
+} render_colormap_range;
+
+typedef struct render_colormap_desc {
+    const char *shader_dir; /* fullscreen.vert and colormap.frag; required */
+} render_colormap_desc;
+
+/* NULL on failure (missing or broken shader, out of memory) with *err filled. */
+render_colormap *render_colormap_create(const render_colormap_desc *desc, render_error *err);
+void render_colormap_destroy(render_colormap *c);
+/* Uploads map (width x height floats) and draws it over the whole output of
+ * r (the bound render_target, the offscreen target or the window), which
+ * must be width x height. false with *err (GL out of memory), nothing drawn. */
+bool render_colormap_draw(render_colormap *c, render *r, const float *map, int width, int height,
+                          const render_colormap_range *range, render_error *err);
+/* Where value falls in the palette, 0..1, as the shader computes it. */
+float render_colormap_t(const render_colormap_range *range, float value);
+/* The palette's colour at t (0..1, clamped), as the shader computes it. */
+void render_colormap_rgb(float t, float rgb[3]);
+const char *render_stretch_name(render_stretch s); /* "log", "asinh" */
 
 /* ------------------------------------------------------------------------ */
 /* Boxes: wire cubes over the scene (the tree code's cells), through the

@@ -3,20 +3,21 @@
 // it shrinks with distance and fills HiDPI framebuffers the same way. Sprites
 // clamped to the minimum size are dimmed so total light is conserved. The
 // tag (galaxy in bits 0-1, component in bits 2-3) picks palettes and hides
-// the dark halo when asked; its selection bits (NBODY_TAG_SET_SHIFT) draw a
-// body in its set's colour, or dim one in no set. The NBODY_ names come from nbody_shared.h, which
-// the loader (render/render_gl.c) inserts after the version line.
+// the dark halo when asked; its fade level (bits 4-7, a series' playback)
+// dims the sprite; the renderer's selection bits (8-11, NBODY_TAG_SET_SHIFT)
+// draw a body in its set's colour, or dim one in no set. The NBODY_ names
+// come from nbody_shared.h, which the loader (render/render_gl.c) inserts after the version line.
 #version 330 core
 
-layout(location = 0) in vec4 a_body; // x, y, z, speed
-layout(location = 1) in uint a_tag;  // SIM_TAG(galaxy, component)
+layout(location = 0) in vec4 a_body; // x, y, z, speed (or 0..1 in a quantity's range)
+layout(location = 1) in uint a_tag;  // the renderer's 16-bit tag (nbody_shared.h)
 
 uniform mat4 u_view;
 uniform mat4 u_proj;
 uniform float u_point_px;    // pixels covered by a sprite of diameter 1 at distance 1
 uniform float u_speed_scale; // speed at the hot end of the palette
 uniform float u_brightness;
-uniform int u_color_mode;    // render_color: NBODY_COLOR_SPEED, _BODY, _GALAXY, _COMPONENT
+uniform int u_color_mode;    // render_color: NBODY_COLOR_SPEED, _BODY, _GALAXY, _COMPONENT, ...
 uniform bool u_hide_halo;
 
 out vec3 v_color;
@@ -84,9 +85,11 @@ void main() {
     if (u_color_mode == NBODY_COLOR_BODY) c = body_color(gl_VertexID);
     else if (u_color_mode == NBODY_COLOR_GALAXY) c = galaxy_color(galaxy, component);
     else if (u_color_mode == NBODY_COLOR_COMPONENT) c = component_color(component);
+    else if (u_color_mode >= NBODY_COLOR_QUANTITY) c = speed_palette(clamp(a_body.w, 0.0, 1.0));
     else c = speed_palette(clamp(a_body.w / u_speed_scale, 0.0, 1.0));
     uint set = (a_tag >> NBODY_TAG_SET_SHIFT) & NBODY_TAG_SET_MASK;
     if (set != 0u) c = set_color(set);
     if ((a_tag & NBODY_TAG_DIM) != 0u) c *= NBODY_SET_DIM;
-    v_color = c * u_brightness * dim;
+    float fade = float((a_tag >> NBODY_TAG_FADE_SHIFT) & NBODY_TAG_FADE_MASK);
+    v_color = c * u_brightness * dim * (1.0 - fade / float(NBODY_TAG_FADE_MASK));
 }

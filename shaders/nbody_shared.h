@@ -22,13 +22,24 @@
 #define NBODY_TAG_GALAXY_MASK 3u
 #define NBODY_TAG_COMPONENT_SHIFT 2u
 #define NBODY_TAG_COMPONENT_MASK 3u
-/* The tag the renderer draws with adds the selection's bits (app_select.c;
- * the simulation's tags leave them 0): bits 4-6 the selection set a body is
- * drawn in (1-6, 0 none), drawn in that set's colour; bit 7 a body in no set
- * while sets are shown, its light times NBODY_SET_DIM. */
-#define NBODY_TAG_SET_SHIFT 4u
+
+/* A fade level in bits 4-7 of the tag: brightness 1 - level / 15 (0: as
+ * bright as any body, 15: dark). Only a snapshot series' playback sets it,
+ * for bodies in one of the two snapshots around the play time (they fade in
+ * or out); bodies.vert and splat/ dim the sprite by it. */
+#define NBODY_TAG_FADE_SHIFT 4u
+#define NBODY_TAG_FADE_MASK 15u
+
+/* The simulation's tags are 8 bits (the fields above). The renderer's copy
+ * of them (GL's tag attribute, CUDA's sprites) is 16 bits: those 8 and the
+ * selection's, which app_select.c sets in the renderer's copy only, above
+ * bit 7, so they never meet a fade level (its _Static_asserts check): bits
+ * 8-10 the selection set a body is drawn in (1-6, 0 none), drawn in that
+ * set's colour; bit 11 a body in no set while sets are shown, its light
+ * times NBODY_SET_DIM. */
+#define NBODY_TAG_SET_SHIFT 8u
 #define NBODY_TAG_SET_MASK 7u
-#define NBODY_TAG_DIM 128u
+#define NBODY_TAG_DIM 2048u
 #define NBODY_SET_DIM 0.2
 
 /* The components inside a tag (sim_component). */
@@ -42,6 +53,14 @@
 #define NBODY_COLOR_BODY 1      /* a fixed colour per body index */
 #define NBODY_COLOR_GALAXY 2    /* galaxy of origin */
 #define NBODY_COLOR_COMPONENT 3 /* disk, bulge, halo */
+/* The modes of a quantity (app/app_colour.c): the app writes each body's
+ * place in its range, 0 to 1, over the vertex's speed, and the sprites draw
+ * it with the speed palette (cold to mid to hot). NBODY_COLOR_QUANTITY is
+ * the first of them. */
+#define NBODY_COLOR_DENSITY 4   /* local projected surface density, log */
+#define NBODY_COLOR_RADIAL 5    /* radial velocity about its galaxy's centre */
+#define NBODY_COLOR_POTENTIAL 6 /* gravitational potential */
+#define NBODY_COLOR_QUANTITY NBODY_COLOR_DENSITY
 
 /* The colours of the modes, red, green and blue from 0 to 1: bodies.vert
  * draws with them, splat/ repeats its arithmetic, the HUD's legend shows
@@ -66,6 +85,30 @@
 #define NBODY_RGB_SET_4 0.2, 0.95, 1.0
 #define NBODY_RGB_SET_5 1.0, 0.3, 0.25
 #define NBODY_RGB_SET_6 1.0, 1.0, 1.0
+
+/* The density view's palette (shaders/colormap.frag, the colour bar):
+ * NBODY_PALETTE_STOPS colours, red, green and blue from 0 to 1, evenly
+ * spaced from the bottom of the range to its top and linearly interpolated
+ * between; sampled from matplotlib inferno (perceptually uniform, black
+ * at the bottom so an empty sky stays dark). In pieces: GLSL 330 has no
+ * line continuations. */
+#define NBODY_PALETTE_STOPS 9
+#define NBODY_INFERNO_0 0.001462, 0.000466, 0.013866
+#define NBODY_INFERNO_1 0.087411, 0.044556, 0.224813
+#define NBODY_INFERNO_2 0.258234, 0.038571, 0.406485
+#define NBODY_INFERNO_3 0.416331, 0.090834, 0.432943
+#define NBODY_INFERNO_4 0.578304, 0.148039, 0.404411
+#define NBODY_INFERNO_5 0.735683, 0.215906, 0.330245
+#define NBODY_INFERNO_6 0.865006, 0.316822, 0.226055
+#define NBODY_INFERNO_7 0.954506, 0.468744, 0.099874
+#define NBODY_INFERNO_8 0.988362, 0.998364, 0.644924
+#define NBODY_INFERNO_LOW NBODY_INFERNO_0, NBODY_INFERNO_1, NBODY_INFERNO_2, NBODY_INFERNO_3
+#define NBODY_INFERNO_HIGH NBODY_INFERNO_4, NBODY_INFERNO_5, NBODY_INFERNO_6, NBODY_INFERNO_7
+#define NBODY_PALETTE_INFERNO NBODY_INFERNO_LOW, NBODY_INFERNO_HIGH, NBODY_INFERNO_8
+
+/* The density view's stretches (render_stretch, u_stretch of colormap.frag). */
+#define NBODY_STRETCH_LOG 0   /* log(v / lo) / log(hi / lo) */
+#define NBODY_STRETCH_ASINH 1 /* asinh(v / lo) / asinh(hi / lo): linear below lo */
 
 /* The default vertical field of view of the camera, radians (45 degrees). */
 #define NBODY_FOV_Y_DEFAULT 0.78539816339744831

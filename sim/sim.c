@@ -75,6 +75,8 @@ static const sim_knob_info knobs[] = {
     [SIM_KNOB_DAMPING] = {"damping", "damping", "velocity factor per step", 0.5, 1, false, false},
     [SIM_KNOB_THETA] = {"theta", "tree opening angle", "cell size / distance", 0.05, 1, false,
                         false},
+    [SIM_KNOB_TREE_ALPHA] = {"tree-alpha", "tree relative tolerance", "error / |a|", 1e-4, 1, true,
+                             false},
     [SIM_KNOB_P] = {"p", "p", "threads or bodies", 1, 1024, false, true},
     [SIM_KNOB_Q] = {"q", "q", "threads or blocks", 1, 1024, false, true},
     [SIM_KNOB_MASS_RATIO] = {"mass-ratio", "mass ratio", "M2 / M1", 0.01, 100, false, false},
@@ -147,6 +149,11 @@ sim_desc sim_desc_defaults(const sim_desc *desc) {
     if (d.theta == 0) {
         d.theta = d.backend == SIM_BACKEND_CPU ? SIM_THETA_DEFAULT_CPU : SIM_THETA_DEFAULT;
     }
+    if (d.tree_alpha == 0) {
+        d.tree_alpha =
+            d.backend == SIM_BACKEND_CPU ? SIM_TREE_ALPHA_DEFAULT_CPU : SIM_TREE_ALPHA_DEFAULT;
+    }
+    if (d.tree_alpha < 0) d.tree_alpha = 0; /* off */
     if (d.variant == SIM_VARIANT_DEFAULT) d.variant = sim_variant_auto(d.body_count);
     if (d.shell.inner_radius == 0) d.shell.inner_radius = 0.625;
     if (d.shell.outer_radius == 0) d.shell.outer_radius = 1.0;
@@ -182,6 +189,7 @@ static bool validate(const sim_desc *d, sim_error *err) {
         {SIM_KNOB_SOFTENING, d->softening},
         {SIM_KNOB_DAMPING, d->damping},
         {SIM_KNOB_THETA, d->theta},
+        {SIM_KNOB_TREE_ALPHA, d->tree_alpha},
         {SIM_KNOB_MASS_RATIO, d->merger.mass_ratio},
         {SIM_KNOB_PERICENTER, d->merger.pericenter},
         {SIM_KNOB_SEPARATION, d->merger.separation},
@@ -424,6 +432,7 @@ sim *sim_create(const sim_desc *desc, sim_error *err) {
         .softening = d.softening,
         .damping = d.damping,
         .theta = d.theta,
+        .tree_alpha = d.tree_alpha,
         .variant = d.variant,
     };
     if (s->ops->set_stop) s->ops->set_stop(s->backend_state, &d.stop);
@@ -467,6 +476,7 @@ bool sim_reset_scene(sim *s, const sim_desc *desc, sim_error *err) {
     /* The live knobs that are not part of a scene stay as they are. */
     d.damping = s->knobs.damping;
     d.theta = s->knobs.theta;
+    d.tree_alpha = s->knobs.tree_alpha; /* after the defaults: 0 stays off */
     d.variant = s->knobs.variant;
     d.backend = s->backend;
     d.gpus = s->desc.gpus; /* fixed at sim_create */
@@ -567,6 +577,12 @@ void sim_set_theta(sim *s, double theta) {
     s->ops->invalidate(s->backend_state);
 }
 
+void sim_set_tree_alpha(sim *s, double alpha) {
+    assert(alpha >= 0);
+    s->knobs.tree_alpha = alpha;
+    s->ops->invalidate(s->backend_state);
+}
+
 bool sim_set_variant(sim *s, sim_variant v, sim_error *err) {
     v = sim_variant_resolve(v);
     assert(v > SIM_VARIANT_DEFAULT && v < SIM_VARIANT_COUNT);
@@ -601,6 +617,7 @@ sim_params sim_get_params(const sim *s) {
         .softening = s->knobs.softening,
         .damping = s->knobs.damping,
         .theta = s->knobs.theta,
+        .tree_alpha = s->knobs.tree_alpha,
         .backend = s->backend,
         .variant = s->knobs.variant,
         .p = s->knobs.p,
@@ -649,6 +666,11 @@ sim_diag sim_energy(sim *s) {
     const sim_potential_source want =
         sim_get_method(s)->walk_potential ? SIM_POTENTIAL_WALK : SIM_POTENTIAL_EXACT;
     return s->ops->diagnostics(s->backend_state, &sp, want);
+}
+
+sim_potential_source sim_get_potentials(sim *s, float *out) {
+    const sim_step_params sp = step_params(s);
+    return s->ops->potentials(s->backend_state, &sp, out);
 }
 
 sim_diag sim_moments(sim *s) {

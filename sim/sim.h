@@ -166,8 +166,13 @@ typedef struct sim_merger_desc {
  * groups, never less accurate than body by body, and meets them at a larger
  * angle than the CPU reference, which walks body by body (docs/TREE.md,
  * "Measured"). */
-#define SIM_THETA_DEFAULT 0.8
+#define SIM_THETA_DEFAULT 1.0
 #define SIM_THETA_DEFAULT_CPU 0.6
+/* The tree's relative opening criterion (docs/TREE.md): a cell is also
+ * opened unless M side^3 / d^5 <= alpha |a| (|a| of the last evaluation);
+ * off (0) on the CPU backend by default, where theta alone decides. */
+#define SIM_TREE_ALPHA_DEFAULT 0.015
+#define SIM_TREE_ALPHA_DEFAULT_CPU 0.0
 
 /* Softening 0 (none) and bodies at the same position: a pair at zero
  * separation, r^2 + eps^2 = 0, contributes no force and no potential, just
@@ -209,6 +214,8 @@ typedef struct sim_desc {
     double damping;      /* velocity factor applied once per step, in (0, 1]; 0 -> 1 (none) */
     double theta;        /* tree opening angle (variant tree); 0 -> SIM_THETA_DEFAULT, on
                             the CPU backend SIM_THETA_DEFAULT_CPU */
+    double tree_alpha;   /* the tree's relative criterion; 0 -> SIM_TREE_ALPHA_DEFAULT, on the
+                            CPU backend SIM_TREE_ALPHA_DEFAULT_CPU; negative -> off */
     sim_backend backend; /* 0 -> CUDA if a device is present, else CPU */
     sim_variant variant; /* CUDA force kernel; 0 -> the fastest */
     int p;               /* bodies per tile (threads per block in x); 0 -> variant's choice */
@@ -238,6 +245,7 @@ typedef enum sim_knob {
     SIM_KNOB_SOFTENING,
     SIM_KNOB_DAMPING,
     SIM_KNOB_THETA,
+    SIM_KNOB_TREE_ALPHA,
     SIM_KNOB_P,
     SIM_KNOB_Q,
     SIM_KNOB_MASS_RATIO,
@@ -301,6 +309,7 @@ typedef struct sim_params {
     /* dt, softening, damping and theta as set (a float kernel rounds what it takes) */
     double dt, softening, damping;
     double theta;        /* tree opening angle */
+    double tree_alpha;   /* the tree's relative criterion (0: off) */
     sim_backend backend; /* resolved: CUDA or CPU, never DEFAULT */
     sim_variant variant; /* resolved, never DEFAULT */
     int p, q;            /* resolved block shape in use */
@@ -390,6 +399,8 @@ void sim_set_dt(sim *s, double dt);
 void sim_set_softening(sim *s, double softening);
 void sim_set_damping(sim *s, double damping);
 void sim_set_theta(sim *s, double theta);
+/* The tree's relative criterion's tolerance, >= 0 (0: off). */
+void sim_set_tree_alpha(sim *s, double alpha);
 
 /* Switches the force kernel mid-run (CUDA backend; the CPU backend keeps its
  * reference loop). Switching to or from fp64 converts the state between
@@ -431,6 +442,17 @@ sim_diag sim_diagnostics(sim *s);
  * approximate as its forces. Otherwise the exact sum, as sim_diagnostics.
  * d.source says which. Waits for the GPU. */
 sim_diag sim_energy(sim *s);
+
+/* Each body's potential, phi_i = -sum_{j != i} m_j / sqrt(r^2 + eps^2)
+ * (the softening of the forces; a pair at zero separation adds nothing),
+ * at the current positions, into out[0 .. body_count-1]: the colour mode
+ * "potential". Where the running method's force pass returns potentials
+ * (the tree on the CUDA backend) they are its walk's, as approximate as its
+ * forces (a pass is made when there is none at these positions); otherwise
+ * the exact sum, O(N^2), in double on the CPU backend. Returns where they
+ * came from; SIM_POTENTIAL_NONE when sim_stop ended the CPU's sum: out is
+ * then untouched. Waits for the GPU. */
+sim_potential_source sim_get_potentials(sim *s, float *out);
 
 /* The O(N) part only: mass, kinetic energy, momenta, centre of mass
  * (potential, total and virial ratio are 0). Cheap enough for every frame,

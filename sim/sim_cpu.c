@@ -147,8 +147,18 @@ static bool exact_forces(cpu_backend *c, const sim_step_params *sp, const double
     return true;
 }
 
+/* With the relative criterion and no last accelerations (acc_valid false),
+ * a first pass by theta alone gives them. */
 static bool tree_forces(cpu_backend *c, const sim_step_params *sp, const double *p, double *acc) {
-    return sim_tree_cpu_forces(c->tree, p, c->n, sp->eps2, sp->theta, acc, &c->stop);
+    const double alpha = sp->tree_alpha;
+    const double *old = c->acc_valid ? c->acc : NULL;
+    if (alpha > 0 && !old) {
+        if (!sim_tree_cpu_forces(c->tree, p, c->n, sp->eps2, sp->theta, 0, NULL, acc, &c->stop)) {
+            return false;
+        }
+        old = acc;
+    }
+    return sim_tree_cpu_forces(c->tree, p, c->n, sp->eps2, sp->theta, alpha, old, acc, &c->stop);
 }
 
 #ifdef NBODY_TEST_METHOD
@@ -497,6 +507,41 @@ static bool potential(cpu_backend *c, double eps2, double *out) {
     return true;
 }
 
+/* Each body's potential, exactly: every pair from both ends (row i holds
+ * n - 1 pairs), in double, in blocks cut by pairs as potential() does.
+ * No CPU force pass returns potentials, so it is always EXACT; NONE when
+ * the stop hook ended it (out untouched: the sums are in c->phi first). */
+static sim_potential_source cpu_potentials(void *b, const sim_step_params *sp, float *out) {
+    cpu_backend *c = b;
+    const int n = c->n;
+    const double *p = c->pos, eps2 = sp->eps2;
+    double *w = c->phi;
+    c->stopped = false;
+    const int block = block_bodies(n - 1);
+    for (int i0 = 0; i0 < n; i0 += block) {
+        const int i1 = i0 + block < n ? i0 + block : n;
+        const bool wide = (double)(i1 - i0) * n >= PARALLEL_MIN_PAIRS;
+        (void)wide; /* without OpenMP */
+        SIM_PARALLEL_FOR(schedule(static) if (wide))
+        for (int i = i0; i < i1; i++) {
+            double wi = 0;
+            for (int j = 0; j < n; j++) {
+                const double dx = p[4 * j] - p[4 * i], dy = p[4 * j + 1] - p[4 * i + 1],
+                             dz = p[4 * j + 2] - p[4 * i + 2];
+                const double r2 = dx * dx + dy * dy + dz * dz + eps2;
+                if (j != i && r2 > 0) wi -= p[4 * j + 3] / sqrt(r2);
+            }
+            w[i] = wi;
+        }
+        if (i1 < n && stop_asked(c)) {
+            c->stopped = true;
+            return SIM_POTENTIAL_NONE;
+        }
+    }
+    for (int i = 0; i < n; i++) out[i] = (float)w[i];
+    return SIM_POTENTIAL_EXACT;
+}
+
 /* No CPU force pass returns potentials: WALK sums them exactly too. */
 static sim_diag cpu_diagnostics(void *b, const sim_step_params *sp,
                                 sim_potential_source source) {
@@ -673,4 +718,5 @@ const sim_backend_ops sim_cpu_ops = {
     .method = cpu_method,
     .set_stop = cpu_set_stop,
     .stopped = cpu_stopped,
+    .potentials = cpu_potentials,
 };

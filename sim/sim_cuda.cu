@@ -770,6 +770,8 @@ static void compute_forces(cuda_backend *c, const sim_step_params *sp, bool acc_
         a.tree = c->tree;
         a.theta = (float)sp->theta; /* the tree kernel walks in float */
         a.potential = potential;
+        a.alpha = (float)sp->tree_alpha;
+        a.acc_old = c->acc_valid; /* the last evaluation of these bodies */
     }
     if (e->id == SIM_VARIANT_BEST || e->id == SIM_VARIANT_FP64) {
         if (!c->best) c->best = kernels_best_plan_create();
@@ -1071,6 +1073,64 @@ static sim_diag cuda_diagnostics(void *b, const sim_step_params *sp, sim_potenti
     return d;
 }
 
+/* Each body's potential into out[i].w (sim_get_potentials): walk_phi[i].w
+ * where the tree's walk wrote it, else the exact sum over the other bodies,
+ * tiled as diag_partial_kernel does (the same pairs skipped). */
+template <typename T, typename V = typename vec4<T>::type>
+__global__ void potentials_kernel(int n, const V *pos, T eps2, const float4 *walk_phi,
+                                  float4 *out) {
+    __shared__ V tile[DIAG_THREADS];
+    const int i = blockIdx.x * DIAG_THREADS + threadIdx.x;
+    V zero;
+    zero.x = zero.y = zero.z = zero.w = 0;
+    const V xi = i < n ? pos[i] : zero;
+    double phi = walk_phi && i < n ? (double)walk_phi[i].w : 0.0;
+    for (int base = 0; !walk_phi && base < n; base += DIAG_THREADS) {
+        const int j = base + threadIdx.x;
+        tile[threadIdx.x] = j < n ? pos[j] : zero;
+        __syncthreads();
+        T tile_phi = 0;
+        const int count = min(DIAG_THREADS, n - base);
+        for (int k = 0; k < count; k++) {
+            T dx = tile[k].x - xi.x, dy = tile[k].y - xi.y, dz = tile[k].z - xi.z;
+            T r2 = dx * dx + dy * dy + dz * dz + eps2;
+            if (base + k == i || r2 == 0) continue;
+            tile_phi -= tile[k].w / sqrt(r2);
+        }
+        phi += tile_phi;
+        __syncthreads();
+    }
+    if (i < n) out[i].w = (float)phi;
+}
+
+/* sim_get_potentials: the tree's walk (made now when there is none at these
+ * positions) where it runs in float, else the exact pass; written into the
+ * host-copy staging buffer's w, then copied out strided. */
+static sim_potential_source cuda_potentials(void *b, const sim_step_params *sp, float *out) {
+    cuda_backend *c = (cuda_backend *)b;
+    if (c->n <= 0) return SIM_POTENTIAL_NONE;
+    const int blocks = blocks_for(c->n, DIAG_THREADS);
+    const bool walk = sp->variant == SIM_VARIANT_TREE && !c->fp64;
+    if (walk && !(c->acc_valid && c->acc_potential && c->acc_variant == SIM_VARIANT_TREE &&
+                  c->acc_softening == sp->softening)) {
+        forces_all(c, sp, false, true, false); /* no pass at these positions yet */
+    }
+    float4 *stage = (float4 *)c->stage;
+    if (c->fp64) {
+        potentials_kernel<double><<<blocks, DIAG_THREADS, 0, c->stream>>>(c->n, c->pos64, sp->eps2,
+                                                                          nullptr, stage);
+    } else {
+        potentials_kernel<float><<<blocks, DIAG_THREADS, 0, c->stream>>>(
+            c->n, c->pos, (float)sp->eps2, walk ? c->acc : nullptr, stage);
+    }
+    CUDA_CHECK_LAUNCH(&c->fault);
+    CUDA_CHECK(&c->fault, cudaMemcpy2DAsync(out, sizeof(float), &stage[0].w, sizeof(float4),
+                                            sizeof(float), (size_t)c->n, cudaMemcpyDeviceToHost,
+                                            c->stream));
+    CUDA_CHECK(&c->fault, cudaStreamSynchronize(c->stream));
+    return walk ? SIM_POTENTIAL_WALK : SIM_POTENTIAL_EXACT;
+}
+
 static float cuda_last_step_ms(void *b) {
     cuda_backend *c = (cuda_backend *)b;
     harvest_timing(c);
@@ -1302,4 +1362,5 @@ extern "C" const sim_backend_ops sim_cuda_ops = {
     NULL, /* stopped */
     cuda_gpu_stats,
     cuda_gpus_disagree,
+    cuda_potentials,
 };

@@ -31,6 +31,7 @@ typedef struct sim_step_params {
     double eps2_kernel64;
     double damping;
     double theta;        /* tree opening angle (variant tree) */
+    double tree_alpha;   /* the tree's relative criterion (variant tree; 0: off) */
     sim_variant variant; /* resolved */
     int p, q;            /* resolved, already clamped */
     int64_t first_step;  /* the steps counter before this step call (sim_nonfinite) */
@@ -105,6 +106,9 @@ typedef struct sim_backend_ops {
     /* Several GPUs (sim_get_gpu_stats, sim_gpus_disagree); NULL: one. */
     sim_gpu_stats (*gpu_stats)(void *b);
     int (*gpus_disagree)(void *b);
+    /* sim_get_potentials: each body's potential into out (host floats);
+     * the source it took (WALK, EXACT), NONE when stopped or refused. */
+    sim_potential_source (*potentials)(void *b, const sim_step_params *sp, float *out);
 } sim_backend_ops;
 
 /* GFLOP/s as NVIDIA's nbody sample counts it: 20 flops per interaction in
@@ -226,10 +230,12 @@ double sim_tree_cpu_bytes(int n);
 bool sim_tree_cpu_reserve(sim_tree_cpu *t, int n, sim_error *err);
 /* Builds the tree of pos[4*i] = x, y, z, m (i < n <= reserved) and writes
  * acc[3*i] with the softening squared eps2 (sim_step_params.eps2); theta
- * in (0, 1]. false when stop (may be NULL) ended it between the build's
- * phases or blocks of the walk: then acc is partly written. */
+ * in (0, 1]; alpha > 0 with acc_old (the last evaluation of these bodies,
+ * may be acc itself): the relative criterion too. false when stop (may be
+ * NULL) ended it between the build's phases or blocks of the walk: then
+ * acc is partly written. */
 bool sim_tree_cpu_forces(sim_tree_cpu *t, const double *pos, int n, double eps2, double theta,
-                         double *acc, const sim_stop *stop);
+                         double alpha, const double *acc_old, double *acc, const sim_stop *stop);
 /* Stats of the last sim_tree_cpu_forces (valid false before it). */
 sim_tree_stats sim_tree_cpu_stats(const sim_tree_cpu *t);
 /* Cells of levels <= max_depth of the last tree, parents first; how many. */

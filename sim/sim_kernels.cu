@@ -1099,6 +1099,17 @@ static void forces_tree(const force_args *a, cudaStream_t stream) {
     p.potential = a->potential;
     p.share = a->share;
     p.shares = a->shares;
+    p.alpha = a->alpha;
+    if (a->alpha > 0 && !a->acc_old) {
+        /* No last accelerations for the relative criterion: a first pass by
+         * theta alone gives them (a few parts in a thousand suffice). */
+        sim_tree_params first = p;
+        first.alpha = 0;
+        first.potential = false;
+        first.untimed = true;
+        sim_tree_forces(a->tree, a->n, a->pos, a->acc, &first, stream);
+    }
+    if (a->alpha > 0) p.acc_old = a->acc;
     sim_tree_forces(a->tree, a->n, a->pos, a->acc, &p, stream);
 }
 

@@ -46,6 +46,8 @@ struct force_args {
     struct sim_tree *tree;  /* variant tree: its state (sim_tree.h); p = the walk's group size */
     float theta;            /* variant tree: opening angle */
     bool potential;         /* variant tree: each body's potential into acc's w as well */
+    float alpha;            /* variant tree: the relative criterion's tolerance (0: off) */
+    bool acc_old;           /* variant tree: acc holds the last evaluation of these bodies */
     bool acc_zero;          /* acc holds zeros already (the integrator cleared it) */
     /* Several GPUs (sim_cuda.cu): a variant whose method row `splits` computes
      * share `share` of `shares` of the work into acc, zeros elsewhere, and

@@ -19,8 +19,9 @@
  *      digit order, and forces are deterministic;
  *   5. multipoles bottom-up, level by level (leaf: from its bodies; else
  *      from its children by the parallel-axis shift), with r_open^2 =
- *      (side / theta + delta)^2 stored beside the centre of mass; a massless
- *      cell's child entry becomes (0, 0), which the walk skips;
+ *      (side / theta + delta)^2 stored beside the centre of mass and M side^3
+ *      for the relative criterion (walk_mac); a massless cell's child entry
+ *      becomes (0, 0), which the walk skips;
  *   6. the walk: one warp per group of at most p (32, 64, 128) bodies: a cell
  *      of <= p bodies whose parent has more, or a run of such siblings when
  *      all of the parent's children are that small (split_kernel), so a
@@ -31,7 +32,8 @@
  *      group of v bodies is held ceil(v / 32) per lane (not p / 32: most
  *      groups hold fewer than p bodies). The warp pops up to 32 cells at
  *      a time from its stack (global memory), loads each one's multipole
- *      with its opening test against the group's bounding box, and compacts
+ *      with its opening test against the group's bounding box (theta's, and
+ *      with alpha the relative criterion's, walk_mac), and compacts
  *      accepted cells (their multipoles) and opened leaves into shared lists
  *      that are evaluated 32 at a time by every lane for its 1 to 4 bodies.
  *      Accelerations go back to the caller's body order, with each body's
@@ -109,6 +111,7 @@ struct sim_tree {
     float4 *cell_geo;          /* geometric centre, half side */
     float4 *cell_com;          /* centre of mass, r_open^2 */
     float4 *cell_q0, *cell_q1; /* (M, qxx, qyy, qzz), (qxy, qxz, qyz, sum m |y|^2) */
+    float *cell_err;           /* M side^3: the relative criterion's error scale */
     int2 *group;               /* walk groups: sorted bodies [begin, end) */
     int *stack;
     tree_counters *ctr;      /* device */
@@ -564,7 +567,7 @@ __global__ void split_kernel(int l, const unsigned long long *keys, int2 *cell_r
 /* Multipoles of the cells of level l (children done). theta: opening angle. */
 __global__ void multipole_kernel(int l, float theta, const float4 *spos, int2 *cell_child,
                                  const float4 *cell_geo, float4 *cell_com, float4 *cell_q0,
-                                 float4 *cell_q1, const tree_counters *ctr) {
+                                 float4 *cell_q1, float *cell_err, const tree_counters *ctr) {
     const int count = ctr->level_count[l];
     if (count == 0) return;
     const int start = level_first(ctr, l);
@@ -667,6 +670,8 @@ __global__ void multipole_kernel(int l, float theta, const float4 *spos, int2 *c
         cell_com[cell] = make_float4(cx, cy, cz, ropen * ropen);
         cell_q0[cell] = make_float4(m, q[0], q[1], q[2]);
         cell_q1[cell] = make_float4(q[3], q[4], q[5], i2);
+        const float side = 2.0f * g.w;
+        cell_err[cell] = m * side * side * side;
         if (!(m > 0)) cell_child[cell] = make_int2(0, 0); /* the walk skips it */
     }
 }
@@ -814,6 +819,19 @@ static __device__ void shift_cells(walk_shared &s, int rest, int lane) {
     __syncwarp();
 }
 
+/* The relative opening criterion's inputs (alpha 0: Barnes' criterion
+ * alone). A cell is accepted when it passes Barnes' test with r_open (the
+ * guard that keeps the expansion convergent) AND its error scale M side^3
+ * over d^5 is at most alpha times the group's acceleration of the last
+ * evaluation, read from acc_old (caller's order): the octupole term the
+ * quadrupole expansion leaves out, relative to the force it is added to,
+ * as GADGET's relative criterion does for the monopole's quadrupole term. */
+struct walk_mac {
+    const float4 *acc_old;
+    const float *cell_err;
+    float alpha;
+};
+
 /* The walk of one group, sorted bodies [base, end), held BPL per lane
  * (end - base <= 32 BPL). Writes each body's acceleration and, with POT,
  * its potential in w (else 0). Returns the cells and bodies it summed. */
@@ -821,7 +839,8 @@ template <int BPL, bool POT>
 static __device__ int walk_group(walk_shared &s, int *stack, int base, int end, const float4 *spos,
                                  const int *sidx, float4 *acc, float eps2, const int2 *cell_child,
                                  const float4 *cell_com, const float4 *cell_q0,
-                                 const float4 *cell_q1, int2 root, int lane, int &overflow) {
+                                 const float4 *cell_q1, walk_mac mac, int2 root, int lane,
+                                 int &overflow) {
     const unsigned lt = (1u << lane) - 1u;
     walk_bodies<BPL> w;
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -838,6 +857,28 @@ static __device__ int walk_group(walk_shared &s, int *stack, int base, int end, 
         lo[2] = fminf(lo[2], p.z), hi[2] = fmaxf(hi[2], p.z);
     }
     warp_box(lo, hi);
+    /* 1 / (alpha a_ref): a_ref the group's least |a| of the last evaluation,
+     * floored at a tenth of its mean (a body at a sphere's very centre has
+     * |a| near 0 and would open everything). 0: Barnes' test alone. */
+    float inv_aa = 0.0f;
+    if (mac.alpha > 0.0f) {
+        float amin = INFINITY, asum = 0.0f;
+#pragma unroll
+        for (int t = 0; t < BPL; t++) {
+            if (w.i[t] < end) {
+                const float4 a = mac.acc_old[sidx[w.i[t]]];
+                const float am = sqrtf(a.x * a.x + a.y * a.y + a.z * a.z);
+                amin = fminf(amin, am);
+                asum += am;
+            }
+        }
+        for (int o = 16; o > 0; o >>= 1) {
+            amin = fminf(amin, __shfl_xor_sync(0xffffffffu, amin, o));
+            asum += __shfl_xor_sync(0xffffffffu, asum, o);
+        }
+        const float aref = fmaxf(amin, 0.1f * asum / (float)(end - base));
+        if (aref > 0.0f) inv_aa = 1.0f / (mac.alpha * aref);
+    }
     int sp = 0, ncl = 0, nll = 0, entries = 0;
     if (root.y < 0) { /* the root is a leaf: everything directly */
         if (lane == 0) s.llist[0] = 0;
@@ -864,7 +905,9 @@ static __device__ int walk_group(walk_shared &s, int *stack, int base, int end, 
             const float dx = fmaxf(0.0f, fmaxf(lo[0] - cc.x, cc.x - hi[0]));
             const float dy = fmaxf(0.0f, fmaxf(lo[1] - cc.y, cc.y - hi[1]));
             const float dz = fmaxf(0.0f, fmaxf(lo[2] - cc.z, cc.z - hi[2]));
-            accept = ch.y != 0 && dx * dx + dy * dy + dz * dz > cc.w;
+            const float d2 = dx * dx + dy * dy + dz * dz;
+            accept = ch.y != 0 && d2 > cc.w;
+            if (inv_aa > 0.0f && accept) accept = mac.cell_err[cell] * inv_aa <= d2 * d2 * sqrtf(d2);
             open_leaf = !accept && ch.y < 0;
             open_cell = !accept && ch.y > 0;
         }
@@ -930,7 +973,8 @@ template <int MAXB, bool POT>
 __global__ void __launch_bounds__(WALK_THREADS, MAXB >= 4 ? 6 : 8)
     walk_kernel(const int2 *group, const float4 *spos, const int *sidx, float4 *acc, float eps2,
                 const int2 *cell_child, const float4 *cell_com, const float4 *cell_q0,
-                const float4 *cell_q1, int *stacks, int lo, int hi, tree_counters *ctr) {
+                const float4 *cell_q1, walk_mac mac, int *stacks, int lo, int hi,
+                tree_counters *ctr) {
     __shared__ walk_shared shared[WALK_THREADS / 32];
     const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
     walk_shared &s = shared[wib];
@@ -953,16 +997,16 @@ __global__ void __launch_bounds__(WALK_THREADS, MAXB >= 4 ? 6 : 8)
             per_lane = 4;
             entries = walk_group<(MAXB >= 4 ? 4 : 1), POT>(s, stack, base, end, spos, sidx, acc,
                                                            eps2, cell_child, cell_com, cell_q0,
-                                                           cell_q1, root, lane, overflow);
+                                                           cell_q1, mac, root, lane, overflow);
         } else if (MAXB >= 2 && valid > 32) {
             per_lane = 2;
             entries = walk_group<(MAXB >= 2 ? 2 : 1), POT>(s, stack, base, end, spos, sidx, acc,
                                                            eps2, cell_child, cell_com, cell_q0,
-                                                           cell_q1, root, lane, overflow);
+                                                           cell_q1, mac, root, lane, overflow);
         } else {
             per_lane = 1;
             entries = walk_group<1, POT>(s, stack, base, end, spos, sidx, acc, eps2, cell_child,
-                                         cell_com, cell_q0, cell_q1, root, lane, overflow);
+                                         cell_com, cell_q0, cell_q1, mac, root, lane, overflow);
         }
         evaluated += (unsigned long long)entries * valid;
         slots += (unsigned long long)entries * 32 * per_lane;
@@ -972,6 +1016,19 @@ __global__ void __launch_bounds__(WALK_THREADS, MAXB >= 4 ? 6 : 8)
         atomicAdd(&ctr->slots, slots);
         atomicAdd(&ctr->walked, walked);
         if (overflow) atomicAdd(&ctr->overflow, overflow);
+    }
+}
+
+/* Several GPUs: zeros for the bodies of the groups another GPU walks (those
+ * that start outside [lo, hi)), after the walk, which may read their old
+ * accelerations first (walk_mac). */
+__global__ void zero_others_kernel(const int2 *group, const int *sidx, float4 *acc, int lo, int hi,
+                                   const tree_counters *ctr) {
+    const int groups = ctr->groups;
+    for (int g = blockIdx.x * blockDim.x + threadIdx.x; g < groups; g += gridDim.x * blockDim.x) {
+        const int2 r = group[g];
+        if (r.x >= lo && r.x < hi) continue;
+        for (int i = r.x; i < r.y; i++) acc[sidx[i]] = make_float4(0, 0, 0, 0);
     }
 }
 
@@ -1031,7 +1088,8 @@ static void free_arrays(sim_tree *t) {
     }
     void **p[] = {&t->sort_temp,           (void **)&t->spos,       (void **)&t->group,
                   (void **)&t->cell_range, (void **)&t->cell_child, (void **)&t->cell_geo,
-                  (void **)&t->cell_com,   (void **)&t->cell_q0,    (void **)&t->cell_q1};
+                  (void **)&t->cell_com,   (void **)&t->cell_q0,    (void **)&t->cell_q1,
+                  (void **)&t->cell_err};
     for (void **q : p) {
         CUDA_CHECK(t->fault, cudaFree(*q));
         *q = NULL;
@@ -1051,11 +1109,18 @@ extern "C" void sim_tree_destroy(sim_tree *t) {
     free(t);
 }
 
+/* The radix sort's scratch for n keys. t may be NULL (an estimate before the
+ * tree exists): a failed query then reports nothing and counts 0. */
 static size_t sort_temp_bytes(const sim_tree *t, int n) {
     size_t bytes = 0;
     cub::DoubleBuffer<unsigned long long> k(NULL, NULL);
     cub::DoubleBuffer<int> v(NULL, NULL);
-    CUDA_CHECK(t->fault, cub::DeviceRadixSort::SortPairs(NULL, bytes, k, v, n, 0, 3 * KEY_BITS));
+    const cudaError_t e = cub::DeviceRadixSort::SortPairs(NULL, bytes, k, v, n, 0, 3 * KEY_BITS);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        if (t) CUDA_CHECK(t->fault, e);
+        return 0;
+    }
     return bytes;
 }
 
@@ -1063,7 +1128,8 @@ extern "C" size_t sim_tree_bytes(const sim_tree *t, int n) {
     const size_t cells = (size_t)cells_for(n);
     return (2 * sizeof(unsigned long long) + 2 * sizeof(int) + sizeof(float4) + sizeof(int2)) *
                (size_t)n +
-           (2 * sizeof(int2) + 4 * sizeof(float4)) * cells + sort_temp_bytes(t, n) +
+           (2 * sizeof(int2) + 4 * sizeof(float4) + sizeof(float)) * cells +
+           sort_temp_bytes(t, n) +
            (t ? sizeof(int) * STACK_CAP * (size_t)t->walk_warps : 0);
 }
 
@@ -1076,6 +1142,7 @@ extern "C" bool sim_tree_reserve(sim_tree *t, int n) {
     f.group = NULL;
     f.cell_range = f.cell_child = NULL;
     f.cell_geo = f.cell_com = f.cell_q0 = f.cell_q1 = NULL;
+    f.cell_err = NULL;
     const size_t cells = (size_t)cells_for(n);
     f.sort_temp_bytes = sort_temp_bytes(t, n);
     bool ok = true;
@@ -1091,7 +1158,8 @@ extern "C" bool sim_tree_reserve(sim_tree *t, int n) {
          cudaMalloc(&f.cell_geo, sizeof(float4) * cells) == cudaSuccess &&
          cudaMalloc(&f.cell_com, sizeof(float4) * cells) == cudaSuccess &&
          cudaMalloc(&f.cell_q0, sizeof(float4) * cells) == cudaSuccess &&
-         cudaMalloc(&f.cell_q1, sizeof(float4) * cells) == cudaSuccess;
+         cudaMalloc(&f.cell_q1, sizeof(float4) * cells) == cudaSuccess &&
+         cudaMalloc(&f.cell_err, sizeof(float) * cells) == cudaSuccess;
     if (!ok) {
         cudaGetLastError(); /* out of memory is not sticky */
         free_arrays(&f);    /* the old buffers stay */
@@ -1132,7 +1200,7 @@ extern "C" void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *a
         return;
     }
     harvest(t); /* never waits: the stats stay the latest, the events free */
-    const bool timed = !t->pending;
+    const bool timed = !t->pending && !p->untimed;
     if (timed) CUDA_CHECK(t->fault, cudaEventRecord(t->ev[0], stream));
     CUDA_CHECK(t->fault, cudaMemsetAsync(t->ctr, 0, sizeof(tree_counters), stream));
     CUDA_CHECK(t->fault, cudaMemsetAsync((char *)t->ctr + offsetof(tree_counters, box_min), 0xff,
@@ -1173,7 +1241,7 @@ extern "C" void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *a
     for (int l = LEVELS - 1; l >= 0; l--) {
         multipole_kernel<<<level_blocks(l, n, t->sm_count), BUILD_THREADS, 0, stream>>>(
             l, p->theta, t->spos, t->cell_child, t->cell_geo, t->cell_com, t->cell_q0, t->cell_q1,
-            t->ctr);
+            t->cell_err, t->ctr);
         CUDA_CHECK_LAUNCH(t->fault);
     }
     if (timed) CUDA_CHECK(t->fault, cudaEventRecord(t->ev[1], stream));
@@ -1189,12 +1257,17 @@ extern "C" void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *a
     if (p->shares > 1) {
         lo = (int)((long long)n * p->share / p->shares);
         hi = (int)((long long)n * (p->share + 1) / p->shares);
-        CUDA_CHECK(t->fault, cudaMemsetAsync(acc, 0, sizeof *acc * (size_t)n, stream));
     }
+    const walk_mac mac = {p->acc_old, t->cell_err, p->acc_old ? p->alpha : 0.0f};
     walks[bpl == 4 ? 2 : bpl - 1][p->potential]<<<blocks, WALK_THREADS, 0, stream>>>(
         t->group, t->spos, t->sidx, acc, p->eps2, t->cell_child, t->cell_com, t->cell_q0,
-        t->cell_q1, t->stack, lo, hi, t->ctr);
+        t->cell_q1, mac, t->stack, lo, hi, t->ctr);
     CUDA_CHECK_LAUNCH(t->fault);
+    if (p->shares > 1) {
+        zero_others_kernel<<<std::min(div_up(n, BUILD_THREADS), 4 * t->sm_count), BUILD_THREADS,
+                             0, stream>>>(t->group, t->sidx, acc, lo, hi, t->ctr);
+        CUDA_CHECK_LAUNCH(t->fault);
+    }
     t->built = true;
     if (timed) {
         CUDA_CHECK(t->fault, cudaEventRecord(t->ev[2], stream));

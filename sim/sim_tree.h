@@ -49,6 +49,13 @@ typedef struct sim_tree_params {
     int group;   /* bodies per walk group: 32, 64 or 128 (clamped) */
     bool potential;    /* also each body's potential in acc's w */
     int share, shares; /* walk only share `share` of `shares` of the sorted bodies */
+    /* The relative criterion (sim_tree.cu, walk_mac): alpha > 0 with acc_old,
+     * the accelerations of the last evaluation of these bodies (caller's
+     * order; may be acc itself; with shares > 1 only this share's are read).
+     * Else theta alone. */
+    float alpha;
+    const float4 *acc_old;
+    bool untimed; /* leave the stats to the next evaluation (a first pass for acc_old) */
 } sim_tree_params;
 
 /* acc[i] = the tree's acceleration of body i (caller's order) at pos. With

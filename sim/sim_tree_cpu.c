@@ -20,7 +20,9 @@
  *     bottom up (leaves from their bodies, parents from their children with
  *     the parallel-axis shift); massless cells are skipped by the walk;
  *   - opening: a cell is accepted for target x when |x - c| > l/theta + delta,
- *     delta = |c - geometric centre| (Barnes 1994); the root is always opened
+ *     delta = |c - geometric centre| (Barnes 1994) and, with the relative
+ *     criterion (alpha > 0), M l^3 <= alpha a_ref |x - c|^5, a_ref = |a| of
+ *     the body's last evaluation (the GPU's group of one); the root is always opened
  *     and an opened leaf is summed body by body, skipping the target itself
  *     and any pair with r^2 + eps^2 == 0 (softening 0, coincident bodies);
  *   - accepted cell, d = x - c, r2 = |d|^2 + eps^2, I = sum m |y|^2:
@@ -85,6 +87,7 @@ typedef struct tree_cell {
     double m;         /* mass */
     double c[3];      /* centre of mass (geometric centre when m == 0) */
     double r_open2;   /* (l / theta + delta)^2 */
+    double err;       /* m l^3: the relative criterion's error scale */
     int first, count; /* sorted bodies [first, first + count) */
     int child;        /* first child (children are contiguous); -1 for a leaf */
     int nchild;
@@ -374,13 +377,16 @@ static bool build(sim_tree_cpu *t, const double *pos, int n, double theta, const
                                       (cell->c[2] - g[2]) * (cell->c[2] - g[2]));
             const double r_open = s / theta + delta;
             cell->r_open2 = r_open * r_open;
+            cell->err = cell->m * s * s * s;
         }
     }
     return true;
 }
 
-/* The acceleration of sorted body k; adds the interactions it evaluated to *count. */
-static void walk_one(const sim_tree_cpu *t, int k, double eps2, double a[3], long long *count) {
+/* The acceleration of sorted body k; adds the interactions it evaluated to
+ * *count. inv_aa: 1 / (alpha a_ref) of the relative criterion, 0: off. */
+static void walk_one(const sim_tree_cpu *t, int k, double eps2, double inv_aa, double a[3],
+                     long long *count) {
     const double x = t->spos[4 * k], y = t->spos[4 * k + 1], z = t->spos[4 * k + 2];
     double ax = 0, ay = 0, az = 0;
     long long interactions = 0;
@@ -392,7 +398,7 @@ static void walk_one(const sim_tree_cpu *t, int k, double eps2, double a[3], lon
         if (cell->m == 0) continue; /* massless: no force */
         const double dx = x - cell->c[0], dy = y - cell->c[1], dz = z - cell->c[2];
         const double d2 = dx * dx + dy * dy + dz * dz;
-        if (ci != 0 && d2 > cell->r_open2) {
+        if (ci != 0 && d2 > cell->r_open2 && cell->err * inv_aa <= d2 * d2 * sqrt(d2)) {
             const double *q = cell->q;
             const double rinv = 1.0 / sqrt(d2 + eps2), rinv2 = rinv * rinv;
             const double rinv3 = rinv * rinv2, rinv5 = rinv3 * rinv2, rinv7 = rinv5 * rinv2;
@@ -431,7 +437,7 @@ static void walk_one(const sim_tree_cpu *t, int k, double eps2, double a[3], lon
 }
 
 bool sim_tree_cpu_forces(sim_tree_cpu *t, const double *pos, int n, double eps2, double theta,
-                         double *acc, const sim_stop *stop) {
+                         double alpha, const double *acc_old, double *acc, const sim_stop *stop) {
     assert(n >= 1 && n <= t->capacity);
     assert(theta > 0 && theta <= 1);
     const double t0 = sim_now_seconds();
@@ -449,8 +455,13 @@ bool sim_tree_cpu_forces(sim_tree_cpu *t, const double *pos, int n, double eps2,
         const int k1 = n - k0 > WALK_BLOCK ? k0 + WALK_BLOCK : n;
         SIM_PARALLEL_FOR(schedule(dynamic, 64) reduction(+ : interactions) if (wide))
         for (int k = k0; k < k1; k++) {
-            double a[3];
-            walk_one(t, k, eps2, a, &interactions);
+            double a[3], inv_aa = 0;
+            if (alpha > 0 && acc_old) {
+                const double *o = &acc_old[3 * t->order[k]];
+                const double aref = sqrt(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]);
+                if (aref > 0) inv_aa = 1.0 / (alpha * aref);
+            }
+            walk_one(t, k, eps2, inv_aa, a, &interactions);
             memcpy(&acc[3 * t->order[k]], a, sizeof a);
         }
     }

@@ -214,6 +214,7 @@ uint8_t snap_gadget_tag(int type) {
 void snap_free(snap_data *d) {
     if (!d) return;
     free(d->bodies);
+    free(d->ids);
     memset(d, 0, sizeof *d);
 }
 
@@ -476,9 +477,22 @@ static bool read_parts(const char *path, part_reader read_part, const char *kind
             grown = realloc(out->bodies,
                             ((size_t)out->count + (size_t)part.count) * sizeof *out->bodies);
             if (!grown) ok = snap_fail(err, sibling, "free some memory", "out of memory");
+            else out->bodies = grown;
+        }
+        /* IDs only while every file so far has them. */
+        if (ok && (i == 0 || out->ids) && part.ids) {
+            uint64_t *ids =
+                realloc(out->ids, ((size_t)out->count + (size_t)part.count) * sizeof *ids);
+            if (!ids) ok = snap_fail(err, sibling, "free some memory", "out of memory");
+            else {
+                memcpy(ids + out->count, part.ids, (size_t)part.count * sizeof *ids);
+                out->ids = ids;
+            }
+        } else if (ok) {
+            free(out->ids);
+            out->ids = NULL;
         }
         if (ok) {
-            out->bodies = grown;
             memcpy(out->bodies + out->count, part.bodies, (size_t)part.count * sizeof *part.bodies);
             out->count += part.count;
             for (int t = 0; t < 6; t++) out->type_counts[t] += part.type_counts[t];

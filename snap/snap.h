@@ -99,6 +99,16 @@ typedef struct snap_data {
     int type_counts[6]; /* bodies per file particle type as read (tipsy: gas, dark, star in 0..2;
                            GADGET/HDF5: PartType0..5; SWIFT's PartType6 is read but not
                            counted here), for the HUD/messages */
+    /* Each body's particle ID, ids[i] for bodies[i], or NULL where the file
+     * has none: then a body's identity is its index (file order). Read from
+     * GADGET-2's ID block (4- or 8-byte), HDF5's ParticleIDs (any integer
+     * type, as unsigned 64-bit) and our sidecar (version 2); tipsy has no IDs
+     * (file order; with its sidecar, the save's body order). IDs need not be
+     * unique or sorted: whoever matches bodies by them checks. A snapshot
+     * split into files has IDs only when every file has them. The writers
+     * write them when non-NULL (HDF5's ParticleIDs, the sidecar); NULL
+     * writes the index. malloc'd; snap_free releases. */
+    uint64_t *ids;
 } snap_data;
 
 typedef struct snap_error {
@@ -144,11 +154,14 @@ bool snap_read_memory_sidecar(const uint8_t *data, size_t len, const uint8_t *si
  * All writers refuse NaN/inf values and counts < 0 with a message. */
 bool snap_write_tipsy(const snap_data *d, uint8_t **buf, size_t *len, snap_error *err);
 /* Our sidecar for tipsy saves: magic + version, knobs, per-body tags, and the exact double
- * positions, velocities and masses (tipsy holds floats), so save/load round-trips exactly. */
+ * positions, velocities and masses (tipsy holds floats), so save/load round-trips exactly;
+ * with d->ids, also the IDs (version 2; version 1 without them). */
 bool snap_write_sidecar(const snap_data *d, uint8_t **buf, size_t *len, snap_error *err);
 /* HDF5 in the GADGET/SWIFT layout that pynbody, swiftsimio and h5py read: PartType1 the halo
  * (dark matter), PartType4 disk and bulge (stars), each with Coordinates, Velocities, Masses,
- * ParticleIDs (the body's index), NbodyComponent (0 disk, 1 bulge, 2 halo) and NbodyGalaxy;
+ * ParticleIDs (d->ids, or the body's index where d->ids is NULL; uint64), NbodyIndex (the
+ * body's index, written only with d->ids), NbodyComponent (0 disk, 1 bulge, 2 halo) and
+ * NbodyGalaxy;
  * d->units in GADGET's /Header attributes and SWIFT's /Units group and per-dataset unit
  * exponents (d->units.known must be true); an /Nbody group with the knobs and
  * d->units.system. Exact doubles: snap_read_file restores tags, body order and knobs exactly.

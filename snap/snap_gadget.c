@@ -17,6 +17,8 @@
  *
  * Particle types to our tags: 1 halo, 2 disk, 3 bulge (GADGET-2's galaxy
  * examples), 0 gas and 4 stars disk, 5 (black holes) halo; galaxy 0.
+ * The ID block (4- or 8-byte unsigned integers, as the record length says)
+ * gives snap_data.ids; a format-2 file without one has none (file order).
  */
 #include <math.h>
 #include <stdio.h>
@@ -276,13 +278,18 @@ bool snap_gadget_read_part(const uint8_t *data, size_t len, const char *name, sn
     if (!out->bodies)
         return snap_fail(err, name, "free some memory, or load a smaller snapshot",
                          "cannot allocate %lld bodies", (long long)total);
+    if (blocks[ID].found && !(out->ids = malloc((size_t)total * sizeof *out->ids))) {
+        snap_free(out);
+        return snap_fail(err, name, "free some memory, or load a smaller snapshot",
+                         "cannot allocate %lld particle IDs", (long long)total);
+    }
     out->count = (int)total;
     out->time = h.time;
     out->format = SNAP_FORMAT_GADGET2;
     out->units.comoving = h.omega0 > 0 || h.omega_lambda > 0;
     out->units.hubble = out->units.comoving && isfinite(h.hubble) && h.hubble > 0 ? h.hubble : 1;
     snap_cursor pc = block_cursor(&r, &blocks[POS]), vc = block_cursor(&r, &blocks[VEL]);
-    snap_cursor mc = block_cursor(&r, &blocks[MASS]);
+    snap_cursor mc = block_cursor(&r, &blocks[MASS]), ic = block_cursor(&r, &blocks[ID]);
     bool ok = true;
     size_t i = 0;
     for (int t = 0; t < GADGET_TYPES; t++) {
@@ -295,6 +302,11 @@ bool snap_gadget_read_part(const uint8_t *data, size_t len, const char *name, sn
             b->mass = h.mass[t];
             if (h.mass[t] == 0) ok = ok && cur_real(&mc, mass_size, &b->mass);
             b->tag = snap_gadget_tag(t);
+            if (out->ids) {
+                uint32_t id32 = 0;
+                if (id_size == 8) ok = ok && snap_cur_u64(&ic, &out->ids[i]);
+                else if ((ok = ok && snap_cur_u32(&ic, &id32))) out->ids[i] = id32;
+            }
         }
     }
     if (!ok) { /* cannot happen: every block's length was checked against the counts */

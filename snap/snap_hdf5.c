@@ -5,7 +5,9 @@
  * NumFilesPerSnapshot (a snapshot in several files <base>.<n>.hdf5 is put
  * together by snap.c) and HubbleParam, Omega0, OmegaLambda where present;
  * /PartTypeN/Coordinates and Velocities (N x 3) and Masses (N), or the header's
- * MassTable entry for a type without Masses. N runs over 0..5 (GADGET, AREPO)
+ * MassTable entry for a type without Masses; ParticleIDs (any integer type,
+ * read as uint64) give snap_data.ids when every type with particles has them.
+ * N runs over 0..5 (GADGET, AREPO)
  * and 6 (SWIFT's neutrinos, drawn as halo; type_counts has no slot for them).
  * Units: GADGET-4/AREPO's UnitLength_in_cm, UnitMass_in_g and
  * UnitVelocity_in_cm_per_s in /Header or /Parameters, or SWIFT's /Units group
@@ -23,13 +25,14 @@
  * Write: a layout that GADGET-style readers, pynbody (through its SWIFT
  * reader) and swiftsimio all read with units and families: PartType1 the
  * halo (dark matter), PartType4 disk and bulge (stars), double Coordinates,
- * Velocities and Masses, ParticleIDs = the body's index, NbodyComponent (0
+ * Velocities and Masses, ParticleIDs (snap_data.ids, or the body's index
+ * where it has none; with ids, NbodyIndex holds the index), NbodyComponent (0
  * disk, 1 bulge, 2 halo) and NbodyGalaxy, each dataset with SWIFT's unit
  * exponents; the units as GADGET's /Header attributes and as SWIFT's /Units
  * group (with /Cosmology, /Policy and /Parameters, which those readers
  * open); and our own /Nbody group (the unit system in words, scene and
  * knobs). When /Nbody is present the reader restores the tags and the body
- * order from NbodyComponent, NbodyGalaxy and ParticleIDs (or, in saves
+ * order from NbodyComponent, NbodyGalaxy and NbodyIndex or ParticleIDs (or, in saves
  * written before disk and bulge moved to PartType4, from NbodyTag), so our
  * own HDF5 saves round-trip exactly. The file is built in memory (core
  * driver without a backing store) and handed out with H5Fget_file_image;
@@ -353,13 +356,14 @@ static bool read_knobs(hid_t file_id, const char *file, snap_data *out, snap_err
  * saves from before they existed, NbodyTag (galaxy | component << 2). */
 typedef struct part_type {
     hid_t group;
-    dset_info pos, vel, mass, ids, comp, galaxy, tag;
+    dset_info pos, vel, mass, ids, comp, galaxy, tag, index;
     int64_t count;
 } part_type;
 
 static void close_type(part_type *p) {
-    dset_info *const sets[7] = {&p->pos, &p->vel, &p->mass, &p->ids, &p->comp, &p->galaxy, &p->tag};
-    for (int i = 0; i < 7; i++) {
+    dset_info *const sets[8] = {&p->pos, &p->vel,    &p->mass, &p->ids,
+                                &p->comp, &p->galaxy, &p->tag,  &p->index};
+    for (int i = 0; i < 8; i++) {
         hclose(sets[i]->id);
         sets[i]->id = -1;
     }
@@ -396,7 +400,8 @@ static bool open_type(hid_t file_id, int t, int64_t count, const double *mass_ta
         !open_dataset(p->group, gname, "Velocities", &p->vel, file, err) ||
         !open_dataset(p->group, gname, "Masses", &p->mass, file, err))
         return false;
-    if (ours && (!open_dataset(p->group, gname, "ParticleIDs", &p->ids, file, err) ||
+    if (!open_dataset(p->group, gname, "ParticleIDs", &p->ids, file, err)) return false;
+    if (ours && (!open_dataset(p->group, gname, "NbodyIndex", &p->index, file, err) ||
                  !open_dataset(p->group, gname, "NbodyComponent", &p->comp, file, err) ||
                  !open_dataset(p->group, gname, "NbodyGalaxy", &p->galaxy, file, err) ||
                  !open_dataset(p->group, gname, "NbodyTag", &p->tag, file, err)))
@@ -425,12 +430,20 @@ static bool open_type(hid_t file_id, int t, int64_t count, const double *mass_ta
         return snap_fail(err, file, layout_hint,
                          "/%s has no Masses dataset and /Header MassTable[%d] is %g", gname, t,
                          mass_table[t]);
-    if (ours && (bad_column(&p->ids, p->pos.rows) || bad_column(&p->comp, p->pos.rows) ||
+    if (bad_column(&p->ids, p->pos.rows))
+        return snap_fail(err, file, "the file is damaged; copy it again",
+                         "/%s/ParticleIDs has %llu x %llu values, expected %lld", gname,
+                         (unsigned long long)p->ids.rows, (unsigned long long)p->ids.cols,
+                         (long long)rows);
+    if (ours && (bad_column(&p->index, p->pos.rows) || bad_column(&p->comp, p->pos.rows) ||
                  bad_column(&p->galaxy, p->pos.rows) || bad_column(&p->tag, p->pos.rows)))
         return snap_fail(err, file, "the /Nbody data is damaged; delete /Nbody to load the bodies",
-                         "/%s/ParticleIDs, NbodyComponent, NbodyGalaxy or NbodyTag does not match "
+                         "/%s/NbodyIndex, NbodyComponent, NbodyGalaxy or NbodyTag does not match "
                          "Coordinates",
                          gname);
+    if (ours && p->ids.id < 0 && p->index.id < 0)
+        return snap_fail(err, file, "the /Nbody data is damaged; delete /Nbody to load the bodies",
+                         "/%s has neither ParticleIDs nor NbodyIndex", gname);
     if (ours && (p->comp.id >= 0) != (p->galaxy.id >= 0))
         return snap_fail(err, file, "the /Nbody data is damaged; delete /Nbody to load the bodies",
                          "/%s has one of NbodyComponent and NbodyGalaxy without the other", gname);
@@ -445,7 +458,19 @@ static bool read_optional(const dset_info *ds, const char *gname, const char *na
     return ds->id < 0 || *out;
 }
 
-/* Fills the bodies of one type at out->bodies + first. */
+/* Reads an opened column as unsigned 64-bit integers (HDF5 converts any
+ * integer type exactly) into dst. */
+static bool read_u64(const dset_info *ds, const char *gname, const char *name, uint64_t *dst,
+                     const char *file, snap_error *err) {
+    if (ds->rows && H5Dread(ds->id, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, dst) < 0)
+        return snap_fail(err, file, "the file is damaged; copy it again", "cannot read %s/%s",
+                         gname, name);
+    return true;
+}
+
+/* Fills the bodies of one type at out->bodies + first (and out->ids + first
+ * when out->ids). Ours: order[first + i] is the body's index in the save
+ * (NbodyIndex, else ParticleIDs), -1 where that is no index. */
 static bool read_type(const part_type *p, int t, const double *mass_table, snap_data *out,
                       int64_t first, bool ours, int64_t *order, const char *file, snap_error *err) {
     char gname[24];
@@ -454,8 +479,13 @@ static bool read_type(const part_type *p, int t, const double *mass_table, snap_
     double *vel = pos ? read_doubles(&p->vel, gname, "Velocities", file, err) : NULL;
     double *mass = NULL, *ids = NULL, *comp = NULL, *galaxy = NULL, *tag = NULL;
     bool ok = vel && read_optional(&p->mass, gname, "Masses", file, &mass, err);
+    if (ok && out->ids)
+        ok = read_u64(&p->ids, gname, "ParticleIDs", out->ids + first, file, err);
+    const bool by_index = p->index.id >= 0;
     if (ours)
-        ok = ok && read_optional(&p->ids, gname, "ParticleIDs", file, &ids, err) &&
+        ok = ok &&
+             read_optional(by_index ? &p->index : &p->ids, gname,
+                           by_index ? "NbodyIndex" : "ParticleIDs", file, &ids, err) &&
              read_optional(&p->comp, gname, "NbodyComponent", file, &comp, err) &&
              read_optional(&p->galaxy, gname, "NbodyGalaxy", file, &galaxy, err) &&
              read_optional(&p->tag, gname, "NbodyTag", file, &tag, err);
@@ -512,6 +542,7 @@ bool snap_hdf5_read_part(const char *path, snap_data *out, int *num_files_out, s
                                .vel.id = -1,
                                .mass.id = -1,
                                .ids.id = -1,
+                               .index.id = -1,
                                .comp.id = -1,
                                .galaxy.id = -1,
                                .tag.id = -1};
@@ -565,10 +596,13 @@ bool snap_hdf5_read_part(const char *path, snap_data *out, int *num_files_out, s
     }
     if (ok && total == 0)
         ok = snap_fail(err, path, layout_hint, "has no particles in /PartType0../PartType6");
+    bool all_ids = true; /* every type with particles has ParticleIDs */
+    for (int t = 0; t < HDF5_TYPES; t++) all_ids = all_ids && (types[t].count == 0 || types[t].ids.id >= 0);
     if (ok) {
         out->bodies = calloc((size_t)total, sizeof *out->bodies);
         order = ours ? malloc((size_t)total * sizeof *order) : NULL;
-        if (!out->bodies || (ours && !order))
+        out->ids = all_ids ? malloc((size_t)total * sizeof *out->ids) : NULL;
+        if (!out->bodies || (ours && !order) || (all_ids && !out->ids))
             ok = snap_fail(err, path, "free some memory, or load a smaller snapshot",
                            "cannot allocate %lld bodies", (long long)total);
     }
@@ -586,27 +620,35 @@ bool snap_hdf5_read_part(const char *path, snap_data *out, int *num_files_out, s
         ok = read_units(file_id, header, path, &out->units, err) &&
              read_knobs(file_id, path, out, err);
     }
-    /* Ours: ParticleIDs is each body's index in the saved state; put them back. */
+    /* Ours: NbodyIndex (or, without it, ParticleIDs) is each body's index in
+     * the saved state; put them back, with their IDs. */
     if (ok && ours) {
         snap_body *sorted = malloc((size_t)total * sizeof *sorted);
+        uint64_t *sorted_ids = out->ids ? malloc((size_t)total * sizeof *sorted_ids) : NULL;
         bool *seen = calloc((size_t)total, 1);
-        ok = sorted && seen;
+        ok = sorted && seen && (!out->ids || sorted_ids);
         if (!ok) snap_fail(err, path, "free some memory", "out of memory");
         for (int64_t i = 0; ok && i < total; i++) {
             int64_t j = order[i];
             if (j < 0 || j >= total || seen[j])
                 ok = snap_fail(err, path, "the /Nbody data is damaged; delete /Nbody",
-                               "ParticleIDs are not the indices 0..%lld", (long long)total - 1);
+                               "NbodyIndex (or ParticleIDs) are not the indices 0..%lld",
+                               (long long)total - 1);
             else {
                 seen[j] = true;
                 sorted[j] = out->bodies[i];
+                if (sorted_ids) sorted_ids[j] = out->ids[i];
             }
         }
         if (ok) {
             free(out->bodies);
             out->bodies = sorted;
-        } else
+            free(out->ids);
+            out->ids = sorted_ids;
+        } else {
             free(sorted);
+            free(sorted_ids);
+        }
         free(seen);
     }
     free(order);
@@ -699,7 +741,8 @@ static int file_type(uint8_t tag) {
 static const field_units coordinates_units = {1, 0, 0, "Positions of the particles"},
                          velocities_units = {1, 0, -1, "Velocities of the particles"},
                          masses_units = {0, 1, 0, "Masses of the particles"},
-                         ids_units = {0, 0, 0, "Index of the particle in nbody's state"},
+                         ids_units = {0, 0, 0, "ID of the particle (nbody: its index where it has no other)"},
+                         index_units = {0, 0, 0, "Index of the particle in nbody's state"},
                          component_units = {0, 0, 0, "nbody's component: 0 disk, 1 bulge, 2 halo"},
                          galaxy_units = {0, 0, 0, "nbody's galaxy: 0 to 3"};
 
@@ -713,9 +756,9 @@ static bool write_types(hid_t f, const snap_data *d) {
         if (n == 0) continue;
         double *pos = malloc(n * 3 * sizeof *pos), *vel = malloc(n * 3 * sizeof *vel);
         double *mass = malloc(n * sizeof *mass);
-        uint64_t *ids = malloc(n * sizeof *ids);
+        uint64_t *ids = malloc(n * sizeof *ids), *index = malloc(n * sizeof *index);
         uint8_t *comp = malloc(n), *galaxy = malloc(n);
-        ok = pos && vel && mass && ids && comp && galaxy;
+        ok = pos && vel && mass && ids && index && comp && galaxy;
         size_t j = 0;
         for (int i = 0; ok && i < d->count; i++) {
             const snap_body *b = &d->bodies[i];
@@ -725,7 +768,8 @@ static bool write_types(hid_t f, const snap_data *d) {
                 vel[3 * j + a] = b->vel[a];
             }
             mass[j] = b->mass;
-            ids[j] = (uint64_t)i;
+            ids[j] = d->ids ? d->ids[i] : (uint64_t)i;
+            index[j] = (uint64_t)i;
             comp[j] = (uint8_t)SNAP_TAG_COMPONENT(b->tag);
             galaxy[j] = (uint8_t)SNAP_TAG_GALAXY(b->tag);
             j++;
@@ -740,6 +784,8 @@ static bool write_types(hid_t f, const snap_data *d) {
             write_dataset(g, "Velocities", H5T_NATIVE_DOUBLE, n, 3, vel, &velocities_units, u) &&
             write_dataset(g, "Masses", H5T_NATIVE_DOUBLE, n, 1, mass, &masses_units, u) &&
             write_dataset(g, "ParticleIDs", H5T_NATIVE_UINT64, n, 1, ids, &ids_units, u) &&
+            (!d->ids ||
+             write_dataset(g, "NbodyIndex", H5T_NATIVE_UINT64, n, 1, index, &index_units, u)) &&
             write_dataset(g, "NbodyComponent", H5T_NATIVE_UINT8, n, 1, comp, &component_units, u) &&
             write_dataset(g, "NbodyGalaxy", H5T_NATIVE_UINT8, n, 1, galaxy, &galaxy_units, u);
         hclose(g);
@@ -747,6 +793,7 @@ static bool write_types(hid_t f, const snap_data *d) {
         free(vel);
         free(mass);
         free(ids);
+        free(index);
         free(comp);
         free(galaxy);
     }

@@ -13,7 +13,7 @@
  * header length (only one makes the particles fill the file exactly).
  * Mapping to our tags: gas and stars are disk, dark matter is halo.
  *
- * The sidecar "<file>.nbody" (little-endian, version 1):
+ * The sidecar "<file>.nbody" (little-endian, version 1, or 2 with IDs):
  *     0  "NBODYSC" + version byte
  *     8  int64 count (must equal the tipsy file's)
  *    16  double time
@@ -22,6 +22,7 @@
  *   120  int64 steps
  *   128  count x double pos[3], vel[3], mass   (body order of the save)
  *        count x uint8 tag
+ *        count x uint64 id                     (version 2 only: snap_data.ids)
  * Our tipsy writer puts halo bodies first (dark), then the rest (star), each
  * in body order; the sidecar keeps the body order, and the reader checks that
  * every tipsy float equals the sidecar's double rounded to float, so a
@@ -40,9 +41,11 @@ enum {
     TIPSY_GAS_FLOATS = 12,
     TIPSY_DARK_FLOATS = 9,
     TIPSY_STAR_FLOATS = 11,
-    SIDECAR_VERSION = 1,
+    SIDECAR_VERSION = 1,     /* without IDs */
+    SIDECAR_VERSION_IDS = 2, /* the same, then an ID per body */
     SIDECAR_HEADER = 128,
     SIDECAR_BODY = 57, /* 7 doubles + 1 tag byte */
+    SIDECAR_ID = 8,
 };
 static const char sidecar_magic[7] = {'N', 'B', 'O', 'D', 'Y', 'S', 'C'};
 
@@ -232,13 +235,14 @@ bool snap_write_sidecar(const snap_data *d, uint8_t **buf, size_t *len, snap_err
     for (int k = 0; k < 4; k++)
         if (!isfinite(knobs[k]))
             return snap_fail(err, name, "the knobs are damaged", "knob %d is %g", k, knobs[k]);
-    uint64_t total = SIDECAR_HEADER + (uint64_t)d->count * SIDECAR_BODY;
+    uint64_t total =
+        SIDECAR_HEADER + (uint64_t)d->count * (SIDECAR_BODY + (d->ids ? SIDECAR_ID : 0));
     snap_out o = {.big = false};
     if (total > SIZE_MAX || !snap_out_reserve(&o, (size_t)total))
         return snap_fail(err, name, "free some memory", "cannot allocate %llu bytes",
                          (unsigned long long)total);
     snap_out_bytes(&o, sidecar_magic, sizeof sidecar_magic);
-    const uint8_t version = SIDECAR_VERSION;
+    const uint8_t version = d->ids ? SIDECAR_VERSION_IDS : SIDECAR_VERSION;
     snap_out_bytes(&o, &version, 1);
     snap_out_u64(&o, (uint64_t)d->count);
     snap_out_f64(&o, d->time);
@@ -254,6 +258,7 @@ bool snap_write_sidecar(const snap_data *d, uint8_t **buf, size_t *len, snap_err
         snap_out_f64(&o, b->mass);
     }
     for (int i = 0; i < d->count; i++) snap_out_bytes(&o, &d->bodies[i].tag, 1);
+    for (int i = 0; d->ids && i < d->count; i++) snap_out_u64(&o, d->ids[i]);
     if (o.failed || o.len != total) {
         free(o.data);
         return snap_fail(err, name, "free some memory", "out of memory while writing");
@@ -293,17 +298,18 @@ bool snap_sidecar_apply(const uint8_t *data, size_t len, const char *name, snap_
     }
     if (memcmp(magic, sidecar_magic, sizeof magic) != 0)
         return snap_fail(err, name, sidecar_hint, "sidecar is not an nbody sidecar (bad magic)");
-    if (version != SIDECAR_VERSION)
+    if (version != SIDECAR_VERSION && version != SIDECAR_VERSION_IDS)
         return snap_fail(err, name,
                          "it was written by another nbody version; remove or rename the sidecar "
                          "to load the tipsy file alone",
-                         "sidecar has version %u, this nbody reads version %d", version,
-                         SIDECAR_VERSION);
+                         "sidecar has version %u, this nbody reads versions %d and %d", version,
+                         SIDECAR_VERSION, SIDECAR_VERSION_IDS);
+    const uint64_t per_body = SIDECAR_BODY + (version == SIDECAR_VERSION_IDS ? SIDECAR_ID : 0);
     if (count != (uint64_t)d->count)
         return snap_fail(err, name, sidecar_hint,
                          "sidecar is for %llu bodies but the tipsy file has %d",
                          (unsigned long long)count, d->count);
-    uint64_t want = SIDECAR_HEADER + count * SIDECAR_BODY; /* count <= INT_MAX: no overflow */
+    uint64_t want = SIDECAR_HEADER + count * per_body; /* count <= INT_MAX: no overflow */
     if ((uint64_t)len != want)
         return snap_fail(err, name, sidecar_hint,
                          "sidecar has %zu bytes, %llu bodies need exactly %llu", len,
@@ -326,8 +332,12 @@ bool snap_sidecar_apply(const uint8_t *data, size_t len, const char *name, snap_
         return snap_fail(err, name, sidecar_hint, "sidecar step count is negative");
 
     snap_body *bodies = calloc((size_t)count, sizeof *bodies);
-    if (!bodies)
+    uint64_t *ids = version == SIDECAR_VERSION_IDS ? malloc((size_t)count * sizeof *ids) : NULL;
+    if (!bodies || (version == SIDECAR_VERSION_IDS && !ids)) {
+        free(bodies);
+        free(ids);
         return snap_fail(err, name, "free some memory", "cannot allocate the sidecar's bodies");
+    }
     for (size_t i = 0; i < count; i++) {
         snap_body *b = &bodies[i];
         for (int a = 0; a < 3; a++) snap_cur_f64(&c, &b->pos[a]);
@@ -335,6 +345,7 @@ bool snap_sidecar_apply(const uint8_t *data, size_t len, const char *name, snap_
         snap_cur_f64(&c, &b->mass);
     }
     for (size_t i = 0; i < count; i++) snap_cur_bytes(&c, &bodies[i].tag, 1);
+    for (size_t i = 0; ids && i < count; i++) snap_cur_u64(&c, &ids[i]);
     /* The sidecar must describe this very tipsy file: same dark/star split,
      * and each tipsy float the rounding of the sidecar's double. */
     int ndark = 0;
@@ -364,10 +375,13 @@ bool snap_sidecar_apply(const uint8_t *data, size_t len, const char *name, snap_
     }
     if (!ok) {
         free(bodies);
+        free(ids);
         return false;
     }
     free(d->bodies);
     d->bodies = bodies;
+    free(d->ids);
+    d->ids = ids;
     d->time = time;
     d->knobs.valid = true;
     memcpy(d->knobs.scene, scene, sizeof scene);

@@ -128,7 +128,9 @@ static SPLAT_HD inline void splat_span(float c, float s, int count, int *first, 
     *last = (int)splat_clamp(hi, -1.0f, (float)(count - 1));
 }
 
-/* Body index (x, y, z, speed, tag) through view: its sprite (bodies.vert).
+/* Body index (x, y, z, speed, tag: the renderer's 16 bits) through view:
+ * its sprite (bodies.vert), in its selection set's colour or dimmed for
+ * none (bits 8-11), dimmed by the tag's fade level (bits 4-7).
  * false when it is not drawn: a hidden halo body, behind the eye, or
  * nearer than the near plane or farther than the far one. */
 static SPLAT_HD inline int splat_setup(const splat_view *view, const float body[4], uint32_t tag,
@@ -155,13 +157,16 @@ static SPLAT_HD inline int splat_setup(const splat_view *view, const float body[
         c = splat_galaxy_color(galaxy, component);
     } else if (view->color == NBODY_COLOR_COMPONENT) {
         c = splat_component_color(component);
+    } else if (view->color >= NBODY_COLOR_QUANTITY) { /* body[3]: the place in its range */
+        c = splat_speed_palette(splat_clamp(body[3], 0.0f, 1.0f));
     } else {
         c = splat_speed_palette(splat_clamp(body[3] / view->speed_scale, 0.0f, 1.0f));
     }
     const uint32_t set = (tag >> NBODY_TAG_SET_SHIFT) & NBODY_TAG_SET_MASK;
     if (set != 0u) c = splat_set_color(set);
     if (tag & NBODY_TAG_DIM) c = splat_scale(c, (float)NBODY_SET_DIM);
-    out->light = splat_scale(c, view->brightness * dim);
+    const float fade = (float)((tag >> NBODY_TAG_FADE_SHIFT) & NBODY_TAG_FADE_MASK);
+    out->light = splat_scale(c, view->brightness * dim * (1.0f - fade / (float)NBODY_TAG_FADE_MASK));
     splat_span(out->x, out->size, view->width, &out->x0, &out->x1);
     splat_span(out->y, out->size, view->height, &out->y0, &out->y1);
     return 1;

@@ -170,6 +170,7 @@ dt               real   run   1e-6   10                   9.99e-7   10.01
 softening        real   run   1e-6   100                  9.99e-7   100.1
 damping          real   run   0.5    1                    0.499     1.001
 theta            real   run   0.05   1                    0.0499    1.001
+tree-alpha       real   run   1e-4   1                    9.99e-5   1.001
 mass-ratio       real   run   0.01   100                  0.00999   100.1
 pericenter       real   run   0.001  100000               0.000999  100001
 separation       real   run   0.001  100000               0.000999  100001
@@ -209,6 +210,11 @@ encode           input  run
 progress         switch run
 profile          switch run
 snapshot-every   int    run   1      2147483647           0         2147483648
+camera-path      input  run
+play-speed       real   run   0.001  1000                 0.0009    1001
+view             enum   run   contour
+density-max      real   run   1e-30  1e30                 0         1e31
+density-stretch  enum   run   linear
 '
 
 mkdir -p "$tmp/adir" "$tmp/fixtures"

@@ -19,6 +19,12 @@ int main(void) {
     CHECK(d.theta == SIM_THETA_DEFAULT, "theta %g", d.theta);
     CHECK(sim_desc_defaults(&(sim_desc){.backend = SIM_BACKEND_CPU}).theta == SIM_THETA_DEFAULT_CPU,
           "the CPU tree's own default theta");
+    CHECK(d.tree_alpha == SIM_TREE_ALPHA_DEFAULT, "tree_alpha %g", d.tree_alpha);
+    CHECK(sim_desc_defaults(&(sim_desc){.backend = SIM_BACKEND_CPU}).tree_alpha ==
+              SIM_TREE_ALPHA_DEFAULT_CPU,
+          "the CPU tree's own default tree_alpha");
+    CHECK(sim_desc_defaults(&(sim_desc){.tree_alpha = -1}).tree_alpha == 0,
+          "a negative tree_alpha is off (0)");
     CHECK(d.damping == 1.0f, "damping %g", d.damping);
     CHECK(d.backend == SIM_BACKEND_DEFAULT, "backend stays DEFAULT until create: %d", d.backend);
     CHECK(d.variant == sim_variant_resolve(SIM_VARIANT_DEFAULT), "variant %d", d.variant);
@@ -100,6 +106,7 @@ int main(void) {
         {.dt = 1e-9f},      {.dt = 11},         {.softening = 1e-9f},
         {.theta = 1.5f},    {.theta = -1},      {.damping = 0.4f},
         {.p = 2000},        {.q = -3},          {.merger = {.mass_ratio = 1000}},
+        {.tree_alpha = 2},  {.tree_alpha = 1e-5},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         sim_desc b = bad[i];

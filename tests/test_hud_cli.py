@@ -169,7 +169,8 @@ def snapshot_every(tmp):
     check(len(times) == 4 and all(abs(t - 0.03 * i) < 1e-6 for i, t in enumerate(times)),
           f"their times: 3 steps of 0.01 apart from 0: {times}")
     st = os.path.join(tmp, "every.jsonl")
-    r = run(["--load", os.path.join(out, "run_*.tipsy"), "--frames", "4", "--status-json", st,
+    r = run(["--load", os.path.join(out, "run_*.tipsy"), "--frames", "4", "--play-speed", "30",
+             "--status-json", st,
              "--status-every", "1"], tmp)
     lines = status_lines(st)
     got = [(s["playback"]["index"], s["t"]) for s in lines[:4]]

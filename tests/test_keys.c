@@ -238,9 +238,12 @@ static void check_knobs(void) {
     CHECK(a->live.step_once, ". while paused steps once");
     press(a, GLFW_KEY_SPACE, 0);
     CHECK(!a->live.paused, "Space runs");
-    const render_color order[] = {RENDER_COLOR_BODY, RENDER_COLOR_GALAXY, RENDER_COLOR_COMPONENT,
+    /* C's order: the modes of the tags, then those of a quantity, back to speed. */
+    const render_color order[] = {RENDER_COLOR_BODY,      RENDER_COLOR_GALAXY,
+                                  RENDER_COLOR_COMPONENT, RENDER_COLOR_DENSITY,
+                                  RENDER_COLOR_RADIAL,    RENDER_COLOR_POTENTIAL,
                                   RENDER_COLOR_SPEED};
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < (int)(sizeof order / sizeof order[0]); i++) {
         press(a, GLFW_KEY_C, 0);
         CHECK(a->view.color == order[i], "C #%d: colour mode %d, want %d", i + 1, a->view.color,
               order[i]);
@@ -393,6 +396,16 @@ static void check_key_names(void) {
                                        "scroll",
                                        "I",
                                        "U",
+                                       "F2 / Shift+F2",
+                                       "F3",
+                                       "F4",
+                                       "9",
+                                       "0",
+                                       "\\",
+                                       "N",
+                                       "Shift+N",
+                                       "Y",
+                                       "Ctrl+Y",
                                        "F6",
                                        "F7",
                                        "Shift+F7",
@@ -548,8 +561,8 @@ static void check_grow_guard(void) {
 
     /* The drawing's share (interop_memory) is what interop/, render/ and
      * splat/ allocate per body: on the zero-copy path with CUDA's sprites
-     * the vertex buffer and its tags (render_reserve_bodies) and the
-     * sprites' copy of the tags (splat_set_tags), all on the GPU; on the
+     * the vertex buffer and its tags, 16 bits a body (render_reserve_bodies)
+     * and the sprites' copy of the tags (splat_set_tags), all on the GPU; on the
      * host copy the staging buffer too, on the host; on the CPU backend
      * all of it on the host. (splat_create asks no device, so this runs
      * without a GPU.) */
@@ -559,13 +572,13 @@ static void check_grow_guard(void) {
     CHECK(interop_cuda_sprites(&io), "zero copy: CUDA may draw the sprites");
     sim_memory mem = {0};
     interop_memory(&io, true, m, &mem);
-    CHECK(mem.device_need == (sizeof(render_vertex) + 1.0 + 1.0) * m && mem.host_need == 0,
+    CHECK(mem.device_need == (sizeof(render_vertex) + 2.0 + 2.0) * m && mem.host_need == 0,
           "zero copy: %.0f bytes on the GPU, %.0f on the host", mem.device_need, mem.host_need);
     interop_destroy(&io);
     interop_init(&io, true, true);
     mem = (sim_memory){0};
     interop_memory(&io, true, m, &mem);
-    CHECK(mem.device_need == (sizeof(render_vertex) + 1.0) * m &&
+    CHECK(mem.device_need == (sizeof(render_vertex) + 2.0) * m &&
               mem.host_need == (double)sizeof(sim_vertex) * m,
           "host copy: %.0f bytes on the GPU, %.0f on the host", mem.device_need, mem.host_need);
     interop_destroy(&io);
@@ -573,7 +586,7 @@ static void check_grow_guard(void) {
     mem = (sim_memory){0};
     interop_memory(&io, false, m, &mem);
     CHECK(mem.device_need == 0 &&
-              mem.host_need == (sizeof(render_vertex) + 1.0 + sizeof(sim_vertex)) * m,
+              mem.host_need == (sizeof(render_vertex) + 2.0 + sizeof(sim_vertex)) * m,
           "CPU backend: %.0f bytes on the GPU, %.0f on the host", mem.device_need, mem.host_need);
     interop_destroy(&io);
 

@@ -38,7 +38,7 @@ static sim_body *bodies(app *a) {
 
 /* The frame's part of the selection, as app_frame calls it. */
 static void frame(app *a, const render_view *view) {
-    uint8_t *tags = NULL;
+    uint16_t *tags = NULL;
     app_select_frame(a, view, &tags);
     free(tags);
     app_select_measure(a);

@@ -325,9 +325,12 @@ static void test_tipsy_round_trip(void) {
 
 /* --- GADGET: a minimal image, for byte-order and label checks ---------------- */
 
-/* Format 2, little-endian, n halo particles with masses in the MASS block. */
-static uint8_t *gadget_image(int n, size_t *len) {
-    size_t cap = 16 + 264 + 3 * (16 + 8 + 12 * (size_t)n) + (16 + 8 + 4 * (size_t)n);
+/* Format 2, little-endian, n halo particles with masses in the MASS block;
+ * with_ids: an ID block of 8-byte IDs (2^40 + n - 1 - i: above 32 bits,
+ * descending) before it. */
+static uint8_t *gadget_image_ids(int n, bool with_ids, size_t *len) {
+    size_t cap = 16 + 264 + 3 * (16 + 8 + 12 * (size_t)n) + (16 + 8 + 4 * (size_t)n) +
+                 (16 + 8 + 8 * (size_t)n);
     uint8_t *p = calloc(1, cap), *q = p;
 #define U32(v)                                                                                     \
     (q[0] = (uint8_t)(v), q[1] = (uint8_t)((v) >> 8), q[2] = (uint8_t)((v) >> 16),                 \
@@ -341,6 +344,17 @@ static uint8_t *gadget_image(int n, size_t *len) {
     U32(256);
     const char *labels[3] = {"POS ", "VEL ", "MASS"};
     for (int b = 0; b < 3; b++) {
+        if (b == 2 && with_ids) {
+            const uint32_t bytes = (uint32_t)n * 8u;
+            LABEL("ID  ", bytes + 8);
+            U32(bytes);
+            for (int i = 0; i < n; i++) {
+                const uint64_t id = (1ull << 40) + (uint64_t)(n - 1 - i);
+                U32((uint32_t)id);
+                U32((uint32_t)(id >> 32));
+            }
+            U32(bytes);
+        }
         uint32_t bytes = (uint32_t)n * (b < 2 ? 12u : 4u);
         LABEL(labels[b], bytes + 8);
         U32(bytes);
@@ -356,6 +370,75 @@ static uint8_t *gadget_image(int n, size_t *len) {
 #undef LABEL
     *len = (size_t)(q - p);
     return p;
+}
+
+static uint8_t *gadget_image(int n, size_t *len) {
+    return gadget_image_ids(n, false, len);
+}
+
+/* Particle IDs: GADGET's ID block, our sidecar (version 2) and HDF5 keep them. */
+static void test_ids(void) {
+    size_t len;
+    uint8_t *g = gadget_image_ids(5, true, &len);
+    snap_data d;
+    snap_error err = {0};
+    CHECK(snap_read_memory(g, len, "g", &d, &err), "GADGET with IDs: %s", err.message);
+    bool ids_ok = d.ids != NULL && d.bodies[4].pos[2] == 14 && d.bodies[3].mass == 0.5;
+    for (int i = 0; ids_ok && i < 5; i++) ids_ok = d.ids[i] == (1ull << 40) + (uint64_t)(4 - i);
+    CHECK(ids_ok, "GADGET's 8-byte ID block is read as the bodies' IDs");
+    snap_free(&d);
+    free(g);
+    g = gadget_image(5, &len);
+    CHECK(snap_read_memory(g, len, "g", &d, &err) && d.ids == NULL,
+          "a GADGET file without an ID block has none (file order)");
+    snap_free(&d);
+    free(g);
+
+    /* Tipsy + sidecar: IDs round-trip through the sidecar (version 2). */
+    snap_data s = make_state(41);
+    s.ids = malloc(sizeof *s.ids * 41);
+    for (int i = 0; i < 41; i++) s.ids[i] = 0xfedcba9876543210ull - 7919ull * (uint64_t)i;
+    uint8_t *tipsy, *side;
+    size_t tipsy_len, side_len;
+    CHECK(snap_write_tipsy(&s, &tipsy, &tipsy_len, &err) &&
+              snap_write_sidecar(&s, &side, &side_len, &err),
+          "%s", err.message);
+    CHECK(side[7] == 2, "a sidecar with IDs is version 2");
+    snap_data r;
+    CHECK(snap_read_memory_sidecar(tipsy, tipsy_len, side, side_len, "t", &r, &err), "%s",
+          err.message);
+    int same = r.ids != NULL && r.count == 41;
+    for (int i = 0; same && i < 41; i++) same = r.ids[i] == s.ids[i];
+    CHECK(same, "tipsy + sidecar: the IDs come back");
+    snap_free(&r);
+    CHECK(snap_read_memory(tipsy, tipsy_len, "t", &r, &err) && r.ids == NULL,
+          "tipsy alone: no IDs (file order)");
+    snap_free(&r);
+    free(tipsy);
+    free(side);
+
+    /* HDF5: ParticleIDs hold the IDs, NbodyIndex the order; both come back. */
+    if (snap_hdf5_available()) {
+        s.units = (snap_units){.known = true,
+                               .length_cm = 3.0856775814913673e21,
+                               .mass_g = 1.98841e43,
+                               .velocity_cm_s = 2.0738653644138841e7,
+                               .hubble = 1};
+        uint8_t *buf;
+        CHECK(snap_write_hdf5(&s, &buf, &len, &err), "%s", err.message);
+        char path[300];
+        snprintf(path, sizeof path, "%s/ids.hdf5", dir);
+        CHECK(write_file(path, buf, len), "write");
+        free(buf);
+        CHECK(snap_read_file(path, &r, &err), "%s (%s)", err.message, err.hint);
+        same = r.ids != NULL && r.count == 41;
+        for (int i = 0; same && i < 41; i++)
+            same = r.ids[i] == s.ids[i] && !bodies_differ(&r.bodies[i], &s.bodies[i]);
+        CHECK(same, "HDF5: the IDs and the body order come back");
+        snap_free(&r);
+        unlink(path);
+    }
+    snap_free(&s);
 }
 
 static void test_gadget_small(void) {
@@ -606,6 +689,7 @@ int main(int argc, char **argv) {
     }
     test_tipsy_round_trip();
     test_gadget_small();
+    test_ids();
     test_not_files();
     test_hdf5_round_trip();
     char path[300];

@@ -33,9 +33,10 @@ Everything runs headless on the CPU backend at small N. What is checked:
     units and run with the galaxy scenes' dt and softening;
   - playback of a folder of 4 snapshots of different N (one truncated) plus
     a text file and a FIFO that are not part of the series: paused at frame
-    0, then . . , ] [ move the status's playback index 0 1 3 1 3 0 (the
-    truncated one skipped with a message) and N follows the files; nothing
-    steps; the same files by a glob play one per frame to the end and stop;
+    0, then . . , ] [ move the status's playback index 0 1 1 0 3 0 (the
+    truncated one stops the playback before it, with a message) and N
+    follows the files; nothing steps; the same files by a glob at
+    --play-speed 30 play one per frame to the end and stop;
   - bad input: a truncated tipsy, text, an empty file, NaN positions, an
     empty folder, a FIFO (must not hang), a missing file and a pattern that
     matches nothing each give exit 2, one "nbody: --load ..." line and one
@@ -394,7 +395,8 @@ with tempfile.TemporaryDirectory() as tmp:
                      "--status-every", "1"], tmp, timeout=60)
             check(r.returncode == 0, f"--load DIR: exit {r.returncode} {r.stderr.strip()}")
             lines = status_lines(p_status)
-            want_index = {0: 0, 2: 1, 4: 3, 6: 1, 8: 3, 10: 0}
+            # 4: . to the truncated file stops there (position 1 stays)
+            want_index = {0: 0, 2: 1, 4: 1, 6: 0, 8: 3, 10: 0}
             ns = [50, 80, 60, 120]
             for frame, index in want_index.items():
                 pb = at(lines, frame)["playback"] or {}
@@ -403,17 +405,20 @@ with tempfile.TemporaryDirectory() as tmp:
                       f"frame {frame}: playback {pb.get('index')}/{pb.get('count')}, N "
                       f"{at(lines, frame)['n']}, t {pb.get('time')} (want {index}, {ns[index]})")
             check(all(l["steps"] == 0 for l in lines), "playback steps nothing")
-            check("skipped run_002.tipsy" in r.stdout, "the truncated file is skipped with a message")
+            check("playback stopped: run_002.tipsy" in r.stdout,
+                  "the truncated file stops the playback with a message")
         except subprocess.TimeoutExpired:
             check(False, "--load DIR with a FIFO in it hung")
         g_status = os.path.join(tmp, "g.jsonl")
         r = run(["--load", os.path.join(series, "run_00[013].tipsy"), "--frames", "5",
+                 "--play-speed", "30",
                  "--status-json", g_status, "--status-every", "1"], tmp)
         check(r.returncode == 0, f"--load 'GLOB': exit {r.returncode} {r.stderr.strip()}")
         lines = status_lines(g_status)
         idx = [l["playback"]["index"] for l in lines[:5]]
         check(idx == [0, 1, 2, 2, 2] and not lines[4]["playback"]["playing"],
-              f"a glob plays one file per frame and stops at the end: {idx}")
+              f"a glob plays (at 30 snapshots/s headless: a file a frame) and stops at the end: "
+              f"{idx}")
 
     guard('playback', section_5)
 

@@ -95,6 +95,22 @@ static sim_body *scene(sim_ic ic, int n, uint64_t seed, float eps, bool unequal)
     return b;
 }
 
+/* The tree's accelerations of bodies b at theta with the relative criterion's
+ * alpha (0: off); *per_body gets the walk's interactions per body. */
+static void tree_alpha(const sim_body *b, int n, float eps, double theta, double alpha,
+                       sim_body *out, double *per_body) {
+    sim *s = test_sim((sim_desc){.backend = SIM_BACKEND_CPU,
+                                 .body_count = 1,
+                                 .softening = eps,
+                                 .variant = SIM_VARIANT_TREE,
+                                 .theta = theta,
+                                 .tree_alpha = alpha > 0 ? alpha : -1});
+    test_set_bodies(s, b, n);
+    sim_get_bodies(s, out); /* the first evaluation: theta alone, then the criterion */
+    *per_body = sim_get_tree_stats(s).interactions_per_body;
+    sim_destroy(s);
+}
+
 /* ---- tree invariants (white box) --------------------------------------------- */
 
 static bool inside(double x, double lo, double side, double slack) {
@@ -113,7 +129,7 @@ static int check_tree(const char *what, const sim_body *b, int n, double eps, do
     sim_tree_cpu *t = sim_tree_cpu_create();
     sim_error err = {0};
     CHECK(t && sim_tree_cpu_reserve(t, n, &err), "%s: reserve: %s", what, err.message);
-    sim_tree_cpu_forces(t, pos, n, eps * eps, theta, acc, NULL);
+    sim_tree_cpu_forces(t, pos, n, eps * eps, theta, 0, NULL, acc, NULL);
 
     const int cells = sim_tree_cpu_node_count(t);
     const int *order = sim_tree_cpu_order(t);
@@ -267,6 +283,79 @@ static void check_accuracy(void) {
  * massless). */
 #define DEGENERATE_MEDIAN 3e-3
 #define DEGENERATE_P99 3e-2
+
+/* The relative criterion (docs/TREE.md): a cell is opened unless it also has
+ * M l^3 / d^5 <= alpha |a| with |a| the body's last acceleration. Its
+ * truncation error is the octupole's, ~M b^3 / d^5 with b <= l, so the
+ * relative error per body falls with alpha. At theta 1 (a cell accepted
+ * from d > l + delta) and ALPHA_LOOSE, the GPU's default, the criterion must
+ * open more than theta alone (median at least 1.5-fold lower). At
+ * ALPHA_LOOSE / 8 the median and p99 must fall at least 2-fold more (in
+ * proportion they would fall 8-fold; theta's own openings and the leaves
+ * summed body by body make it less: about 3-fold measured), meet the
+ * issue's goal (the flat disk: the degenerate bound below), and on the
+ * Plummer sphere and the merger take fewer interactions than theta 0.6
+ * alone, the CPU's default, at a median no more than 1.2 times its own: the
+ * point of the criterion. (Walked body by body, the CPU opens by each
+ * body's own distance and |a|; the GPU by its group's nearest point and
+ * least |a|, which is stricter: the same alpha is more accurate there.) */
+#define ALPHA_LOOSE SIM_TREE_ALPHA_DEFAULT
+static void check_relative(void) {
+    struct {
+        const char *what;
+        sim_ic ic;
+        int n;
+        float eps;
+    } cases[] = {
+        {"plummer, unequal masses", SIM_IC_PLUMMER, 8191, 0.05f},
+        {"merger, unequal masses", SIM_IC_MERGER, 7001, 0.15f},
+        {"cold flat disk", SIM_IC_PLUMMER, 6007, 0.02f},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const int n = cases[c].n;
+        const float eps = cases[c].eps;
+        sim_body *b = scene(cases[c].ic, n, 11, eps, true);
+        const bool flat = c == 2;
+        if (flat) { /* z = 0 exactly, at rest */
+            sim_rng r = sim_rng_seed(3);
+            for (int i = 0; i < n; i++) {
+                const double rad = sqrt(sim_rng_uniform(&r)), ph = 6.283185307 * sim_rng_uniform(&r);
+                b[i] = (sim_body){.pos = {rad * cos(ph), rad * sin(ph), 0}, .mass = 1.0 / n};
+            }
+        }
+        sim_body *x = malloc(sizeof(sim_body) * (size_t)n), *t = malloc(sizeof(sim_body) * (size_t)n);
+        forces(b, n, eps, SIM_VARIANT_FP64, 0.5f, x);
+        double ib = 0, ia = 0, ia8 = 0, i6 = 0;
+        tree_alpha(b, n, eps, 1.0, 0, t, &ib);
+        const err_stats barnes = rel_errors(t, x, n);
+        tree_alpha(b, n, eps, 1.0, ALPHA_LOOSE, t, &ia);
+        const err_stats rel = rel_errors(t, x, n);
+        CHECK(all_finite(t, n), "%s: relative criterion: forces not finite", cases[c].what);
+        tree_alpha(b, n, eps, 1.0, ALPHA_LOOSE / 8, t, &ia8);
+        const err_stats rel8 = rel_errors(t, x, n);
+        tree_alpha(b, n, eps, 0.6, 0, t, &i6);
+        const err_stats b6 = rel_errors(t, x, n);
+        printf("%-24s theta 1: median %.3g p99 %.3g (%.0f/body); alpha %g: %.3g %.3g (%.0f); "
+               "alpha/8: %.3g %.3g (%.0f); theta 0.6 alone: %.3g %.3g (%.0f)\n",
+               cases[c].what, barnes.median, barnes.p99, ib, ALPHA_LOOSE, rel.median,
+               rel.p99, ia, rel8.median, rel8.p99, ia8, b6.median, b6.p99, i6);
+        CHECK(rel.median * 1.5 <= barnes.median && ia > ib,
+              "%s: alpha %g opens nothing more than theta 1 (median %.3g vs %.3g)", cases[c].what,
+              ALPHA_LOOSE, rel.median, barnes.median);
+        CHECK(rel8.median * 2 <= rel.median && rel8.p99 * 2 <= rel.p99,
+              "%s: alpha / 8: median %.3g p99 %.3g, not 2x below %.3g %.3g", cases[c].what,
+              rel8.median, rel8.p99, rel.median, rel.p99);
+        const double med = flat ? DEGENERATE_MEDIAN : 1e-3, p99 = flat ? DEGENERATE_P99 : 1e-2;
+        CHECK(rel8.median <= med && rel8.p99 <= p99, "%s: alpha %g: median %.3g p99 %.3g",
+              cases[c].what, ALPHA_LOOSE / 8, rel8.median, rel8.p99);
+        CHECK(flat || (ia8 < i6 && rel8.median <= 1.2 * b6.median),
+              "%s: alpha %g: %.0f interactions a body at median %.3g; theta 0.6: %.0f at %.3g",
+              cases[c].what, ALPHA_LOOSE / 8, ia8, rel8.median, i6, b6.median);
+        free(x);
+        free(t);
+        free(b);
+    }
+}
 
 /* Degenerate distributions: a valid tree, finite forces, close to exact. */
 static void check_degenerate(void) {
@@ -579,6 +668,7 @@ int main(int argc, char **argv) {
     check_degenerate();
     check_api();
     check_accuracy();
+    check_relative();
     check_conservation();
     return test_exit("test_tree_cpu");
 }

@@ -24,6 +24,7 @@
  * - N = 2, 3 and all-pairs-size groups: the root is a leaf, the sum is the
  *   direct one in float: 1e-5 relative.
  * - The walk's potential energy: test_energy's comment.
+ * - The relative criterion: test_relative's comment.
  * - Coincident pairs at softening 0 (the walk's floor on eps^2, sim.h):
  *   finite, the default theta's targets, and both bodies of a pair within
  *   1e-5 relative of each other (float rounding of the same sums).
@@ -228,6 +229,62 @@ static void test_vs_cpu(int n) {
     free(g);
     free(c);
     free(x);
+}
+
+/* The relative criterion (sim.h SIM_TREE_ALPHA_DEFAULT, docs/TREE.md) on a
+ * Plummer sphere at theta 1, as test_tree_cpu checks it on the CPU: the
+ * default alpha opens more than theta alone (median at least 1.5-fold
+ * lower, more interactions) and meets the accuracy target; alpha / 8 lowers
+ * the median and p99 at least 2-fold more (the octupole error the
+ * criterion bounds is proportional to alpha; theta's own openings and
+ * leaves summed directly make the fall less than 8-fold). Then a running
+ * simulation, whose walks read the last step's accelerations rather than
+ * the first pass's: after `steps` steps its error stays within the target. */
+static void test_relative(int n, int steps) {
+    sim_body *b = plummer(n, 23);
+    sim_body *t = malloc(sizeof(sim_body) * (size_t)n), *x = malloc(sizeof(sim_body) * (size_t)n);
+    exact(b, n, 0.05f, x);
+    const double alphas[3] = {-1, SIM_TREE_ALPHA_DEFAULT, SIM_TREE_ALPHA_DEFAULT / 8};
+    errs e[3];
+    double per_body[3];
+    for (int k = 0; k < 3; k++) {
+        sim *s = test_sim((sim_desc){.body_count = 1, .backend = SIM_BACKEND_CUDA,
+                                     .variant = SIM_VARIANT_TREE, .softening = 0.05f,
+                                     .theta = 1.0, .tree_alpha = alphas[k]});
+        test_set_bodies(s, b, n);
+        sim_get_bodies(s, t);
+        e[k] = rel_errors(t, x, x, n);
+        sim_error err = {0};
+        sim_force_error fe; /* a synchronising read-back: the stats are this evaluation's */
+        CHECK(sim_measure_force_error(s, 64, 1, &fe, &err), "%s", err.message);
+        per_body[k] = sim_get_tree_stats(s).interactions_per_body;
+        printf("theta 1, alpha %-7g n %7d: median %.2e p99 %.2e max %.2e, %.0f interactions/body\n",
+               alphas[k] > 0 ? alphas[k] : 0, n, e[k].median, e[k].p99, e[k].max, per_body[k]);
+        sim_destroy(s);
+    }
+    CHECK(e[1].median * 1.5 <= e[0].median && per_body[1] > per_body[0],
+          "alpha %g opens nothing more than theta 1: median %.3e vs %.3e", alphas[1], e[1].median,
+          e[0].median);
+    CHECK(e[1].median <= 1e-3 && e[1].p99 <= 1e-2, "alpha %g: median %.3e p99 %.3e", alphas[1],
+          e[1].median, e[1].p99);
+    CHECK(e[2].median * 2 <= e[1].median && e[2].p99 * 2 <= e[1].p99,
+          "alpha %g: median %.3e p99 %.3e, not 2x below alpha %g's", alphas[2], e[2].median,
+          e[2].p99, alphas[1]);
+    sim *s = test_sim((sim_desc){.body_count = 1, .backend = SIM_BACKEND_CUDA,
+                                 .variant = SIM_VARIANT_TREE, .softening = 0.05f});
+    test_set_bodies(s, b, n);
+    sim_error err = {0};
+    CHECK(sim_step(s, steps), "%d steps", steps);
+    sim_force_error fe;
+    CHECK(sim_measure_force_error(s, n, 1, &fe, &err), "%s", err.message);
+    printf("after %d steps at the defaults: median %.2e p99 %.2e max %.2e\n", steps, fe.median,
+           fe.p99, fe.max);
+    CHECK(fe.median <= 1e-3 && fe.p99 <= 1e-2, "after %d steps: median %.3e p99 %.3e", steps,
+          fe.median, fe.p99);
+    sim_destroy(s);
+    free(t);
+    free(x);
+    free(b);
 }
 
 static void test_theta(int n) {
@@ -577,12 +634,14 @@ int main(int argc, char **argv) {
         test_plummer(3001);
         test_degenerate(1);
         test_switch(3000);
+        test_relative(3001, 2);
         test_energy(3001); /* last: its bodies draw from lcg() */
     } else {
         test_plummer(16000);
         test_plummer(100003);
         test_vs_cpu(16000);
         test_theta(20000);
+        test_relative(100003, 20);
         test_degenerate(3);
         test_switch(30000);
         test_energy(20011); /* last: its bodies draw from lcg() */

@@ -46,6 +46,7 @@ typedef enum config_knob {
     CONFIG_KNOB_SOFTENING,
     CONFIG_KNOB_DAMPING,
     CONFIG_KNOB_THETA,
+    CONFIG_KNOB_TREE_ALPHA,
     CONFIG_KNOB_BACKEND,
     CONFIG_KNOB_GPUS,
     CONFIG_KNOB_VARIANT,
@@ -93,6 +94,11 @@ bool config_sprites_parse(const char *s, config_sprites *out);
 #define CONFIG_DEFAULT_WIDTH 1280
 #define CONFIG_DEFAULT_HEIGHT 720
 #define CONFIG_HEADLESS_FRAMES 60 /* --frames without a window, when not given */
+/* A series' playback speed in snapshots per second: --play-speed's default
+ * (its help says "1") and range; 9 and 0 keep it in the range. */
+#define CONFIG_PLAY_SPEED 1.0
+#define CONFIG_PLAY_SPEED_MIN 0.001
+#define CONFIG_PLAY_SPEED_MAX 1000.0
 
 /* Everything the command line can say. given[k] records which knobs the
  * user set, so a value of zero is never mistaken for "not given". */
@@ -109,6 +115,10 @@ typedef struct config {
     const char *dump;              /* CSV (or snapshot) of the bodies at exit, or NULL */
     int snapshot_every;            /* --snapshot-every K: --dump is a pattern, a file every K
                                       frames that step; 0: off */
+    /* the density view (app/app_density.c) */
+    bool density_view;   /* --view density */
+    double density_max;  /* --density-max: the colour bar's upper end, its units; 0: auto */
+    bool density_asinh;  /* --density-stretch asinh */
     int width, height;             /* window or image size in pixels (config_parse fills them) */
     bool host_copy;                /* force the host-copy path instead of CUDA-GL interop */
     config_sprites sprites;        /* --sprites */
@@ -132,11 +142,13 @@ typedef struct config {
      * apply to M's recordings. */
     const char *record;              /* --record FILE.mp4, or NULL */
     int record_fps;                  /* frames/s of the video; 0 -> 30 */
+    double play_speed; /* --play-speed: a series' snapshots per second; 0 -> CONFIG_PLAY_SPEED */
     int record_width, record_height; /* --record-size (even); 0: the frame's own size */
     bool record_hud;                 /* the HUD in the video too */
     const char *frames_dir;          /* --frames-dir DIR: frame-000000.png ... instead, or NULL */
     const char *encode;              /* --encode DIR: its frame-*.png into --record, nothing else */
     const char *load; /* --load FILE, 'GLOB' or DIR: start from snapshot(s), or NULL */
+    const char *camera_path; /* --camera-path FILE: keyframes flown from frame 0, or NULL */
     bool progress;    /* --progress: the headless progress line even into a file */
     bool profile;     /* --profile: at exit, where each frame's time went */
 } config;

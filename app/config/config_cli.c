@@ -50,6 +50,12 @@ enum option_id {
     O_PROGRESS,
     O_PROFILE,
     O_SNAPSHOT_EVERY,
+    O_CAMERA_PATH,
+    O_PLAY_SPEED,
+    /* the density view (app/app_density.c) */
+    O_VIEW,
+    O_DENSITY_MAX,
+    O_DENSITY_STRETCH,
     O_COUNT
 };
 
@@ -108,7 +114,7 @@ static const option_spec options[] = {
      "record every frame drawn to a video through ffmpeg ($NBODY_FFMPEG): .mp4, .mov, .mkv "
      "(H.264), .avi, .gif; - for stdout (fragmented MP4)"},
     {O_RECORD_FPS, "record-fps", "N", WHOLE, 1, 240, "30",
-     "frames/s of --record's video (also --encode's and M's)"},
+     "frames/s of --record's video (also --encode's and M's, and a headless --camera-path's)"},
     {O_RECORD_SIZE, "record-size", "WxH", TEXT, 16, 16384, "the window's or image's size",
      "record at this size, drawn offscreen, rounded down to even (--record, --frames-dir, M)"},
     {O_RECORD_HUD, "record-hud", NULL, SWITCH, 0, 0, "off",
@@ -126,6 +132,20 @@ static const option_spec options[] = {
     {O_SNAPSHOT_EVERY, "snapshot-every", "K", WHOLE, 1, INT_MAX, "off",
      "with --dump PATTERN (e.g. run_%04d.hdf5): the state at the start and every K frames that "
      "step, as the pattern's files 0, 1, ..., for --load 'run_*.hdf5' to play back"},
+    {O_CAMERA_PATH, "camera-path", "FILE", PATH, 0, 0, "none",
+     "fly the camera along FILE's keyframes from the first frame (F4 saves one); headless, or "
+     "recording without --frames, the run ends where the path does"},
+    {O_PLAY_SPEED, "play-speed", "S", REAL, CONFIG_PLAY_SPEED_MIN, CONFIG_PLAY_SPEED_MAX, "1",
+     "a series' playback: snapshots per second (9 / 0 change it); headless and --record: "
+     "S / --record-fps snapshots a frame"},
+    {O_VIEW, "view", "sprites|density", TEXT, 0, 0, "sprites",
+     "what is drawn: the bodies' light, or their projected surface density with a colour bar "
+     "(N toggles)"},
+    {O_DENSITY_MAX, "density-max", "X", REAL, 1e-30, 1e30, "auto (99.9th percentile)",
+     "density view: the colour bar's upper end, in its units (M_sun/kpc² for galaxies, model "
+     "units otherwise); the lower end is 10^-4 of it (Y / Shift+Y)"},
+    {O_DENSITY_STRETCH, "density-stretch", "log|asinh", TEXT, 0, 0, "log",
+     "density view: the colour map's stretch (Ctrl+Y on the auto range toggles it)"},
 };
 _Static_assert(sizeof options / sizeof options[0] == O_COUNT, "one spec per option id");
 
@@ -417,6 +437,27 @@ static int apply(config *c, const option_spec *o, const char *v) {
     case O_SNAPSHOT_EVERY:
         c->snapshot_every = (int)d;
         break;
+    case O_CAMERA_PATH:
+        c->camera_path = v;
+        break;
+    case O_PLAY_SPEED:
+        c->play_speed = d;
+        break;
+    case O_VIEW:
+        if (strcmp(v, "sprites") != 0 && strcmp(v, "density") != 0) {
+            return bad("give sprites or density", "--view '%s': not sprites or density", v);
+        }
+        c->density_view = strcmp(v, "density") == 0;
+        break;
+    case O_DENSITY_MAX:
+        c->density_max = d;
+        break;
+    case O_DENSITY_STRETCH:
+        if (strcmp(v, "log") != 0 && strcmp(v, "asinh") != 0) {
+            return bad("give log or asinh", "--density-stretch '%s': not log or asinh", v);
+        }
+        c->density_asinh = strcmp(v, "asinh") == 0;
+        break;
     case O_HELP:
     case O_HELP_MARKDOWN:
     case O_COUNT:
@@ -448,7 +489,7 @@ static const enum option_id run_only[] = {
     O_FRAMES,     O_SCREENSHOT, O_DUMP,       O_WIDTH,       O_HEIGHT,      O_HOST_COPY,
     O_NO_VSYNC,   O_NO_HUD,     O_HUD_SCALE,  O_SCRIPT,      O_STATUS_JSON, O_STATUS_EVERY,
     O_FULLSCREEN, O_RECORD,     O_RECORD_FPS, O_RECORD_SIZE, O_RECORD_HUD,  O_FRAMES_DIR,
-    O_ENCODE,     O_LOAD,       O_PROGRESS,   O_PROFILE,
+    O_ENCODE,     O_LOAD,       O_PROGRESS,   O_PROFILE,    O_CAMERA_PATH, O_PLAY_SPEED,
 };
 
 /* The knobs that only the merger scenes have. */
@@ -459,7 +500,8 @@ static const config_knob orbit_knobs[] = {
 };
 
 /* Refuses the --record-size, --record-hud and --record-fps that nothing
- * would use: they shape --record's video (--record-fps also --encode's),
+ * would use: they shape --record's video (--record-fps also --encode's, and
+ * the frames/s a --camera-path is flown at headless),
  * --frames-dir's PNGs (size and HUD), and the videos M records in a window
  * or from a --script. */
 static int check_recording(const config *c, const bool *given) {
@@ -474,7 +516,7 @@ static int check_recording(const config *c, const bool *given) {
                    "--%s shapes a recording, and this run records nothing",
                    given[O_RECORD_SIZE] ? "record-size" : "record-hud");
     }
-    if (given[O_RECORD_FPS] && !c->record && !by_key) {
+    if (given[O_RECORD_FPS] && !c->record && !by_key && !c->camera_path) {
         return bad("add --record FILE.mp4 (in a window, M records at this rate)",
                    "--record-fps is a video's rate, and this run records no video%s",
                    c->frames_dir ? " (--frames-dir writes PNGs, which have none)" : "");

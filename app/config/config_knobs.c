@@ -73,11 +73,16 @@ static const knob_row rows[] = {
                               "more damping: 1-d doubles from 1e-4",
                               "less damping; below 1e-4 it is off", false},
                              SIM_KNOB_DAMPING},
-    [CONFIG_KNOB_THETA] = {{"theta", "THETA", "0.8 (CPU: 0.6)",
+    [CONFIG_KNOB_THETA] = {{"theta", "THETA", "1 (CPU: 0.6)",
                             "tree opening angle: cell size / distance (a list with --benchmark)",
                             GLFW_KEY_J, "opening angle +0.1 (tree)", "opening angle -0.1 (tree)",
                             true},
                            SIM_KNOB_THETA},
+    [CONFIG_KNOB_TREE_ALPHA] = {{"tree-alpha", "A", "0.015 (CPU: 0, off)",
+                                 "tree: also open a cell unless M side^3 / d^5 <= A x the group's "
+                                 "last |a| (0: theta alone)",
+                                 0, NULL, NULL, false},
+                                SIM_KNOB_TREE_ALPHA},
     [CONFIG_KNOB_BACKEND] = {{"backend", "cuda|cpu", "cuda if a GPU is present, else cpu",
                               "simulation backend", 0, NULL, NULL, false},
                              NONE},
@@ -315,6 +320,11 @@ int config_knob_parse(config *c, config_knob k, const char *v) {
             [CONFIG_KNOB_DISK_TEMPERATURE] = &c->sim.galaxy.disk_temperature,
         };
         *field[k] = d;
+        return 0;
+    case CONFIG_KNOB_TREE_ALPHA:
+        rc = real_value(k, v, &d);
+        if (rc) return rc;
+        c->sim.tree_alpha = d > 0 ? d : -1; /* sim_desc: 0 is its default, negative off */
         return 0;
     case CONFIG_KNOB_THETA:
         rc = each_item(k, v, one_real, &c->theta_list);

@@ -125,7 +125,8 @@ bool interop_cuda_sprites(const interop *io) {
 }
 
 void interop_memory(const interop *io, bool cuda_backend, int n, sim_memory *out) {
-    const double vertices = (sizeof(render_vertex) + 1.0) * n; /* render_reserve_bodies */
+    const double vertices = (double)(sizeof(render_vertex) + sizeof(uint16_t)) *
+                            n; /* render_reserve_bodies: vertices, 16-bit tags */
     if (cuda_backend) {
         out->device_need += vertices;
     } else {
@@ -134,10 +135,12 @@ void interop_memory(const interop *io, bool cuda_backend, int n, sim_memory *out
     if (!cuda_backend || io->path == INTEROP_HOST_COPY) {
         out->host_need += (double)sizeof(sim_vertex) * n; /* io->staging */
     }
-    if (cuda_backend && interop_cuda_sprites(io)) out->device_need += n; /* splat_set_tags */
+    if (cuda_backend && interop_cuda_sprites(io)) { /* splat_set_tags: 16 bits a body */
+        out->device_need += (double)sizeof(uint16_t) * n;
+    }
 }
 
-void interop_tags(interop *io, const uint8_t *tags, int n) {
+void interop_tags(interop *io, const uint16_t *tags, int n) {
     splat_error e = {0};
     if (io->splat && !splat_set_tags(io->splat, tags, n, &e)) sprites_off(io, e.message);
 }
@@ -313,6 +316,15 @@ static bool write_zero_copy(interop *io, sim *s, int n, const splat_view *sprite
     } else {
         sim_write_vertices(s, (sim_vertex *)ptr, true);
     }
+    if (!why[0] && io->values && io->value_count == n) {
+        /* Over each vertex's speed, on the legacy stream: after the
+         * simulation's write (its stream is a blocking one), before the
+         * sprites and the unmap. From pageable memory: done on return. */
+        e = cudaMemcpy2DAsync((char *)ptr + offsetof(sim_vertex, speed), sizeof(sim_vertex),
+                              io->values, sizeof(float), sizeof(float), (size_t)n,
+                              cudaMemcpyHostToDevice, 0);
+        if (e != cudaSuccess) describe(why, sizeof why, "cudaMemcpy2DAsync (colour values)", e);
+    }
     if (!why[0] && sprites) {
         cudaArray_t array = NULL;
         splat_error se = {0};
@@ -350,6 +362,9 @@ static bool upload_via_host(interop *io, sim *s, render *r, int n) {
         io->staging_capacity = n;
     }
     sim_write_vertices(s, io->staging, false);
+    if (io->values && io->value_count == n) {
+        for (int i = 0; i < n; i++) io->staging[i].speed = io->values[i];
+    }
     render_upload_bodies(r, (const render_vertex *)io->staging, n);
     return true;
 }

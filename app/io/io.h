@@ -94,6 +94,8 @@ void io_status_destroy(io_status *s);
 
 /* ---- videos and PNG sequences (io_record.c, io_encoder.c) ------------------ */
 
+#define IO_RECORD_DEFAULT_FPS 30 /* a video's frames/s without --record-fps */
+
 typedef struct io_recorder_desc {
     render *render;         /* pictures: targets and read-back rings */
     interop *interop;       /* CUDA converts a video's frames where the zero-copy path is on */
@@ -101,7 +103,7 @@ typedef struct io_recorder_desc {
     const char *shader_dir; /* the read-back's conversion shader */
     bool headless;          /* a --record failure is not shown on the (absent) HUD */
     bool profile;           /* print the verdict of the fence trial */
-    int fps;                /* frames/s of the video; 0 -> 30 */
+    int fps;                /* frames/s of the video; 0 -> IO_RECORD_DEFAULT_FPS */
     int width, height;      /* --record-size; 0: the frame's own size */
     bool hud;               /* --record-hud: the HUD in the video too */
 } io_recorder_desc;
@@ -178,9 +180,16 @@ typedef struct io_snapshot {
     double time;
     bool own;          /* our save: knobs valid, nothing converted */
     bool galaxy_units; /* converted from the file's units to the galaxy units */
+    bool comoving;     /* a cosmological run: time is the scale factor a */
     snap_knobs knobs;
     const char *format;
     char note[256]; /* how the units were taken */
+    /* The file's particle IDs, ids[i] for bodies[i] (snap_data.ids), or NULL:
+     * then a body's identity is its index (file order). malloc'd. */
+    uint64_t *ids;
+    /* The indices 0..count-1 sorted by ID (io_snapshot_index_ids), or NULL:
+     * not made, no IDs, or two bodies share an ID. malloc'd. */
+    int *by_id;
 } io_snapshot;
 
 /* Reads path (format from its content) into *out, in model units,
@@ -190,6 +199,35 @@ typedef struct io_snapshot {
  * the smallest normal float). */
 bool io_snapshot_read(const char *path, io_snapshot *out, snap_error *err);
 void io_snapshot_free(io_snapshot *s);
+/* Makes s->by_id from s->ids (O(N log N)); leaves it NULL when s has no IDs,
+ * when two bodies share one (*duplicate then true) or when memory is short. */
+void io_snapshot_index_ids(io_snapshot *s, bool *duplicate);
+
+/* ---- a series' files read ahead on a thread (io_readahead.c) ------------- */
+
+/* One worker thread reads the file asked for (io_snapshot_read, then
+ * io_snapshot_index_ids) while the frames go on; one request at a time. */
+typedef struct io_readahead io_readahead;
+typedef struct io_readahead_result {
+    int index;        /* which file of the series */
+    bool ok;          /* else err says why */
+    bool duplicate;   /* its IDs are not unique (snap.by_id is NULL) */
+    io_snapshot snap; /* ok: the caller owns it (io_snapshot_free) */
+    snap_error err;
+} io_readahead_result;
+/* paths[0..count-1] must outlive the reader. NULL when the thread cannot
+ * be started (out of memory or threads). */
+io_readahead *io_readahead_create(char *const *paths, int count);
+/* Joins the thread (after the read under way) and frees what it holds. */
+void io_readahead_destroy(io_readahead *r);
+/* Asks for file index; false when a request is under way or its result not
+ * yet taken. */
+bool io_readahead_request(io_readahead *r, int index);
+/* The result, when there is one (wait: until the request under way ends);
+ * false when there is none (nothing asked, or not done and !wait). */
+bool io_readahead_take(io_readahead *r, bool wait, io_readahead_result *out);
+/* The file asked for and not taken yet, or -1. */
+int io_readahead_pending(io_readahead *r);
 /* What --load ARG names: one file (*series false), or a series (a folder's
  * snapshots or a glob's matches, sorted by name, in *list). false with *err. */
 bool io_series_resolve(const char *arg, bool *series, char ***list, int *count, snap_error *err);
@@ -268,6 +306,62 @@ bool io_script_load(const char *path, io_script_event **events, int *count);
 /* Key name ("K", "Shift+P", "Space", "F12") to GLFW key and modifiers;
  * false if unknown. */
 bool io_key_parse(const char *name, int *key, int *mods);
+
+/* ---- camera paths (io_campath.c) ----------------------------------------- */
+
+/* A camera path file (docs/USAGE.md, "Camera paths"): the line
+ * "nbody-campath 1", then one keyframe a line, "TIME ANCHOR X Y Z DISTANCE
+ * YAW PITCH FOV", # comments and blank lines skipped. */
+#define IO_CAMPATH_MAGIC "nbody-campath"
+#define IO_CAMPATH_VERSION 1
+#define IO_CAMPATH_KEYS_MAX 256         /* keyframes a path holds */
+#define IO_CAMPATH_DISTANCE_MIN 1e-3    /* the zoom's range (app_camera.c) */
+#define IO_CAMPATH_DISTANCE_MAX 1e4
+#define IO_CAMPATH_PITCH_MAX_DEG 88.8   /* within the orbit's limit of 1.55 radians */
+#define IO_CAMPATH_FOV_MIN_DEG 1.0
+#define IO_CAMPATH_FOV_MAX_DEG 170.0
+#define IO_CAMPATH_COORD_MAX 1e9        /* |x|, |y|, |z|, |time| and |yaw| in the file */
+
+/* What a keyframe's target is relative to: the origin, the centre of mass
+ * of all bodies, or one galaxy's centre of mass (the path flies with it). */
+typedef enum io_campath_anchor {
+    IO_CAMPATH_WORLD,
+    IO_CAMPATH_COM,
+    IO_CAMPATH_GALAXY1,
+    IO_CAMPATH_GALAXY2,
+    IO_CAMPATH_ANCHOR_COUNT
+} io_campath_anchor;
+const char *io_campath_anchor_name(io_campath_anchor a); /* "world", "com", "galaxy1", ... */
+
+typedef struct io_campath_key {
+    double time; /* seconds on the path (a video's seconds when recorded) */
+    io_campath_anchor anchor;
+    double target[3];  /* length units of the scene, relative to the anchor's centre */
+    double distance;   /* from the target, length units */
+    double yaw, pitch; /* degrees: about +z, and above the x-y plane (render_camera's) */
+    double fov;        /* the vertical field of view, degrees */
+} io_campath_key;
+
+typedef struct io_campath {
+    int count;
+    io_campath_key keys[IO_CAMPATH_KEYS_MAX]; /* times strictly increasing */
+} io_campath;
+
+/* Parses a path file's text; name (the file) and flag name it in messages.
+ * false with "nbody: FLAG NAME line N: what" and a hint line printed. */
+bool io_campath_parse(const char *text, const char *flag, const char *name, io_campath *out);
+/* Reads path (a regular file) and parses it; false with a message printed. */
+bool io_campath_load(const char *path, const char *flag, io_campath *out);
+/* The path as the file's text (every number as the shortest text that
+ * reads back as it, so load then save gives the same file); the length it
+ * needs (as snprintf: out is cut short when len is too small). */
+size_t io_campath_format(const io_campath *p, char *out, size_t len);
+/* Writes the path to file atomically (io_write_text); false with a message
+ * printed and errno saying why. */
+bool io_campath_save(const char *path, const io_campath *p);
+/* The frames/s a path is played at frame by frame: --record-fps's, or a
+ * video's default. */
+int io_campath_fps(int record_fps);
 
 /* ---- the start-up check (io_check.c) ------------------------------------- */
 

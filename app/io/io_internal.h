@@ -13,7 +13,6 @@
 
 #include "io.h"
 
-#define IO_RECORD_DEFAULT_FPS 30
 /* Frames in flight to the writer: GL's read-back ring and CUDA's share it. */
 #define IO_WRITER_DEPTH RENDER_READBACK_DEPTH
 _Static_assert(VIDEO_DEPTH == RENDER_READBACK_DEPTH, "CUDA's frames and GL's share the writer");

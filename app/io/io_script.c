@@ -208,6 +208,8 @@ static const struct {
     {"F9", GLFW_KEY_F9},          {"F6", GLFW_KEY_F6},           {"F7", GLFW_KEY_F7},
     {"F8", GLFW_KEY_F8},          {",", GLFW_KEY_COMMA},         {"Comma", GLFW_KEY_COMMA},
     {"[", GLFW_KEY_LEFT_BRACKET}, {"]", GLFW_KEY_RIGHT_BRACKET}, {"Enter", GLFW_KEY_ENTER},
+    {"F2", GLFW_KEY_F2},          {"F3", GLFW_KEY_F3},           {"F4", GLFW_KEY_F4},
+    {"\\", GLFW_KEY_BACKSLASH},   {"Backslash", GLFW_KEY_BACKSLASH},
 };
 
 bool io_key_parse(const char *name, int *key, int *mods) {

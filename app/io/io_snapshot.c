@@ -52,7 +52,48 @@
 
 void io_snapshot_free(io_snapshot *p) {
     free(p->bodies);
+    free(p->ids);
+    free(p->by_id);
     p->bodies = NULL;
+    p->ids = NULL;
+    p->by_id = NULL;
+}
+
+typedef struct id_pair {
+    uint64_t id;
+    int index;
+} id_pair;
+
+static int by_id_then_index(const void *x, const void *y) {
+    const id_pair *a = x, *b = y;
+    if (a->id != b->id) return a->id < b->id ? -1 : 1;
+    return (a->index > b->index) - (a->index < b->index);
+}
+
+void io_snapshot_index_ids(io_snapshot *s, bool *duplicate) {
+    *duplicate = false;
+    free(s->by_id);
+    s->by_id = NULL;
+    if (!s->ids || s->count <= 0) return;
+    id_pair *pairs = malloc(sizeof *pairs * (size_t)s->count);
+    int *order = malloc(sizeof *order * (size_t)s->count);
+    if (!pairs || !order) {
+        free(pairs);
+        free(order);
+        return;
+    }
+    for (int i = 0; i < s->count; i++) pairs[i] = (id_pair){s->ids[i], i};
+    qsort(pairs, (size_t)s->count, sizeof *pairs, by_id_then_index);
+    for (int i = 0; i < s->count; i++) {
+        order[i] = pairs[i].index;
+        if (i > 0 && pairs[i].id == pairs[i - 1].id) *duplicate = true;
+    }
+    free(pairs);
+    if (*duplicate) {
+        free(order);
+        return;
+    }
+    s->by_id = order;
 }
 
 const char *io_base_name(const char *path) {
@@ -268,8 +309,11 @@ bool io_snapshot_read(const char *path, io_snapshot *p, snap_error *err) {
                                   .mass = s->mass,
                                   .tag = s->tag};
     }
+    p->ids = d.ids; /* the file's IDs travel with the bodies: nothing reorders them */
+    d.ids = NULL;
     p->time = d.time;
     p->knobs = d.knobs;
+    p->comoving = d.units.comoving;
     p->own = d.knobs.valid;
     p->format = snap_format_name(d.format);
     double factor[3] = {1, 1, 1};
@@ -435,7 +479,8 @@ bool io_snapshot_write(const char *path, snap_format format, const sim_body *b, 
         d.bodies[i] = (snap_body){.pos = {b[i].pos[0], b[i].pos[1], b[i].pos[2]},
                                   .vel = {b[i].vel[0], b[i].vel[1], b[i].vel[2]},
                                   .mass = b[i].mass,
-                                  .tag = (uint8_t)b[i].tag};
+                                  /* without a playback's fade level */
+                                  .tag = (uint8_t)(b[i].tag & ~(NBODY_TAG_FADE_MASK << NBODY_TAG_FADE_SHIFT))};
     }
     snap_error err = {0};
     uint8_t *buf = NULL, *side = NULL;

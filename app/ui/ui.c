@@ -119,7 +119,10 @@ void ui_draw(ui_state *ui, const ui_facts *f, ui_layer layer, int fb_width, int 
             overlays[i].draw(ui, f, fb_width, fb_height);
         }
     }
-    if (layer == UI_LAYER_SCENE) ui_caption_draw(ui, f, fb_width, fb_height);
+    if (layer == UI_LAYER_SCENE) {
+        ui_caption_draw(ui, f, fb_width, fb_height);
+        ui_colorbar_draw(ui, f, fb_width, fb_height); /* only in the density view */
+    }
     if (layer == UI_LAYER_PANEL) {
         ui_message_draw(ui, f, fb_width, fb_height);
         ui_notes_draw(ui, f, fb_width, fb_height);

@@ -46,11 +46,15 @@ typedef struct ui_rung {
 typedef struct ui_playback {
     bool on;                    /* a series is loaded and plays (or is paused) */
     bool playing;               /* false: paused, or at its end */
-    int index, count;           /* the file on screen, 0-based, of count */
+    int index, count;           /* the file at or before the play position, 0-based, of count */
     const char *file;           /* its name (no folder) */
     const char *format, *units; /* its format's name; how its units were taken */
-    double time;                /* the snapshot's own time (its header's) */
-    int frames_per_snapshot;
+    double time;     /* the play time: interpolated between the files' own times (or indices) */
+    double position; /* the play position in files (index + fraction) */
+    double speed;    /* snapshots per second */
+    const char *interp; /* what the frame did: "Hermite", "linear", "none", with why */
+    const char *match;  /* how bodies are matched: by particle ID, or by file order (why) */
+    bool time_is_index; /* the files' times do not increase: t is the position */
 } ui_playback;
 
 /* A recording running (--record, --frames-dir, M): the REC indicator. */
@@ -83,6 +87,45 @@ typedef struct ui_select {
     const char *quantity;      /* the histogram's quantity, in words */
     const float (*colors)[3];  /* each set's colour (shaders/nbody_shared.h) */
 } ui_select;
+/* The density view (app/app_density.c): what its colour bar shows. */
+typedef struct ui_density {
+    bool on;               /* the density map is drawn instead of the sprites */
+    double lo, hi;         /* the palette's ends, in units */
+    render_stretch stretch;
+    bool manual;           /* the range set by keys or --density-max (else the map's own) */
+    const char *units;     /* "M_sun/kpc²" or "mass/length² (model units)" */
+    const char *bodies;    /* which bodies: "all bodies", "disk", "galaxy 1", ... */
+} ui_density;
+
+/* A colour mode of a quantity (app/app_colour.c): what the legend shows. */
+typedef struct ui_quantity {
+    bool on;           /* the sprites are coloured by it this frame */
+    bool computed;     /* false: no values yet (the legend says so) */
+    const char *name;  /* "density", "radial velocity", "potential" */
+    const char *units; /* "M_sun/kpc²", "km/s", ... */
+    double lo, hi;     /* the palette's ends, in units (auto: 1st..99th percentile) */
+    bool log;          /* placed by log(value) between them */
+} ui_quantity;
+
+/* One tick of the colour bar: its place along the bar (0..1) and label. */
+typedef struct ui_tick {
+    float t;
+    char label[24];
+} ui_tick;
+#define UI_TICKS_MAX 8
+
+/* Where the colour bar's box goes in a picture of fb_width x fb_height: w x
+ * h pixels at the bottom right, margin m from the edges, into box (x, y
+ * from the top left, w, h). false when it does not fit in the picture or
+ * would reach into its middle, the central UI_COLORBAR_CLEAR of its width
+ * and height, where the lens keeps the subject: a small picture gets no bar. */
+#define UI_COLORBAR_CLEAR 0.4f
+bool ui_colorbar_box(float w, float h, float m, int fb_width, int fb_height, float box[4]);
+
+/* The colour bar's ticks for d (ui_colorbar.c): lo, hi and the powers of
+ * ten between (every other one, or fewer, when more would crowd), at the
+ * palette's places; returns how many (at most UI_TICKS_MAX). */
+int ui_colorbar_ticks(const ui_density *d, ui_tick *out);
 
 /* Everything the overlays show that is not the simulation's own. */
 typedef struct ui_facts {
@@ -117,12 +160,15 @@ typedef struct ui_facts {
     bool sprites_auto;    /* ... chosen by the measured trial */
     const char *snapshot; /* the snapshot line, or "" */
     const char *caption;  /* a --script tour's caption line, or "" */
+    const char *campath;  /* a camera path's line while it plays, or "" (NULL: none) */
     const base_msg *msg;  /* the message line */
     bool capturing;       /* this frame is saved (F12): no message in it */
     /* the ladder chart */
     const ui_rung *rungs;
     int rung_count;
     const char *device; /* what the rungs ran on */
+    ui_density density; /* the density view's colour bar */
+    ui_quantity quantity; /* the colour mode's quantity, for the legend */
     /* the help's key lines: fills label and text for binding i, false past the end */
     bool (*key_help)(int i, char *label, size_t label_len, char *text, size_t text_len);
 } ui_facts;

@@ -62,7 +62,7 @@ typedef struct hud_layout {
     float lens_center[2];
     float bar_px;         /* the scale bar's length in pixels, 0: none */
     char bar_label[48];   /* its length */
-    char legend_head[32]; /* "colour: speed" */
+    char legend_head[48]; /* "colour: speed" */
     legend_item legend[3];
     int legend_count;
 } hud_layout;
@@ -88,7 +88,8 @@ static void gpus_line(const ui_facts *f, const sim_method *m, ui_lines *l) {
 }
 
 static void look_line(const ui_facts *f, ui_lines *l) {
-    static const char *const colors[] = {"speed", "per body", "galaxy", "component"};
+    static const char *const colors[] = {"speed",   "per body",        "galaxy",   "component",
+                                         "density", "radial velocity", "potential"};
     _Static_assert(sizeof colors / sizeof colors[0] == RENDER_COLOR_COUNT, "one name per mode");
     const bool cuda = sim_get_params(f->sim).backend == SIM_BACKEND_CUDA;
     const render_view *v = &f->view;
@@ -109,22 +110,28 @@ static void playback_lines(const ui_facts *f, ui_lines *l) {
     char n[32];
     base_commas(p.body_count, n, sizeof n);
     const bool end = !pb->playing && pb->index + 1 == pb->count;
-    ui_add(l, UI_KEY, "PLAYBACK %d/%d   %s   %s", pb->index + 1, pb->count, pb->file,
+    ui_add(l, UI_KEY, "PLAYBACK %.2f of %d   %s   %s", pb->position + 1, pb->count, pb->file,
            pb->playing ? "playing"
            : end       ? "at the end"
                        : "paused");
     char when[48] = "";
-    if (f->galactic) snprintf(when, sizeof when, " (%.4g Myr)", pb->time * SIM_GALAXY_MYR_PER_TIME);
-    ui_add(l, UI_WHITE, "%s bod%s   t = %.6g%s, the snapshot's own time", n,
-           p.body_count == 1 ? "y" : "ies", pb->time, when);
-    const int fps_snap = pb->frames_per_snapshot > 0 ? pb->frames_per_snapshot : 1;
-    ui_add(l, UI_WHITE, "%d frame%s a snapshot at %.3g frames/s: %.3g snapshots/s", fps_snap,
-           base_plural(fps_snap), f->fps, f->fps / fps_snap);
+    if (f->galactic && !pb->time_is_index)
+        snprintf(when, sizeof when, " (%.4g Myr)", pb->time * SIM_GALAXY_MYR_PER_TIME);
+    ui_add(l, UI_WHITE, "%s bod%s   t = %.6g%s, %s", n, p.body_count == 1 ? "y" : "ies", pb->time,
+           when,
+           pb->time_is_index ? "the file's index (the files' times do not increase)"
+                             : "interpolated between the files' times");
+    ui_add(l, UI_WHITE, "%.3g snapshots/s (9 slower, 0 faster)   interpolation: %s", pb->speed,
+           pb->interp ? pb->interp : "none");
+    ui_add(l, UI_WHITE, "bodies matched %s", pb->match ? pb->match : "by file order");
     ui_add(l, UI_WHITE, "%s file: %s", pb->format, pb->units);
-    ui_add(l, UI_DIM, "Space %s   . , one snapshot   ] [ ten   Enter: simulate from this one",
+    ui_add(l, UI_DIM,
+           "Space %s   . , one snapshot   ] [ ten   \\ interpolation   Enter: simulate from the "
+           "nearest",
            pb->playing ? "pauses" : "plays");
     look_line(f, l);
     if (f->snapshot && f->snapshot[0]) ui_add(l, UI_KEY, "%s", f->snapshot);
+    if (f->campath && f->campath[0]) ui_add(l, UI_KEY, "%s", f->campath);
 }
 
 void ui_hud_lines(const ui_facts *f, ui_lines *l) {
@@ -162,6 +169,9 @@ void ui_hud_lines(const ui_facts *f, ui_lines *l) {
     char knobs[64] = "";
     int k = 0;
     if (m->uses_theta) k += snprintf(knobs + k, sizeof knobs - (size_t)k, "  θ %.2f", p.theta);
+    if (m->uses_theta && p.tree_alpha > 0) {
+        k += snprintf(knobs + k, sizeof knobs - (size_t)k, "  α %.3g", p.tree_alpha);
+    }
     if (m->block_shape && m->q_meaning) {
         snprintf(knobs + k, sizeof knobs - (size_t)k, "  p×q %d×%d", p.p, p.q);
     } else if (m->block_shape) {
@@ -215,6 +225,7 @@ void ui_hud_lines(const ui_facts *f, ui_lines *l) {
     }
     look_line(f, l);
     if (f->snapshot && f->snapshot[0]) ui_add(l, UI_KEY, "%s", f->snapshot);
+    if (f->campath && f->campath[0]) ui_add(l, UI_KEY, "%s", f->campath);
     if (p.damping < 1.0f) ui_add(l, UI_WARN, "damping < 1: energy is not conserved");
     if (f->blown_up) {
         ui_add(l, UI_WARN, "NaN/Inf positions: paused. R re-seeds, Shift+T halves dt, S softens");
@@ -316,6 +327,28 @@ static void legend(const ui_facts *f, hud_layout *L) {
             snprintf(it[1].label, sizeof it[1].label, "second");
             L->legend_count = 2;
         }
+        break;
+    }
+    case RENDER_COLOR_DENSITY:
+    case RENDER_COLOR_RADIAL:
+    case RENDER_COLOR_POTENTIAL: {
+        /* The quantity's range, its name and units: "colour: density 0.1
+         * [gradient] 30 M_sun/kpc² (log)"; the palette is the speed's. */
+        const ui_quantity *q = &f->quantity;
+        if (!q->on || !q->computed) {
+            snprintf(L->legend_head, sizeof L->legend_head, "colour: %s",
+                     q->name ? q->name : "a quantity");
+            snprintf(it[0].label, sizeof it[0].label, "%s",
+                     q->on ? "(not computed yet)" : "(not in the density view)");
+            it[0].rgb[0] = -1; /* no swatch */
+            L->legend_count = 1;
+            break;
+        }
+        snprintf(L->legend_head, sizeof L->legend_head, "colour: %s %.3g", q->name, q->lo);
+        it[0].gradient = true;
+        snprintf(it[0].label, sizeof it[0].label, "%.3g %s%s", q->hi, q->units,
+                 q->log ? " (log)" : "");
+        L->legend_count = 1;
         break;
     }
     case RENDER_COLOR_COMPONENT:

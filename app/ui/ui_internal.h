@@ -7,7 +7,7 @@
 
 #define UI_BASE_PX 17.0f /* text size before the screen's scale */
 #define UI_MIN_PX 9.0f   /* text shrinks no further in small windows */
-#define UI_MAX_LINES 64
+#define UI_MAX_LINES 128 /* the help has a line per key (and its wrapped lines) */
 
 extern const float UI_WHITE[4], UI_DIM[4], UI_WARN[4], UI_GOOD[4], UI_KEY[4], UI_PANEL[4],
     UI_GRID[4], UI_CURVE[4];
@@ -63,6 +63,8 @@ void ui_message_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heigh
 bool ui_message_shown(const ui_state *ui, const ui_facts *f);
 /* A tour's caption, centred near the bottom of every picture (ui_hint.c). */
 void ui_caption_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height);
+/* The density view's colour bar, bottom right (ui_colorbar.c). */
+void ui_colorbar_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height);
 /* The first-run hint and the REC indicator (ui_hint.c). */
 void ui_notes_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height);
 bool ui_notes_shown(const ui_state *ui, const ui_facts *f);

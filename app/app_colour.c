@@ -1,0 +1,271 @@
+/* app_colour.c - colour by a quantity: C's modes after component (local
+ * density, radial velocity, potential).
+ *
+ * How a value reaches the sprites: each frame one of these modes is on,
+ * every body's value is computed here on the host (model units, colour.raw),
+ * the auto range taken (the 1st..99th percentile, app_colour_range) and
+ * each body's place in it, 0..1 (colour.values), handed to the vertex
+ * upload (interop.values), which writes it over the vertex's 4th float,
+ * the speed, on both paths: so GL's shaders (bodies.vert) and CUDA's
+ * sprites (splat/) read the same number and draw it with the same palette
+ * (the speed palette, cold to mid to hot). The legend (ui_hud.c) shows the
+ * quantity's name, units and range (colour.shown).
+ *
+ * The quantities:
+ * - density: each body's local projected surface density, pass 1 of the
+ *   density view's map (density_bodies_cpu: the mass in its coarse cell of
+ *   the window's picture over the cell's area at its depth), placed by log.
+ *   Projected, not 3-D: it is what the density view shows, from the same
+ *   cells, and costs one O(N) pass with no neighbour search; it changes
+ *   with the camera as the picture does.
+ * - radial velocity: (v - v_c) . (x - x_c) / |x - x_c| about the centre of
+ *   mass and bulk velocity of the body's galaxy (the tag's galaxy bits; a
+ *   scene of one galaxy has all its bodies in galaxy 0, so that is all the
+ *   bodies); the range is symmetric about 0, so 0 is the palette's middle.
+ * - potential: sim_get_potentials (the tree walk's on CUDA with the tree,
+ *   else the exact sum). The exact sum is O(N^2), so the potentials are
+ *   taken again only when the bodies have moved and at most once every
+ *   POTENTIAL_EVERY_S seconds; until the first ones arrive (or when Esc
+ *   ended the sum) every body is at the palette's middle and the legend
+ *   says "not computed".
+ * The bodies come from sim_get_bodies (and the positions from
+ * sim_write_vertices): on the CUDA backend a copy to the host each frame.
+ * A video's own picture (--record-size) shares the vertices, so its
+ * density colours are those of the window's cells.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+
+#define POTENTIAL_EVERY_S 1.0 /* the potentials at most this often (the exact sum is O(N^2)) */
+#define LO_PERCENTILE 0.01    /* the auto range: 1st .. */
+#define HI_PERCENTILE 0.99    /* .. 99th percentile, so a few outliers do not flatten it */
+#define RANGE_SAMPLE 65536    /* values sorted for the percentiles, at most (a stride sample) */
+
+static bool is_quantity(render_color m) {
+    return m >= RENDER_COLOR_DENSITY && m < RENDER_COLOR_COUNT;
+}
+
+const char *app_colour_name(render_color m) {
+    switch (m) {
+    case RENDER_COLOR_DENSITY:
+        return "density";
+    case RENDER_COLOR_RADIAL:
+        return "radial velocity";
+    case RENDER_COLOR_POTENTIAL:
+        return "potential";
+    default:
+        return "?";
+    }
+}
+
+const char *app_colour_units(render_color m, bool galactic, double *factor) {
+    const double kms = SIM_GALAXY_KMS_PER_VELOCITY;
+    switch (m) {
+    case RENDER_COLOR_DENSITY:
+        return app_density_units(galactic, factor);
+    case RENDER_COLOR_RADIAL:
+        *factor = galactic ? kms : 1.0;
+        return galactic ? "km/s" : "velocity (model units)";
+    default:
+        *factor = galactic ? kms * kms : 1.0;
+        return galactic ? "(km/s)²" : "velocity² (model units)";
+    }
+}
+
+void app_colour_radial(const sim_body *b, int n, float *out) {
+    double m[4] = {0}, x[4][3] = {{0}}, v[4][3] = {{0}};
+    for (int i = 0; i < n; i++) {
+        const unsigned g = SIM_TAG_GALAXY(b[i].tag);
+        m[g] += b[i].mass;
+        for (int k = 0; k < 3; k++) {
+            x[g][k] += b[i].mass * b[i].pos[k];
+            v[g][k] += b[i].mass * b[i].vel[k];
+        }
+    }
+    for (int g = 0; g < 4; g++) {
+        for (int k = 0; k < 3 && m[g] > 0; k++) {
+            x[g][k] /= m[g];
+            v[g][k] /= m[g];
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        const unsigned g = SIM_TAG_GALAXY(b[i].tag);
+        double dx[3], dv[3], r2 = 0, dot = 0;
+        for (int k = 0; k < 3; k++) {
+            dx[k] = b[i].pos[k] - x[g][k];
+            dv[k] = b[i].vel[k] - v[g][k];
+            r2 += dx[k] * dx[k];
+            dot += dx[k] * dv[k];
+        }
+        out[i] = r2 > 0 ? (float)(dot / sqrt(r2)) : 0.0f;
+    }
+}
+
+bool app_colour_quantity(render_color m, const sim_body *b, const float *vertices, int n,
+                         const density_view *dv, float *out) {
+    if (m == RENDER_COLOR_RADIAL) {
+        app_colour_radial(b, n, out);
+        return true;
+    }
+    if (m != RENDER_COLOR_DENSITY) return false;
+    float *mass = malloc(sizeof *mass * (size_t)n);
+    uint8_t *tags = malloc((size_t)n);
+    bool ok = mass && tags;
+    for (int i = 0; ok && i < n; i++) {
+        mass[i] = (float)b[i].mass;
+        tags[i] = (uint8_t)b[i].tag;
+    }
+    ok = ok && density_bodies_cpu(vertices, mass, tags, n, dv, out, NULL);
+    free(mass);
+    free(tags);
+    return ok;
+}
+
+static int cmp_float(const void *pa, const void *pb) {
+    const float a = *(const float *)pa, b = *(const float *)pb;
+    return (a > b) - (a < b);
+}
+
+bool app_colour_range(render_color m, const float *raw, int n, double *lo, double *hi) {
+    const int stride = n > RANGE_SAMPLE ? (n + RANGE_SAMPLE - 1) / RANGE_SAMPLE : 1;
+    float *s = malloc(sizeof *s * (size_t)(n / stride + 1));
+    int count = 0;
+    for (int i = 0; s && i < n; i += stride) {
+        const float v = raw[i];
+        if (isfinite(v) && (m != RENDER_COLOR_DENSITY || v > 0)) s[count++] = v;
+    }
+    if (count == 0) {
+        free(s);
+        return false;
+    }
+    qsort(s, (size_t)count, sizeof *s, cmp_float);
+    *lo = s[(int)(LO_PERCENTILE * (count - 1) + 0.5)];
+    *hi = s[(int)(HI_PERCENTILE * (count - 1) + 0.5)];
+    free(s);
+    if (m == RENDER_COLOR_RADIAL) {
+        const double a = fmax(fabs(*lo), fabs(*hi));
+        *lo = -a;
+        *hi = a;
+    }
+    return true;
+}
+
+float app_colour_place(render_color m, double lo, double hi, float v) {
+    if (!isfinite(v)) return 0.0f;
+    double t;
+    if (m == RENDER_COLOR_DENSITY) {
+        if (!(v > 0)) return 0.0f;
+        t = hi > lo ? log((double)v / lo) / log(hi / lo) : 0.5;
+    } else {
+        t = hi > lo ? ((double)v - lo) / (hi - lo) : 0.5;
+    }
+    return (float)(t < 0 ? 0 : t > 1 ? 1 : t);
+}
+
+void app_colour_destroy(app *a) {
+    app_colour *c = &a->colour;
+    free(c->raw);
+    free(c->values);
+    free(c->vertices);
+    free(c->bodies);
+    *c = (app_colour){0};
+    a->interop.values = NULL;
+    a->interop.value_count = 0;
+}
+
+/* Room for n bodies in every array. false (message posted) when out of memory. */
+static bool reserve(app *a, int n) {
+    app_colour *c = &a->colour;
+    if (n <= c->capacity) return true;
+    app_colour_destroy(a);
+    c->raw = malloc(sizeof *c->raw * (size_t)n);
+    c->values = malloc(sizeof *c->values * (size_t)n);
+    c->vertices = malloc(sizeof(sim_vertex) * (size_t)n);
+    c->bodies = malloc(sizeof *c->bodies * (size_t)n);
+    if (!c->raw || !c->values || !c->vertices || !c->bodies) {
+        app_colour_destroy(a);
+        base_msg_post(&a->msg, "colour: out of host memory for %d bodies; by speed instead", n);
+        return false;
+    }
+    c->capacity = n;
+    return true;
+}
+
+/* The potentials into c->raw when they are due; whether raw holds some. */
+static bool take_potentials(app *a, const sim_params *p) {
+    app_colour *c = &a->colour;
+    const bool fresh = c->have_potential && c->potential_generation == p->generation &&
+                       c->potential_steps == p->steps;
+    const bool recent = c->have_potential && c->potential_generation == p->generation &&
+                        base_now() - c->potential_at < POTENTIAL_EVERY_S;
+    if (fresh || recent) return true;
+    if (sim_get_potentials(a->sim, c->raw) == SIM_POTENTIAL_NONE) { /* Esc ended the sum */
+        c->have_potential = false;
+        return false;
+    }
+    c->have_potential = true;
+    c->potential_generation = p->generation;
+    c->potential_steps = p->steps;
+    c->potential_at = base_now();
+    return true;
+}
+
+void app_colour_frame(app *a, const render_view *view) {
+    app_colour *c = &a->colour;
+    const render_color m = a->view.color;
+    a->interop.values = NULL;
+    a->interop.value_count = 0;
+    if (!is_quantity(m) || a->density.on) { /* the density view draws no sprites */
+        c->shown.on = false;
+        c->have_potential = false;
+        return;
+    }
+    const sim_params p = sim_get_params(a->sim);
+    const int n = p.body_count;
+    if (!reserve(a, n)) {
+        a->view.color = RENDER_COLOR_SPEED;
+        c->shown.on = false;
+        return;
+    }
+    bool computed = true;
+    if (m == RENDER_COLOR_POTENTIAL) {
+        computed = take_potentials(a, &p);
+    } else {
+        c->have_potential = false;
+        sim_get_bodies(a->sim, c->bodies); /* positions, velocities, masses, tags */
+        density_view dv = {.width = view->fb_width, .height = view->fb_height};
+        if (m == RENDER_COLOR_DENSITY) {
+            render_sprite_params sp;
+            render_sprite_params_of(view, &sp);
+            memcpy(dv.view, sp.view, sizeof dv.view);
+            memcpy(dv.proj, sp.proj, sizeof dv.proj);
+            sim_write_vertices(a->sim, (sim_vertex *)c->vertices, false);
+        }
+        if (!app_colour_quantity(m, c->bodies, c->vertices, n, &dv, c->raw)) {
+            base_msg_post(&a->msg, "colour: out of host memory for the %s; by speed instead",
+                          app_colour_name(m));
+            a->view.color = RENDER_COLOR_SPEED;
+            c->shown.on = false;
+            return;
+        }
+    }
+    double lo = 0, hi = 0, factor = 1;
+    computed = computed && app_colour_range(m, c->raw, n, &lo, &hi);
+    for (int i = 0; i < n; i++) {
+        c->values[i] = computed ? app_colour_place(m, lo, hi, c->raw[i]) : 0.5f;
+    }
+    a->interop.values = c->values;
+    a->interop.value_count = n;
+    const char *units = app_colour_units(m, sim_ic_galactic(p.ic), &factor);
+    c->shown = (ui_quantity){.on = true,
+                             .computed = computed,
+                             .name = app_colour_name(m),
+                             .units = units,
+                             .lo = lo * factor,
+                             .hi = hi * factor,
+                             .log = m == RENDER_COLOR_DENSITY};
+}
