@@ -280,9 +280,9 @@ typedef struct app_profile {
 
 /* Selection sets that follow bodies (app_select.c): up to UI_SELECT_SETS
  * named sets, kept by identity - the body's index while the simulation
- * runs (it never reorders), the file's order through snapshots (IDs once
- * the readers give them: app_select_remap) - and measured for the panel
- * (F6) and the status JSON. */
+ * runs (it never reorders), the particle IDs through a series' playback
+ * (app_playback_ids), the file's order through F9 and files without IDs -
+ * and measured for the panel (F6) and the status JSON. */
 #define APP_SELECT_LIVE_N 65536 /* above this N the panel is measured ... */
 #define APP_SELECT_EVERY 0.25   /* ... at most every this many seconds (else every frame) ... */
 #define APP_SELECT_DUTY 19.0    /* ... and in at most 1 / (1 + APP_SELECT_DUTY) of the wall time */
@@ -298,8 +298,8 @@ typedef enum app_select_quantity {
 typedef struct app_select {
     uint8_t *member;     /* per body: bit k set = in set k (index = identity) */
     int count;           /* bodies member covers */
-    uint64_t *ids;       /* their IDs (NULL: index order = file order; always, until the
-                            readers give IDs); owned */
+    uint64_t *ids;       /* their IDs while a series plays (app_playback_ids), else NULL:
+                            index order = file order; owned */
     uint32_t generation; /* the sim generation member belongs to */
     bool generation_known;
     int active;                   /* the set the keys act on */
@@ -689,9 +689,10 @@ void app_select_frame(app *a, const render_view *window, uint16_t **tags);
  * selection bits), malloc'd; NULL without memory. */
 uint16_t *app_select_sim_tags(app *a);
 /* Carries the sets over to new bodies by identity: old_ids / new_ids the
- * IDs of the old and new bodies (NULL: index order, the file's order);
- * a body whose identity is not among the new ones leaves its sets. */
-void app_select_remap(app_select *s, const uint64_t *old_ids, const uint64_t *new_ids, int new_n);
+ * IDs of the old and new bodies (NULL, or IDs that are not unique: index
+ * order, the file's order); a body whose identity is not among the new
+ * ones leaves its sets. false without memory (the sets then as before). */
+bool app_select_remap(app_select *s, const uint64_t *old_ids, const uint64_t *new_ids, int new_n);
 /* Measures every set now (count, mass, centre, histogram) from the bodies. */
 void app_select_measure(app *a);
 /* What the panel shows. */

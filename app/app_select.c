@@ -6,9 +6,12 @@
  *
  * Identity: a set is one bit per body index. The simulation never reorders
  * its bodies, so the bits follow them through every step. New bodies from a
- * snapshot (F9, a series) keep the sets by identity: by index = the file's
- * order, which our writers keep (app_select_remap takes IDs too, for when
- * the readers give them); a re-seed or a new N clears them, saying so.
+ * snapshot keep the sets by identity: through a series' playback by
+ * particle ID (app_playback_ids: the IDs of the bodies shown, whose order
+ * changes from one pair of files to the next) where the bodies before and
+ * now both have unique IDs; else (F9, files without IDs) by index = the
+ * file's order, which our writers keep. A re-seed or a new N clears them,
+ * saying so.
  *
  * Drawing: while the panel is shown, the renderer's 16-bit tags (not the
  * simulation's 8) carry each body's set in bits 8-10 (the active set first,
@@ -359,10 +362,10 @@ bool app_select_key(app *a, int key, int mods) {
     }
 }
 
-/* A body's sets under its ID, for app_select_remap. */
+/* A body's ID and its index, for app_select_remap. */
 typedef struct pair {
     uint64_t id;
-    uint8_t bits;
+    int index;
 } pair;
 
 static int by_id(const void *x, const void *y) {
@@ -370,46 +373,75 @@ static int by_id(const void *x, const void *y) {
     return (a->id > b->id) - (a->id < b->id);
 }
 
-void app_select_remap(app_select *s, const uint64_t *old_ids, const uint64_t *new_ids, int new_n) {
+/* ids[0..n) with their indices, sorted by ID; NULL without memory. */
+static pair *sorted_ids(const uint64_t *ids, int n) {
+    pair *p = malloc(sizeof *p * (size_t)(n > 0 ? n : 1));
+    if (!p) return NULL;
+    for (int i = 0; i < n; i++) p[i] = (pair){ids[i], i};
+    qsort(p, (size_t)n, sizeof *p, by_id);
+    return p;
+}
+
+static bool unique(const pair *p, int n) {
+    for (int i = 1; i < n; i++) {
+        if (p[i].id == p[i - 1].id) return false;
+    }
+    return true;
+}
+
+bool app_select_remap(app_select *s, const uint64_t *old_ids, const uint64_t *new_ids, int new_n) {
     uint8_t *m = calloc((size_t)(new_n > 0 ? new_n : 1), 1);
-    if (!m) return; /* the old bits stay; the caller's count check clears them */
-    if (!old_ids || !new_ids) {
-        /* Identity is the index (the file's order): body i stays body i. */
-        const int n = s->count < new_n ? s->count : new_n;
-        if (n > 0) memcpy(m, s->member, (size_t)n);
-    } else {
-        /* By ID: the old bits sorted by ID, each new body's looked up. */
-        pair *p = malloc(sizeof *p * (size_t)(s->count > 0 ? s->count : 1));
-        int count = 0;
-        for (int i = 0; p && i < s->count; i++) {
-            if (s->member[i]) p[count++] = (pair){old_ids[i], s->member[i]};
-        }
-        if (p) qsort(p, (size_t)count, sizeof *p, by_id);
-        for (int i = 0; p && i < new_n; i++) {
-            int lo = 0, hi = count - 1;
-            while (lo <= hi) {
-                const int mid = lo + (hi - lo) / 2;
-                if (p[mid].id == new_ids[i]) {
-                    m[i] = p[mid].bits;
-                    break;
-                }
-                if (p[mid].id < new_ids[i]) {
-                    lo = mid + 1;
-                } else {
-                    hi = mid - 1;
-                }
+    if (!m) return false; /* the old bits stay; the caller's count check clears them */
+    bool by_index = !old_ids || !new_ids;
+    /* The same IDs in the same order (a series between two files): body i
+     * stays body i, without sorting. */
+    if (!by_index && s->count == new_n &&
+        (new_n == 0 || !memcmp(old_ids, new_ids, sizeof *new_ids * (size_t)new_n))) {
+        by_index = true;
+    }
+    bool ok = true;
+    if (!by_index) {
+        /* By ID: both lists sorted by ID and merged; IDs that are not unique
+         * (a file's own) say nothing of identity, so index order then. */
+        pair *p = sorted_ids(old_ids, s->count), *q = p ? sorted_ids(new_ids, new_n) : NULL;
+        if (!q) {
+            ok = false; /* without memory: the sets are cleared */
+        } else if (!unique(p, s->count) || !unique(q, new_n)) {
+            by_index = true;
+        } else {
+            int j = 0;
+            for (int k = 0; k < new_n; k++) {
+                while (j < s->count && p[j].id < q[k].id) j++;
+                if (j < s->count && p[j].id == q[k].id) m[q[k].index] = s->member[p[j].index];
             }
         }
         free(p);
+        free(q);
+    }
+    if (by_index) {
+        /* Identity is the index (the file's order): body i stays body i. */
+        const int n = s->count < new_n ? s->count : new_n;
+        if (n > 0) memcpy(m, s->member, (size_t)n);
     }
     free(s->member);
     s->member = m;
     s->count = new_n;
     s->version++;
+    return ok;
+}
+
+/* Keeps a copy of the new bodies' IDs for the next remap (NULL: none, or
+ * no memory for them: index order then). */
+static void keep_ids(app_select *s, const uint64_t *ids, int n) {
+    uint64_t *k = ids ? realloc(s->ids, sizeof *k * (size_t)(n > 0 ? n : 1)) : NULL;
+    if (!k) free(s->ids);
+    if (k && n > 0) memcpy(k, ids, sizeof *k * (size_t)n);
+    s->ids = k;
 }
 
 /* New bodies since the last frame: a snapshot's (F9, a series: kept by
- * identity) or a re-seed's (cleared, saying so). */
+ * identity, the particle IDs where the playback has them for both the
+ * bodies before and now) or a re-seed's (cleared, saying so). */
 static void new_bodies(app *a) {
     app_select *s = &a->select;
     const sim_params p = sim_get_params(a->sim);
@@ -418,14 +450,25 @@ static void new_bodies(app *a) {
     const bool loaded = a->snapshot.file[0] && a->snapshot.generation == p.generation;
     s->generation = p.generation;
     s->generation_known = true;
-    if (loaded) {
-        /* Snapshots have no IDs here yet: index order (s->ids stays NULL). */
-        app_select_remap(s, s->ids, NULL, p.body_count);
-        return;
+    int id_count = 0;
+    const uint64_t *ids = loaded ? app_playback_ids(a, &id_count) : NULL;
+    if (ids && id_count != p.body_count) ids = NULL;
+    if (loaded && had) {
+        if (!app_select_remap(s, s->ids, ids, p.body_count)) {
+            reset_members(a, p.body_count);
+            base_msg_post(&a->msg,
+                          "selection: out of memory matching %d bodies by ID; the "
+                          "selections are cleared",
+                          p.body_count);
+        }
+    } else {
+        reset_members(a, p.body_count);
+        if (had) {
+            base_msg_post(&a->msg,
+                          "new bodies (a re-seed or another N): the selections are cleared");
+        }
     }
-    reset_members(a, p.body_count);
-    if (had)
-        base_msg_post(&a->msg, "new bodies (a re-seed or another N): the selections are cleared");
+    keep_ids(s, ids, p.body_count);
 }
 
 /* The renderer's tag bits of body i: its set (the active one first) in

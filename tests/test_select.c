@@ -12,7 +12,14 @@
  * speed range; every histogram's counts add up to its set's and its range
  * is the set's; F7's properties (the speed median too), F8, Z; F5 then F9
  * keeps the sets on the same bodies, a re-seed clears them; sets carried
- * over by IDs through a shuffled order (app_select_remap).
+ * over by IDs through a shuffled order (app_select_remap), and by index
+ * where the IDs are not unique. A series of three tipsy files with IDs
+ * (written here through snap_write_tipsy and _sidecar), the second and
+ * third in shuffled orders and the third without one of the set's bodies
+ * and with a new one, played between and on the files: at every position
+ * the set holds exactly the bodies whose IDs were in it (the new one in no
+ * set), and the renderer's tags carry the set's bits beside the
+ * simulation's own (a fading body in the set has both).
  *
  *     test_select    (run in a scratch folder: F5 writes there)
  */
@@ -152,7 +159,7 @@ static void check_remap_by_ids(void) {
     uint8_t *was = malloc(M);
     memcpy(was, s.member, M);
     for (int j = 0; j < M; j++) new_ids[j] = old_ids[perm[j]];
-    for (int j = M; j < M + 5; j++) new_ids[j] = 7; /* new bodies: in no set */
+    for (int j = M; j < M + 5; j++) new_ids[j] = 7 + (uint64_t)j; /* new bodies: in no set */
     app_select_remap(&s, old_ids, new_ids, M + 5);
     int wrong = 0;
     for (int j = 0; j < M; j++) wrong += s.member[j] != was[perm[j]];
@@ -163,8 +170,154 @@ static void check_remap_by_ids(void) {
     wrong = 0;
     for (int j = 0; j < 10; j++) wrong += s.member[j] != was[perm[j]];
     CHECK(s.count == 10 && wrong == 0, "remap by index: %d bodies in the wrong sets", wrong);
+    /* IDs that are not unique say nothing: index order, as without IDs. */
+    memcpy(was, s.member, 10);
+    const uint64_t dup_old[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 9};
+    const uint64_t dup_new[10] = {9, 9, 8, 7, 6, 5, 4, 3, 2, 1};
+    CHECK(app_select_remap(&s, dup_old, dup_new, 10), "remap with duplicate IDs");
+    wrong = 0;
+    for (int j = 0; j < 10; j++) wrong += s.member[j] != was[j];
+    CHECK(wrong == 0, "remap with duplicate IDs: %d bodies not kept by index", wrong);
     free(s.member);
     free(old_ids), free(new_ids), free(perm), free(was);
+}
+
+/* One file of the series: body k of the series (k < M, or M: the one that
+ * appears last) is ID 7919 k + 13, galaxy k % 2 (galaxy 1: even k), at
+ * (k / M, sin k, cos k) + its velocity times t; bodies are written in
+ * order[0 .. count). */
+enum { SERIES_M = 300 };
+static void write_series_file(const char *path, double t, const int *order, int count) {
+    snap_body *b = calloc((size_t)count, sizeof *b);
+    uint64_t *ids = calloc((size_t)count, sizeof *ids);
+    CHECK(b && ids, "memory");
+    for (int i = 0; i < count; i++) {
+        const int k = order[i];
+        const double v[3] = {0.01 * cos(k), 0.02, -0.01 * sin(k)};
+        const double x0[3] = {(double)k / SERIES_M, sin(k), cos(k)};
+        for (int j = 0; j < 3; j++) b[i].pos[j] = x0[j] + v[j] * t, b[i].vel[j] = v[j];
+        b[i].mass = 1.0 / SERIES_M;
+        b[i].tag = SNAP_TAG((unsigned)(k % 2), (unsigned)(k % 3 == 0));
+        ids[i] = 7919u * (uint64_t)k + 13u;
+    }
+    const snap_data d = {.count = count,
+                         .bodies = b,
+                         .time = t,
+                         .format = SNAP_FORMAT_TIPSY,
+                         .knobs = {.valid = true,
+                                   .scene = "plummer",
+                                   .dt = 0.01,
+                                   .softening = 0.05,
+                                   .damping = 1,
+                                   .theta = 0.5},
+                         .ids = ids};
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    snap_error err = {0};
+    CHECK(snap_write_tipsy(&d, &buf, &len, &err) && io_write_bytes(path, "tipsy", buf, len),
+          "%s: %s", path, err.message);
+    free(buf);
+    char sidecar[PATH_MAX];
+    snprintf(sidecar, sizeof sidecar, "%s%s", path, SNAP_SIDECAR_SUFFIX);
+    CHECK(snap_write_sidecar(&d, &buf, &len, &err) && io_write_bytes(sidecar, "sidecar", buf, len),
+          "%s: %s", sidecar, err.message);
+    free(buf);
+    free(b);
+    free(ids);
+}
+
+static void shuffle(int *v, int n, uint64_t seed) {
+    for (int i = n - 1; i > 0; i--) { /* Fisher-Yates */
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        const int j = (int)((seed >> 33) % (uint64_t)(i + 1)), t = v[i];
+        v[i] = v[j], v[j] = t;
+    }
+}
+
+/* Set 1 (galaxy 1 = the even k, by script, on the first file) followed
+ * through the series by ID, at positions between and on the files. */
+static void check_series_by_ids(void) {
+    int order[SERIES_M + 1];
+    for (int i = 0; i < SERIES_M; i++) order[i] = i;
+    write_series_file("sel_0.tipsy", 0, order, SERIES_M);
+    shuffle(order, SERIES_M, 7);
+    write_series_file("sel_1.tipsy", 1, order, SERIES_M);
+    /* The third: shuffled again, without body 4 (in the set), with body M. */
+    shuffle(order, SERIES_M, 11);
+    for (int i = 0; i < SERIES_M; i++) {
+        if (order[i] == 4) order[i] = SERIES_M;
+    }
+    write_series_file("sel_2.tipsy", 2, order, SERIES_M);
+    config cfg = {.sim = {.backend = SIM_BACKEND_CPU},
+                  .load = "sel_*.tipsy",
+                  .steps_per_frame = 1,
+                  .headless = true};
+    int status = 0;
+    app *a = app_create(&cfg, &status);
+    CHECK(a != NULL, "the series loads");
+    if (!a) return;
+    app_key(a, GLFW_KEY_SPACE, 0); /* paused: the test moves the play position */
+    CHECK(!a->snapshot.playing, "Space pauses the series");
+    const render_view view = {.fb_width = 320, .fb_height = 200, .camera = a->view.camera};
+    app_snapshot_frame(a);
+    frame(a, &view);
+    io_select sel = {.op = IO_SELECT_MATCH, .set = 0, .galaxy = 0, .component = -1};
+    app_select_request(a, &sel);
+    /* Back to the first file last: body 4 left the set when it left the
+     * series, and comes back in none. */
+    const double at[] = {0.5, 1.0, 1.5, 2.0, 0.0};
+    bool gone = false; /* body 4 was not on screen */
+    for (int p = 0; p < (int)(sizeof at / sizeof at[0]); p++) {
+        gone = gone || at[p] >= 2.0;
+        a->playback.pos = at[p];
+        app_snapshot_frame(a);
+        uint16_t *tags = NULL;
+        app_select_frame(a, &view, &tags);
+        int n = 0;
+        const uint64_t *ids = app_playback_ids(a, &n);
+        CHECK(ids && n == sim_get_params(a->sim).body_count && n == a->select.count,
+              "at %g: the playback's IDs for %d bodies", at[p], n);
+        uint8_t *sim_tags = malloc((size_t)(n > 0 ? n : 1));
+        CHECK(tags && sim_tags, "at %g: the renderer's tags", at[p]);
+        if (!ids || !tags || !sim_tags || n != a->select.count) {
+            free(tags), free(sim_tags);
+            break;
+        }
+        sim_get_tags(a->sim, sim_tags);
+        int wrong = 0, members = 0, tag_wrong = 0, faded_members = 0;
+        for (int i = 0; i < n; i++) {
+            const uint64_t k = (ids[i] - 13u) / 7919u;
+            const bool want = k < SERIES_M && k % 2 == 0 && !(gone && k == 4); /* M: in none */
+            const bool in = a->select.member[i] & 1u;
+            wrong += in != want;
+            members += in;
+            /* The renderer's tag: the simulation's (fade level too) in the low
+             * 8 bits, set 1 or the dim bit above. */
+            const unsigned want_tag =
+                sim_tags[i] | (in ? 1u << NBODY_TAG_SET_SHIFT : NBODY_TAG_DIM);
+            tag_wrong += tags[i] != want_tag;
+            faded_members += in && ((sim_tags[i] >> NBODY_TAG_FADE_SHIFT) & NBODY_TAG_FADE_MASK);
+        }
+        printf("series at %.1f: %d bodies, %d in set 1 (%d fading), %d in the wrong set, %d "
+               "renderer's tags wrong\n",
+               at[p], n, members, faded_members, wrong, tag_wrong);
+        CHECK(wrong == 0, "at %g: %d bodies in the wrong set (by ID)", at[p], wrong);
+        CHECK(tag_wrong == 0, "at %g: %d renderer's tags wrong", at[p], tag_wrong);
+        CHECK(members == SERIES_M / 2 - gone, "at %g: %d in the set", at[p], members);
+        /* Between the second and the third file, body 4 fades out in the set. */
+        if (at[p] == 1.5)
+            CHECK(faded_members == 1, "at 1.5: %d fading bodies in the set", faded_members);
+        free(tags);
+        free(sim_tags);
+    }
+    app_destroy(a);
+    const char *const files[] = {"sel_0.tipsy", "sel_1.tipsy", "sel_2.tipsy"};
+    for (int i = 0; i < 3; i++) {
+        char sidecar[PATH_MAX];
+        snprintf(sidecar, sizeof sidecar, "%s%s", files[i], SNAP_SIDECAR_SUFFIX);
+        unlink(files[i]);
+        unlink(sidecar);
+    }
 }
 
 int main(void) {
@@ -336,6 +489,7 @@ int main(void) {
     CHECK(strstr(a->msg.text, "cleared") != NULL, "the message says so: '%s'", a->msg.text);
 
     check_remap_by_ids();
+    check_series_by_ids();
     char sidecar[PATH_MAX + 16];
     snprintf(sidecar, sizeof sidecar, "%s.nbody", a->snapshot.last_save);
     unlink(a->snapshot.last_save);
