@@ -278,6 +278,48 @@ typedef struct app_profile {
     render_timer *gl; /* the GPU time of the drawing (draw and HUD parts) */
 } app_profile;
 
+/* Selection sets that follow bodies (app_select.c): up to UI_SELECT_SETS
+ * named sets, kept by identity - the body's index while the simulation
+ * runs (it never reorders), the particle IDs through a series' playback
+ * (app_playback_ids), the file's order through F9 and files without IDs -
+ * and measured for the panel (F6) and the status JSON. */
+#define APP_SELECT_LIVE_N 65536 /* above this N the panel is measured ... */
+#define APP_SELECT_EVERY 0.25   /* ... at most every this many seconds (else every frame) ... */
+#define APP_SELECT_DUTY 19.0    /* ... and in at most 1 / (1 + APP_SELECT_DUTY) of the wall time */
+#define APP_SELECT_PENDING 16   /* selections waiting for the next frame's view */
+
+typedef enum app_select_quantity {
+    APP_SELECT_RADIUS, /* distance from the set's centre of mass */
+    APP_SELECT_SPEED,
+    APP_SELECT_HEIGHT, /* above the disk plane of the body's galaxy */
+    APP_SELECT_QUANTITY_COUNT
+} app_select_quantity;
+
+typedef struct app_select {
+    uint8_t *member;     /* per body: bit k set = in set k (index = identity) */
+    int count;           /* bodies member covers */
+    uint64_t *ids;       /* their IDs while a series plays (app_playback_ids), else NULL:
+                            index order = file order; owned */
+    uint32_t generation; /* the sim generation member belongs to */
+    bool generation_known;
+    int active;                   /* the set the keys act on */
+    app_select_quantity quantity; /* the histogram's (Shift+F7) */
+    int property;                 /* F7's next property */
+    char names[UI_SELECT_SETS][IO_SELECT_NAME_MAX];
+    ui_select_set stats[UI_SELECT_SETS]; /* as last measured */
+    bool stats_valid;
+    int64_t stats_steps; /* the sim's steps and generation they were measured at */
+    uint32_t stats_generation;
+    uint32_t version, stats_version;       /* membership changes; the one measured */
+    double stats_when;                     /* base_now() of the last measurement */
+    double stats_ms;                       /* what it took (read-back included) */
+    uint32_t tags_version;                 /* the membership the renderer's tags show */
+    bool tags_drawn;                       /* ... with the sets drawn (F6) */
+    io_select pending[APP_SELECT_PENDING]; /* box and sphere selections wait for a view */
+    int pending_count;
+    render_view window; /* the last frame's view of the window (box and sphere use it) */
+    bool window_valid;
+} app_select;
 /* Camera paths (app_campath.c): the keyframes (F2, --camera-path) and
  * their playback (F3). */
 #define APP_CAMPATH_GAP_S 3.0 /* F2: seconds on the path after the last keyframe */
@@ -355,6 +397,7 @@ typedef struct app {
     app_ladder ladder;
     app_sprites sprites;
     app_profile prof;
+    app_select select;
     app_campath campath;
     base_msg msg; /* the HUD's message line */
     ui_state ui;
@@ -629,6 +672,40 @@ ui_playback app_snapshot_playback_facts(const app *a);
 void app_snapshot_json(const app *a, char *out, size_t len);
 void app_snapshot_destroy(app *a);
 
+/* ---- app_select.c: selections that follow bodies ------------------------- */
+
+/* Z / Shift+Z (next / previous set), F7 / Shift+F7 (select by the next
+ * property / the histogram's next quantity), F8 (clear): true when key was
+ * one of them. */
+bool app_select_key(app *a, int key, int mods);
+/* A selection from --script or the mouse (box and sphere: fractions of the
+ * window's picture); done in the next app_select_frame. */
+void app_select_request(app *a, const io_select *sel);
+/* Ctrl+left drag (x0, y0 to x1, y1) and Ctrl+right click (x, y): window
+ * units of a window w x h. */
+void app_select_box(app *a, double x0, double y0, double x1, double y1, int w, int h);
+void app_select_sphere(app *a, double x, double y, int w, int h);
+/* Each frame, with the window's view: bodies re-seeded (the sets cleared)
+ * or loaded (kept by identity), the waiting selections, the renderer's
+ * tags (*tags: the simulation's new tags, widened, or NULL; made here when
+ * the sets' colours change, the caller uploads them to GL and frees them),
+ * and the panel's figures when due. */
+void app_select_frame(app *a, const render_view *window, uint16_t **tags);
+/* The simulation's 8-bit tags widened to the renderer's 16 bits (no
+ * selection bits), malloc'd; NULL without memory. */
+uint16_t *app_select_sim_tags(app *a);
+/* Carries the sets over to new bodies by identity: old_ids / new_ids the
+ * IDs of the old and new bodies (NULL, or IDs that are not unique: index
+ * order, the file's order); a body whose identity is not among the new
+ * ones leaves its sets. false without memory (the sets then as before). */
+bool app_select_remap(app_select *s, const uint64_t *old_ids, const uint64_t *new_ids, int new_n);
+/* Measures every set now (count, mass, centre, histogram) from the bodies. */
+void app_select_measure(app *a);
+/* What the panel shows. */
+ui_select app_select_facts(app *a);
+/* The "view" and "selection" fields of a status line, measured fresh. */
+void app_select_status(app *a);
+void app_select_destroy(app *a);
 /* ---- app_interp.c: the bodies between two snapshots (pure functions) ------ */
 
 /* One snapshot of the pair: bodies, time, IDs (NULL: file order) and their

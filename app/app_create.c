@@ -169,6 +169,7 @@ void app_destroy(app *a) {
     app_gl_end(a);
     sim_destroy(a->sim);
     app_snapshot_destroy(a);
+    app_select_destroy(a);
     free(a->script.events);
     io_status_destroy(&a->status);
     free(a);

@@ -119,13 +119,13 @@ static void record_offscreen(app *a, const render_view *view, const ui_facts *fa
     render_bind_target(a->render, NULL);
 }
 
-/* The bodies' tags, when they are new: to CUDA's sprites now, to GL's after
- * the upload (the vertex buffers hold N bodies then). */
-static uint8_t *new_tags(app *a) {
+/* The bodies' tags, when they are new, as the renderer's 16 bits: to
+ * CUDA's sprites now, to GL's after the upload (the vertex buffers hold N
+ * bodies then). */
+static uint16_t *new_tags(app *a) {
     const sim_params p = sim_get_params(a->sim);
-    uint8_t *tags = NULL;
-    if (p.generation != a->live.tags_generation && (tags = malloc((size_t)p.body_count))) {
-        sim_get_tags(a->sim, tags);
+    uint16_t *tags = NULL;
+    if (p.generation != a->live.tags_generation && (tags = app_select_sim_tags(a))) {
         interop_tags(&a->interop, tags, p.body_count);
     }
     return tags;
@@ -137,7 +137,9 @@ void app_frame(app *a, int fb_width, int fb_height) {
     while (a->script.next < a->script.count &&
            a->script.events[a->script.next].frame <= a->live.frame) {
         const io_script_event *e = &a->script.events[a->script.next++];
-        if (e->key == 0) {
+        if (e->is_select) {
+            app_select_request(a, &e->select);
+        } else if (e->key == 0) {
             snprintf(a->script.caption, sizeof a->script.caption, "%s", e->caption);
         } else {
             app_key(a, e->key, e->mods);
@@ -162,7 +164,7 @@ void app_frame(app *a, int fb_width, int fb_height) {
     app_profile_mark(a, APP_PHASE_DIAG);
 
     const sim_params p = sim_get_params(a->sim);
-    uint8_t *tags = new_tags(a);
+    uint16_t *tags = new_tags(a);
     ui_facts facts;
     app_ui_facts(a, &facts);
     render_view view = facts.view; /* the camera and look, at this frame's size */
@@ -170,6 +172,7 @@ void app_frame(app *a, int fb_width, int fb_height) {
     view.fb_height = fb_height;
     render_view window = view;
     ui_fit_view(&a->ui, &facts, fb_width, fb_height, &window); /* the HUD never covers the scene */
+    app_select_frame(a, &window, &tags); /* selections in this view, their colours in the tags */
     app_colour_frame(a, &window); /* a quantity's colours, over the vertices' speed */
     /* The vertices, and (app_sprites.c says when) the window's sprites drawn
      * by CUDA in the same interop map. */
@@ -336,7 +339,7 @@ void app_first_frame(app *a, int fb_width, int fb_height) {
                       "first sample); Esc quits",
                       p.body_count, s_first);
     }
-    uint8_t *tags = new_tags(a);
+    uint16_t *tags = new_tags(a);
     ui_facts facts;
     app_ui_facts(a, &facts);
     facts.key_help = app_key_help;

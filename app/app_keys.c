@@ -262,6 +262,11 @@ static const binding bindings[] = {
     {GLFW_KEY_N, "Shift+N", "density of: all, disk, bulge, halo, galaxy 1, galaxy 2", NULL},
     {GLFW_KEY_Y, "Y", "density range: upper end x2 (Shift: /2); leaves auto", NULL},
     {GLFW_KEY_Y, "Ctrl+Y", "density range: back to auto; on auto, log / asinh", NULL},
+    /* selections (app_select.c; F6, the panel, is an overlay's key) */
+    {GLFW_KEY_F7, "F7", "select into the active set: galaxy 1, 2, disk, bulge, halo, fast", NULL},
+    {GLFW_KEY_F7, "Shift+F7", "selection histogram: radius, speed, height above the disk", NULL},
+    {GLFW_KEY_F8, "F8", "clear the active selection set", NULL},
+    {GLFW_KEY_Z, "Z / Shift+Z", "next / previous selection set (6)", NULL},
 };
 #define BINDING_COUNT ((int)(sizeof bindings / sizeof bindings[0]))
 
@@ -354,6 +359,7 @@ void app_key(app *a, int key, int mods) {
         return;
     }
     if (camera_key(a, key, mods)) return;
+    if (app_select_key(a, key, mods)) return;
     if (key == GLFW_KEY_F2) { /* Shift+F2 takes the last keyframe back */
         app_campath_drop(a, dir);
         return;
@@ -372,6 +378,8 @@ static const char *const mouse_help[][2] = {
     {"left drag", "orbit"},
     {"right/middle drag", "pan"},
     {"scroll", "zoom"},
+    {"Ctrl+left drag", "select the bodies in a box into the active set"},
+    {"Ctrl+right click", "select a sphere (a tenth of the view) around the nearest body"},
 };
 
 /* The knobs' keys in the help: "T / Shift+T", "+ / -". */

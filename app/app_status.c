@@ -63,6 +63,7 @@ void app_status_line(app *a) {
     char snapshot[3 * PATH_MAX + 1024]; /* "snapshot" and "playback" (app_snapshot.c) */
     app_snapshot_json(a, snapshot, sizeof snapshot);
     io_status_printf(&a->status, "%s", snapshot);
+    app_select_status(a); /* "view" and "selection" */
     char campath[512]; /* "camera" and "camera_path" (app_campath.c) */
     app_campath_json(a, campath, sizeof campath);
     io_status_printf(&a->status, "%s", campath);

@@ -38,6 +38,7 @@ void app_ui_facts(app *a, ui_facts *f) {
         .text_scale = a->fe.content_scale * (a->cfg.hud_scale > 0 ? a->cfg.hud_scale : 1.0f),
         .text_scale_asked = a->cfg.hud_scale > 0,
         .playback = app_snapshot_playback_facts(a),
+        .select = app_select_facts(a),
         .recording = {.on = rec.on, .video = rec.video, .frames = rec.frames, .fps = rec.fps},
         .interactions_per_s = app_interactions_per_s(a),
         .flops_per_interaction = app_flops_per_interaction(a),

@@ -36,6 +36,8 @@ Display *glfwGetX11Display(void);
 typedef struct window_input {
     bool orbiting, panning;
     double x, y; /* cursor at the last event, window units */
+    bool boxing; /* Ctrl+left drag: a selection box from (box_x, box_y) */
+    double box_x, box_y;
 } window_input;
 
 /* Keys pressed during a step (poll_stop), handled after it. */
@@ -107,12 +109,29 @@ static void replay_keys(window_state *s) {
 }
 
 static void on_mouse_button(GLFWwindow *window, int button, int action, int mods) {
-    (void)mods;
-    window_input *in = &state_of(window)->input;
-    const bool down = action == GLFW_PRESS;
+    window_state *s = state_of(window);
+    window_input *in = &s->input;
+    const bool down = action == GLFW_PRESS, ctrl = mods & GLFW_MOD_CONTROL;
+    glfwGetCursorPos(window, &in->x, &in->y);
+    int ww = 0, wh = 0;
+    glfwGetWindowSize(window, &ww, &wh);
+    /* Ctrl: selections (app_select.c) instead of orbit and pan. */
+    if (button == GLFW_MOUSE_BUTTON_LEFT && down && ctrl) {
+        in->boxing = true;
+        in->box_x = in->x, in->box_y = in->y;
+        return;
+    }
+    if (button == GLFW_MOUSE_BUTTON_LEFT && !down && in->boxing) {
+        in->boxing = false;
+        app_select_box(s->app, in->box_x, in->box_y, in->x, in->y, ww, wh);
+        return;
+    }
+    if (button == GLFW_MOUSE_BUTTON_RIGHT && down && ctrl) {
+        app_select_sphere(s->app, in->x, in->y, ww, wh);
+        return;
+    }
     if (button == GLFW_MOUSE_BUTTON_LEFT) in->orbiting = down;
     if (button == GLFW_MOUSE_BUTTON_RIGHT || button == GLFW_MOUSE_BUTTON_MIDDLE) in->panning = down;
-    glfwGetCursorPos(window, &in->x, &in->y);
 }
 
 static void on_cursor(GLFWwindow *window, double x, double y) {

@@ -207,11 +207,11 @@ bool render_reserve_bodies(render *r, int n, render_error *err) {
     GLuint vbo = 0, tag_vbo = 0;
     glGenBuffers(1, &vbo);
     glGenBuffers(1, &tag_vbo);
-    uint8_t *zeros = calloc((size_t)n, 1);
+    uint16_t *zeros = calloc((size_t)n, sizeof *zeros); /* the tags: 16 bits a body */
     glBindBuffer(GL_ARRAY_BUFFER, vbo);
     glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)sizeof(render_vertex) * n, NULL, GL_DYNAMIC_DRAW);
     glBindBuffer(GL_ARRAY_BUFFER, tag_vbo);
-    glBufferData(GL_ARRAY_BUFFER, n, zeros, GL_STATIC_DRAW);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)sizeof *zeros * n, zeros, GL_STATIC_DRAW);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     const bool oom = GL_OUT_OF_MEMORY_AFTER("render_reserve_bodies") || !zeros;
     free(zeros);
@@ -220,7 +220,7 @@ bool render_reserve_bodies(render *r, int n, render_error *err) {
         glDeleteBuffers(1, &tag_vbo);
         render_gl_error(err, "try a smaller --n",
                         "out of memory for the vertex buffers of %d bodies (%.1f MiB)", n,
-                        (sizeof(render_vertex) + 1) * (double)n / 1048576.0);
+                        (sizeof(render_vertex) + sizeof(uint16_t)) * (double)n / 1048576.0);
         return false;
     }
     glDeleteBuffers(1, &r->vbo);
@@ -233,7 +233,7 @@ bool render_reserve_bodies(render *r, int n, render_error *err) {
     glVertexAttribPointer(0, 4, GL_FLOAT, GL_FALSE, sizeof(render_vertex), (void *)0);
     glBindBuffer(GL_ARRAY_BUFFER, r->tag_vbo);
     glEnableVertexAttribArray(1);
-    glVertexAttribIPointer(1, 1, GL_UNSIGNED_BYTE, 1, (void *)0);
+    glVertexAttribIPointer(1, 1, GL_UNSIGNED_SHORT, sizeof(uint16_t), (void *)0);
     glBindVertexArray(0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     r->capacity = n;
@@ -262,10 +262,10 @@ void render_flush(render *r) {
     glFlush();
 }
 
-void render_upload_tags(render *r, const uint8_t *tags, int n) {
+void render_upload_tags(render *r, const uint16_t *tags, int n) {
     assert(n <= r->capacity);
     glBindBuffer(GL_ARRAY_BUFFER, r->tag_vbo);
-    glBufferSubData(GL_ARRAY_BUFFER, 0, n, tags);
+    glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)sizeof *tags * n, tags);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     GL_CHECK("render_upload_tags");
 }

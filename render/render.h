@@ -134,9 +134,11 @@ uint32_t render_body_buffer(const render *r);
 /* Host path: copies n vertices into the body buffer. */
 void render_upload_bodies(render *r, const render_vertex *v, int n);
 
-/* Per-body tags (galaxy and component, sim.h's SIM_TAG) for the palettes and
- * for hiding the halo; they change only when the bodies are re-seeded. */
-void render_upload_tags(render *r, const uint8_t *tags, int n);
+/* Per-body tags for the palettes and for hiding the halo: the renderer's
+ * 16 bits (shaders/nbody_shared.h), the simulation's tag (galaxy, component,
+ * fade level) and the selection's bits above it; they change when the
+ * bodies or the selections do. */
+void render_upload_tags(render *r, const uint16_t *tags, int n);
 
 /* The float (RGBA16F, GL_TEXTURE_2D) picture that the next render_frame of
  * a width x height view adds its sprites into - the renderer's own, with

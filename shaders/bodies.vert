@@ -4,12 +4,13 @@
 // clamped to the minimum size are dimmed so total light is conserved. The
 // tag (galaxy in bits 0-1, component in bits 2-3) picks palettes and hides
 // the dark halo when asked; its fade level (bits 4-7, a series' playback)
-// dims the sprite. The NBODY_ names come from nbody_shared.h, which
-// the loader (render/render_gl.c) inserts after the version line.
+// dims the sprite; the renderer's selection bits (8-11, NBODY_TAG_SET_SHIFT)
+// draw a body in its set's colour, or dim one in no set. The NBODY_ names
+// come from nbody_shared.h, which the loader (render/render_gl.c) inserts after the version line.
 #version 330 core
 
 layout(location = 0) in vec4 a_body; // x, y, z, speed (or 0..1 in a quantity's range)
-layout(location = 1) in uint a_tag;  // SIM_TAG(galaxy, component)
+layout(location = 1) in uint a_tag;  // the renderer's 16-bit tag (nbody_shared.h)
 
 uniform mat4 u_view;
 uniform mat4 u_proj;
@@ -55,6 +56,16 @@ vec3 component_color(uint component) {
     return vec3(NBODY_RGB_HALO) * NBODY_HALO_DIM;
 }
 
+// The selection set k's colour (1-6).
+vec3 set_color(uint k) {
+    if (k == 1u) return vec3(NBODY_RGB_SET_1);
+    if (k == 2u) return vec3(NBODY_RGB_SET_2);
+    if (k == 3u) return vec3(NBODY_RGB_SET_3);
+    if (k == 4u) return vec3(NBODY_RGB_SET_4);
+    if (k == 5u) return vec3(NBODY_RGB_SET_5);
+    return vec3(NBODY_RGB_SET_6);
+}
+
 void main() {
     uint galaxy = a_tag & NBODY_TAG_GALAXY_MASK;
     uint component = (a_tag >> NBODY_TAG_COMPONENT_SHIFT) & NBODY_TAG_COMPONENT_MASK;
@@ -76,6 +87,9 @@ void main() {
     else if (u_color_mode == NBODY_COLOR_COMPONENT) c = component_color(component);
     else if (u_color_mode >= NBODY_COLOR_QUANTITY) c = speed_palette(clamp(a_body.w, 0.0, 1.0));
     else c = speed_palette(clamp(a_body.w / u_speed_scale, 0.0, 1.0));
+    uint set = (a_tag >> NBODY_TAG_SET_SHIFT) & NBODY_TAG_SET_MASK;
+    if (set != 0u) c = set_color(set);
+    if ((a_tag & NBODY_TAG_DIM) != 0u) c *= NBODY_SET_DIM;
     float fade = float((a_tag >> NBODY_TAG_FADE_SHIFT) & NBODY_TAG_FADE_MASK);
     v_color = c * u_brightness * dim * (1.0 - fade / float(NBODY_TAG_FADE_MASK));
 }

@@ -30,6 +30,18 @@
 #define NBODY_TAG_FADE_SHIFT 4u
 #define NBODY_TAG_FADE_MASK 15u
 
+/* The simulation's tags are 8 bits (the fields above). The renderer's copy
+ * of them (GL's tag attribute, CUDA's sprites) is 16 bits: those 8 and the
+ * selection's, which app_select.c sets in the renderer's copy only, above
+ * bit 7, so they never meet a fade level (its _Static_asserts check): bits
+ * 8-10 the selection set a body is drawn in (1-6, 0 none), drawn in that
+ * set's colour; bit 11 a body in no set while sets are shown, its light
+ * times NBODY_SET_DIM. */
+#define NBODY_TAG_SET_SHIFT 8u
+#define NBODY_TAG_SET_MASK 7u
+#define NBODY_TAG_DIM 2048u
+#define NBODY_SET_DIM 0.2
+
 /* The components inside a tag (sim_component). */
 #define NBODY_COMPONENT_DISK 0u
 #define NBODY_COMPONENT_BULGE 1u
@@ -65,6 +77,14 @@
 #define NBODY_RGB_BULGE 1.0, 0.78, 0.4
 #define NBODY_RGB_HALO 0.55, 0.4, 0.8
 #define NBODY_HALO_DIM 0.3
+/* The selection sets' colours, set 1 to 6: green, magenta, yellow, cyan,
+ * red, white (apart from the palettes above and from each other). */
+#define NBODY_RGB_SET_1 0.3, 1.0, 0.35
+#define NBODY_RGB_SET_2 1.0, 0.3, 0.9
+#define NBODY_RGB_SET_3 1.0, 0.92, 0.2
+#define NBODY_RGB_SET_4 0.2, 0.95, 1.0
+#define NBODY_RGB_SET_5 1.0, 0.3, 0.25
+#define NBODY_RGB_SET_6 1.0, 1.0, 1.0
 
 /* The density view's palette (shaders/colormap.frag, the colour bar):
  * NBODY_PALETTE_STOPS colours, red, green and blue from 0 to 1, evenly

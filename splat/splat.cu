@@ -40,7 +40,7 @@ struct splat {
     float4 *light; /* width x height, zero between frames */
     size_t light_pixels;
     bool light_clean; /* all zeros (false after a failed frame) */
-    uint8_t *tags;
+    uint16_t *tags;   /* the renderer's 16-bit tags (shaders/nbody_shared.h) */
     int tag_count, tag_capacity;
     cudaArray_t array;           /* the picture the surface object writes, */
     cudaSurfaceObject_t surface; /* made again when the array changes */
@@ -71,7 +71,7 @@ __device__ __forceinline__ void add_light(float4 *p, float r, float g, float b) 
 }
 
 __global__ void __launch_bounds__(SPRITE_THREADS)
-    sprites_kernel(const float4 *__restrict__ vertices, const uint8_t *__restrict__ tags,
+    sprites_kernel(const float4 *__restrict__ vertices, const uint16_t *__restrict__ tags,
                    int tag_count, int n, splat_view view, float4 *__restrict__ light) {
     __shared__ splat_sprite sprite[SPRITE_THREADS];
     __shared__ int end[SPRITE_THREADS]; /* inclusive prefix sums of the pixel counts, per warp */
@@ -147,17 +147,20 @@ void splat_destroy(splat *s) {
     free(s);
 }
 
-bool splat_set_tags(splat *s, const uint8_t *tags, int n, splat_error *err) {
+bool splat_set_tags(splat *s, const uint16_t *tags, int n, splat_error *err) {
     if (n > s->tag_capacity) {
-        uint8_t *p = NULL;
-        if (!cuda_ok(cudaMalloc(&p, (size_t)n), "cudaMalloc (sprite tags)", err)) return false;
+        uint16_t *p = NULL;
+        if (!cuda_ok(cudaMalloc(&p, sizeof *p * (size_t)n), "cudaMalloc (sprite tags)", err)) {
+            return false;
+        }
         cudaStreamSynchronize(STREAM); /* the old ones may still be read */
         cudaFree(s->tags);
         s->tags = p;
         s->tag_capacity = n;
     }
     s->tag_count = 0;
-    if (n > 0 && !cuda_ok(cudaMemcpyAsync(s->tags, tags, (size_t)n, cudaMemcpyHostToDevice, STREAM),
+    if (n > 0 && !cuda_ok(cudaMemcpyAsync(s->tags, tags, sizeof *tags * (size_t)n,
+                                          cudaMemcpyHostToDevice, STREAM),
                           "cudaMemcpyAsync (sprite tags)", err)) {
         return false;
     }

@@ -60,10 +60,11 @@ splat *splat_create(splat_error *err);
 /* Waits for its work on the GPU, then frees it. */
 void splat_destroy(splat *s);
 
-/* Per-body tags (sim.h's SIM_TAG: galaxy in bits 0-1, component in bits
- * 2-3), copied to the GPU; bodies past the last tag set count as tag 0.
- * false with *err (out of device memory), the old tags kept. */
-bool splat_set_tags(splat *s, const uint8_t *tags, int n, splat_error *err);
+/* Per-body tags, the renderer's 16 bits (shaders/nbody_shared.h: sim.h's
+ * SIM_TAG with its fade level in bits 0-7, the selection's bits 8-11),
+ * copied to the GPU; bodies past the last tag set count as tag 0. false
+ * with *err (out of device memory), the old tags kept. */
+bool splat_set_tags(splat *s, const uint16_t *tags, int n, splat_error *err);
 
 /* Draws n bodies from vertices (device memory: n x {x, y, z, speed} floats,
  * as sim_write_vertices and sim_queue_vertices write them) with view into

@@ -106,6 +106,13 @@ static SPLAT_HD inline splat_rgb splat_component_color(uint32_t component) {
                                                 : halo;
 }
 
+/* bodies.vert's set_color: selection set k's colour (1-6). */
+static SPLAT_HD inline splat_rgb splat_set_color(uint32_t k) {
+    const splat_rgb c1 = {NBODY_RGB_SET_1}, c2 = {NBODY_RGB_SET_2}, c3 = {NBODY_RGB_SET_3},
+                    c4 = {NBODY_RGB_SET_4}, c5 = {NBODY_RGB_SET_5}, c6 = {NBODY_RGB_SET_6};
+    return k == 1u ? c1 : k == 2u ? c2 : k == 3u ? c3 : k == 4u ? c4 : k == 5u ? c5 : c6;
+}
+
 /* m (column-major 4x4) times (x, y, z, w). */
 static SPLAT_HD inline void splat_transform(const float *m, const float v[4], float out[4]) {
     for (int r = 0; r < 4; r++) {
@@ -121,8 +128,9 @@ static SPLAT_HD inline void splat_span(float c, float s, int count, int *first, 
     *last = (int)splat_clamp(hi, -1.0f, (float)(count - 1));
 }
 
-/* Body index (x, y, z, speed, tag) through view: its sprite (bodies.vert),
- * dimmed by the tag's fade level.
+/* Body index (x, y, z, speed, tag: the renderer's 16 bits) through view:
+ * its sprite (bodies.vert), in its selection set's colour or dimmed for
+ * none (bits 8-11), dimmed by the tag's fade level (bits 4-7).
  * false when it is not drawn: a hidden halo body, behind the eye, or
  * nearer than the near plane or farther than the far one. */
 static SPLAT_HD inline int splat_setup(const splat_view *view, const float body[4], uint32_t tag,
@@ -154,6 +162,9 @@ static SPLAT_HD inline int splat_setup(const splat_view *view, const float body[
     } else {
         c = splat_speed_palette(splat_clamp(body[3] / view->speed_scale, 0.0f, 1.0f));
     }
+    const uint32_t set = (tag >> NBODY_TAG_SET_SHIFT) & NBODY_TAG_SET_MASK;
+    if (set != 0u) c = splat_set_color(set);
+    if (tag & NBODY_TAG_DIM) c = splat_scale(c, (float)NBODY_SET_DIM);
     const float fade = (float)((tag >> NBODY_TAG_FADE_SHIFT) & NBODY_TAG_FADE_MASK);
     out->light = splat_scale(c, view->brightness * dim * (1.0f - fade / (float)NBODY_TAG_FADE_MASK));
     splat_span(out->x, out->size, view->width, &out->x0, &out->x1);

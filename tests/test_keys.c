@@ -339,10 +339,14 @@ static void check_key_names(void) {
     CHECK(io_key_parse("[", &key, &mods) && key == GLFW_KEY_LEFT_BRACKET, "[");
     CHECK(io_key_parse("]", &key, &mods) && key == GLFW_KEY_RIGHT_BRACKET, "]");
     CHECK(io_key_parse("Enter", &key, &mods) && key == GLFW_KEY_ENTER, "Enter");
+    CHECK(io_key_parse("Shift+F7", &key, &mods) && key == GLFW_KEY_F7 && mods == GLFW_MOD_SHIFT,
+          "Shift+F7");
+    CHECK(io_key_parse("F6", &key, &mods) && key == GLFW_KEY_F6, "F6");
+    CHECK(io_key_parse("F8", &key, &mods) && key == GLFW_KEY_F8, "F8");
     CHECK(!io_key_parse("Ctrl+X", &key, &mods), "Ctrl+X is not a key here");
     CHECK(!io_key_parse("", &key, &mods), "empty");
     /* The help lists exactly the bindings app_key serves: the knobs' keys, a
-     * line per scene, the view and loop keys, the mouse. */
+     * line per scene, the view and loop keys, the mouse, the selections'. */
     static const char *const want[] = {"+ / -",
                                        "R / Shift+R",
                                        "T / Shift+T",
@@ -401,7 +405,14 @@ static void check_key_names(void) {
                                        "N",
                                        "Shift+N",
                                        "Y",
-                                       "Ctrl+Y"};
+                                       "Ctrl+Y",
+                                       "F6",
+                                       "F7",
+                                       "Shift+F7",
+                                       "F8",
+                                       "Z / Shift+Z",
+                                       "Ctrl+left drag",
+                                       "Ctrl+right click"};
     const int count = (int)(sizeof want / sizeof want[0]);
     bool found[sizeof want / sizeof want[0]] = {false};
     char label[64], text[160];
@@ -550,8 +561,8 @@ static void check_grow_guard(void) {
 
     /* The drawing's share (interop_memory) is what interop/, render/ and
      * splat/ allocate per body: on the zero-copy path with CUDA's sprites
-     * the vertex buffer and its tags (render_reserve_bodies) and the
-     * sprites' copy of the tags (splat_set_tags), all on the GPU; on the
+     * the vertex buffer and its tags, 16 bits a body (render_reserve_bodies)
+     * and the sprites' copy of the tags (splat_set_tags), all on the GPU; on the
      * host copy the staging buffer too, on the host; on the CPU backend
      * all of it on the host. (splat_create asks no device, so this runs
      * without a GPU.) */
@@ -561,13 +572,13 @@ static void check_grow_guard(void) {
     CHECK(interop_cuda_sprites(&io), "zero copy: CUDA may draw the sprites");
     sim_memory mem = {0};
     interop_memory(&io, true, m, &mem);
-    CHECK(mem.device_need == (sizeof(render_vertex) + 1.0 + 1.0) * m && mem.host_need == 0,
+    CHECK(mem.device_need == (sizeof(render_vertex) + 2.0 + 2.0) * m && mem.host_need == 0,
           "zero copy: %.0f bytes on the GPU, %.0f on the host", mem.device_need, mem.host_need);
     interop_destroy(&io);
     interop_init(&io, true, true);
     mem = (sim_memory){0};
     interop_memory(&io, true, m, &mem);
-    CHECK(mem.device_need == (sizeof(render_vertex) + 1.0) * m &&
+    CHECK(mem.device_need == (sizeof(render_vertex) + 2.0) * m &&
               mem.host_need == (double)sizeof(sim_vertex) * m,
           "host copy: %.0f bytes on the GPU, %.0f on the host", mem.device_need, mem.host_need);
     interop_destroy(&io);
@@ -575,7 +586,7 @@ static void check_grow_guard(void) {
     mem = (sim_memory){0};
     interop_memory(&io, false, m, &mem);
     CHECK(mem.device_need == 0 &&
-              mem.host_need == (sizeof(render_vertex) + 1.0 + sizeof(sim_vertex)) * m,
+              mem.host_need == (sizeof(render_vertex) + 2.0 + sizeof(sim_vertex)) * m,
           "CPU backend: %.0f bytes on the GPU, %.0f on the host", mem.device_need, mem.host_need);
     interop_destroy(&io);
 

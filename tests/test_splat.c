@@ -11,7 +11,13 @@
  * to the 96-pixel cap), 20 behind the eye and 21 far to the side (outside
  * the clip volume: not drawn), and the farthest below the 1.5-pixel minimum
  * (dimmed). Every colour mode of the tags, a quantity's, the halo hidden,
- * and a lens (the HUD's off-centre projection) are drawn.
+ * a lens (the HUD's off-centre projection), and the renderer's 16-bit tags
+ * with selections and fade levels (a third of the bodies in a set, a third
+ * dimmed as in none, half of them with a fade level: bits 4-11, some bodies
+ * with both a set and a fade level) are drawn. Before any picture, the CPU
+ * twin's light of one body with a set and a fade level at once is checked
+ * against the set's colour times the fade (shaders/nbody_shared.h's
+ * numbers), so the two fields cannot overlap unseen.
  *
  * cpu: an offscreen render/ in whatever EGL context there is (Mesa's
  * llvmpipe in CI) draws each case with bodies.vert and bodies.frag and tone
@@ -19,7 +25,7 @@
  * splat_math.h and put through tonemap.frag's formula must give the same
  * 8-bit picture 48 pixels or more from its edge (nearer, GLs differ:
  * splat_math.h): mean difference <= 0.15 levels and no channel more than 2
- * levels off in more than 0.2 % of them (measured over the five cases:
+ * levels off in more than 0.2 % of them (measured over the first five cases:
  * llvmpipe 0.016-0.037 levels and 0.003-0.009 %, NVIDIA's GL on an H200
  * 0.043-0.080 and 0.058-0.092 %). The bounds: GL adds each sprite into half
  * floats (a relative rounding of up to 2^-11 per addition, some hundreds of
@@ -61,8 +67,9 @@
 #define ASIDE_BODIES 21
 
 typedef struct scene {
-    float body[N][4]; /* x, y, z, speed */
-    uint8_t tag[N];
+    float body[N][4];    /* x, y, z, speed */
+    uint16_t tag[N];     /* the renderer's tags: galaxy and component */
+    uint16_t tag_sel[N]; /* the same with selection bits and fade levels */
 } scene;
 
 static const render_camera camera = {
@@ -93,7 +100,21 @@ static void make_scene(scene *sc) {
         for (int k = 0; k < 3; k++) sc->body[i][k] = p[k];
         sc->body[i][3] = (float)(1.3 * test_uniform(&st)); /* past speed_scale 1: the hot end */
         const int galaxy = (int)(2 * test_uniform(&st)), component = (int)(3 * test_uniform(&st));
-        sc->tag[i] = (uint8_t)(galaxy | component << 2);
+        sc->tag[i] = (uint16_t)(galaxy | component << 2);
+        /* The selections' case adds what the app adds to the renderer's
+         * tags: a third of the bodies in a set (1-6, app_select.c), a third
+         * dimmed as in none, and a fade level (1-15, app_interp.c) on half
+         * of them, across the sets; by hashes of the index, not from st,
+         * so the other cases' bodies stay what they were. */
+        const double u = (double)(((uint32_t)i * 2654435761u) >> 16) / 65536.0;
+        const double f = (double)(((uint32_t)i * 2246822519u + 374761393u) >> 16) / 65536.0;
+        sc->tag_sel[i] = sc->tag[i];
+        if (u < 1.0 / 3) {
+            sc->tag_sel[i] |= (uint16_t)((1 + (int)(18 * u)) << NBODY_TAG_SET_SHIFT);
+        } else if (u < 2.0 / 3) {
+            sc->tag_sel[i] |= (uint16_t)NBODY_TAG_DIM;
+        }
+        if (f < 0.5) sc->tag_sel[i] |= (uint16_t)((1 + (int)(30 * f)) << NBODY_TAG_FADE_SHIFT);
     }
 }
 
@@ -103,17 +124,19 @@ typedef struct view_case {
     bool hide_halo;
     float lens;        /* frame_scale; 0: none */
     float speed_scale; /* 0: 1 */
+    bool selection;    /* the tags with selection bits and fade levels */
 } view_case;
 
 static const view_case cases[] = {
-    {"speed", RENDER_COLOR_SPEED, false, 0, 0},
-    {"per body", RENDER_COLOR_BODY, false, 0, 0},
-    {"galaxy", RENDER_COLOR_GALAXY, false, 0, 0},
-    {"component, halo hidden", RENDER_COLOR_COMPONENT, true, 0, 0},
-    {"galaxy, halo hidden, lens", RENDER_COLOR_GALAXY, true, 0.7f, 0},
+    {"speed", RENDER_COLOR_SPEED, false, 0, 0, false},
+    {"per body", RENDER_COLOR_BODY, false, 0, 0, false},
+    {"galaxy", RENDER_COLOR_GALAXY, false, 0, 0, false},
+    {"component, halo hidden", RENDER_COLOR_COMPONENT, true, 0, 0, false},
+    {"galaxy, halo hidden, lens", RENDER_COLOR_GALAXY, true, 0.7f, 0, false},
     /* A quantity's place (0..1 in the 4th float), which no speed scale
      * touches: drawn with speed_scale 2 that the speed mode would use. */
-    {"a quantity (density)", RENDER_COLOR_DENSITY, false, 0, 2.0f},
+    {"a quantity (density)", RENDER_COLOR_DENSITY, false, 0, 2.0f, false},
+    {"component, sets, fade", RENDER_COLOR_COMPONENT, false, 0, 0, true},
 };
 #define CASES (int)(sizeof cases / sizeof cases[0])
 
@@ -143,14 +166,19 @@ typedef struct sprite_count {
     int drawn, capped, smallest;
 } sprite_count;
 
+static const uint16_t *tags_of(const scene *sc, const view_case *c) {
+    return c->selection ? sc->tag_sel : sc->tag;
+}
+
 /* The light per pixel (rgb, GL's rows: bottom first), added up in float. */
-static sprite_count add_sprites(const scene *sc, const splat_view *v, float *light) {
+static sprite_count add_sprites(const scene *sc, const view_case *c, const splat_view *v,
+                                float *light) {
+    const uint16_t *tags = tags_of(sc, c);
     memset(light, 0, sizeof(float) * 3 * (size_t)v->width * (size_t)v->height);
     sprite_count n = {0};
     for (int i = 0; i < N; i++) {
         splat_sprite s;
-        if (!splat_setup(v, sc->body[i], sc->tag[i], (uint32_t)i, &s) || s.x1 < s.x0 ||
-            s.y1 < s.y0) {
+        if (!splat_setup(v, sc->body[i], tags[i], (uint32_t)i, &s) || s.x1 < s.x0 || s.y1 < s.y0) {
             continue;
         }
         n.drawn++;
@@ -232,8 +260,56 @@ static void check_span(void) {
     CHECK(wrong == 0, "splat_span: %ld pixels wrongly in or out", wrong);
 }
 
+/* The CPU twin's light of one disk body in the middle of the picture with
+ * every set (1-6) and the dim bit, each with every fade level (0-15): the
+ * set's colour (the component's, times NBODY_SET_DIM, for the dim bit)
+ * times 1 - level / 15, relative to the same body with neither. The fade
+ * level and the set lie in different bits of the renderer's tag, so each
+ * is what it would be alone. A float's rounding of a few products: 1e-5. */
+static void check_tag_bits(void) {
+    const view_case *c = &cases[CASES - 1]; /* component colours, no halo hidden */
+    const render_view rv = view_of(c, W, H);
+    const splat_view sv = splat_view_of(&rv);
+    const float body[4] = {0, 0, 0, 0.5f};
+    const uint16_t disk = (uint16_t)(NBODY_COMPONENT_DISK << NBODY_TAG_COMPONENT_SHIFT);
+    const float disk_rgb[3] = {NBODY_RGB_DISK};
+    const float set_rgb[6][3] = {{NBODY_RGB_SET_1}, {NBODY_RGB_SET_2}, {NBODY_RGB_SET_3},
+                                 {NBODY_RGB_SET_4}, {NBODY_RGB_SET_5}, {NBODY_RGB_SET_6}};
+    splat_sprite plain;
+    CHECK(splat_setup(&sv, body, disk, 0, &plain), "a body at the target is drawn");
+    const float scale = plain.light.g / disk_rgb[1]; /* brightness x the size's dim */
+    int wrong = 0;
+    for (int k = 0; k <= 6; k++) { /* k 0: the dim bit */
+        for (unsigned level = 0; level <= NBODY_TAG_FADE_MASK; level++) {
+            const uint16_t tag =
+                (uint16_t)(disk | (k ? (unsigned)k << NBODY_TAG_SET_SHIFT : NBODY_TAG_DIM) |
+                           level << NBODY_TAG_FADE_SHIFT);
+            splat_sprite s;
+            if (!splat_setup(&sv, body, tag, 0, &s)) {
+                wrong++;
+                continue;
+            }
+            const float fade = 1.0f - (float)level / (float)NBODY_TAG_FADE_MASK;
+            const float got[3] = {s.light.r, s.light.g, s.light.b};
+            for (int j = 0; j < 3; j++) {
+                const float want =
+                    (k ? set_rgb[k - 1][j] : disk_rgb[j] * (float)NBODY_SET_DIM) * scale * fade;
+                if (!(fabsf(got[j] - want) <= 1e-5f * (fabsf(want) + scale))) {
+                    if (wrong < 4) {
+                        fprintf(stderr, "  %s %d, fade level %u, channel %d: %g, want %g\n",
+                                k ? "set" : "dim", k, level, j, (double)got[j], (double)want);
+                    }
+                    wrong++;
+                }
+            }
+        }
+    }
+    CHECK(wrong == 0, "a set and a fade level in one tag: %d channels wrong", wrong);
+}
+
 static int run_cpu(const scene *sc) {
     check_span();
+    check_tag_bits();
     app_egl *egl = app_egl_open(-1);
     if (!egl) {
         fprintf(stderr, "test_splat: no EGL context (install Mesa's EGL)\n");
@@ -249,16 +325,16 @@ static int run_cpu(const scene *sc) {
     }
     printf("GL: %s\n", render_gl_renderer());
     render_upload_bodies(r, (const render_vertex *)sc->body, N);
-    render_upload_tags(r, sc->tag, N);
     float *light = malloc(sizeof(float) * 3 * W * H);
     uint8_t *gl = malloc(4 * W * H), *cpu = malloc(4 * W * H), *speed = malloc(4 * W * H);
     if (!light || !gl || !cpu || !speed) return 1;
     for (int c = 0; c < CASES; c++) {
         const render_view rv = view_of(&cases[c], W, H);
+        render_upload_tags(r, tags_of(sc, &cases[c]), N);
         render_frame(r, &rv, N);
         render_read_pixels(r, W, H, gl);
         const splat_view sv = splat_view_of(&rv);
-        const sprite_count n = add_sprites(sc, &sv, light);
+        const sprite_count n = add_sprites(sc, &cases[c], &sv, light);
         tone_map(light, W, H, rv.exposure, cpu);
         if (c == 0) memcpy(speed, cpu, 4 * W * H);
         double mean, far;
@@ -375,16 +451,18 @@ static int run_gpu(const scene *sc) {
         !cuda_ok(cudaMemcpy(dev, sc->body, sizeof sc->body, cudaMemcpyHostToDevice),
                  "cudaMemcpy") ||
         !cuda_ok(cudaMallocArray(&array, &half4, W, H, cudaArraySurfaceLoadStore),
-                 "cudaMallocArray") ||
-        !splat_set_tags(s, sc->tag, N, &err)) {
-        if (err.message[0]) fprintf(stderr, "test_splat: %s\n", err.message);
+                 "cudaMallocArray")) {
         return 1;
     }
     for (int c = 0; c < CASES; c++) {
+        if (!splat_set_tags(s, tags_of(sc, &cases[c]), N, &err)) {
+            fprintf(stderr, "test_splat: %s\n", err.message);
+            return 1;
+        }
         if (!draw_gpu(s, dev, &cases[c], W, H, array, got, halves)) break;
         const render_view rv = view_of(&cases[c], W, H);
         const splat_view sv = splat_view_of(&rv);
-        add_sprites(sc, &sv, light);
+        add_sprites(sc, &cases[c], &sv, light);
         long bad_alpha;
         double worst;
         const long bad = compare_light(got, light, W * H, &bad_alpha, &worst);
@@ -397,7 +475,7 @@ static int run_gpu(const scene *sc) {
     }
     /* Again, after the light was used at another size: the same picture. */
     float *small = malloc(sizeof(float) * 4 * W * H);
-    if (!small) return 1;
+    if (!small || !splat_set_tags(s, sc->tag, N, &err)) return 1;
     if (draw_gpu(s, dev, &cases[1], W / 2 + 3, H / 2 + 1, array, small, halves) &&
         draw_gpu(s, dev, &cases[0], W, H, array, got, halves)) {
         long differ = 0;

@@ -125,7 +125,8 @@ bool interop_cuda_sprites(const interop *io) {
 }
 
 void interop_memory(const interop *io, bool cuda_backend, int n, sim_memory *out) {
-    const double vertices = (sizeof(render_vertex) + 1.0) * n; /* render_reserve_bodies */
+    const double vertices = (double)(sizeof(render_vertex) + sizeof(uint16_t)) *
+                            n; /* render_reserve_bodies: vertices, 16-bit tags */
     if (cuda_backend) {
         out->device_need += vertices;
     } else {
@@ -134,10 +135,12 @@ void interop_memory(const interop *io, bool cuda_backend, int n, sim_memory *out
     if (!cuda_backend || io->path == INTEROP_HOST_COPY) {
         out->host_need += (double)sizeof(sim_vertex) * n; /* io->staging */
     }
-    if (cuda_backend && interop_cuda_sprites(io)) out->device_need += n; /* splat_set_tags */
+    if (cuda_backend && interop_cuda_sprites(io)) { /* splat_set_tags: 16 bits a body */
+        out->device_need += (double)sizeof(uint16_t) * n;
+    }
 }
 
-void interop_tags(interop *io, const uint8_t *tags, int n) {
+void interop_tags(interop *io, const uint16_t *tags, int n) {
     splat_error e = {0};
     if (io->splat && !splat_set_tags(io->splat, tags, n, &e)) sprites_off(io, e.message);
 }

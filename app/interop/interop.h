@@ -84,8 +84,9 @@ bool interop_upload(interop *io, sim *s, render *r, const render_view *sprites);
  * and CUDA's sprites' own copy of the tags (GPU memory, while CUDA may draw
  * the sprites). The `+` key's guard adds this to sim_memory_estimate. */
 void interop_memory(const interop *io, bool cuda_backend, int n, sim_memory *out);
-/* The bodies' tags for CUDA's sprites (sim_get_tags), each time they change. */
-void interop_tags(interop *io, const uint8_t *tags, int n);
+/* The renderer's 16-bit tags (sim_get_tags widened, the selection's bits
+ * added) for CUDA's sprites, each time they change. */
+void interop_tags(interop *io, const uint16_t *tags, int n);
 /* Whether CUDA draws the sprites (the zero-copy path, and CUDA's sprites
  * neither refused nor failed). */
 bool interop_cuda_sprites(const interop *io);

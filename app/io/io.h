@@ -262,16 +262,46 @@ bool io_series_glob(const char *pattern, char *out, size_t len);
 /* A key press from --script: pressed just before frame `frame`. */
 #define IO_CAPTION_MAX 200 /* bytes of a caption line's text, its end included */
 
+/* "FRAME select SET ...": a selection line (the app's app_select.c does it). */
+#define IO_SELECT_SETS 6      /* sets 1 .. IO_SELECT_SETS */
+#define IO_SELECT_NAME_MAX 32 /* bytes of a set's name, its end included */
+
+typedef enum io_select_op {
+    IO_SELECT_MATCH,  /* the bodies matching every criterion given (none: "all") */
+    IO_SELECT_BOX,    /* those drawn inside a box of the picture */
+    IO_SELECT_SPHERE, /* those in a sphere around the body drawn nearest a point */
+    IO_SELECT_CLEAR,  /* none */
+    IO_SELECT_NAME,   /* names the set */
+} io_select_op;
+
+typedef struct io_select {
+    io_select_op op;
+    int set;       /* 0 .. IO_SELECT_SETS - 1 */
+    int galaxy;    /* match: 0 or 1 (the script's 1 or 2); -1 any */
+    int component; /* match: NBODY_COMPONENT_*; -1 any */
+    bool speed;    /* match: speed in [speed_lo, speed_hi] too */
+    double speed_lo, speed_hi;
+    double rect[4];                /* box: x0, y0, x1, y1; sphere: x, y; fractions of the picture's
+                                      width and height from its top left */
+    char name[IO_SELECT_NAME_MAX]; /* name: the set's new name */
+} io_select;
+
+/* Parses the words after "select" (e.g. "1 galaxy 1 component disk") into
+ * *out; false with why filled. */
+bool io_select_parse(const char *text, io_select *out, char *why, size_t len);
+
 typedef struct io_script_event {
     int frame;
-    int key, mods; /* GLFW_KEY_*, GLFW_MOD_*; key 0: a caption line */
-    int line;      /* in the script file, for messages */
+    int key, mods;                /* GLFW_KEY_*, GLFW_MOD_*; key 0: a caption or select line */
+    int line;                     /* in the script file, for messages */
     char caption[IO_CAPTION_MAX]; /* "FRAME caption TEXT": the text; "": clear it */
+    bool is_select;               /* "FRAME select SET ...": select holds it */
+    io_select select;
 } io_script_event;
 
-/* Reads path's "FRAME KEY" and "FRAME caption TEXT" lines, sorted by frame
- * (same frame: file order), into a malloc'd *events; false with a message
- * naming the line. */
+/* Reads path's "FRAME KEY", "FRAME caption TEXT" and "FRAME select SET ..."
+ * lines, sorted by frame (same frame: file order), into a malloc'd *events;
+ * false with a message naming the line. */
 bool io_script_load(const char *path, io_script_event **events, int *count);
 /* Key name ("K", "Shift+P", "Space", "F12") to GLFW key and modifiers;
  * false if unknown. */

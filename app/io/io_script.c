@@ -6,7 +6,9 @@
  *     240 Shift+P
  * The app presses the key just before that frame is drawn (frame 0 is the
  * first), through the same dispatch the window's keyboard uses, in the
- * window and headless alike. Blank lines and # comments are skipped; lines may be of
+ * window and headless alike. "FRAME caption TEXT" shows a caption, and
+ * "FRAME select SET WHAT" makes a selection (io_select_parse below; the
+ * app's app_select.c does it). Blank lines and # comments are skipped; lines may be of
  * any length. A line that does not parse stops the program at start-up with
  * its line number. Only a regular file is read: a directory, a FIFO or a
  * device is refused up front (a FIFO would block, or be read as empty).
@@ -35,9 +37,9 @@ static int by_frame(const void *x, const void *y) {
 
 static bool bad_line(const char *path, int line, const char *what) {
     fprintf(stderr, "nbody: --script %s line %d: %s\n", path, line, what);
-    fprintf(stderr, "hint: lines are \"FRAME KEY\", e.g. \"120 K\" or \"240 Shift+P\", or "
-                    "\"FRAME caption TEXT\"; keys: letters, digits, Shift+X, Space, ., +, -, Tab, "
-                    "Esc, F1, F12\n");
+    fprintf(stderr, "hint: lines are \"FRAME KEY\", e.g. \"120 K\" or \"240 Shift+P\", "
+                    "\"FRAME caption TEXT\" or \"FRAME select SET WHAT\" (docs/USAGE.md); keys: "
+                    "letters, digits, Shift+X, Space, ., +, -, Tab, Esc, F1-F12\n");
     return false;
 }
 
@@ -95,6 +97,7 @@ static bool parse_line(const char *path, int line, char *buf, io_script_event *e
     const size_t frame_len = next_word(&p, &frame_word);
     const size_t key_len = next_word(&p, &key_word);
     const bool caption = key_len == 7 && !strncmp(key_word, "caption", 7);
+    const bool select = key_len == 6 && !strncmp(key_word, "select", 6);
     if (caption) { /* the rest of the line, trimmed, is the text */
         p += strspn(p, " \t");
         size_t len = strlen(p);
@@ -108,7 +111,12 @@ static bool parse_line(const char *path, int line, char *buf, io_script_event *e
         memcpy(e->caption, p, len);
         e->caption[len] = 0;
     }
-    const size_t extra_len = caption ? 0 : next_word(&p, &extra);
+    if (select) { /* the rest of the line is the selection */
+        char why[200];
+        if (!io_select_parse(p, &e->select, why, sizeof why)) return bad_line(path, line, why);
+        e->is_select = true;
+    }
+    const size_t extra_len = caption || select ? 0 : next_word(&p, &extra);
     if (frame_len == 0 || key_len == 0 || extra_len != 0) {
         return bad_line(path, line, "expected a frame number and one key (or caption TEXT)");
     }
@@ -129,7 +137,7 @@ static bool parse_line(const char *path, int line, char *buf, io_script_event *e
                  frame_word, frame_len > 40 ? "..." : "", SCRIPT_FRAME_MAX);
         return bad_line(path, line, what);
     }
-    if (!caption && !io_key_parse(key_word, &e->key, &e->mods)) {
+    if (!caption && !select && !io_key_parse(key_word, &e->key, &e->mods)) {
         char what[96];
         snprintf(what, sizeof what, "unknown key '%.60s%s'", key_word, key_len > 60 ? "..." : "");
         return bad_line(path, line, what);
@@ -197,7 +205,8 @@ static const struct {
     {"Left", GLFW_KEY_LEFT},      {"Right", GLFW_KEY_RIGHT},     {"Up", GLFW_KEY_UP},
     {"Down", GLFW_KEY_DOWN},      {"PageUp", GLFW_KEY_PAGE_UP},  {"PageDown", GLFW_KEY_PAGE_DOWN},
     {"Home", GLFW_KEY_HOME},      {"F11", GLFW_KEY_F11},         {"F5", GLFW_KEY_F5},
-    {"F9", GLFW_KEY_F9},          {",", GLFW_KEY_COMMA},         {"Comma", GLFW_KEY_COMMA},
+    {"F9", GLFW_KEY_F9},          {"F6", GLFW_KEY_F6},           {"F7", GLFW_KEY_F7},
+    {"F8", GLFW_KEY_F8},          {",", GLFW_KEY_COMMA},         {"Comma", GLFW_KEY_COMMA},
     {"[", GLFW_KEY_LEFT_BRACKET}, {"]", GLFW_KEY_RIGHT_BRACKET}, {"Enter", GLFW_KEY_ENTER},
     {"F2", GLFW_KEY_F2},          {"F3", GLFW_KEY_F3},           {"F4", GLFW_KEY_F4},
     {"\\", GLFW_KEY_BACKSLASH},   {"Backslash", GLFW_KEY_BACKSLASH},
@@ -219,4 +228,129 @@ bool io_key_parse(const char *name, int *key, int *mods) {
         if (strcasecmp(name, key_names[i].name) == 0) return *key = key_names[i].key, true;
     }
     return false;
+}
+
+/* ---- selection lines ------------------------------------------------------ */
+
+/* The next word of *p into a NUL-terminated copy (at most len - 1 bytes);
+ * false at the end of the text. */
+static bool word_of(const char **p, char *out, size_t len) {
+    *p += strspn(*p, " \t\r\n\f\v");
+    const size_t n = strcspn(*p, " \t\r\n\f\v");
+    if (n == 0) return false;
+    snprintf(out, len, "%.*s", (int)n, *p);
+    *p += n;
+    return true;
+}
+
+/* A real number word of *p in [lo, hi] into *out; false with why filled. */
+static bool real_of(const char **p, const char *what, double lo, double hi, double *out, char *why,
+                    size_t len) {
+    char w[64];
+    if (!word_of(p, w, sizeof w)) {
+        snprintf(why, len, "select: %s: a number is missing", what);
+        return false;
+    }
+    const base_number r = base_parse_real(w, out);
+    if (r != BASE_NUMBER_OK || *out < lo || *out > hi) {
+        snprintf(why, len, "select: %s '%.40s' is %s (%g to %g)", what, w,
+                 r != BASE_NUMBER_OK ? base_number_problem(r) : "out of range", lo, hi);
+        return false;
+    }
+    return true;
+}
+
+bool io_select_parse(const char *text, io_select *out, char *why, size_t len) {
+    *out = (io_select){.op = IO_SELECT_MATCH, .galaxy = -1, .component = -1};
+    const char *p = text;
+    char w[64];
+    long long set = 0;
+    if (!word_of(&p, w, sizeof w) ||
+        base_parse_whole(w, 1, IO_SELECT_SETS, &set) != BASE_NUMBER_OK) {
+        snprintf(why, len, "select: expected a set number 1-%d after \"select\"", IO_SELECT_SETS);
+        return false;
+    }
+    out->set = (int)set - 1;
+    if (!word_of(&p, w, sizeof w)) {
+        snprintf(why, len,
+                 "select %d: what? (galaxy G, component C, speed A B, all, box X0 Y0 X1 "
+                 "Y1, sphere X Y, clear, name TEXT)",
+                 (int)set);
+        return false;
+    }
+    if (!strcmp(w, "name")) {
+        p += strspn(p, " \t");
+        size_t n = strlen(p);
+        while (n > 0 && strchr(" \t\r\n\f\v", p[n - 1])) n--;
+        if (n == 0 || n >= IO_SELECT_NAME_MAX) {
+            snprintf(why, len, "select: a name of 1 to %d bytes", IO_SELECT_NAME_MAX - 1);
+            return false;
+        }
+        out->op = IO_SELECT_NAME;
+        memcpy(out->name, p, n);
+        out->name[n] = 0;
+        return true;
+    }
+    bool single = true; /* clear, box and sphere stand alone */
+    if (!strcmp(w, "clear")) {
+        out->op = IO_SELECT_CLEAR;
+    } else if (!strcmp(w, "box")) {
+        out->op = IO_SELECT_BOX;
+        static const char *const names[4] = {"box X0", "box Y0", "box X1", "box Y1"};
+        for (int k = 0; k < 4; k++) {
+            if (!real_of(&p, names[k], 0, 1, &out->rect[k], why, len)) return false;
+        }
+    } else if (!strcmp(w, "sphere")) {
+        out->op = IO_SELECT_SPHERE;
+        if (!real_of(&p, "sphere X", 0, 1, &out->rect[0], why, len) ||
+            !real_of(&p, "sphere Y", 0, 1, &out->rect[1], why, len))
+            return false;
+    } else {
+        single = false;
+    }
+    if (single) {
+        if (word_of(&p, w, sizeof w)) {
+            snprintf(why, len, "select: '%.40s' after a whole selection", w);
+            return false;
+        }
+        return true;
+    }
+    /* Criteria, all of which a body must meet. */
+    do {
+        if (!strcmp(w, "all")) continue;
+        if (!strcmp(w, "galaxy")) {
+            long long g = 0;
+            if (!word_of(&p, w, sizeof w) || base_parse_whole(w, 1, 2, &g) != BASE_NUMBER_OK) {
+                snprintf(why, len, "select: galaxy 1 or galaxy 2");
+                return false;
+            }
+            out->galaxy = (int)g - 1;
+        } else if (!strcmp(w, "component")) {
+            static const char *const names[] = {"disk", "bulge", "halo"};
+            static const int comps[] = {NBODY_COMPONENT_DISK, NBODY_COMPONENT_BULGE,
+                                        NBODY_COMPONENT_HALO};
+            out->component = -1;
+            if (word_of(&p, w, sizeof w)) {
+                for (int k = 0; k < 3; k++) {
+                    if (!strcmp(w, names[k])) out->component = comps[k];
+                }
+            }
+            if (out->component < 0) {
+                snprintf(why, len, "select: component disk, bulge or halo");
+                return false;
+            }
+        } else if (!strcmp(w, "speed")) {
+            out->speed = true;
+            if (!real_of(&p, "speed A", 0, 1e300, &out->speed_lo, why, len) ||
+                !real_of(&p, "speed B", out->speed_lo, 1e300, &out->speed_hi, why, len))
+                return false;
+        } else {
+            snprintf(why, len,
+                     "select: unknown '%.40s' (galaxy G, component C, speed A B, all, "
+                     "box, sphere, clear, name)",
+                     w);
+            return false;
+        }
+    } while (word_of(&p, w, sizeof w));
+    return true;
 }

@@ -42,6 +42,12 @@ static const ui_overlay overlays[UI_OVERLAY_COUNT] = {
                           .adjust_label = "L",
                           .adjust_help = "tree cells: one level more (Shift: fewer)",
                           .adjust = ui_cells_adjust},
+    [UI_OVERLAY_SELECT] = {.name = "selection panel",
+                           .key = GLFW_KEY_F6,
+                           .key_label = "F6",
+                           .help = "selection panel and the sets' colours on / off",
+                           .layer = UI_LAYER_PANEL,
+                           .draw = ui_select_draw},
 };
 
 const ui_overlay *ui_overlay_get(ui_overlay_id id) {

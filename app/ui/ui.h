@@ -65,6 +65,28 @@ typedef struct ui_recording {
     int fps;     /* the video's frames/s: its time is frames / fps */
 } ui_recording;
 
+/* The selection panel (F6, ui_select.c): the sets as the app last measured
+ * them (app_select.c). */
+#define UI_SELECT_SETS 6
+#define UI_SELECT_BINS 24 /* the histogram's bins */
+
+typedef struct ui_select_set {
+    char name[32];
+    long count;                /* bodies in the set */
+    double mass;               /* their total mass */
+    double center[3];          /* their centre of mass (the mean position where the mass is 0) */
+    long hist[UI_SELECT_BINS]; /* the histogram of the quantity: bin i holds [lo + i w, lo + (i+1)
+                                  w) */
+    double lo, hi;             /* its range: the set's own (the last bin holds hi) */
+    long outside;              /* bodies whose quantity is not finite (in no bin) */
+} ui_select_set;
+
+typedef struct ui_select {
+    const ui_select_set *sets; /* UI_SELECT_SETS of them; NULL: none yet */
+    int active;                /* the set the keys act on */
+    const char *quantity;      /* the histogram's quantity, in words */
+    const float (*colors)[3];  /* each set's colour (shaders/nbody_shared.h) */
+} ui_select;
 /* The density view (app/app_density.c): what its colour bar shows. */
 typedef struct ui_density {
     bool on;               /* the density map is drawn instead of the sprites */
@@ -122,6 +144,7 @@ typedef struct ui_facts {
     bool text_scale_asked; /* --hud-scale was given: its size wins over the panel's share */
     ui_playback playback;
     ui_recording recording;
+    ui_select select;
     double interactions_per_s, flops_per_interaction;
     /* sampled by the app */
     bool energy_valid; /* energy, energy_error and virial_ratio hold a sample */
@@ -163,6 +186,7 @@ typedef enum ui_overlay_id {
     UI_OVERLAY_HELP,
     UI_OVERLAY_CHART,
     UI_OVERLAY_CELLS,
+    UI_OVERLAY_SELECT,
     UI_OVERLAY_COUNT
 } ui_overlay_id;
 
@@ -253,7 +277,7 @@ void ui_toggle(ui_state *ui, ui_overlay_id id, const ui_facts *f, char *msg, siz
 ui_overlay_id ui_overlay_of_key(int key, bool *adjust);
 
 /* Sets view's lens so the scene is centred in the part of the window the
- * HUD panel leaves free (no lens when the panel is hidden). */
+ * HUD panel and the selection panel leave free (no lens when both are hidden). */
 void ui_fit_view(ui_state *ui, const ui_facts *f, int fb_width, int fb_height, render_view *view);
 /* Draws the shown overlays of one layer (for the scene layer: in f->view),
  * and on the panel layer the message line. */

@@ -411,17 +411,51 @@ static void draw_legend(render_overlay *o, const hud_layout *L, float x, float y
 
 /* ---- layout ------------------------------------------------------------- */
 
+/* The lens for panels that reach right and down to (right, bottom): the
+ * free part is right of them (full height) or below them (full width),
+ * whichever holds the larger square; the square the camera frames in the
+ * whole window (its shorter side) is scaled to it. The panels' edges are
+ * rounded up to whole lines so the frame rate's changing digits do not
+ * shake the picture. */
+static void fit_lens(hud_layout *L, float right_px, float bottom_px, float lh, int fb_width,
+                     int fb_height) {
+    const float m = ui_margin(lh);
+    const float right = ceilf(right_px / lh) * lh + 0.5f * m;
+    const float bottom = ceilf(bottom_px / lh) * lh + 0.5f * m;
+    const float side = (float)(fb_width < fb_height ? fb_width : fb_height);
+    const float s_right = fminf(fb_width - right, (float)fb_height) / side;
+    const float s_below = fminf((float)fb_width, fb_height - bottom) / side;
+    if (s_right >= s_below) {
+        L->lens_scale = fminf(1.0f, fmaxf(s_right, 0.05f));
+        L->lens_center[0] = 0.5f * (right + fb_width);
+        L->lens_center[1] = 0.5f * fb_height;
+    } else {
+        L->lens_scale = fminf(1.0f, fmaxf(s_below, 0.05f));
+        L->lens_center[0] = 0.5f * fb_width;
+        L->lens_center[1] = 0.5f * (bottom + fb_height);
+    }
+}
+
 /* Lays the HUD panel out for a fb_width x fb_height window: the biggest font
  * up to the wanted one at which the wrapped lines, scale bar and legend fit
  * HUD_MAX_HEIGHT of the window; then the lens that centres the scene in the
- * part of the window the panel leaves free. Sets the overlay's font. */
+ * part of the window the panel (and the selection panel below it)
+ * leaves free. Sets the overlay's font. */
 static void layout(ui_state *ui, const ui_facts *f, int fb_width, int fb_height, hud_layout *L) {
     *L = (hud_layout){.lens_scale = 0};
     render_overlay *o = ui->text;
     const float want = ui_font_px(f);
     L->panel = ui->shown[UI_OVERLAY_HUD] && !ui->shown[UI_OVERLAY_HELP];
     L->font_px = want; /* the help starts from it too */
-    if (!L->panel || !o || fb_width <= 0 || fb_height <= 0) return;
+    if (!o || fb_width <= 0 || fb_height <= 0) return;
+    if (!L->panel) { /* the selection panel alone, top left, at the wanted size */
+        if (!ui->shown[UI_OVERLAY_SELECT]) return;
+        render_overlay_set_font_px(o, want);
+        const float lh = render_overlay_line_height(o), m = ui_margin(lh);
+        float sw = 0, sh = 0;
+        if (ui_select_size(ui, f, &sw, &sh)) fit_lens(L, m + sw, m + sh, lh, fb_width, fb_height);
+        return;
+    }
     ui_lines raw = {.count = 0};
     ui_hud_lines(f, &raw);
     legend(f, L);
@@ -460,25 +494,13 @@ static void layout(ui_state *ui, const ui_facts *f, int fb_width, int fb_height,
     L->w = w + 2 * pad;
     L->h = lh * (L->text_rows + PANEL_ROWS_BELOW) + 2 * pad;
 
-    /* The free part: right of the panel (full height) or below it (full
-     * width), whichever holds the larger square; the square the camera
-     * frames in the whole window (its shorter side) is scaled to it. The
-     * panel's edges are rounded up to whole lines so the frame rate's
-     * changing digits do not shake the picture. */
-    const float right = ceilf((L->x + L->w) / lh) * lh + 0.5f * m;
-    const float bottom = ceilf((L->y + L->h) / lh) * lh + 0.5f * m;
-    const float side = (float)(fb_width < fb_height ? fb_width : fb_height);
-    const float s_right = fminf(fb_width - right, (float)fb_height) / side;
-    const float s_below = fminf((float)fb_width, fb_height - bottom) / side;
-    if (s_right >= s_below) {
-        L->lens_scale = fminf(1.0f, fmaxf(s_right, 0.05f));
-        L->lens_center[0] = 0.5f * (right + fb_width);
-        L->lens_center[1] = 0.5f * fb_height;
-    } else {
-        L->lens_scale = fminf(1.0f, fmaxf(s_below, 0.05f));
-        L->lens_center[0] = 0.5f * fb_width;
-        L->lens_center[1] = 0.5f * (bottom + fb_height);
+    /* The selection panel goes below the HUD's (ui_select_place). */
+    float right = L->x + L->w, bottom = L->y + L->h, sw = 0, sh = 0;
+    if (ui_select_size(ui, f, &sw, &sh)) {
+        right = fmaxf(right, m + sw);
+        bottom += m + sh;
     }
+    fit_lens(L, right, bottom, lh, fb_width, fb_height);
     scale_bar(f, fb_width, fb_height, L);
     if (L->bar_px > max_w - render_overlay_text_width(o, L->bar_label) - lh) {
         L->bar_px = 0; /* no room for it: a tiny window */
@@ -557,6 +579,15 @@ void ui_fit_view(ui_state *ui, const ui_facts *f, int fb_width, int fb_height, r
     ui->lens_scale = L.lens_scale; /* for the mouse's pan */
     view->frame_center_px[0] = L.lens_center[0];
     view->frame_center_px[1] = L.lens_center[1];
+}
+
+void ui_select_place(ui_state *ui, const ui_facts *f, int fb_width, int fb_height, float *x,
+                     float *y) {
+    hud_layout L;
+    layout(ui, f, fb_width, fb_height, &L); /* sets the font the selection panel uses */
+    const float m = ui_margin(render_overlay_line_height(ui->text));
+    *x = m;
+    *y = L.panel ? L.y + L.h + m : m;
 }
 
 void ui_hud_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height) {

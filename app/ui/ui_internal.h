@@ -7,7 +7,7 @@
 
 #define UI_BASE_PX 17.0f /* text size before the screen's scale */
 #define UI_MIN_PX 9.0f   /* text shrinks no further in small windows */
-#define UI_MAX_LINES 64
+#define UI_MAX_LINES 128 /* the help has a line per key (and its wrapped lines) */
 
 extern const float UI_WHITE[4], UI_DIM[4], UI_WARN[4], UI_GOOD[4], UI_KEY[4], UI_PANEL[4],
     UI_GRID[4], UI_CURVE[4];
@@ -49,6 +49,13 @@ void ui_chart_toggled(ui_state *ui, const ui_facts *f, char *msg, size_t len);
 void ui_cells_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height);
 void ui_cells_toggled(ui_state *ui, const ui_facts *f, char *msg, size_t len);
 void ui_cells_adjust(ui_state *ui, const ui_facts *f, int dir, char *msg, size_t len);
+void ui_select_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height);
+/* The selection panel's size (at the overlay's font size now); false when
+ * it is not drawn. Its place: below the HUD panel (ui_hud.c), else top left. */
+bool ui_select_size(ui_state *ui, const ui_facts *f, float *w, float *h);
+/* Where the selection panel goes: its top left (ui_hud.c lays it out with the HUD). */
+void ui_select_place(ui_state *ui, const ui_facts *f, int fb_width, int fb_height, float *x,
+                     float *y);
 /* The sparkline inside the HUD panel at x, y, w x h. */
 void ui_spark_draw(ui_state *ui, float x, float y, float w, float h);
 /* The message line at the bottom. */
