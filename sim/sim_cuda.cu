@@ -234,6 +234,33 @@ static __device__ void block_sum(double (*sh)[DIAG_THREADS], double *v) {
     for (int k = 0; k < DIAG_COUNT; k++) v[k] = sh[k][0];
 }
 
+/* -sum_{j != i} m_j / sqrt(r^2 + eps^2) for body i at xi (i >= n: a
+ * block's spare thread, which still loads tiles), over tiles of
+ * DIAG_THREADS bodies staged in `tile`: in T within a tile, in double across
+ * tiles. Every thread of the block must call it (it synchronises). */
+template <typename T, typename V>
+__device__ double tile_potential(int n, const V *pos, T eps2, int i, V xi, V *tile) {
+    V zero;
+    zero.x = zero.y = zero.z = zero.w = 0;
+    double phi = 0;
+    for (int base = 0; base < n; base += DIAG_THREADS) {
+        const int j = base + threadIdx.x;
+        tile[threadIdx.x] = j < n ? pos[j] : zero;
+        __syncthreads();
+        T tile_phi = 0;
+        const int count = min(DIAG_THREADS, n - base);
+        for (int k = 0; k < count; k++) {
+            T dx = tile[k].x - xi.x, dy = tile[k].y - xi.y, dz = tile[k].z - xi.z;
+            T r2 = dx * dx + dy * dy + dz * dz + eps2;
+            if (base + k == i || r2 == 0) continue;
+            tile_phi -= tile[k].w / sqrt(r2);
+        }
+        phi += tile_phi;
+        __syncthreads();
+    }
+    return phi;
+}
+
 /* Per-block partial sums of the diagnostics. The potential of body i,
  * phi_i = -sum_{j != i} m_j / sqrt(r^2 + eps^2), is walk_phi[i].w where the
  * tree's walk wrote it (with_potential false then), else summed in T within a
@@ -252,21 +279,7 @@ __global__ void diag_partial_kernel(int n, const V *pos, const V *vel, const uin
     const V xi = i < n ? pos[i] : zero;
     const V vi = i < n ? vel[i] : zero;
     double phi = walk_phi && i < n ? (double)walk_phi[i].w : 0.0;
-    for (int base = 0; with_potential && base < n; base += DIAG_THREADS) {
-        const int j = base + threadIdx.x;
-        tile[threadIdx.x] = j < n ? pos[j] : zero;
-        __syncthreads();
-        T tile_phi = 0;
-        const int count = min(DIAG_THREADS, n - base);
-        for (int k = 0; k < count; k++) {
-            T dx = tile[k].x - xi.x, dy = tile[k].y - xi.y, dz = tile[k].z - xi.z;
-            T r2 = dx * dx + dy * dy + dz * dz + eps2;
-            if (base + k == i || r2 == 0) continue;
-            tile_phi -= tile[k].w / sqrt(r2);
-        }
-        phi += tile_phi;
-        __syncthreads();
-    }
+    if (with_potential) phi += tile_potential<T>(n, pos, eps2, i, xi, tile);
     const double m = xi.w;
     const double x = xi.x, y = xi.y, z = xi.z, vx = vi.x, vy = vi.y, vz = vi.z;
     double v[DIAG_COUNT];
@@ -1085,21 +1098,7 @@ __global__ void potentials_kernel(int n, const V *pos, T eps2, const float4 *wal
     zero.x = zero.y = zero.z = zero.w = 0;
     const V xi = i < n ? pos[i] : zero;
     double phi = walk_phi && i < n ? (double)walk_phi[i].w : 0.0;
-    for (int base = 0; !walk_phi && base < n; base += DIAG_THREADS) {
-        const int j = base + threadIdx.x;
-        tile[threadIdx.x] = j < n ? pos[j] : zero;
-        __syncthreads();
-        T tile_phi = 0;
-        const int count = min(DIAG_THREADS, n - base);
-        for (int k = 0; k < count; k++) {
-            T dx = tile[k].x - xi.x, dy = tile[k].y - xi.y, dz = tile[k].z - xi.z;
-            T r2 = dx * dx + dy * dy + dz * dz + eps2;
-            if (base + k == i || r2 == 0) continue;
-            tile_phi -= tile[k].w / sqrt(r2);
-        }
-        phi += tile_phi;
-        __syncthreads();
-    }
+    if (!walk_phi) phi += tile_potential<T>(n, pos, eps2, i, xi, tile);
     if (i < n) out[i].w = (float)phi;
 }
 
