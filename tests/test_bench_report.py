@@ -20,11 +20,11 @@
 import json
 import math
 import os
-import struct
 import subprocess
 import sys
 import tempfile
-import zlib
+
+from checks import png_decode
 
 gen, nbody, font = sys.argv[1:4]
 failed = []
@@ -38,38 +38,9 @@ def check(ok, what):
 
 def png_rgba(path):
     """Decodes an 8-bit RGBA, non-interlaced PNG (what stb_image_write makes)."""
-    data = open(path, "rb").read()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    pos, idat, w = 8, b"", 0
-    while pos < len(data):
-        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + n]
-        if kind == b"IHDR":
-            w, h, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", body)
-            assert depth == 8 and colour == 6 and interlace == 0, "not 8-bit RGBA"
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + n
-    raw, stride, out, prev = zlib.decompress(idat), w * 4, [], bytearray(w * 4)
-    for y in range(h):
-        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - 4] if i >= 4 else 0
-            b = prev[i]
-            c = prev[i - 4] if i >= 4 else 0
-            if f == 1:
-                line[i] = (line[i] + a) & 255
-            elif f == 2:
-                line[i] = (line[i] + b) & 255
-            elif f == 3:
-                line[i] = (line[i] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        out.append(bytes(line))
-        prev = line
-    return w, h, out
+    w, h, bpp, rows = png_decode(path)
+    assert bpp == 4, "not 8-bit RGBA"
+    return w, h, rows
 
 
 with tempfile.TemporaryDirectory() as tmp:

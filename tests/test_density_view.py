@@ -19,13 +19,11 @@ sphere's lower right, so it is not (no white pixel: the palette's top colour
 has blue 0.64, far from white).
 """
 import os
-import struct
 import subprocess
 import sys
 import tempfile
-import zlib
 
-from checks import check, done
+from checks import check, done, png_decode
 
 TOP = (0.988362, 0.998364, 0.644924)  # NBODY_INFERNO_8 (shaders/nbody_shared.h)
 BOTTOM = (0.001462, 0.000466, 0.013866)  # NBODY_INFERNO_0
@@ -33,37 +31,8 @@ BOTTOM = (0.001462, 0.000466, 0.013866)  # NBODY_INFERNO_0
 
 def read_png(path):
     """RGB(A) 8-bit PNG -> (w, h, rows of (r, g, b) tuples), top row first."""
-    data = open(path, "rb").read()
-    pos, idat, w = 8, b"", 0
-    while pos < len(data):
-        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + n]
-        if kind == b"IHDR":
-            w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
-            assert depth == 8 and ctype in (2, 6), "8-bit RGB or RGBA"
-            bpp = 3 if ctype == 2 else 4
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + n
-    raw, stride, rows, prev = zlib.decompress(idat), w * bpp, [], bytearray(w * bpp)
-    for y in range(h):
-        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - bpp] if i >= bpp else 0
-            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
-            if f == 1:
-                line[i] = (line[i] + a) & 255
-            elif f == 2:
-                line[i] = (line[i] + b) & 255
-            elif f == 3:
-                line[i] = (line[i] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append([tuple(line[x * bpp:x * bpp + 3]) for x in range(w)])
-        prev = line
-    return w, h, rows
+    w, h, bpp, rows = png_decode(path)
+    return w, h, [[tuple(r[x * bpp:x * bpp + 3]) for x in range(w)] for r in rows]
 
 
 def near(px, rgb, tol=3):

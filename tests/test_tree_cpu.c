@@ -247,19 +247,25 @@ static err_stats compare(const char *what, const sim_body *b, int n, float eps, 
 
 /* ---- the checks ------------------------------------------------------------ */
 
+/* The scenes the accuracy goal is checked on (check_accuracy,
+ * check_relative): N not a power of two, unequal masses. */
+typedef struct scene_case {
+    const char *what;
+    sim_ic ic;
+    int n;
+    float eps;
+} scene_case;
+static const scene_case goal_cases[] = {
+    {"plummer, unequal masses", SIM_IC_PLUMMER, 8191, 0.05f},
+    {"merger, unequal masses", SIM_IC_MERGER, 7001, 0.15f},
+};
+#define GOAL_CASES ((int)(sizeof goal_cases / sizeof goal_cases[0]))
+
 /* The accuracy goal at the default theta, and theta -> 0. */
 static void check_accuracy(void) {
     const float th = SIM_THETA_DEFAULT_CPU;
-    struct {
-        const char *what;
-        sim_ic ic;
-        int n;
-        float eps;
-    } cases[] = {
-        {"plummer, unequal masses", SIM_IC_PLUMMER, 8191, 0.05f},
-        {"merger, unequal masses", SIM_IC_MERGER, 7001, 0.15f},
-    };
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    const scene_case *cases = goal_cases;
+    for (int c = 0; c < GOAL_CASES; c++) {
         sim_body *b = scene(cases[c].ic, cases[c].n, 7, cases[c].eps, true);
         const err_stats e = compare(cases[c].what, b, cases[c].n, cases[c].eps, th);
         CHECK(e.median <= 1e-3, "%s: median %.3g > 1e-3 at theta %.2f", cases[c].what, e.median,
@@ -301,21 +307,13 @@ static void check_accuracy(void) {
  * least |a|, which is stricter: the same alpha is more accurate there.) */
 #define ALPHA_LOOSE SIM_TREE_ALPHA_DEFAULT
 static void check_relative(void) {
-    struct {
-        const char *what;
-        sim_ic ic;
-        int n;
-        float eps;
-    } cases[] = {
-        {"plummer, unequal masses", SIM_IC_PLUMMER, 8191, 0.05f},
-        {"merger, unequal masses", SIM_IC_MERGER, 7001, 0.15f},
-        {"cold flat disk", SIM_IC_PLUMMER, 6007, 0.02f},
-    };
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    const scene_case cases[GOAL_CASES + 1] = {goal_cases[0], goal_cases[1],
+                                              {"cold flat disk", SIM_IC_PLUMMER, 6007, 0.02f}};
+    for (int c = 0; c < GOAL_CASES + 1; c++) {
         const int n = cases[c].n;
         const float eps = cases[c].eps;
         sim_body *b = scene(cases[c].ic, n, 11, eps, true);
-        const bool flat = c == 2;
+        const bool flat = c == GOAL_CASES;
         if (flat) { /* z = 0 exactly, at rest */
             sim_rng r = sim_rng_seed(3);
             for (int i = 0; i < n; i++) {
