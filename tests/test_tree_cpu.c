@@ -307,8 +307,8 @@ static void check_accuracy(void) {
  * least |a|, which is stricter: the same alpha is more accurate there.) */
 #define ALPHA_LOOSE SIM_TREE_ALPHA_DEFAULT
 static void check_relative(void) {
-    const scene_case cases[GOAL_CASES + 1] = {goal_cases[0], goal_cases[1],
-                                              {"cold flat disk", SIM_IC_PLUMMER, 6007, 0.02f}};
+    const scene_case cases[GOAL_CASES + 1] = {
+        goal_cases[0], goal_cases[1], {"cold flat disk", SIM_IC_PLUMMER, 6007, 0.02f}};
     for (int c = 0; c < GOAL_CASES + 1; c++) {
         const int n = cases[c].n;
         const float eps = cases[c].eps;
@@ -317,11 +317,13 @@ static void check_relative(void) {
         if (flat) { /* z = 0 exactly, at rest */
             sim_rng r = sim_rng_seed(3);
             for (int i = 0; i < n; i++) {
-                const double rad = sqrt(sim_rng_uniform(&r)), ph = 6.283185307 * sim_rng_uniform(&r);
+                const double rad = sqrt(sim_rng_uniform(&r)),
+                             ph = 6.283185307 * sim_rng_uniform(&r);
                 b[i] = (sim_body){.pos = {rad * cos(ph), rad * sin(ph), 0}, .mass = 1.0 / n};
             }
         }
-        sim_body *x = malloc(sizeof(sim_body) * (size_t)n), *t = malloc(sizeof(sim_body) * (size_t)n);
+        sim_body *x = malloc(sizeof(sim_body) * (size_t)n),
+                 *t = malloc(sizeof(sim_body) * (size_t)n);
         forces(b, n, eps, SIM_VARIANT_FP64, 0.5f, x);
         double ib = 0, ia = 0, ia8 = 0, i6 = 0;
         tree_alpha(b, n, eps, 1.0, 0, t, &ib);
@@ -335,8 +337,8 @@ static void check_relative(void) {
         const err_stats b6 = rel_errors(t, x, n);
         printf("%-24s theta 1: median %.3g p99 %.3g (%.0f/body); alpha %g: %.3g %.3g (%.0f); "
                "alpha/8: %.3g %.3g (%.0f); theta 0.6 alone: %.3g %.3g (%.0f)\n",
-               cases[c].what, barnes.median, barnes.p99, ib, ALPHA_LOOSE, rel.median,
-               rel.p99, ia, rel8.median, rel8.p99, ia8, b6.median, b6.p99, i6);
+               cases[c].what, barnes.median, barnes.p99, ib, ALPHA_LOOSE, rel.median, rel.p99, ia,
+               rel8.median, rel8.p99, ia8, b6.median, b6.p99, i6);
         CHECK(rel.median * 1.5 <= barnes.median && ia > ib,
               "%s: alpha %g opens nothing more than theta 1 (median %.3g vs %.3g)", cases[c].what,
               ALPHA_LOOSE, rel.median, barnes.median);
@@ -651,8 +653,8 @@ static void check_error_summary(void) {
     CHECK(e.median == 2.5 && e.max == 4, "summary of 4: median %g", e.median);
     for (int i = 0; i < 200; i++) many[i] = 200 - i; /* 1 .. 200, reversed */
     sim_force_error_summary(many, 200, &e);
-    CHECK(e.p99 == 198 && e.median == 100.5, "summary of 200: p99 %g (the 198th), median %g",
-          e.p99, e.median);
+    CHECK(e.p99 == 198 && e.median == 100.5, "summary of 200: p99 %g (the 198th), median %g", e.p99,
+          e.median);
     const double zero[3] = {0, 0, 0}, one[3] = {1, 0, 0}, half[3] = {0.5, 0, 0};
     CHECK(sim_relative_error(half, one) == 0.5, "relative error 0.5");
     CHECK(sim_relative_error(zero, zero) == 0, "no force, none computed: 0");
