@@ -13,7 +13,8 @@
    not blank (a bar's blue and dark text among its pixels).
 3. Runs `nbody --benchmark --backend cpu --variant tree --theta 0.4,0.9`:
    one row per theta with build and walk time, interactions per body and a
-   force error over all 300 bodies, no interactions/s; theta 0.9 evaluates
+   force error over all 300 bodies, no interactions/s and no lanes (the
+   CPU's tree has none: '-' and null); theta 0.9 evaluates
    fewer interactions and errs more than 0.4 (what an opening angle means).
 4. More configurations than the table's 1024 rows are refused with a hint.
 """
@@ -119,8 +120,12 @@ with tempfile.TemporaryDirectory() as tmp:
               and x["gflops_equivalent"] is None and x["ceiling_fraction"] is None
               and x["build_ms"] is not None and x["walk_ms"] is not None
               and 0 < (x["interactions_per_body"] or 0) and x["force_error_samples"] == 300
-              and 0 < x["force_error_median"] <= x["force_error_p99"] < 1)
+              and 0 < x["force_error_median"] <= x["force_error_p99"] < 1
+              and x["lane_use"] is None)  # the CPU's tree walks no lanes
         check(ok, "tree row: %s" % x)
+    lines = [ln.split() for ln in r.stdout.splitlines() if ln.startswith("tree ")]
+    check(len(lines) == 2 and all(ln[10] == "-" for ln in lines),
+          "the lanes column of the CPU's tree rows is '-': %s" % lines)
     if len(rows) == 2:  # a wider opening angle is coarser: fewer interactions, larger error
         check(rows[1]["interactions_per_body"] < rows[0]["interactions_per_body"]
               and rows[1]["force_error_median"] > rows[0]["force_error_median"],

@@ -168,9 +168,10 @@ void bench_print(const bench_result *b, FILE *f) {
                 r->ms, ips, gf, up, ceil_s);
         if (frames) fprintf(f, " %9.1f", r->fps);
         if (tree && r->tree && r->tree_valid) {
-            fprintf(f, " %6.2f %9.3f %9.3f %9.0f %5.0f%% %10.2f", r->theta, r->build_ms,
-                    r->walk_ms, r->interactions_per_body, 100 * r->lane_use,
-                    bodies_per_s(r) * 1e-6);
+            char lanes[16] = "-"; /* the CPU's tree walks no lanes */
+            if (r->lane_use > 0) snprintf(lanes, sizeof lanes, "%.0f%%", 100 * r->lane_use);
+            fprintf(f, " %6.2f %9.3f %9.3f %9.0f %6s %10.2f", r->theta, r->build_ms, r->walk_ms,
+                    r->interactions_per_body, lanes, bodies_per_s(r) * 1e-6);
             if (r->error_samples > 0)
                 fprintf(f, " %9.2e %9.2e %9.2e", r->error_median, r->error_p99, r->error_max);
             else
@@ -311,7 +312,7 @@ char *bench_json(const bench_result *b) {
             emit_number(&t, "build_ms", r->build_ms, r->tree_valid);
             emit_number(&t, "walk_ms", r->walk_ms, r->tree_valid);
             emit_number(&t, "interactions_per_body", r->interactions_per_body, r->tree_valid);
-            emit_number(&t, "lane_use", r->lane_use, r->tree_valid);
+            emit_number(&t, "lane_use", r->lane_use, r->tree_valid && r->lane_use > 0);
             emit(&t, ", \"force_error_samples\": %d", r->error_samples);
             emit_number(&t, "force_error_median", r->error_median, r->error_samples > 0);
             emit_number(&t, "force_error_p99", r->error_p99, r->error_samples > 0);
