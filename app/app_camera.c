@@ -66,7 +66,7 @@ void app_fit_view(app *a) {
         base_msg_post(&a->msg, "out of memory fitting the view");
         return;
     }
-    sim_get_bodies(a->sim, b);
+    sim_get_state(a->sim, b); /* no forces: a fit costs a copy at any N */
     /* The bodies drawn: a hidden halo (O) does not set the view, or a disk
      * in its much larger halo shows as a dot. All of them when none is
      * drawn. */
@@ -77,7 +77,7 @@ void app_fit_view(app *a) {
     }
     const bool all = drawn == 0;
     if (all) {
-        sim_get_bodies(a->sim, b);
+        sim_get_state(a->sim, b);
         drawn = n;
     }
     /* Their centre of mass (unweighted where the masses add up to nothing). */

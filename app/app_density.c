@@ -7,7 +7,7 @@
  * into density/'s device buffer (sim_queue_vertices), the map made there
  * and copied to the host; on the CPU backend to host memory and mapped by
  * the CPU twin - then the map goes up as a float texture. The masses and
- * tags are read once per generation of bodies (sim_get_bodies: a re-seed,
+ * tags are read once per generation of bodies (sim_get_state: a re-seed,
  * a snapshot). The range is the map's own (auto: a high percentile of its
  * lit pixels at the top, app_density_auto_top; DECADES below it at the
  * bottom) or set with Y / Shift+Y / --density-max; Ctrl+Y goes back to
@@ -154,7 +154,7 @@ static bool take_bodies(app *a, const sim_params *p, bool cuda) {
         base_msg_post(&a->msg, "density view: out of host memory for %d bodies", n);
         return false;
     }
-    sim_get_bodies(a->sim, b); /* the masses and tags only: accelerations are not used */
+    sim_get_state(a->sim, b); /* the masses and tags only: no forces computed */
     d->present = 0;
     for (int i = 0; i < n; i++) {
         mass[i] = (float)b[i].mass;

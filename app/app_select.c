@@ -20,7 +20,7 @@
  * the set's colour and the rest at NBODY_SET_DIM of their light, both times
  * the fade.
  *
- * Measuring reads the bodies back (sim_get_bodies) and sums on the host in
+ * Measuring reads the bodies back (sim_get_state) and sums on the host in
  * double: every frame up to APP_SELECT_LIVE_N bodies; above, at most every
  * APP_SELECT_EVERY seconds and in at most 1 / (1 + APP_SELECT_DUTY) of the
  * wall time (docs/USAGE.md gives the cost at 1M). A change of the sets is
@@ -99,7 +99,7 @@ static sim_body *bodies_now(app *a, int *n) {
     *n = sim_get_params(a->sim).body_count;
     sim_body *b = malloc(sizeof *b * (size_t)*n);
     if (!b) base_msg_post(&a->msg, "selection: out of memory for %d bodies", *n);
-    if (b) sim_get_bodies(a->sim, b);
+    if (b) sim_get_state(a->sim, b); /* no forces computed */
     return b;
 }
 

@@ -636,6 +636,14 @@ bool sim_get_bodies(sim *s, sim_body *out) {
     return !(s->ops->stopped && s->ops->stopped(s->backend_state, NULL));
 }
 
+void sim_get_state(sim *s, sim_body *out) {
+    s->ops->download(s->backend_state, out, NULL);
+    for (int i = 0; i < s->body_count; i++) {
+        out[i].tag = s->tags[i];
+        out[i].acc[0] = out[i].acc[1] = out[i].acc[2] = NAN;
+    }
+}
+
 void sim_get_tags(const sim *s, uint8_t *out) {
     memcpy(out, s->tags, (size_t)s->body_count);
 }

@@ -422,6 +422,10 @@ sim_params sim_get_params(const sim *s);
  * accelerations had to be computed and sim_stop ended that: then every
  * acc is NaN (not computed); the rest is whole. */
 bool sim_get_bodies(sim *s, sim_body *out);
+/* The same without the accelerations (every acc NaN): it never computes
+ * forces, so it costs a copy whatever the method and N (the view's fit,
+ * the selections, the density view's masses and tags). */
+void sim_get_state(sim *s, sim_body *out);
 
 /* Copies every body's tag to out[0 .. body_count-1] (cheap: kept on the host). */
 void sim_get_tags(const sim *s, uint8_t *out);

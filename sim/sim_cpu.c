@@ -387,12 +387,13 @@ static bool cpu_set_precision(void *b, bool fp64, sim_error *err) {
 
 static void cpu_download(void *b, sim_body *out, const sim_step_params *sp) {
     cpu_backend *c = b;
-    c->stopped = !ensure_acc(c, sp);
+    if (sp) c->stopped = !ensure_acc(c, sp);
+    const bool acc = sp && !c->stopped;
     for (int i = 0; i < c->n; i++) {
         for (int k = 0; k < 3; k++) {
             out[i].pos[k] = c->pos[4 * i + k];
             out[i].vel[k] = c->vel[3 * i + k];
-            out[i].acc[k] = c->stopped ? NAN : c->acc[3 * i + k];
+            out[i].acc[k] = acc ? c->acc[3 * i + k] : NAN;
         }
         out[i].mass = c->pos[4 * i + 3];
     }

@@ -991,11 +991,14 @@ static void download(cuda_backend *c, const V *pos, const V *vel, const V *acc, 
                    cudaMemcpyAsync(host, pos + first, bytes, cudaMemcpyDeviceToHost, c->stream));
         CUDA_CHECK(&c->fault, cudaMemcpyAsync(host + STAGE_BODIES, vel + first, bytes,
                                               cudaMemcpyDeviceToHost, c->stream));
-        CUDA_CHECK(&c->fault, cudaMemcpyAsync(host + 2 * STAGE_BODIES, acc + first, bytes,
-                                              cudaMemcpyDeviceToHost, c->stream));
+        if (acc) {
+            CUDA_CHECK(&c->fault, cudaMemcpyAsync(host + 2 * STAGE_BODIES, acc + first, bytes,
+                                                  cudaMemcpyDeviceToHost, c->stream));
+        }
         CUDA_CHECK(&c->fault, cudaStreamSynchronize(c->stream));
         for (int i = 0; i < count; i++) {
-            const V x = host[i], v = host[STAGE_BODIES + i], a = host[2 * STAGE_BODIES + i];
+            const V x = host[i], v = host[STAGE_BODIES + i];
+            const V a = acc ? host[2 * STAGE_BODIES + i] : V{0, 0, 0, 0};
             out[first + i] = sim_body{{x.x, x.y, x.z}, {v.x, v.y, v.z}, {a.x, a.y, a.z}, x.w, 0};
         }
     }
@@ -1003,11 +1006,11 @@ static void download(cuda_backend *c, const V *pos, const V *vel, const V *acc, 
 
 static void cuda_download(void *b, sim_body *out, const sim_step_params *sp) {
     cuda_backend *c = (cuda_backend *)b;
-    ensure_forces(c, sp);
+    if (sp) ensure_forces(c, sp);
     if (c->fp64) {
-        download<double>(c, c->pos64, c->vel64, c->acc64, out);
+        download<double>(c, c->pos64, c->vel64, sp ? c->acc64 : NULL, out);
     } else {
-        download<float>(c, c->pos, c->vel, c->acc, out);
+        download<float>(c, c->pos, c->vel, sp ? c->acc : NULL, out);
     }
 }
 

@@ -56,6 +56,7 @@ typedef struct sim_backend_ops {
     bool (*set_precision)(void *b, bool fp64, sim_error *err);
     /* Copies bodies back, accelerations at the current positions included
      * (tags are left to sim.c, which keeps them). */
+    /* sp NULL: no forces are computed (sim_get_state); acc is then left to the caller. */
     void (*download)(void *b, sim_body *out, const sim_step_params *sp);
     void (*step)(void *b, const sim_step_params *sp, int steps);
     /* wait false (device memory only): queued, not waited for. */
