@@ -375,6 +375,11 @@ typedef struct app_colour {
     uint32_t values_generation;
     double values_at, values_cost; /* base_now() when computed; seconds it took */
     ui_quantity shown;             /* for the legend */
+    /* The CUDA backend's density and radial velocity, taken on the GPU: its
+     * buffers, and the bodies whose masses and tags it holds. */
+    density_gpu *gpu;
+    int gpu_bodies;
+    uint32_t gpu_generation;
 } app_colour;
 
 /* The whole running application, made by app_create. GLFW callbacks reach

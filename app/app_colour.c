@@ -2,10 +2,11 @@
  * density, radial velocity, potential).
  *
  * How a value reaches the sprites: each frame one of these modes is on,
- * every body's value is computed here on the host (model units, colour.raw),
- * the auto range taken (the 1st..99th percentile, app_colour_range) and
- * each body's place in it, 0..1 (colour.values), handed to the vertex
- * upload (interop.values), which writes it over the vertex's 4th float,
+ * every body's value is computed (model units: colour.raw on the host, or
+ * on the GPU, below), the auto range taken (the 1st..99th percentile,
+ * app_colour_range) and each body's place in it, 0..1 (colour.values, or
+ * device memory), handed to the vertex upload (interop.values), which
+ * writes it over the vertex's 4th float,
  * the speed, on both paths: so GL's shaders (bodies.vert) and CUDA's
  * sprites (splat/) read the same number and draw it with the same palette
  * (the speed palette, cold to mid to hot). The legend (ui_hud.c) shows the
@@ -28,10 +29,17 @@
  *   POTENTIAL_EVERY_S seconds; until the first ones arrive (or when Esc
  *   ended the sum) every body is at the palette's middle and the legend
  *   says "not computed".
- * The bodies come from sim_get_bodies (and the positions from
- * sim_write_vertices): on the CUDA backend a copy to the host, so density
- * and radial velocity are taken again only while that costs at most
- * COLOUR_DUTY of the wall time (every frame at small N).
+ * On the CPU backend the bodies come from sim_get_bodies (and the
+ * positions from sim_write_vertices), and density and radial velocity are
+ * taken again only while that costs at most COLOUR_DUTY of the wall time
+ * (every frame at small N). On the CUDA backend they are taken every frame
+ * on the GPU (take_on_gpu: density/'s density_gpu_bodies from the
+ * vertices sim_queue_vertices writes, sim_radial_velocities from the
+ * simulation's state), placed in the palette there (density_gpu_place) and
+ * handed to the upload as device memory, so no body comes to the host:
+ * only a strided sample of at most RANGE_SAMPLE values for the auto range
+ * (the same bodies app_colour_range samples on the host), and the masses
+ * and tags once per generation of bodies (sim_get_bodies).
  * A video's own picture (--record-size) shares the vertices, so its
  * density colours are those of the window's cells.
  */
@@ -46,10 +54,10 @@
 #define LO_PERCENTILE 0.01    /* the auto range: 1st .. */
 #define HI_PERCENTILE 0.99    /* .. 99th percentile, so a few outliers do not flatten it */
 #define RANGE_SAMPLE 65536    /* values sorted for the percentiles, at most (a stride sample) */
-/* Density and radial velocity are taken again only once their last cost is
- * at most this share of the time since (at a million bodies on CUDA the
- * copy to the host and the pass take a large part of a frame; between
- * takes the bodies keep their colours). */
+/* On the CPU backend density and radial velocity are taken again only once
+ * their last cost is at most this share of the time since (at large N the
+ * pass takes a large part of a frame; between takes the bodies keep their
+ * colours). The CUDA backend takes them on the GPU every frame. */
 #define COLOUR_DUTY 0.2
 
 static bool is_quantity(render_color m) {
@@ -175,6 +183,7 @@ float app_colour_place(render_color m, double lo, double hi, float v) {
 
 void app_colour_destroy(app *a) {
     app_colour *c = &a->colour;
+    density_gpu_destroy(c->gpu);
     free(c->raw);
     free(c->values);
     free(c->vertices);
@@ -182,6 +191,7 @@ void app_colour_destroy(app *a) {
     *c = (app_colour){0};
     a->interop.values = NULL;
     a->interop.value_count = 0;
+    a->interop.values_on_device = false;
 }
 
 /* Room for n bodies in every array. false (message posted) when out of memory. */
@@ -221,11 +231,80 @@ static bool take_potentials(app *a, const sim_params *p) {
     return true;
 }
 
+/* The window's picture as density/ sees it. */
+static density_view view_of(const render_view *view) {
+    density_view dv = {.width = view->fb_width, .height = view->fb_height};
+    render_sprite_params sp;
+    render_sprite_params_of(view, &sp);
+    memcpy(dv.view, sp.view, sizeof dv.view);
+    memcpy(dv.proj, sp.proj, sizeof dv.proj);
+    return dv;
+}
+
+/* The masses and tags of the bodies now on the GPU, when they are new
+ * (density: the cells add masses and filter by tag). */
+static bool gpu_bodies(app *a, const sim_params *p, density_error *err) {
+    app_colour *c = &a->colour;
+    const int n = p->body_count;
+    if (c->gpu_bodies == n && c->gpu_generation == p->generation) return true;
+    uint8_t *tags = malloc((size_t)n);
+    if (!tags) {
+        snprintf(err->message, sizeof err->message, "out of host memory for %d tags", n);
+        return false;
+    }
+    sim_get_bodies(a->sim, c->bodies); /* the masses and tags only */
+    for (int i = 0; i < n; i++) {
+        c->raw[i] = (float)c->bodies[i].mass;
+        tags[i] = (uint8_t)c->bodies[i].tag;
+    }
+    const bool ok = density_gpu_set_bodies(c->gpu, c->raw, tags, n, err);
+    free(tags);
+    c->gpu_bodies = ok ? n : 0;
+    c->gpu_generation = p->generation;
+    return ok;
+}
+
+/* Density or radial velocity on the CUDA backend (the file's header says
+ * how): the places into device memory, handed to the upload; *lo, *hi the
+ * range and *computed whether there was one. false with *err. */
+static bool take_on_gpu(app *a, const render_view *view, const sim_params *p, double *lo,
+                        double *hi, bool *computed, density_error *err) {
+    app_colour *c = &a->colour;
+    const render_color m = a->view.color;
+    const int n = p->body_count;
+    float *raw = NULL, *place = NULL;
+    if (!c->gpu && !(c->gpu = density_gpu_create(err))) return false;
+    if (!density_gpu_values(c->gpu, n, &raw, &place, err)) return false;
+    if (m == RENDER_COLOR_DENSITY) {
+        if (!gpu_bodies(a, p, err)) return false;
+        void *v = density_gpu_vertices(c->gpu, n, err);
+        if (!v) return false;
+        sim_queue_vertices(a->sim, (sim_vertex *)v);
+        const density_view dv = view_of(view);
+        if (!density_gpu_bodies(c->gpu, n, &dv, raw, err)) return false;
+    } else {
+        sim_radial_velocities(a->sim, raw);
+    }
+    const int stride = n > RANGE_SAMPLE ? (n + RANGE_SAMPLE - 1) / RANGE_SAMPLE : 1;
+    const int count = (n + stride - 1) / stride; /* <= RANGE_SAMPLE: all of them are ranked */
+    if (!density_gpu_sample(raw, n, stride, c->raw, err)) return false;
+    *computed = app_colour_range(m, c->raw, count, lo, hi);
+    if (!*computed) *lo = *hi = 0; /* every place 0.5, as the host's, where finite */
+    if (!density_gpu_place(raw, n, *lo, *hi, *computed && m == RENDER_COLOR_DENSITY, place, err)) {
+        return false;
+    }
+    a->interop.values = place;
+    a->interop.value_count = n;
+    a->interop.values_on_device = true;
+    return true;
+}
+
 void app_colour_frame(app *a, const render_view *view) {
     app_colour *c = &a->colour;
     const render_color m = a->view.color;
     a->interop.values = NULL;
     a->interop.value_count = 0;
+    a->interop.values_on_device = false;
     if (!is_quantity(m) || a->density.on) { /* the density view draws no sprites */
         c->shown.on = false;
         c->have_potential = false;
@@ -240,24 +319,35 @@ void app_colour_frame(app *a, const render_view *view) {
     }
     bool computed = true;
     const double now = base_now();
-    if (m != RENDER_COLOR_POTENTIAL && c->values_mode == m && c->values_n == n &&
+    const bool on_gpu = p.backend == SIM_BACKEND_CUDA && m != RENDER_COLOR_POTENTIAL;
+    if (!on_gpu && m != RENDER_COLOR_POTENTIAL && c->values_mode == m && c->values_n == n &&
         c->values_generation == p.generation && c->shown.on &&
         now - c->values_at < c->values_cost / COLOUR_DUTY) {
         a->interop.values = c->values; /* the last values, legend as it was */
         a->interop.value_count = n;
         return;
     }
-    if (m == RENDER_COLOR_POTENTIAL) {
+    double lo = 0, hi = 0, factor = 1;
+    if (on_gpu) {
+        c->have_potential = false;
+        density_error err = {0};
+        if (!take_on_gpu(a, view, &p, &lo, &hi, &computed, &err)) {
+            base_msg_post(&a->msg, "colour: %s; by speed instead", err.message);
+            a->view.color = RENDER_COLOR_SPEED;
+            a->interop.values = NULL;
+            a->interop.value_count = 0;
+            a->interop.values_on_device = false;
+            c->shown.on = false;
+            return;
+        }
+    } else if (m == RENDER_COLOR_POTENTIAL) {
         computed = take_potentials(a, &p);
     } else {
         c->have_potential = false;
         sim_get_bodies(a->sim, c->bodies); /* positions, velocities, masses, tags */
         density_view dv = {.width = view->fb_width, .height = view->fb_height};
         if (m == RENDER_COLOR_DENSITY) {
-            render_sprite_params sp;
-            render_sprite_params_of(view, &sp);
-            memcpy(dv.view, sp.view, sizeof dv.view);
-            memcpy(dv.proj, sp.proj, sizeof dv.proj);
+            dv = view_of(view);
             sim_write_vertices(a->sim, (sim_vertex *)c->vertices, false);
         }
         if (!app_colour_quantity(m, c->bodies, c->vertices, n, &dv, c->raw)) {
@@ -268,13 +358,14 @@ void app_colour_frame(app *a, const render_view *view) {
             return;
         }
     }
-    double lo = 0, hi = 0, factor = 1;
-    computed = computed && app_colour_range(m, c->raw, n, &lo, &hi);
-    for (int i = 0; i < n; i++) {
-        c->values[i] = computed ? app_colour_place(m, lo, hi, c->raw[i]) : 0.5f;
+    if (!on_gpu) {
+        computed = computed && app_colour_range(m, c->raw, n, &lo, &hi);
+        for (int i = 0; i < n; i++) {
+            c->values[i] = computed ? app_colour_place(m, lo, hi, c->raw[i]) : 0.5f;
+        }
+        a->interop.values = c->values;
+        a->interop.value_count = n;
     }
-    a->interop.values = c->values;
-    a->interop.value_count = n;
     c->values_mode = m;
     c->values_n = n;
     c->values_generation = p.generation;

@@ -41,6 +41,9 @@ struct density_gpu {
     uint32_t *count; /* DENSITY_CELLS_MAX */
     float *map;
     size_t map_pixels;
+    float *cell_mass; /* DENSITY_CELLS_MAX: density_gpu_bodies' pass 1 */
+    float *values;    /* 2 x values_capacity: density_gpu_values' raw, then place */
+    int values_capacity;
     int sms;
 };
 
@@ -138,6 +141,62 @@ __global__ void __launch_bounds__(DEPOSIT_THREADS)
     }
 }
 
+/* density_gpu_bodies' pass 1: count_kernel's loop, adding masses. */
+__global__ void __launch_bounds__(COUNT_THREADS)
+    cell_mass_kernel(const float4 *__restrict__ vertices, const float *__restrict__ mass,
+                     const uint8_t *__restrict__ tags, int n, density_frame f,
+                     float *__restrict__ cell_mass) {
+    __shared__ float local[DENSITY_CELLS_MAX];
+    const int cells = f.cells_x * f.cells_y;
+    for (int c = threadIdx.x; c < cells; c += COUNT_THREADS) local[c] = 0.0f;
+    __syncthreads();
+    for (int i = blockIdx.x * COUNT_THREADS + threadIdx.x; i < n; i += gridDim.x * COUNT_THREADS) {
+        const float4 v = vertices[i];
+        density_body b;
+        if (density_body_of(&f, v.x, v.y, v.z, tags[i], &b)) {
+            atomicAdd(&local[b.cy * f.cells_x + b.cx], mass[i]);
+        }
+    }
+    __syncthreads();
+    for (int c = threadIdx.x; c < cells; c += COUNT_THREADS) {
+        if (local[c] != 0.0f) atomicAdd(&cell_mass[c], local[c]);
+    }
+}
+
+/* Each body's cell's mass over the cell's area at its depth
+ * (density_bodies_cpu's second loop). */
+__global__ void body_density_kernel(const float4 *__restrict__ vertices,
+                                    const uint8_t *__restrict__ tags, int n, density_frame f,
+                                    const float *__restrict__ cell_mass, float *__restrict__ out) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const float4 v = vertices[i];
+    density_body b;
+    const float cell_pixels = f.cell_px * f.cell_px;
+    out[i] = density_body_of(&f, v.x, v.y, v.z, tags[i], &b)
+                 ? cell_mass[b.cy * f.cells_x + b.cx] * b.inv_area / cell_pixels
+                 : __int_as_float(0x7fc00000); /* NaN */
+}
+
+/* app_colour_place's arithmetic, in double as there. */
+__global__ void place_kernel(const float *__restrict__ values, int n, double lo, double hi,
+                             bool logarithmic, float *__restrict__ out) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const float v = values[i];
+    double t;
+    if (!isfinite(v) || (logarithmic && !(v > 0.0f))) {
+        t = 0.0;
+    } else if (!(hi > lo)) {
+        t = 0.5;
+    } else if (logarithmic) {
+        t = log((double)v / lo) / log(hi / lo);
+    } else {
+        t = ((double)v - lo) / (hi - lo);
+    }
+    out[i] = (float)(t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t);
+}
+
 density_gpu *density_gpu_create(density_error *err) {
     density_gpu *g = (density_gpu *)calloc(1, sizeof *g);
     if (!g && err) {
@@ -155,6 +214,8 @@ void density_gpu_destroy(density_gpu *g) {
     cudaFree(g->tags);
     cudaFree(g->count);
     cudaFree(g->map);
+    cudaFree(g->cell_mass);
+    cudaFree(g->values);
     free(g);
 }
 
@@ -243,4 +304,70 @@ bool density_gpu_map(density_gpu *g, int n, const density_view *v, float *map,
     }
     return cuda_ok(cudaMemcpy(map, g->map, sizeof(float) * pixels, cudaMemcpyDeviceToHost),
                    "cudaMemcpy (density map)", err);
+}
+
+bool density_gpu_values(density_gpu *g, int n, float **raw, float **place, density_error *err) {
+    if (n > g->values_capacity) {
+        cudaFree(g->values);
+        g->values = NULL;
+        g->values_capacity = 0;
+        if (!cuda_ok(cudaMalloc(&g->values, 2 * sizeof(float) * (size_t)n),
+                     "cudaMalloc (colour values)", err)) {
+            return false;
+        }
+        g->values_capacity = n;
+    }
+    *raw = g->values;
+    *place = g->values + g->values_capacity;
+    return true;
+}
+
+bool density_gpu_bodies(density_gpu *g, int n, const density_view *v, float *out,
+                        density_error *err) {
+    if (n > g->body_count) n = g->body_count;
+    if (n > g->vertex_capacity) n = g->vertex_capacity;
+    if (n <= 0) return true;
+    density_frame f;
+    density_frame_setup(v, &f);
+    if (!g->cell_mass && !cuda_ok(cudaMalloc(&g->cell_mass, sizeof(float) * DENSITY_CELLS_MAX),
+                                  "cudaMalloc (density cells)", err)) {
+        return false;
+    }
+    if (!g->sms) {
+        int device = 0;
+        cudaGetDevice(&device);
+        cudaDeviceGetAttribute(&g->sms, cudaDevAttrMultiProcessorCount, device);
+        if (g->sms <= 0) g->sms = 1;
+    }
+    const size_t cells = (size_t)f.cells_x * (size_t)f.cells_y;
+    if (!cuda_ok(cudaMemsetAsync(g->cell_mass, 0, sizeof(float) * cells, STREAM), "cudaMemset",
+                 err)) {
+        return false;
+    }
+    int blocks = (n + COUNT_THREADS - 1) / COUNT_THREADS;
+    if (blocks > g->sms * COUNT_BLOCKS_PER_SM) blocks = g->sms * COUNT_BLOCKS_PER_SM;
+    cell_mass_kernel<<<blocks, COUNT_THREADS, 0, STREAM>>>(g->vertices, g->mass, g->tags, n, f,
+                                                           g->cell_mass);
+    if (!cuda_ok(cudaGetLastError(), "cell_mass_kernel", err)) return false;
+    body_density_kernel<<<(n + DEPOSIT_THREADS - 1) / DEPOSIT_THREADS, DEPOSIT_THREADS, 0,
+                          STREAM>>>(g->vertices, g->tags, n, f, g->cell_mass, out);
+    return cuda_ok(cudaGetLastError(), "body_density_kernel", err);
+}
+
+bool density_gpu_sample(const float *values, int n, int stride, float *sample, density_error *err) {
+    if (n <= 0) return true;
+    if (stride < 1) stride = 1;
+    const size_t count = (size_t)(n + stride - 1) / (size_t)stride;
+    return cuda_ok(cudaMemcpy2DAsync(sample, sizeof(float), values, sizeof(float) * (size_t)stride,
+                                     sizeof(float), count, cudaMemcpyDeviceToHost, STREAM),
+                   "cudaMemcpy2DAsync (colour sample)", err) &&
+           cuda_ok(cudaStreamSynchronize(STREAM), "cudaStreamSynchronize (colour sample)", err);
+}
+
+bool density_gpu_place(const float *values, int n, double lo, double hi, bool logarithmic,
+                       float *out, density_error *err) {
+    if (n <= 0) return true;
+    place_kernel<<<(n + DEPOSIT_THREADS - 1) / DEPOSIT_THREADS, DEPOSIT_THREADS, 0, STREAM>>>(
+        values, n, lo, hi, logarithmic, out);
+    return cuda_ok(cudaGetLastError(), "place_kernel", err);
 }

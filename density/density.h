@@ -104,6 +104,38 @@ void *density_gpu_vertices(density_gpu *g, int n, density_error *err);
 bool density_gpu_map(density_gpu *g, int n, const density_view *v, float *map,
                      density_error *err);
 
+/* ---- per-body values on the GPU (colour by a quantity) ---------------------
+ * The colour modes "density" and "radial velocity" on the CUDA backend
+ * (app/app_colour.c) take every body's value, its auto range and its place
+ * in the palette here, on the device, so no body is copied to the host:
+ * only a strided sample of the values comes back, for the range. They are
+ * here beside the map because the density is the map's pass 1 and needs
+ * its buffers (the vertices, masses and tags above); the radial velocity
+ * comes from sim_radial_velocities into density_gpu_values' raw buffer.
+ * Everything is queued on the legacy default stream. */
+
+/* Two device buffers of n floats, each body's value (raw) and its place in
+ * the palette (place), the caller's to fill and read until the next call
+ * with a larger n; false with *err (out of device memory). */
+bool density_gpu_values(density_gpu *g, int n, float **raw, float **place, density_error *err);
+/* Each body's local projected surface density, as density_bodies_cpu (its
+ * twin) computes it, of the n bodies in density_gpu_vertices (masses and
+ * tags as last set) into device memory out[n], NaN for a body the map
+ * leaves out; the cells' masses add up in float. Queued, not waited for.
+ * false with *err when CUDA refuses. */
+bool density_gpu_bodies(density_gpu *g, int n, const density_view *v, float *out,
+                        density_error *err);
+/* Copies values[0], values[stride], ... (device memory, n values) to the
+ * host's sample[(n + stride - 1) / stride]; waits for the GPU. false with *err. */
+bool density_gpu_sample(const float *values, int n, int stride, float *sample, density_error *err);
+/* Each value's place in [lo, hi], 0..1, into out[n] (device memory both):
+ * log(v / lo) / log(hi / lo) when logarithmic (0 for v <= 0), else
+ * (v - lo) / (hi - lo); clamped to [0, 1], 0 where v is not finite, 0.5
+ * where hi <= lo (app_colour_place is its twin). Queued, not waited for.
+ * false with *err when the launch fails. */
+bool density_gpu_place(const float *values, int n, double lo, double hi, bool logarithmic,
+                       float *out, density_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -681,6 +681,12 @@ sim_potential_source sim_get_potentials(sim *s, float *out) {
     return s->ops->potentials(s->backend_state, &sp, out);
 }
 
+bool sim_radial_velocities(sim *s, float *device_out) {
+    if (!s->ops->radial) return false;
+    s->ops->radial(s->backend_state, device_out);
+    return true;
+}
+
 sim_diag sim_moments(sim *s) {
     const sim_step_params sp = step_params(s);
     sim_diag d = s->ops->diagnostics(s->backend_state, &sp, SIM_POTENTIAL_NONE);

@@ -458,6 +458,16 @@ sim_diag sim_energy(sim *s);
  * then untouched. Waits for the GPU. */
 sim_potential_source sim_get_potentials(sim *s, float *out);
 
+/* Each body's radial velocity, (v - v_c) . (x - x_c) / |x - x_c| (0 where
+ * x = x_c), about the centre of mass x_c and bulk velocity v_c of its
+ * galaxy (SIM_TAG_GALAXY), into CUDA device memory device_out[0 ..
+ * body_count-1]: the colour mode "radial velocity" with no copy of the
+ * bodies to the host (app_colour_radial is its host twin). Queued on the
+ * simulation's stream, a blocking one, and not waited for: work queued
+ * next on the legacy default stream runs after it. false on a backend
+ * whose state is not on a GPU (the CPU): nothing written. */
+bool sim_radial_velocities(sim *s, float *device_out);
+
 /* The O(N) part only: mass, kinetic energy, momenta, centre of mass
  * (potential, total and virial ratio are 0). Cheap enough for every frame,
  * but like sim_diagnostics it waits for the GPU to finish the steps queued

@@ -1133,6 +1133,90 @@ static sim_potential_source cuda_potentials(void *b, const sim_step_params *sp, 
     return walk ? SIM_POTENTIAL_WALK : SIM_POTENTIAL_EXACT;
 }
 
+/* sim_radial_velocities, in two launches on the simulation's stream and no
+ * wait. galaxy_sums_kernel adds, per galaxy (the tag's 2 bits: 4), the mass
+ * and the mass-weighted position and velocity, in double: each thread over
+ * its bodies in registers, then across its warp by shuffles, its block in
+ * shared memory, and one atomic add per block and sum into sums[4 x 7]
+ * (cleared before), so a galaxy's few sums are not contended per body.
+ * radial_kernel then divides them (as app_colour_radial does) and projects
+ * each body's velocity on its direction from its galaxy's centre. */
+#define RADIAL_SUMS 7 /* mass, m x, m v */
+#define RADIAL_THREADS 256
+template <typename T, typename V = typename vec4<T>::type>
+__global__ void __launch_bounds__(RADIAL_THREADS)
+    galaxy_sums_kernel(int n, const V *pos, const V *vel, const uint8_t *tags, double *sums) {
+    __shared__ double sh[4 * RADIAL_SUMS];
+    for (int k = threadIdx.x; k < 4 * RADIAL_SUMS; k += RADIAL_THREADS) sh[k] = 0.0;
+    double acc[4 * RADIAL_SUMS];
+#pragma unroll
+    for (int k = 0; k < 4 * RADIAL_SUMS; k++) acc[k] = 0.0;
+    for (int i = blockIdx.x * RADIAL_THREADS + threadIdx.x; i < n;
+         i += gridDim.x * RADIAL_THREADS) {
+        const V x = pos[i], v = vel[i];
+        const double m = x.w;
+        const double w[RADIAL_SUMS] = {m, m * x.x, m * x.y, m * x.z, m * v.x, m * v.y, m * v.z};
+        const int g = (int)SIM_TAG_GALAXY(tags[i]);
+        /* Unrolled over the galaxies so acc stays in registers. */
+#pragma unroll
+        for (int h = 0; h < 4; h++) {
+#pragma unroll
+            for (int k = 0; k < RADIAL_SUMS; k++) acc[RADIAL_SUMS * h + k] += g == h ? w[k] : 0.0;
+        }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < 4 * RADIAL_SUMS; k++) {
+        double a = acc[k];
+        for (int o = 16; o > 0; o >>= 1) a += __shfl_down_sync(0xffffffffu, a, o);
+        if ((threadIdx.x & 31) == 0 && a != 0.0) atomicAdd(&sh[k], a);
+    }
+    __syncthreads();
+    for (int k = threadIdx.x; k < 4 * RADIAL_SUMS; k += RADIAL_THREADS) {
+        if (sh[k] != 0.0) atomicAdd(sums + k, sh[k]);
+    }
+}
+
+template <typename T, typename V = typename vec4<T>::type>
+__global__ void radial_kernel(int n, const V *pos, const V *vel, const uint8_t *tags,
+                              const double *sums, float *out) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const double *g = sums + RADIAL_SUMS * SIM_TAG_GALAXY(tags[i]);
+    const double m = g[0] > 0 ? g[0] : 1.0; /* a galaxy with a body has mass */
+    const V x = pos[i], v = vel[i];
+    const double dx = x.x - g[1] / m, dy = x.y - g[2] / m, dz = x.z - g[3] / m;
+    const double dvx = v.x - g[4] / m, dvy = v.y - g[5] / m, dvz = v.z - g[6] / m;
+    const double r2 = dx * dx + dy * dy + dz * dz;
+    out[i] = r2 > 0 ? (float)((dx * dvx + dy * dvy + dz * dvz) / sqrt(r2)) : 0.0f;
+}
+
+/* The sums go in diag_partial's first 28 doubles: it holds at least
+ * 2 x DIAG_COUNT, and every use of it is on this stream. */
+static void cuda_radial(void *b, float *out) {
+    cuda_backend *c = (cuda_backend *)b;
+    if (c->n <= 0) return;
+    static_assert(4 * RADIAL_SUMS <= 2 * DIAG_COUNT, "the sums fit diag_partial");
+    double *sums = c->diag_partial;
+    const int threads = RADIAL_THREADS, blocks = blocks_for(c->n, threads);
+    const int sum_blocks = blocks < 2 * c->sm_count ? blocks : 2 * c->sm_count;
+    CUDA_CHECK(&c->fault, cudaMemsetAsync(sums, 0, sizeof(double) * 4 * RADIAL_SUMS, c->stream));
+    if (c->fp64) {
+        galaxy_sums_kernel<double>
+            <<<sum_blocks, threads, 0, c->stream>>>(c->n, c->pos64, c->vel64, c->tags, sums);
+        CUDA_CHECK_LAUNCH(&c->fault);
+        radial_kernel<double>
+            <<<blocks, threads, 0, c->stream>>>(c->n, c->pos64, c->vel64, c->tags, sums, out);
+    } else {
+        galaxy_sums_kernel<float>
+            <<<sum_blocks, threads, 0, c->stream>>>(c->n, c->pos, c->vel, c->tags, sums);
+        CUDA_CHECK_LAUNCH(&c->fault);
+        radial_kernel<float>
+            <<<blocks, threads, 0, c->stream>>>(c->n, c->pos, c->vel, c->tags, sums, out);
+    }
+    CUDA_CHECK_LAUNCH(&c->fault);
+}
+
 static float cuda_last_step_ms(void *b) {
     cuda_backend *c = (cuda_backend *)b;
     harvest_timing(c);
@@ -1365,4 +1449,5 @@ extern "C" const sim_backend_ops sim_cuda_ops = {
     cuda_gpu_stats,
     cuda_gpus_disagree,
     cuda_potentials,
+    cuda_radial,
 };

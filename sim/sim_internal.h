@@ -110,6 +110,9 @@ typedef struct sim_backend_ops {
     /* sim_get_potentials: each body's potential into out (host floats);
      * the source it took (WALK, EXACT), NONE when stopped or refused. */
     sim_potential_source (*potentials)(void *b, const sim_step_params *sp, float *out);
+    /* sim_radial_velocities: into device memory, queued; NULL: a backend
+     * whose state is not on a GPU (the CPU). */
+    void (*radial)(void *b, float *device_out);
 } sim_backend_ops;
 
 /* GFLOP/s as NVIDIA's nbody sample counts it: 20 flops per interaction in

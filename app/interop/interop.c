@@ -319,11 +319,13 @@ static bool write_zero_copy(interop *io, sim *s, int n, const splat_view *sprite
     if (!why[0] && io->values && io->value_count == n) {
         /* Over each vertex's speed, on the legacy stream: after the
          * simulation's write (its stream is a blocking one), before the
-         * sprites and the unmap. From pageable memory: the values have
-         * been read when it returns. */
-        e = cudaMemcpy2DAsync((char *)ptr + offsetof(sim_vertex, speed), sizeof(sim_vertex),
-                              io->values, sizeof(float), sizeof(float), (size_t)n,
-                              cudaMemcpyHostToDevice, 0);
+         * sprites and the unmap. From pageable host memory the values
+         * have been read when it returns; device values (values_on_device)
+         * were queued before on the same stream. */
+        e = cudaMemcpy2DAsync(
+            (char *)ptr + offsetof(sim_vertex, speed), sizeof(sim_vertex), io->values,
+            sizeof(float), sizeof(float), (size_t)n,
+            io->values_on_device ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice, 0);
         if (e != cudaSuccess) describe(why, sizeof why, "cudaMemcpy2DAsync (colour values)", e);
     }
     if (!why[0] && sprites) {
@@ -363,7 +365,15 @@ static bool upload_via_host(interop *io, sim *s, render *r, int n) {
         io->staging_capacity = n;
     }
     sim_write_vertices(s, io->staging, false);
-    if (io->values && io->value_count == n) {
+    if (io->values && io->value_count == n && io->values_on_device) {
+        const cudaError_t e = cudaMemcpy2D((char *)io->staging + offsetof(sim_vertex, speed),
+                                           sizeof(sim_vertex), io->values, sizeof(float),
+                                           sizeof(float), (size_t)n, cudaMemcpyDeviceToHost);
+        if (e != cudaSuccess) { /* the speeds stay; said once a frame at most */
+            fprintf(stderr, "nbody: cudaMemcpy2D (colour values): %s\n", cudaGetErrorString(e));
+            cudaGetLastError();
+        }
+    } else if (io->values && io->value_count == n) {
         for (int i = 0; i < n; i++) io->staging[i].speed = io->values[i];
     }
     render_upload_bodies(r, (const render_vertex *)io->staging, n);

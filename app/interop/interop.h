@@ -57,9 +57,13 @@ typedef struct interop {
      * each body's place in the palette, written over the vertices' speed
      * after the simulation writes them (both paths, so GL's and CUDA's
      * sprites read the same); NULL, or a count other than the bodies': the
-     * speed stays. The caller's memory, set before each upload. */
+     * speed stays. The caller's memory, set before each upload: host
+     * memory, or CUDA device memory where values_on_device (the CUDA
+     * backend's colours, taken on the GPU: copied device to device on the
+     * zero-copy path, to the staging buffer on the host copy). */
     const float *values;
     int value_count;
+    bool values_on_device;
 } interop;
 
 void interop_init(interop *io, bool cuda_backend, bool force_host_copy);
