@@ -29,7 +29,7 @@
  *   POTENTIAL_EVERY_S seconds; until the first ones arrive (or when Esc
  *   ended the sum) every body is at the palette's middle and the legend
  *   says "not computed".
- * On the CPU backend the bodies come from sim_get_bodies (and the
+ * On the CPU backend the bodies come from sim_get_state (and the
  * positions from sim_write_vertices), and density and radial velocity are
  * taken again only while that costs at most COLOUR_DUTY of the wall time
  * (every frame at small N). On the CUDA backend they are taken every frame
@@ -39,7 +39,7 @@
  * handed to the upload as device memory, so no body comes to the host:
  * only a strided sample of at most RANGE_SAMPLE values for the auto range
  * (the same bodies app_colour_range samples on the host), and the masses
- * and tags once per generation of bodies (sim_get_bodies).
+ * and tags once per generation of bodies (sim_get_state).
  * A video's own picture (--record-size) shares the vertices, so its
  * density colours are those of the window's cells.
  */
@@ -252,7 +252,7 @@ static bool gpu_bodies(app *a, const sim_params *p, density_error *err) {
         snprintf(err->message, sizeof err->message, "out of host memory for %d tags", n);
         return false;
     }
-    sim_get_bodies(a->sim, c->bodies); /* the masses and tags only */
+    sim_get_state(a->sim, c->bodies); /* the masses and tags only: no forces */
     for (int i = 0; i < n; i++) {
         c->raw[i] = (float)c->bodies[i].mass;
         tags[i] = (uint8_t)c->bodies[i].tag;
@@ -344,7 +344,7 @@ void app_colour_frame(app *a, const render_view *view) {
         computed = take_potentials(a, &p);
     } else {
         c->have_potential = false;
-        sim_get_bodies(a->sim, c->bodies); /* positions, velocities, masses, tags */
+        sim_get_state(a->sim, c->bodies); /* positions, velocities, masses, tags */
         density_view dv = {.width = view->fb_width, .height = view->fb_height};
         if (m == RENDER_COLOR_DENSITY) {
             dv = view_of(view);
