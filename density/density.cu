@@ -60,6 +60,15 @@ static bool cuda_ok(cudaError_t e, const char *call, density_error *err) {
     return false;
 }
 
+/* The device's multiprocessors (the grids' size), asked once. */
+static void query_sms(density_gpu *g) {
+    if (g->sms) return;
+    int device = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&g->sms, cudaDevAttrMultiProcessorCount, device);
+    if (g->sms <= 0) g->sms = 1;
+}
+
 __global__ void __launch_bounds__(COUNT_THREADS)
     count_kernel(const float4 *__restrict__ vertices, const uint8_t *__restrict__ tags, int n,
                  density_frame f, uint32_t *__restrict__ count) {
@@ -281,12 +290,7 @@ bool density_gpu_map(density_gpu *g, int n, const density_view *v, float *map,
                               "cudaMalloc (density cells)", err)) {
         return false;
     }
-    if (!g->sms) {
-        int device = 0;
-        cudaGetDevice(&device);
-        cudaDeviceGetAttribute(&g->sms, cudaDevAttrMultiProcessorCount, device);
-        if (g->sms <= 0) g->sms = 1;
-    }
+    query_sms(g);
     const size_t cells = (size_t)f.cells_x * (size_t)f.cells_y;
     if (!cuda_ok(cudaMemsetAsync(g->count, 0, sizeof(uint32_t) * cells, STREAM), "cudaMemset",
                  err) ||
@@ -333,12 +337,7 @@ bool density_gpu_bodies(density_gpu *g, int n, const density_view *v, float *out
                                   "cudaMalloc (density cells)", err)) {
         return false;
     }
-    if (!g->sms) {
-        int device = 0;
-        cudaGetDevice(&device);
-        cudaDeviceGetAttribute(&g->sms, cudaDevAttrMultiProcessorCount, device);
-        if (g->sms <= 0) g->sms = 1;
-    }
+    query_sms(g);
     const size_t cells = (size_t)f.cells_x * (size_t)f.cells_y;
     if (!cuda_ok(cudaMemsetAsync(g->cell_mass, 0, sizeof(float) * cells, STREAM), "cudaMemset",
                  err)) {
