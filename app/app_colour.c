@@ -53,7 +53,7 @@
 #define POTENTIAL_EVERY_S 1.0 /* the potentials at most this often (the exact sum is O(N^2)) */
 #define LO_PERCENTILE 0.01    /* the auto range: 1st .. */
 #define HI_PERCENTILE 0.99    /* .. 99th percentile, so a few outliers do not flatten it */
-#define RANGE_SAMPLE 65536    /* values sorted for the percentiles, at most (a stride sample) */
+#define RANGE_SAMPLE 65536    /* values ranked for the percentiles, at most (a stride sample) */
 /* On the CPU backend density and radial velocity are taken again only once
  * their last cost is at most this share of the time since (at large N the
  * pass takes a large part of a frame; between takes the bodies keep their
@@ -140,11 +140,6 @@ bool app_colour_quantity(render_color m, const sim_body *b, const float *vertice
     return ok;
 }
 
-static int cmp_float(const void *pa, const void *pb) {
-    const float a = *(const float *)pa, b = *(const float *)pb;
-    return (a > b) - (a < b);
-}
-
 bool app_colour_range(render_color m, const float *raw, int n, double *lo, double *hi) {
     const int stride = n > RANGE_SAMPLE ? (n + RANGE_SAMPLE - 1) / RANGE_SAMPLE : 1;
     float *s = malloc(sizeof *s * (size_t)(n / stride + 1));
@@ -157,9 +152,9 @@ bool app_colour_range(render_color m, const float *raw, int n, double *lo, doubl
         free(s);
         return false;
     }
-    qsort(s, (size_t)count, sizeof *s, cmp_float);
-    *lo = s[(int)(LO_PERCENTILE * (count - 1) + 0.5)];
-    *hi = s[(int)(HI_PERCENTILE * (count - 1) + 0.5)];
+    /* Two selections, not a sort: this runs every frame on the CUDA backend. */
+    *lo = base_kth_float(s, count, (int)(LO_PERCENTILE * (count - 1) + 0.5));
+    *hi = base_kth_float(s, count, (int)(HI_PERCENTILE * (count - 1) + 0.5));
     free(s);
     if (m == RENDER_COLOR_RADIAL) {
         const double a = fmax(fabs(*lo), fabs(*hi));

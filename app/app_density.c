@@ -97,28 +97,6 @@ void app_density_destroy(app *a) {
     *d = keep;
 }
 
-/* The k-th smallest of v[0 .. n-1] (0-based), v reordered (Wirth's
- * selection: partition about v[k], keep the side that holds k). */
-static float select_kth(float *v, ptrdiff_t n, ptrdiff_t k) {
-    ptrdiff_t lo = 0, hi = n - 1;
-    while (lo < hi) {
-        const float x = v[k];
-        ptrdiff_t i = lo, j = hi;
-        do {
-            while (v[i] < x) i++;
-            while (x < v[j]) j--;
-            if (i <= j) {
-                const float t = v[i];
-                v[i++] = v[j];
-                v[j--] = t;
-            }
-        } while (i <= j);
-        if (j < k) lo = i;
-        if (k < i) hi = j;
-    }
-    return v[k];
-}
-
 double app_density_auto_top(const float *map, size_t pixels) {
     float *v = malloc(sizeof *v * (pixels > 0 ? pixels : 1));
     size_t n = 0;
@@ -132,7 +110,7 @@ double app_density_auto_top(const float *map, size_t pixels) {
     double hi = top; /* out of memory: the largest */
     if (v && n > 0) {
         const double rank = APP_DENSITY_TOP_PERCENTILE / 100 * (double)(n - 1) + 0.5;
-        hi = select_kth(v, (ptrdiff_t)n, (ptrdiff_t)rank);
+        hi = base_kth_float(v, (ptrdiff_t)n, (ptrdiff_t)rank);
     }
     free(v);
     return hi > 0 ? hi : 1.0;

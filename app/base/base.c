@@ -78,6 +78,27 @@ int base_cmp_double(const void *x, const void *y) {
     return (p > q) - (p < q);
 }
 
+/* Wirth's selection: partition about v[k], keep the side that holds k. */
+float base_kth_float(float *v, ptrdiff_t n, ptrdiff_t k) {
+    ptrdiff_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        const float x = v[k];
+        ptrdiff_t i = lo, j = hi;
+        do {
+            while (v[i] < x) i++;
+            while (x < v[j]) j--;
+            if (i <= j) {
+                const float t = v[i];
+                v[i++] = v[j];
+                v[j--] = t;
+            }
+        } while (i <= j);
+        if (j < k) lo = i;
+        if (k < i) hi = j;
+    }
+    return v[k];
+}
+
 static bool readable(const char *dir, const char *name) {
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/%s", dir, name);

@@ -104,6 +104,9 @@ void base_commas(long v, char *out, size_t len);
 const char *base_plural(long n);
 /* qsort's comparison of doubles, ascending. */
 int base_cmp_double(const void *x, const void *y);
+/* The k-th smallest of v[0 .. n-1] (0-based; no NaN), in O(n) on average;
+ * v is reordered. */
+float base_kth_float(float *v, ptrdiff_t n, ptrdiff_t k);
 /* s as a JSON string, quoted (quotes, backslashes and control characters
  * escaped), into out; cut short to fit len. Returns its length. */
 size_t base_json_string(char *out, size_t len, const char *s);
