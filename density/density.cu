@@ -69,10 +69,13 @@ static void query_sms(density_gpu *g) {
     if (g->sms <= 0) g->sms = 1;
 }
 
+/* Per coarse cell, the bodies' count (mass NULL, T uint32_t) or their mass
+ * (T float), summed per block in shared memory, then added to out. */
+template <typename T>
 __global__ void __launch_bounds__(COUNT_THREADS)
-    count_kernel(const float4 *__restrict__ vertices, const uint8_t *__restrict__ tags, int n,
-                 density_frame f, uint32_t *__restrict__ count) {
-    __shared__ uint32_t local[DENSITY_CELLS_MAX];
+    count_kernel(const float4 *__restrict__ vertices, const float *__restrict__ mass,
+                 const uint8_t *__restrict__ tags, int n, density_frame f, T *__restrict__ out) {
+    __shared__ T local[DENSITY_CELLS_MAX];
     const int cells = f.cells_x * f.cells_y;
     for (int c = threadIdx.x; c < cells; c += COUNT_THREADS) local[c] = 0;
     __syncthreads();
@@ -80,12 +83,12 @@ __global__ void __launch_bounds__(COUNT_THREADS)
         const float4 v = vertices[i];
         density_body b;
         if (density_body_of(&f, v.x, v.y, v.z, tags[i], &b)) {
-            atomicAdd(&local[b.cy * f.cells_x + b.cx], 1u);
+            atomicAdd(&local[b.cy * f.cells_x + b.cx], mass ? (T)mass[i] : (T)1);
         }
     }
     __syncthreads();
     for (int c = threadIdx.x; c < cells; c += COUNT_THREADS) {
-        if (local[c]) atomicAdd(&count[c], local[c]);
+        if (local[c] != 0) atomicAdd(&out[c], local[c]);
     }
 }
 
@@ -147,28 +150,6 @@ __global__ void __launch_bounds__(DEPOSIT_THREADS)
         const int x = p.x0 + local - row * p.width, y = p.y0 + row;
         const float w = density_pixel_w(p.px, p.py, p.inv_h, x, y);
         if (w > 0.0f) atomicAdd(map + (size_t)y * f.width + x, p.scale * w);
-    }
-}
-
-/* density_gpu_bodies' pass 1: count_kernel's loop, adding masses. */
-__global__ void __launch_bounds__(COUNT_THREADS)
-    cell_mass_kernel(const float4 *__restrict__ vertices, const float *__restrict__ mass,
-                     const uint8_t *__restrict__ tags, int n, density_frame f,
-                     float *__restrict__ cell_mass) {
-    __shared__ float local[DENSITY_CELLS_MAX];
-    const int cells = f.cells_x * f.cells_y;
-    for (int c = threadIdx.x; c < cells; c += COUNT_THREADS) local[c] = 0.0f;
-    __syncthreads();
-    for (int i = blockIdx.x * COUNT_THREADS + threadIdx.x; i < n; i += gridDim.x * COUNT_THREADS) {
-        const float4 v = vertices[i];
-        density_body b;
-        if (density_body_of(&f, v.x, v.y, v.z, tags[i], &b)) {
-            atomicAdd(&local[b.cy * f.cells_x + b.cx], mass[i]);
-        }
-    }
-    __syncthreads();
-    for (int c = threadIdx.x; c < cells; c += COUNT_THREADS) {
-        if (local[c] != 0.0f) atomicAdd(&cell_mass[c], local[c]);
     }
 }
 
@@ -300,7 +281,8 @@ bool density_gpu_map(density_gpu *g, int n, const density_view *v, float *map,
     if (n > 0) {
         int blocks = (n + COUNT_THREADS - 1) / COUNT_THREADS;
         if (blocks > g->sms * COUNT_BLOCKS_PER_SM) blocks = g->sms * COUNT_BLOCKS_PER_SM;
-        count_kernel<<<blocks, COUNT_THREADS, 0, STREAM>>>(g->vertices, g->tags, n, f, g->count);
+        count_kernel<uint32_t>
+            <<<blocks, COUNT_THREADS, 0, STREAM>>>(g->vertices, NULL, g->tags, n, f, g->count);
         if (!cuda_ok(cudaGetLastError(), "count_kernel", err)) return false;
         deposit_kernel<<<(n + DEPOSIT_THREADS - 1) / DEPOSIT_THREADS, DEPOSIT_THREADS, 0, STREAM>>>(
             g->vertices, g->mass, g->tags, n, f, g->count, g->map);
@@ -345,9 +327,9 @@ bool density_gpu_bodies(density_gpu *g, int n, const density_view *v, float *out
     }
     int blocks = (n + COUNT_THREADS - 1) / COUNT_THREADS;
     if (blocks > g->sms * COUNT_BLOCKS_PER_SM) blocks = g->sms * COUNT_BLOCKS_PER_SM;
-    cell_mass_kernel<<<blocks, COUNT_THREADS, 0, STREAM>>>(g->vertices, g->mass, g->tags, n, f,
-                                                           g->cell_mass);
-    if (!cuda_ok(cudaGetLastError(), "cell_mass_kernel", err)) return false;
+    count_kernel<float>
+        <<<blocks, COUNT_THREADS, 0, STREAM>>>(g->vertices, g->mass, g->tags, n, f, g->cell_mass);
+    if (!cuda_ok(cudaGetLastError(), "count_kernel (masses)", err)) return false;
     body_density_kernel<<<(n + DEPOSIT_THREADS - 1) / DEPOSIT_THREADS, DEPOSIT_THREADS, 0,
                           STREAM>>>(g->vertices, g->tags, n, f, g->cell_mass, out);
     return cuda_ok(cudaGetLastError(), "body_density_kernel", err);
