@@ -9,9 +9,19 @@
 #ifndef NBODY_TEST_CHECK_H
 #define NBODY_TEST_CHECK_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #define TEST_SKIP 77
+
+/* Uniform in [0, 1) from splitmix64 (state advanced in place): the tests'
+ * own generator, independent of the simulation's. */
+static inline double test_splitmix(uint64_t *s) {
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
+}
 
 static int test_failures;
 

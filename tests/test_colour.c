@@ -26,13 +26,6 @@
 #define W 640
 #define H 480
 
-static double uniform(uint64_t *s) { /* splitmix64 to [0, 1) */
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
-}
-
 /* Two galaxies, each of bodies in pairs mirrored through its centre c_g
  * (so c_g is their centre of mass exactly, equal masses in a pair), moving
  * with the bulk velocity u_g plus a Hubble flow H_g (x - c_g) plus a
@@ -46,8 +39,8 @@ static void test_radial_flow(void) {
     for (int i = 0; i < N; i += 2) {
         const int g = i < N / 2 ? 0 : 1;
         double d[3];
-        for (int k = 0; k < 3; k++) d[k] = 2 * uniform(&s) - 1;
-        const double m = 0.5 + uniform(&s);
+        for (int k = 0; k < 3; k++) d[k] = 2 * test_splitmix(&s) - 1;
+        const double m = 0.5 + test_splitmix(&s);
         for (int side = 0; side < 2; side++) {
             sim_body *p = &b[i + side];
             const double sg = side ? -1 : 1;
@@ -137,13 +130,13 @@ static void test_density_profile(void) {
     for (int i = 0; i < N; i++) {
         double r;
         do {
-            r = a / sqrt(pow(uniform(&s) * 0.999 + 1e-6, -2.0 / 3.0) - 1.0);
+            r = a / sqrt(pow(test_splitmix(&s) * 0.999 + 1e-6, -2.0 / 3.0) - 1.0);
         } while (r > 20 * a);
-        const double cz = 2 * uniform(&s) - 1, ph = 2 * PI * uniform(&s), sz = sqrt(1 - cz * cz);
+        const double cz = 2 * test_splitmix(&s) - 1, ph = 2 * PI * test_splitmix(&s), sz = sqrt(1 - cz * cz);
         b[i].pos[0] = r * sz * cos(ph);
         b[i].pos[1] = r * sz * sin(ph);
         b[i].pos[2] = r * cz;
-        b[i].mass = 0.5 + uniform(&s);
+        b[i].mass = 0.5 + test_splitmix(&s);
         total += b[i].mass;
         for (int k = 0; k < 3; k++) v[4 * i + k] = (float)b[i].pos[k];
     }

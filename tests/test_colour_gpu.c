@@ -27,13 +27,6 @@
 #define W 640
 #define H 480
 
-static double uniform(uint64_t *s) { /* splitmix64 to [0, 1) */
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
-}
-
 /* Two clumps with their own centres and bulk velocities, random motions
  * about them (so v_r has both signs), masses from 0.2 to 2 (unequal
  * between and within the galaxies), tags of both components. */
@@ -43,16 +36,16 @@ static void make_bodies(sim_body *b) {
     uint64_t s = 11;
     for (int i = 0; i < N; i++) {
         const int g = i % 3 == 0 ? 1 : 0; /* a third in galaxy 1 */
-        const double r = 1.5 * pow(uniform(&s), 0.6);
-        const double ct = 2 * uniform(&s) - 1, ph = 2 * 3.14159265358979 * uniform(&s);
+        const double r = 1.5 * pow(test_splitmix(&s), 0.6);
+        const double ct = 2 * test_splitmix(&s) - 1, ph = 2 * 3.14159265358979 * test_splitmix(&s);
         const double st = sqrt(1 - ct * ct);
         const double d[3] = {r * st * cos(ph), r * st * sin(ph), r * ct};
         memset(&b[i], 0, sizeof b[i]);
         for (int k = 0; k < 3; k++) {
             b[i].pos[k] = c[g][k] + d[k];
-            b[i].vel[k] = u[g][k] + 0.5 * (2 * uniform(&s) - 1);
+            b[i].vel[k] = u[g][k] + 0.5 * (2 * test_splitmix(&s) - 1);
         }
-        b[i].mass = (0.2 + 1.8 * uniform(&s)) / N;
+        b[i].mass = (0.2 + 1.8 * test_splitmix(&s)) / N;
         b[i].tag = (uint8_t)SIM_TAG(g, (i / 3) % 2);
     }
 }

@@ -16,29 +16,11 @@
 
 #include "app.h"
 #include "density.h"
+#include "test_check.h"
 
 #define PI 3.14159265358979323846
 #define W 320
 #define H 240
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
-
-static double uniform(uint64_t *s) { /* splitmix64 to [0, 1) */
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
-}
 
 /* n bodies of a Plummer sphere of scale a, truncated at r_max, into
  * vertices (x, y, z, 0) with unequal masses (1 +- 0.5, random) scaled to
@@ -49,16 +31,16 @@ static void plummer(int n, double a, double r_max, uint64_t seed, float *v, floa
     for (int i = 0; i < n; i++) {
         double r;
         do {
-            const double u = uniform(&s) * 0.999 + 1e-6;
+            const double u = test_splitmix(&s) * 0.999 + 1e-6;
             r = a / sqrt(pow(u, -2.0 / 3.0) - 1.0);
         } while (r > r_max);
-        const double cz = 2 * uniform(&s) - 1, ph = 2 * PI * uniform(&s);
+        const double cz = 2 * test_splitmix(&s) - 1, ph = 2 * PI * test_splitmix(&s);
         const double sz = sqrt(1 - cz * cz);
         v[4 * i] = (float)(r * sz * cos(ph));
         v[4 * i + 1] = (float)(r * sz * sin(ph));
         v[4 * i + 2] = (float)(r * cz);
         v[4 * i + 3] = 0;
-        mass[i] = (float)(0.5 + uniform(&s));
+        mass[i] = (float)(0.5 + test_splitmix(&s));
         total += mass[i];
     }
     for (int i = 0; i < n; i++) mass[i] = (float)(mass[i] / total);
@@ -258,7 +240,7 @@ static int test_gpu(void) {
     free(cpu);
     free(gpu);
     free(tags);
-    return failures ? 1 : 0;
+    return test_exit("test_density gpu");
 }
 
 /* The colour bar's box: at the bottom right, and none where it would reach
@@ -316,7 +298,7 @@ static void test_auto_top(void) {
     uint64_t s = 17;
     int n = 0;
     for (int k = 0; k < PIXELS; k++) {
-        map[k] = k % 3 == 0 ? 0.0f : (float)pow(10.0, 4 * uniform(&s) - 2); /* a third empty */
+        map[k] = k % 3 == 0 ? 0.0f : (float)pow(10.0, 4 * test_splitmix(&s) - 2); /* a third empty */
         if (map[k] > 0) sorted[n++] = map[k];
     }
     qsort(sorted, (size_t)n, sizeof *sorted, cmp_float);
@@ -342,6 +324,5 @@ int main(int argc, char **argv) {
     test_colorbar_box();
     test_auto_top();
     test_filter_halo();
-    printf("%s\n", failures ? "FAILED" : "ok");
-    return failures ? 1 : 0;
+    return test_exit("test_density");
 }

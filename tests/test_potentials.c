@@ -18,23 +18,16 @@
 #include "sim.h"
 #include "test_util.h"
 
-static double uniform(uint64_t *s) { /* splitmix64 to [0, 1) */
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
-}
-
 /* n bodies in a unit cube, masses 0.5 .. 1.5 / n; body 1 on body 0. */
 static sim_body *bodies(int n, uint64_t seed) {
     sim_body *b = calloc((size_t)n, sizeof *b);
     uint64_t s = seed;
     for (int i = 0; i < n; i++) {
         for (int k = 0; k < 3; k++) {
-            b[i].pos[k] = uniform(&s) - 0.5;
-            b[i].vel[k] = 0.1 * (uniform(&s) - 0.5);
+            b[i].pos[k] = test_splitmix(&s) - 0.5;
+            b[i].vel[k] = 0.1 * (test_splitmix(&s) - 0.5);
         }
-        b[i].mass = (0.5 + uniform(&s)) / n;
+        b[i].mass = (0.5 + test_splitmix(&s)) / n;
     }
     memcpy(b[1].pos, b[0].pos, sizeof b[1].pos);
     return b;
