@@ -25,16 +25,14 @@
  * splat_math.h and put through tonemap.frag's formula must give the same
  * 8-bit picture 48 pixels or more from its edge (nearer, GLs differ:
  * splat_math.h): mean difference <= 0.15 levels and no channel more than 2
- * levels off in more than 0.2 % of them (measured over the first five cases:
- * llvmpipe 0.016-0.037 levels and 0.003-0.009 %, NVIDIA's GL on an H200
- * 0.043-0.080 and 0.058-0.092 %). The bounds: GL adds each sprite into half
+ * levels off in more than 0.2 % of them (several times what Mesa's and
+ * NVIDIA's GL gave: docs/TESTS.md). The bounds: GL adds each sprite into half
  * floats (a relative rounding of up to 2^-11 per addition, some hundreds of
  * additions in the densest pixels) where the CPU adds in float, and GL's exp
  * and pow are its own (NVIDIA's the GPU's approximations); through the tone
  * map that moves a level by a fraction, and a pixel centre exactly on a
  * sprite's rim (r^2 = 1 to the last bit) may go either way. A palette colour
- * moved by 0.03 fails them (measured on llvmpipe: mean 0.31, 3.3 % of
- * channels). A negative control: the speed palette's sum against GL's
+ * moved by 0.03 fails them (docs/TESTS.md). A negative control: the speed palette's sum against GL's
  * per-body colours must fail the same bound.
  *
  * gpu (exits 77 without a CUDA device): splat_draw into a half-float CUDA

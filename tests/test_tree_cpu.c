@@ -298,7 +298,7 @@ static void check_accuracy(void) {
  * open more than theta alone (median at least 1.5-fold lower). At
  * ALPHA_LOOSE / 8 the median and p99 must fall at least 2-fold more (in
  * proportion they would fall 8-fold; theta's own openings and the leaves
- * summed body by body make it less: about 3-fold measured), meet the
+ * summed body by body make it less), meet the
  * issue's goal (the flat disk: the degenerate bound below), and on the
  * Plummer sphere and the merger take fewer interactions than theta 0.6
  * alone, the CPU's default, at a median no more than 1.2 times its own: the
