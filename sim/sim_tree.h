@@ -24,12 +24,15 @@ extern "C" {
 
 typedef struct sim_tree sim_tree;
 
-/* Group sizes (p) the walk takes: 32, 64 or 128 bodies; auto 64, which was
- * as fast as 32 or faster at large N, and 128 slower (docs/PERFORMANCE.md,
- * "The tree"). */
+/* Group sizes (p) the walk takes: 32, 64 or 128 bodies. Auto: 32 below
+ * SIM_TREE_GROUP_LARGE_N bodies, 64 from there. Smaller groups' boxes are
+ * tighter, so each body sums fewer cells, but every group walks the tree
+ * itself: 32 was faster while the tree's cells fit in the L2 cache, 64 at
+ * larger N, and 128 slower everywhere (docs/PERFORMANCE.md, "The tree"). */
 #define SIM_TREE_GROUP_MIN 32
 #define SIM_TREE_GROUP_MAX 128
-#define SIM_TREE_GROUP_AUTO 64
+#define SIM_TREE_GROUP_LARGE 64
+#define SIM_TREE_GROUP_LARGE_N 3145728
 
 /* CUDA failures go to *fault, the backend's (sim_cuda_check.h). NULL: no
  * host memory. */
