@@ -216,6 +216,10 @@ typedef struct sim_desc {
                             the CPU backend SIM_THETA_DEFAULT_CPU */
     double tree_alpha;   /* the tree's relative criterion; 0 -> SIM_TREE_ALPHA_DEFAULT, on the
                             CPU backend SIM_TREE_ALPHA_DEFAULT_CPU; negative -> off */
+    bool tree_quadrupoles_only; /* the CUDA tree: every accepted cell as a quadrupole. false
+                                   (default): with the relative criterion on, a cell whose
+                                   quadrupole's pull is negligible as a monopole (docs/TREE.md);
+                                   for comparisons, fixed at sim_create */
     sim_backend backend; /* 0 -> CUDA if a device is present, else CPU */
     sim_variant variant; /* CUDA force kernel; 0 -> the fastest */
     int p;               /* bodies per tile (threads per block in x); 0 -> variant's choice */
@@ -543,6 +547,7 @@ typedef struct sim_tree_stats {
     int cells, leaves;            /* cells in the octree, of which leaves */
     double interactions_per_body; /* evaluated (cell + body) interactions, mean per body */
     double lane_use; /* those over the lane slots they took (groups fill lanes unevenly) */
+    double monopole_share; /* of those interactions, cells summed as monopoles (CUDA) */
 } sim_tree_stats;
 
 /* One octree cell for drawing: an axis-aligned cube. */

@@ -784,6 +784,7 @@ static void compute_forces(cuda_backend *c, const sim_step_params *sp, bool acc_
         a.theta = (float)sp->theta; /* the tree kernel walks in float */
         a.potential = potential;
         a.alpha = (float)sp->tree_alpha;
+        a.monopoles = !sp->tree_quadrupoles_only;
         a.acc_old = c->acc_valid; /* the last evaluation of these bodies */
     }
     if (e->id == SIM_VARIANT_BEST || e->id == SIM_VARIANT_FP64) {

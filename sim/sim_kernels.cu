@@ -1100,6 +1100,7 @@ static void forces_tree(const force_args *a, cudaStream_t stream) {
     p.share = a->share;
     p.shares = a->shares;
     p.alpha = a->alpha;
+    p.monopoles = a->monopoles;
     if (a->alpha > 0 && !a->acc_old) {
         /* No last accelerations for the relative criterion: a first pass by
          * theta alone gives them (a few parts in a thousand suffice). */

@@ -34,6 +34,13 @@ typedef struct sim_tree sim_tree;
 #define SIM_TREE_GROUP_LARGE 64
 #define SIM_TREE_GROUP_LARGE_N 3145728
 
+/* How far below alpha |a| a cell's quadrupole pull must be for the walk to
+ * drop it (sim_tree_params.monopoles). The octupole scale M side^3 that
+ * accepts a cell bounds a term that is far smaller in practice, while the
+ * quadrupole's bound is close to its pull: at this margin the mixed walk's
+ * errors stayed within about a tenth of the quadrupoles' (docs/TREE.md). */
+#define SIM_TREE_MONO_MARGIN 128.0f
+
 /* CUDA failures go to *fault, the backend's (sim_cuda_check.h). NULL: no
  * host memory. */
 sim_tree *sim_tree_create(int sm_count, sim_fault *fault);
@@ -58,6 +65,10 @@ typedef struct sim_tree_params {
      * Else theta alone. */
     float alpha;
     const float4 *acc_old;
+    /* With the relative criterion: an accepted cell whose quadrupole's pull
+     * is at most alpha |a| / SIM_TREE_MONO_MARGIN is summed as a monopole
+     * (sim_tree.cu, walk_mac). */
+    bool monopoles;
     bool untimed; /* leave the stats to the next evaluation (a first pass for acc_old) */
 } sim_tree_params;
 
