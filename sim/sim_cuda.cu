@@ -1317,6 +1317,10 @@ extern "C" bool sim_cuda_device_info(int device, sim_device_info *out) {
     out->cc_minor = prop.minor;
     out->memory_bytes = prop.totalGlobalMem;
     if (cudaDeviceGetAttribute(&out->clock_khz, cudaDevAttrClockRate, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&out->memory_clock_khz, cudaDevAttrMemoryClockRate, device) !=
+            cudaSuccess ||
+        cudaDeviceGetAttribute(&out->memory_bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) !=
+            cudaSuccess ||
         cudaDriverGetVersion(&out->driver_version) != cudaSuccess ||
         cudaRuntimeGetVersion(&out->runtime_version) != cudaSuccess) {
         cudaGetLastError();
