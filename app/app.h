@@ -409,6 +409,15 @@ typedef struct app_colour {
     uint32_t gpu_generation;
 } app_colour;
 
+/* The roofline view's device numbers (app_roof.c): read once, on the
+ * first frame that asks. */
+typedef struct app_roof {
+    bool read;           /* asked already */
+    bool gpu_known, cpu_known;
+    sim_device_info gpu; /* the CUDA backend's device */
+    sim_cpu_info cpu;    /* the CPU backend's */
+} app_roof;
+
 /* The whole running application, made by app_create. GLFW callbacks reach
  * it through the window user pointer. */
 typedef struct app {
@@ -439,6 +448,7 @@ typedef struct app {
     io_status status;
     app_density density;
     app_colour colour;
+    app_roof roof;
 } app;
 
 /* ---- app_create.c, app_frame.c: the life of an app, and one frame --------- */
@@ -896,5 +906,11 @@ void app_frontier_frame(app *a, ui_facts *f);
 /* The status line's "frontier" field (", \"frontier\": ..."). */
 void app_frontier_json(const app *a, char *out, size_t len);
 void app_frontier_destroy(app *a);
+/* ---- app_roof.c: the ladder chart's ceilings view ----------------------- */
+
+/* The device numbers the roofline view needs for the running backend (the
+ * CUDA device's attributes, or the CPU's from /proc): read on the first
+ * call, then kept. */
+ui_roof app_roof_facts(app *a);
 
 #endif /* NBODY_APP_H */

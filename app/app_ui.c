@@ -65,5 +65,6 @@ void app_ui_facts(app *a, ui_facts *f) {
         .rung_count = app_ladder_rows(a),
         .device = a->ladder.device,
         .quantity = a->colour.shown,
+        .roof = app_roof_facts(a),
     };
 }
