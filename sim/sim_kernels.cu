@@ -1422,11 +1422,9 @@ static sim_block clamp_warps(const variant_entry *e, int p, int q, int n,
 }
 
 /* The tree walk: one warp per group of 32, 64 or 128 bodies (1, 2 or 4 per
- * lane); other p round down to one of those (up to 32); auto by n
- * (sim_tree.h). q is unused. */
-static sim_block clamp_groups(int p, int q, int n) {
-    const int auto_p = n < SIM_TREE_GROUP_LARGE_N ? SIM_TREE_GROUP_MIN : SIM_TREE_GROUP_LARGE;
-    sim_block b = {p > 0 ? p : auto_p, 1, false, ""};
+ * lane); other p round down to one of those (up to 32). q is unused. */
+static sim_block clamp_groups(int p, int q) {
+    sim_block b = {p > 0 ? p : SIM_TREE_GROUP_AUTO, 1, false, ""};
     const int want = b.p;
     b.p = want >= SIM_TREE_GROUP_MAX ? SIM_TREE_GROUP_MAX : want >= 64 ? 64 : SIM_TREE_GROUP_MIN;
     if (b.p != want) note(&b, "p (group size) is 32, 64 or 128 bodies");
@@ -1438,7 +1436,7 @@ extern "C" sim_block sim_kernels_clamp(sim_variant v, int p, int q, int n,
                                        const sim_device_limits *lim) {
     const variant_entry *e = kernels_entry(v);
     if (e->rule == BLOCK_WARPS) return clamp_warps(e, p, q, n, lim);
-    if (e->rule == BLOCK_GROUPS) return clamp_groups(p, q, n);
+    if (e->rule == BLOCK_GROUPS) return clamp_groups(p, q);
     const int max_threads = kernel_max_threads(e, lim);
     sim_block b = {p, q, false, ""};
     if (e->rule == BLOCK_THREADS) {
