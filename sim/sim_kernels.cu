@@ -15,7 +15,10 @@
  *
  * Time a rung with `nbody --benchmark --variant NAME` (add --n, --p, --q
  * lists to sweep); the figures and the instruction counts of each rung are
- * in docs/PERFORMANCE.md, "The ladder".
+ * in docs/PERFORMANCE.md, "The ladder". The lines between a rung's
+ * "lecture: begin" and "lecture: end" comments are its key lines, which the
+ * code panel (') shows; sim/sim_code.list names them, and the build checks
+ * that they are there.
  */
 #include <cuda_runtime.h>
 #include <limits.h>
@@ -1218,8 +1221,8 @@ static const char WHY_NAIVE[] =
     "The starting point: one thread per body walks every other body in global memory and pays "
     "for an IEEE square root and a division in each interaction.";
 static const char WHY_SOA[] =
-    "Not faster where it counts: a warp's threads all read the same j, so scalar arrays turn one "
-    "broadcast load of a body into four and the loop issues more instructions.";
+    "Often slower: a warp's threads all read the same j, so scalar arrays turn one broadcast "
+    "load of a body into four, and the loop issues more instructions.";
 static const char WHY_RSQRT[] =
     "Faster: the hardware's approximate reciprocal square root replaces the correctly rounded "
     "square root and division with their slow-path checks, so each interaction issues fewer "
