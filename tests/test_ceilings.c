@@ -10,10 +10,11 @@
  *
  * With "gpu" (label gpu; 77 without a CUDA device): the device's memory
  * attributes are read and not zero, and every all-pairs rung, run briefly
- * at 16,384 bodies at its automatic block shape, measures below each of its
- * ceilings, every one of them finite.
+ * at 16,384 bodies (or at each N given after "gpu") at its automatic block
+ * shape, measures below each of its ceilings, every one of them finite;
+ * each rung's rate and binding ceiling are printed (docs/bench/ceilings.sh).
  *
- *     test_ceilings [gpu]
+ *     test_ceilings [gpu [N ...]]
  */
 #include <GLFW/glfw3.h> /* key codes */
 #include <math.h>
@@ -149,7 +150,7 @@ static void check_place(void) {
     CHECK(!ui_roof_place(&empty, 1, 1, &px, &py), "empty axes");
 }
 
-static int test_gpu(void) {
+static int test_gpu(const int *ns, int n_count) {
     if (sim_cuda_device_count(NULL, 0) == 0) {
         printf("no CUDA device: skipped\n");
         return TEST_SKIP;
@@ -158,8 +159,9 @@ static int test_gpu(void) {
     CHECK(sim_cuda_device_info(0, &dev), "device 0's numbers");
     CHECK(dev.memory_clock_khz > 0 && dev.memory_bus_bits > 0 && sim_dram_bandwidth(&dev) > 0,
           "memory clock %d kHz, bus %d bits", dev.memory_clock_khz, dev.memory_bus_bits);
-    const int n = 16384;
-    for (int v = SIM_VARIANT_NAIVE; v <= SIM_VARIANT_FP64; v++) {
+    const int rungs = SIM_VARIANT_FP64 + 1 - SIM_VARIANT_NAIVE;
+    for (int r = 0; r < n_count * rungs; r++) {
+        const int n = ns[r / rungs], v = SIM_VARIANT_NAIVE + r % rungs;
         sim_error err = {0};
         sim *s = sim_create(&(sim_desc){.body_count = n, .backend = SIM_BACKEND_CUDA,
                                         .variant = (sim_variant)v, .seed = 5},
@@ -180,8 +182,8 @@ static int test_gpu(void) {
         }
         CHECK(c.bound > rate, "%s: bound %.3g, measured %.3g",
               sim_variant_info((sim_variant)v)->name, c.bound, rate);
-        printf("%-8s %4d x %-3d %.3g int/s, %s binds at %.3g (%.0f %%)\n",
-               sim_variant_info((sim_variant)v)->name, p.p, p.q, rate,
+        printf("%-8s %7d %4d x %-3d %.3g int/s, %s binds at %.3g (%.0f %%)\n",
+               sim_variant_info((sim_variant)v)->name, n, p.p, p.q, rate,
                sim_ceiling_name(c.binding), c.bound, 100 * rate / c.bound);
         sim_destroy(s);
     }
@@ -211,7 +213,11 @@ static void check_keys(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc > 1 && strcmp(argv[1], "gpu") == 0) return test_gpu();
+    if (argc > 1 && strcmp(argv[1], "gpu") == 0) {
+        int ns[16] = {16384}, count = argc > 2 ? 0 : 1;
+        for (int i = 2; i < argc && count < 16; i++) ns[count++] = atoi(argv[i]);
+        return test_gpu(ns, count);
+    }
     check_device();
     check_naive(4096);
     check_naive(16384);
