@@ -382,6 +382,18 @@ typedef struct app_colour {
     uint32_t gpu_generation;
 } app_colour;
 
+/* The lecture mode (app_lecture.c, --lecture): the ladder one rung per
+ * key press, then a summary step. */
+#define APP_LECTURE_CAPTION 384
+typedef struct app_lecture {
+    bool on;
+    int step;                        /* 0 .. rung_count - 1: a rung; rung_count: the summary */
+    int rung_count;                  /* the rungs on this backend, naive (reference) to the tree */
+    sim_variant rungs[UI_RUNGS_MAX]; /* in ladder order */
+    char caption[APP_LECTURE_CAPTION]; /* the step's name and why, on screen */
+    int fb_width, fb_height;         /* the last frame's picture (the layout in the status) */
+} app_lecture;
+
 /* The whole running application, made by app_create. GLFW callbacks reach
  * it through the window user pointer. */
 typedef struct app {
@@ -411,6 +423,7 @@ typedef struct app {
     io_status status;
     app_density density;
     app_colour colour;
+    app_lecture lecture;
 } app;
 
 /* ---- app_create.c, app_frame.c: the life of an app, and one frame --------- */
@@ -834,5 +847,30 @@ float app_colour_place(render_color m, double lo, double hi, float v);
  * with the factor from model units to them. */
 const char *app_colour_name(render_color m);
 const char *app_colour_units(render_color m, bool galactic, double *factor);
+
+/* ---- app_lecture.c: the lecture mode (--lecture) ------------------------- */
+
+/* In app_create, before the simulation is made: with --lecture, the first
+ * rung of this backend's ladder and (where --n is not given) the lecture's
+ * N, CONFIG_LECTURE_N_GPU or _CPU, into *resolved. */
+void app_lecture_config(config *resolved, bool cpu);
+/* After it is made: the chart and the code panel shown, the first step's
+ * caption; nothing without --lecture. */
+void app_lecture_start(app *a);
+/* The clicker's keys in lecture mode: Page Down, Right and Space go to the
+ * next step, Page Up and Left to the previous one, whatever the modifiers.
+ * true when key was one of them (then it means nothing else); always false
+ * outside lecture mode. */
+bool app_lecture_key(app *a, int key);
+/* Goes to step k (clamped to the first and the summary), saying so. */
+void app_lecture_go(app *a, int k);
+/* Every frame: the picture's size, for the layout in the status. */
+void app_lecture_frame(app *a, int fb_width, int fb_height);
+/* What the overlays are told; the caption shown (the lecture's in lecture
+ * mode, else a --script tour's). */
+ui_lecture app_lecture_facts(const app *a);
+const char *app_lecture_caption(const app *a);
+/* The status line's "lecture" field (", \"lecture\": {...}" or null). */
+void app_lecture_json(app *a, char *out, size_t len);
 
 #endif /* NBODY_APP_H */

@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""test_lecture_view.py - the lecture mode played headless, as a class sees it.
+
+    test_lecture_view.py NBODY
+
+nbody --lecture on the CPU backend (512 bodies, 1920x1080, a projector's
+picture) with a --script that presses Page Down, then Space, and F12 on
+the frames between: the status JSON says the rung after each press (the
+reference, then the tree, then the summary step with the tree running),
+and each screenshot is checked where the layout (the status's
+"lecture.layout", from ui_lecture_place) puts the panels:
+
+  the chart: its bars inside the chart's box, the running rung's bar in
+  the running colour (ui_chart.c's CURRENT) and the other in the bar
+  colour, next to none of either colour outside the box;
+  the bodies: the light's centre in the subject's box (the lens), no
+  panel over it;
+  the text, read back by tesseract from the box's own pixels: the rung's
+  name in the caption, "PgDn next rung" in the HUD.
+
+Exit 77 where tesseract cannot be run (apt-get install tesseract-ocr).
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from checks import check, done, png_decode
+
+CURRENT = (0.8, 0.5, 0.08)  # ui_chart.c: the running rung's bar
+BAR = (0.2, 0.4, 0.64)  # ... and the others'
+
+
+def colour_count(pic, box, rgb, tol=4):
+    """Pixels of colour rgb (0..1, within tol of 8-bit) inside box, and outside it."""
+    w, h, bpp, rows = pic
+    want = [round(c * 255) for c in rgb]
+    x0, y0, x1, y1 = int(box[0]), int(box[1]), int(box[0] + box[2]), int(box[1] + box[3])
+    inside = outside = 0
+    for y in range(h):
+        r = rows[y]
+        for x in range(0, w):
+            i = x * bpp
+            if abs(r[i] - want[0]) <= tol and abs(r[i + 1] - want[1]) <= tol and \
+                    abs(r[i + 2] - want[2]) <= tol:
+                if x0 <= x < x1 and y0 <= y < y1:
+                    inside += 1
+                else:
+                    outside += 1
+    return inside, outside
+
+
+def light_centre(pic, box):
+    """The centre of the light (sum of r, g, b as weights) inside box."""
+    w, h, bpp, rows = pic
+    sx = sy = total = 0
+    for y in range(int(box[1]), int(box[1] + box[3])):
+        r = rows[y]
+        for x in range(int(box[0]), int(box[0] + box[2])):
+            v = r[x * bpp] + r[x * bpp + 1] + r[x * bpp + 2]
+            sx, sy, total = sx + v * x, sy + v * y, total + v
+    return (sx / total, sy / total, total) if total else (0, 0, 0)
+
+
+def ocr(pic, box, tmp, name):
+    """tesseract's words in box: its pixels' brightness, inverted (dark text
+    on light, as tesseract reads best), twice the size."""
+    w, h, bpp, rows = pic
+    x0, y0 = max(0, int(box[0])), max(0, int(box[1]))
+    x1, y1 = min(w, int(box[0] + box[2])), min(h, int(box[1] + box[3]))
+    out = bytearray()
+    for y in range(y0, y1):
+        r = rows[y]
+        line = bytearray()
+        for x in range(x0, x1):
+            g = 255 - max(r[x * bpp], r[x * bpp + 1], r[x * bpp + 2])
+            line += bytes((g, g))
+        out += line + line
+    path = os.path.join(tmp, name + ".pgm")
+    with open(path, "wb") as f:
+        f.write(b"P5\n%d %d\n255\n" % (2 * (x1 - x0), 2 * (y1 - y0)) + bytes(out))
+    res = subprocess.run(["tesseract", path, "stdout", "--psm", "6"], capture_output=True,
+                         text=True)
+    return " ".join(res.stdout.split())
+
+
+def main():
+    nbody = sys.argv[1]
+    if not shutil.which("tesseract"):
+        print("skip: tesseract is not installed (apt-get install tesseract-ocr)")
+        sys.exit(77)
+    with tempfile.TemporaryDirectory() as tmp:
+        script = os.path.join(tmp, "lecture.txt")
+        # Frame 2: the reference; 3: PgDn; 5: the tree; 6: Space; 8: the summary.
+        with open(script, "w") as f:
+            f.write("2 F12\n3 PageDown\n5 F12\n6 Space\n8 F12\n")
+        status = os.path.join(tmp, "status.jsonl")
+        res = subprocess.run([nbody, "--headless", "--backend", "cpu", "--lecture", "--n", "512",
+                              "--width", "1920", "--height", "1080", "--frames", "10", "--script",
+                              script, "--status-json", status, "--status-every", "1"],
+                             cwd=tmp, capture_output=True, text=True, timeout=300)
+        check(res.returncode == 0, f"nbody --lecture runs: {res.stderr.strip()[-300:]}")
+        if res.returncode != 0:
+            done("test_lecture_view")
+        lines = {d["frame"]: d for d in map(json.loads, open(status).read().splitlines())}
+        want = {0: (0, "reference", False), 2: (0, "reference", False), 3: (1, "tree", False),
+                5: (1, "tree", False), 6: (2, "tree", True), 9: (2, "tree", True)}
+        for frame, (step, rung, summary) in want.items():
+            lec = lines.get(frame, {}).get("lecture") or {}
+            got = (lec.get("step"), lec.get("rung"), lec.get("summary"))
+            check(got == (step, rung, summary) and lines[frame]["variant"] == rung,
+                  f"frame {frame}: step, rung, summary {got}, want {(step, rung, summary)}")
+        check(all(not d["paused"] for d in lines.values()), "Space does not pause the lecture")
+        layout = lines[9]["lecture"]["layout"]
+        check(layout["width"] == 1920 and layout["height"] == 1080,
+              f"the layout is the picture's: {layout['width']}x{layout['height']}")
+        shots = sorted(x for x in os.listdir(tmp) if x.startswith("nbody-") and x.endswith(".png"))
+        check(len(shots) == 3, f"three screenshots: {shots}")
+        if len(shots) != 3:
+            done("test_lecture_view")
+        steps = [("reference", "reference", "tree"), ("tree", "tree", "reference"),
+                 ("whole ladder", "tree", "reference")]
+        for shot, (caption, running, other) in zip(shots, steps):
+            pic = png_decode(os.path.join(tmp, shot))
+            chart = layout["chart"]
+            inside, outside = colour_count(pic, chart, CURRENT)
+            # A bar is a solid box tens of pixels on each side; the bodies'
+            # sprites are small gradients, and only a few of their pixels
+            # can land on exactly this colour.
+            check(inside >= 2000 and outside < inside / 20,
+                  f"{shot}: the running rung's bar ({running}) in the chart's box: {inside} "
+                  f"pixels of its colour inside, {outside} outside")
+            inside, outside = colour_count(pic, chart, BAR)
+            check(inside >= 500 and outside < inside / 20,
+                  f"{shot}: the other rung's bar ({other}) too: {inside} inside, {outside} outside")
+            s = layout["subject"]
+            # Between the two columns, top to bottom: the light's centre in
+            # the subject's middle third (the lens centres the sphere there).
+            band = [layout["code"][0] + layout["code"][2], s[1], chart[0] -
+                    (layout["code"][0] + layout["code"][2]), s[3]]
+            cx, cy, total = light_centre(pic, band)
+            check(total > 0 and abs(cx - (s[0] + s[2] / 2)) < s[2] / 6 and
+                  abs(cy - (s[1] + s[3] / 2)) < s[3] / 6,
+                  f"{shot}: the bodies' light centred in the subject: ({cx:.0f}, {cy:.0f}) in "
+                  f"{s}")
+            text = ocr(pic, layout["caption"], tmp, shot + "-caption")
+            check(caption in text, f"{shot}: the caption reads {text[:90]!r}, wants {caption!r}")
+            text = ocr(pic, layout["hud"], tmp, shot + "-hud")
+            last = shot == shots[-1]
+            want_hud = "PgUp back" if last else "PgDn next rung"
+            check(want_hud in text and running in text,
+                  f"{shot}: the HUD reads {text[:90]!r}, wants {want_hud!r} and {running!r}")
+    done("test_lecture_view")
+
+
+main()
