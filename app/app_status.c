@@ -67,6 +67,9 @@ void app_status_line(app *a) {
     char campath[512]; /* "camera" and "camera_path" (app_campath.c) */
     app_campath_json(a, campath, sizeof campath);
     io_status_printf(&a->status, "%s", campath);
+    char frontier[8192]; /* "frontier" (app_frontier.c) */
+    app_frontier_json(a, frontier, sizeof frontier);
+    io_status_printf(&a->status, "%s", frontier);
     io_status_printf(
         &a->status,
         ", \"mode\": \"%s\", \"t\": %.9g, \"steps\": %lld, \"paused\": %s, \"fps\": %.4g, "
