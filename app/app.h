@@ -248,6 +248,33 @@ typedef struct app_ladder {
     ui_rung rows[UI_RUNGS_MAX]; /* the chart's bars, as last made (app_ladder_rows) */
 } app_ladder;
 
+/* The tree's accuracy-speed frontier (app_frontier.c, Shift+X): the tree
+ * timed and measured at a range of settings on a copy of the bodies, a
+ * point per frame, against the exact kernel's step time. */
+#define APP_FRONTIER_SEED 1 /* the force error's sample: the benchmark's seed ... */
+#define APP_FRONTIER_SAMPLES APP_FERR_SAMPLES /* ... and size (X's size) */
+
+typedef enum app_frontier_state {
+    APP_FRONTIER_OFF,      /* no sweep yet: the view is closed */
+    APP_FRONTIER_SWEEPING, /* a point a frame */
+    APP_FRONTIER_STOPPED,  /* stopped by Shift+X or a failure: the points so far */
+    APP_FRONTIER_DONE,     /* every point and the exact time */
+} app_frontier_state;
+
+typedef struct app_frontier {
+    app_frontier_state state;
+    sim_body *bodies; /* the copy every point is measured on, taken at the start */
+    int n;
+    ui_frontier_point plan[UI_FRONTIER_MAX]; /* the settings to sweep, in order */
+    int planned;
+    ui_frontier_point points[UI_FRONTIER_MAX]; /* the points measured, in plan order */
+    int count;
+    double exact_ms;      /* the exact kernel's step time at n; 0: not known (yet) */
+    bool exact_estimated; /* ... estimated from a smaller N: too slow to run at n */
+    bool exact_done;      /* known, or given up (another N, no memory) */
+    char device[256];     /* what it ran on */
+} app_frontier;
+
 /* Who draws the sprites (app_sprites.c): the mode, and in auto mode the
  * trial of CUDA (way A) against GL (way B). */
 typedef struct app_sprites {
@@ -412,6 +439,7 @@ typedef struct app {
     app_snapshot snapshot;
     app_playback playback;
     app_ladder ladder;
+    app_frontier frontier;
     app_sprites sprites;
     app_profile prof;
     app_select select;
@@ -847,6 +875,40 @@ float app_colour_place(render_color m, double lo, double hi, float v);
  * with the factor from model units to them. */
 const char *app_colour_name(render_color m);
 const char *app_colour_units(render_color m, bool galactic, double *factor);
+
+/* ---- app_copy.c, app_frontier.c: temporary sims, the tree's frontier ------ */
+
+/* A temporary simulation (app_copy_sim): method variant with the running
+ * desc and knobs, theta and tree_alpha as given (0: the running sim's;
+ * tree_alpha negative: off), seeded with bodies[count] (NULL: count bodies
+ * of the scene's initial condition). */
+typedef struct app_copy_desc {
+    sim_variant variant;
+    const sim_body *bodies;
+    int count;
+    double theta, tree_alpha;
+} app_copy_desc;
+/* Makes it, asking the app's stop hook during long evaluations; the running
+ * simulation is only read. NULL with *err. */
+sim *app_copy_sim(app *a, const app_copy_desc *c, sim_error *err);
+/* One unit of the ladder's work toward rung v's step time at this N (as the
+ * chart does it: a pilot on a subset first, an estimate where too slow);
+ * its result at this N, or NULL while there is none yet. */
+const app_rung_result *app_ladder_measure(app *a, sim_variant v);
+
+/* Starts a sweep on a copy of the current bodies (and shows the view), or
+ * stops the one under way (the points so far stay). */
+void app_frontier_start(app *a);
+void app_frontier_stop(app *a);
+/* Shift+X: starts a sweep; while one runs, stops it; once stopped or done,
+ * closes the view. false for any other key. */
+bool app_frontier_key(app *a, int key, int mods);
+/* Each frame: one point (or one unit of the exact kernel's timing) while a
+ * sweep runs, unless the run is to stop; then the view's facts into *f. */
+void app_frontier_frame(app *a, ui_facts *f);
+/* The status line's "frontier" field (", \"frontier\": ..."). */
+void app_frontier_json(const app *a, char *out, size_t len);
+void app_frontier_destroy(app *a);
 
 /* ---- app_lecture.c: the lecture mode (--lecture) ------------------------- */
 

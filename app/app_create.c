@@ -172,6 +172,7 @@ void app_destroy(app *a) {
     sim_destroy(a->sim);
     app_snapshot_destroy(a);
     app_select_destroy(a);
+    app_frontier_destroy(a);
     free(a->script.events);
     io_status_destroy(&a->status);
     free(a);

@@ -231,7 +231,8 @@ void app_frame(app *a, int fb_width, int fb_height) {
     app_profile_mark(a, APP_PHASE_HUD);
 
     if (!app_stopping(a)) app_ladder_update(a); /* I: one rung timed a frame while shown */
-    if (a->ui.shown[UI_OVERLAY_CHART]) {
+    app_frontier_frame(a, &facts); /* Shift+X: one point a frame while it sweeps */
+    if (a->ui.shown[UI_OVERLAY_CHART] || a->ui.shown[UI_OVERLAY_FRONTIER]) {
         facts.rung_count = app_ladder_rows(a);
         ui_draw(&a->ui, &facts, UI_LAYER_SCREEN, fb_width, fb_height);
     }

@@ -371,6 +371,7 @@ void app_key(app *a, int key, int mods) {
         return;
     }
     if (app_density_key(a, key, mods)) return; /* N, Y: the density view */
+    if (app_frontier_key(a, key, mods)) return; /* Shift+X: the tree's frontier */
     for (int i = 0; i < BINDING_COUNT; i++) {
         if (bindings[i].key == key && bindings[i].action) {
             bindings[i].action(a);

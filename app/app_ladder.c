@@ -112,24 +112,9 @@ static double cap_ms(const app *a) {
  * initial condition (no copy: the bodies' accelerations, which a copy
  * computes when they are not known yet, cost a whole step); NULL with *err. */
 static sim *pilot_sim(app *a, sim_variant v, int n, bool copy, sim_error *err) {
-    const sim_params p = sim_get_params(a->sim);
-    const int all = p.body_count;
-    copy = copy && n <= all;
-    /* The running desc and knobs with method v, stopped as the app is. */
-    sim_desc d = a->scene_desc;
-    d.ic = copy ? SIM_IC_PLUMMER : p.ic;
-    d.body_count = copy ? 64 : n; /* a few Plummer bodies (cheap), then the copies */
-    d.backend = p.backend;
-    d.variant = v;
-    d.dt = p.dt;
-    d.softening = p.softening;
-    d.damping = p.damping;
-    d.theta = p.theta;
-    d.p = v == p.variant ? p.p : 0;
-    d.q = v == p.variant ? p.q : 0;
-    d.stop = (sim_stop){app_stop_requested, a};
+    const int all = sim_get_params(a->sim).body_count;
+    if (!copy || n > all) return app_copy_sim(a, &(app_copy_desc){.variant = v, .count = n}, err);
     snprintf(err->message, sizeof err->message, "no memory for a copy of %d bodies", all);
-    if (!copy) return sim_create(&d, err);
     sim_body *bodies = malloc(sizeof *bodies * (size_t)all);
     sim *tmp = NULL;
     if (bodies) {
@@ -141,11 +126,7 @@ static sim *pilot_sim(app *a, sim_variant v, int n, bool copy, sim_error *err) {
                 bodies[i].mass *= scale;
             }
         }
-        tmp = sim_create(&d, err);
-        if (tmp && !sim_set_bodies(tmp, bodies, n, err)) {
-            sim_destroy(tmp);
-            tmp = NULL;
-        }
+        tmp = app_copy_sim(a, &(app_copy_desc){.variant = v, .bodies = bodies, .count = n}, err);
     }
     free(bodies);
     return tmp;
@@ -189,36 +170,49 @@ static const app_rung_result *nearest(const app *a, sim_variant v, int n) {
     return best;
 }
 
-/* Does one rung's worth of timing for the first rung with no result at this
- * N: time it, or first a subset to estimate it from, or mark it too slow
- * from an estimate (no time spent: then on to the next rung). */
-static void measure_next(app *a) {
+/* One rung's worth of work toward a result for rung v at this N: time it,
+ * or first a subset to estimate it from; true when time was spent. Marking
+ * it too slow from an estimate spends none (false), as does a result
+ * already there. */
+static bool measure_rung(app *a, sim_variant v) {
     const int n = sim_get_params(a->sim).body_count;
+    if (app_ladder_result(a, v, n)) return false;
+    const sim_scaling scaling = sim_method_of(backend(a), v)->scaling;
+    const app_rung_result *near = nearest(a, v, n);
+    if (!near) {
+        const int pilot = backend(a) == SIM_BACKEND_CPU ? LADDER_PILOT_N_CPU : LADDER_PILOT_N;
+        time_rung(a, v, n, n <= pilot ? n : pilot, true);
+        return true;
+    }
+    const double est = app_step_ms_at(scaling, near->n, near->ms, n);
+    if (est <= cap_ms(a)) {
+        time_rung(a, v, n, n, true);
+        return true;
+    }
+    /* Too slow from afar: estimate again from closer, while a closer subset fits. */
+    const int closer = near->n <= n / LADDER_PILOT_GROW ? near->n * LADDER_PILOT_GROW : n;
+    if (closer < n && app_step_ms_at(scaling, near->n, near->ms, closer) <= cap_ms(a)) {
+        time_rung(a, v, n, closer, true);
+        return true;
+    }
+    store(a, (app_rung_result){.variant = v, .n = n, .status = UI_RUNG_TOO_SLOW, .ms = est});
+    return false;
+}
+
+/* Does one rung's worth of timing for the first rung with no result at this
+ * N (rungs marked too slow on the way cost nothing: then on to the next). */
+static void measure_next(app *a) {
     sim_variant rungs[UI_RUNGS_MAX];
     const int count = ladder_rungs(a, rungs, UI_RUNGS_MAX);
     for (int i = 0; i < count; i++) {
-        const sim_variant v = rungs[i];
-        if (app_ladder_result(a, v, n)) continue;
-        const sim_scaling scaling = sim_method_of(backend(a), v)->scaling;
-        const app_rung_result *near = nearest(a, v, n);
-        if (!near) {
-            const int pilot = backend(a) == SIM_BACKEND_CPU ? LADDER_PILOT_N_CPU : LADDER_PILOT_N;
-            time_rung(a, v, n, n <= pilot ? n : pilot, true);
-            return;
-        }
-        const double est = app_step_ms_at(scaling, near->n, near->ms, n);
-        if (est <= cap_ms(a)) {
-            time_rung(a, v, n, n, true);
-            return;
-        }
-        /* Too slow from afar: estimate again from closer, while a closer subset fits. */
-        const int closer = near->n <= n / LADDER_PILOT_GROW ? near->n * LADDER_PILOT_GROW : n;
-        if (closer < n && app_step_ms_at(scaling, near->n, near->ms, closer) <= cap_ms(a)) {
-            time_rung(a, v, n, closer, true);
-            return;
-        }
-        store(a, (app_rung_result){.variant = v, .n = n, .status = UI_RUNG_TOO_SLOW, .ms = est});
+        if (measure_rung(a, rungs[i])) return;
     }
+}
+
+const app_rung_result *app_ladder_measure(app *a, sim_variant v) {
+    v = rung_of(a, v);
+    measure_rung(a, v);
+    return app_ladder_result(a, v, sim_get_params(a->sim).body_count);
 }
 
 double app_ladder_estimate(app *a, int n, int *n_from, double *ms_from) {

@@ -8,9 +8,10 @@
  * CPU backend), then a summary step with the whole ladder at once. Each
  * step switches the running method (the bodies stay where they are), shows
  * the ladder chart (I; it times every rung at this N, one a frame) and puts
- * the rung's name and why in the caption. The keys a presentation clicker
- * sends mean only this here: Page Down, Right and Space the next step, Page
- * Up and Left the previous one. The overlays take their places from
+ * the rung's name and why in the caption; at the tree it sweeps the tree's
+ * accuracy-speed frontier (app_frontier.c) in the left column. The keys a
+ * presentation clicker sends mean only this here: Page Down, Right and Space
+ * the next step, Page Up and Left the previous one. The overlays take their places from
  * ui_lecture_place (ui/ui_lecture.c), the HUD its compact form.
  *
  * The simulation runs (it is not paused): the bodies move while the
@@ -78,6 +79,14 @@ void app_lecture_go(app *a, int k) {
     }
     /* Every step shows the chart again (I may have closed it). */
     a->ui.shown[UI_OVERLAY_CHART] = true;
+    /* The tree's step sweeps its frontier (Shift+X) in the left column, and
+     * the summary keeps it; an all-pairs rung stops and hides it. */
+    const bool tree = !sim_method_of(b, v)->exact;
+    if (tree && !a->ui.shown[UI_OVERLAY_FRONTIER]) app_frontier_start(a);
+    if (!tree) {
+        app_frontier_stop(a);
+        a->ui.shown[UI_OVERLAY_FRONTIER] = false;
+    }
     make_caption(a);
 }
 

@@ -67,6 +67,9 @@ void app_status_line(app *a) {
     char campath[512]; /* "camera" and "camera_path" (app_campath.c) */
     app_campath_json(a, campath, sizeof campath);
     io_status_printf(&a->status, "%s", campath);
+    char frontier[8192]; /* "frontier" (app_frontier.c) */
+    app_frontier_json(a, frontier, sizeof frontier);
+    io_status_printf(&a->status, "%s", frontier);
     char lecture[4096]; /* "lecture" (app_lecture.c) */
     app_lecture_json(a, lecture, sizeof lecture);
     io_status_printf(&a->status, "%s", lecture);

@@ -407,6 +407,7 @@ static void check_key_names(void) {
                                        "Y",
                                        "Ctrl+Y",
                                        "F6",
+                                       "Shift+X",
                                        "F7",
                                        "Shift+F7",
                                        "F8",

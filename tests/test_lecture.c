@@ -93,20 +93,24 @@ static void check_lecture_keys(void) {
     hud(a, text, sizeof text);
     CHECK(strstr(text, "PgDn next rung") != NULL, "the HUD says PgDn next rung: '%s'", text);
     const render_camera cam = a->view.camera;
+    CHECK(!a->ui.shown[UI_OVERLAY_FRONTIER], "no frontier at the first rung");
+    /* The tree's step sweeps its frontier, the summary keeps it, an
+     * all-pairs rung hides it. */
     const struct {
         int key, mods, step;
         const char *method;
+        bool frontier;
     } presses[] = {
-        {GLFW_KEY_PAGE_DOWN, 0, 1, "tree"},
-        {GLFW_KEY_PAGE_UP, 0, 0, "reference"},
-        {GLFW_KEY_RIGHT, 0, 1, "tree"},
-        {GLFW_KEY_LEFT, 0, 0, "reference"},
-        {GLFW_KEY_LEFT, 0, 0, "reference"}, /* no step before the first */
-        {GLFW_KEY_SPACE, 0, 1, "tree"},
-        {GLFW_KEY_PAGE_DOWN, GLFW_MOD_SHIFT, 2, "tree"}, /* the summary keeps the tree */
-        {GLFW_KEY_SPACE, 0, 2, "tree"},                  /* no step after the last */
-        {GLFW_KEY_RIGHT, GLFW_MOD_SHIFT, 2, "tree"},
-        {GLFW_KEY_PAGE_UP, GLFW_MOD_SHIFT, 1, "tree"},
+        {GLFW_KEY_PAGE_DOWN, 0, 1, "tree", true},
+        {GLFW_KEY_PAGE_UP, 0, 0, "reference", false},
+        {GLFW_KEY_RIGHT, 0, 1, "tree", true},
+        {GLFW_KEY_LEFT, 0, 0, "reference", false},
+        {GLFW_KEY_LEFT, 0, 0, "reference", false}, /* no step before the first */
+        {GLFW_KEY_SPACE, 0, 1, "tree", true},
+        {GLFW_KEY_PAGE_DOWN, GLFW_MOD_SHIFT, 2, "tree", true}, /* the summary keeps the tree */
+        {GLFW_KEY_SPACE, 0, 2, "tree", true},                  /* no step after the last */
+        {GLFW_KEY_RIGHT, GLFW_MOD_SHIFT, 2, "tree", true},
+        {GLFW_KEY_PAGE_UP, GLFW_MOD_SHIFT, 1, "tree", true},
     };
     for (size_t i = 0; i < sizeof presses / sizeof presses[0]; i++) {
         app_key(a, presses[i].key, presses[i].mods);
@@ -114,6 +118,8 @@ static void check_lecture_keys(void) {
               "press %zu: step %d (%s), want %d (%s)", i, a->lecture.step, method(a),
               presses[i].step, presses[i].method);
         CHECK(!a->live.paused, "press %zu: not paused", i);
+        CHECK(a->ui.shown[UI_OVERLAY_FRONTIER] == presses[i].frontier,
+              "press %zu: the frontier %s", i, presses[i].frontier ? "shown" : "hidden");
         CHECK(a->view.camera.distance == cam.distance && a->view.camera.yaw == cam.yaw,
               "press %zu: the camera stays", i);
         ui_facts f;
@@ -125,6 +131,7 @@ static void check_lecture_keys(void) {
     }
     CHECK(strstr(a->lecture.caption, "tree") == a->lecture.caption, "caption '%s'",
           a->lecture.caption);
+    CHECK(a->frontier.state == APP_FRONTIER_SWEEPING, "the tree's step sweeps the frontier");
     /* Other keys keep their meanings in lecture mode. */
     const bool bloom = a->view.bloom;
     app_key(a, GLFW_KEY_B, 0);

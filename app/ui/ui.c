@@ -48,6 +48,13 @@ static const ui_overlay overlays[UI_OVERLAY_COUNT] = {
                            .help = "selection panel and the sets' colours on / off",
                            .layer = UI_LAYER_PANEL,
                            .draw = ui_select_draw},
+    /* Shown by Shift+X's sweep (app_frontier_key): no key of its own. */
+    [UI_OVERLAY_FRONTIER] = {.name = "tree frontier",
+                             .key_label = "Shift+X",
+                             .help = "tree frontier: sweep theta and alpha on a copy of the "
+                                     "bodies (again: stop, again: close)",
+                             .layer = UI_LAYER_SCREEN,
+                             .draw = ui_frontier_draw},
 };
 
 const ui_overlay *ui_overlay_get(ui_overlay_id id) {
@@ -87,7 +94,8 @@ void ui_toggle(ui_state *ui, ui_overlay_id id, const ui_facts *f, char *msg, siz
 
 ui_overlay_id ui_overlay_of_key(int key, bool *adjust) {
     for (int i = 0; i < UI_OVERLAY_COUNT; i++) {
-        if (overlays[i].key == key || (overlays[i].adjust_key && overlays[i].adjust_key == key)) {
+        if ((overlays[i].key && overlays[i].key == key) ||
+            (overlays[i].adjust_key && overlays[i].adjust_key == key)) {
             *adjust = overlays[i].key != key;
             return (ui_overlay_id)i;
         }

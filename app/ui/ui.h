@@ -107,6 +107,48 @@ typedef struct ui_quantity {
     bool log;          /* placed by log(value) between them */
 } ui_quantity;
 
+/* The tree's accuracy-speed frontier (Shift+X, ui_frontier.c): points the
+ * app measured on a copy of the bodies (app/app_frontier.c). */
+#define UI_FRONTIER_MAX 20 /* points a sweep holds at most */
+
+typedef enum ui_frontier_series {
+    UI_FRONTIER_THETA,   /* theta alone (the relative criterion off) */
+    UI_FRONTIER_ALPHA,   /* the relative criterion alpha at theta 1 */
+    UI_FRONTIER_RUNNING, /* the running setting, where it is on neither */
+    UI_FRONTIER_SERIES_COUNT
+} ui_frontier_series;
+
+typedef struct ui_frontier_point {
+    ui_frontier_series series;
+    double theta, alpha;          /* the setting; alpha 0: off */
+    double ms;                    /* per step */
+    double median, p99;           /* relative force error against the exact sum */
+    double interactions_per_body; /* evaluated per body in a step; 0: unknown */
+} ui_frontier_point;
+
+typedef struct ui_frontier {
+    bool on;                         /* a sweep was started: the view is shown */
+    bool sweeping;                   /* points are still coming */
+    const ui_frontier_point *points; /* measured so far */
+    int count, planned;
+    int n;                  /* bodies of the copy */
+    double exact_ms;        /* the exact kernel's step time at n; 0: not known */
+    bool exact_estimated;   /* ... from a smaller N (too slow to run) */
+    const char *exact_name; /* its method's name */
+    double theta, alpha;    /* the running setting (alpha 0: off) */
+    bool tree_running;      /* the tree is the running method (else no point is its setting) */
+    const char *device;     /* what the points ran on */
+} ui_frontier;
+
+/* Where the frontier view last drew (framebuffer pixels), for the tests:
+ * its panel (w 0: none), the plot's box, each point's two markers' centres. */
+typedef struct ui_frontier_drawn {
+    float panel[4], plot[4];
+    float median[UI_FRONTIER_MAX][2], p99[UI_FRONTIER_MAX][2];
+    int count;
+    float exact_x; /* the exact kernel's line; 0: none */
+} ui_frontier_drawn;
+
 /* One tick of the colour bar: its place along the bar (0..1) and label. */
 typedef struct ui_tick {
     float t;
@@ -201,6 +243,7 @@ typedef struct ui_facts {
     const char *device; /* what the rungs ran on */
     ui_density density; /* the density view's colour bar */
     ui_quantity quantity; /* the colour mode's quantity, for the legend */
+    ui_frontier frontier; /* the tree's frontier (Shift+X) */
     ui_lecture lecture;   /* --lecture: the panels in its layout, the HUD compact */
     /* the help's key lines: fills label and text for binding i, false past the end */
     bool (*key_help)(int i, char *label, size_t label_len, char *text, size_t text_len);
@@ -224,6 +267,7 @@ typedef enum ui_overlay_id {
     UI_OVERLAY_CHART,
     UI_OVERLAY_CELLS,
     UI_OVERLAY_SELECT,
+    UI_OVERLAY_FRONTIER,
     UI_OVERLAY_COUNT
 } ui_overlay_id;
 
@@ -285,6 +329,7 @@ struct ui_state {
     /* Where the last frame drew each rung's bar (framebuffer pixels; w 0:
      * none), in rung order, for the tests. */
     float bars[UI_RUNGS_MAX][4];
+    ui_frontier_drawn frontier_drawn; /* the frontier view, likewise */
 };
 
 /* The state without GL (keys and text work; nothing is drawn): hud shown
