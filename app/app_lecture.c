@@ -41,9 +41,10 @@ void app_lecture_config(config *c, bool cpu) {
     }
 }
 
-/* The rung's one sentence: what it adds (sim_method.description). */
+/* The rung's one sentence: why it is faster than the rung before, or why
+ * not (sim_method.why; its description where a method has none). */
 static const char *why_of(const sim_method *m) {
-    return m->description;
+    return m->why ? m->why : m->description;
 }
 
 /* The caption of the step now. */

@@ -105,6 +105,10 @@ typedef struct sim_method {
     double flops_per_interaction; /* the conventional count for GFLOP/s: 20, or 30 in fp64 */
     bool splits; /* on several GPUs (sim_desc.gpus) each computes a share of its forces; else
                     every GPU computes them all */
+    /* Its key lines of source, cut at build time from the regions sim/sim_code.list
+     * names (several regions joined by a "..." line); NULL: none. */
+    const char *code;
+    const char *why; /* one sentence: why it is faster than the method before, or why not */
 } sim_method;
 
 /* Rotating-shell parameters (SIM_IC_SHELL). Zero means default. */

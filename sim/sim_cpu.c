@@ -42,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sim_code.h" /* generated: each method's key lines (sim/sim_code.list) */
 #include "sim_internal.h"
 
 /* Interactions (pairs, or tree interactions) between two asks of the stop
@@ -115,6 +116,7 @@ double sim_host_available_bytes(void) {
 /* The exact acceleration of body i at positions p: the reference's sum
  * over all j != i. */
 static void exact_acc(const double *p, int n, int i, double eps2, double *a) {
+    /* lecture: begin reference */
     double ax = 0, ay = 0, az = 0;
     const double xi = p[4 * i], yi = p[4 * i + 1], zi = p[4 * i + 2];
     for (int j = 0; j < n; j++) {
@@ -127,6 +129,7 @@ static void exact_acc(const double *p, int n, int i, double eps2, double *a) {
         ay += s * dy;
         az += s * dz;
     }
+    /* lecture: end reference */
     a[0] = ax;
     a[1] = ay;
     a[2] = az;
@@ -203,7 +206,10 @@ static const cpu_method_row methods[] = {
       .fp64 = true,
       .exact = true,
       .scaling = SIM_SCALING_N2,
-      .flops_per_interaction = SIM_FLOPS_PER_INTERACTION_FP64},
+      .flops_per_interaction = SIM_FLOPS_PER_INTERACTION_FP64,
+      .code = SIM_CODE_CPU_REFERENCE,
+      .why = "The exact pairwise sum in double precision, O(N^2): the reference every other "
+             "method's forces are checked against."},
      exact_forces,
      false},
     {{.variant = SIM_VARIANT_TREE,
@@ -213,7 +219,11 @@ static const cpu_method_row methods[] = {
       .uses_theta = true,
       .has_cells = true,
       .scaling = SIM_SCALING_NLOGN,
-      .flops_per_interaction = SIM_FLOPS_PER_INTERACTION_FP64},
+      .flops_per_interaction = SIM_FLOPS_PER_INTERACTION_FP64,
+      .code = SIM_CODE_CPU_TREE,
+      .why = "Faster at large N: a far cell acts through one quadrupole instead of all its "
+             "bodies, so a step costs O(N log N) interactions instead of N^2, at an error the "
+             "opening angle sets."},
      tree_forces,
      true},
 #ifdef NBODY_TEST_METHOD

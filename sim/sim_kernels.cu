@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim_code.h" /* generated: each rung's key lines (sim/sim_code.list) */
 #include "sim_cuda_check.h"
 #include "sim_kernels.h"
 #include "sim_pairmap.h"
@@ -47,6 +48,7 @@ static int div_up(int a, int b) {
  * 1.0f / sqrtf (IEEE-rounded square root and division), if (i != j).
  * p = threads per block. */
 
+/* lecture: begin naive */
 __global__ void forces_naive_kernel(int n, const float4 *pos, float4 *acc, float eps2) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -67,6 +69,7 @@ __global__ void forces_naive_kernel(int n, const float4 *pos, float4 *acc, float
     }
     acc[i] = make_float4(ax, ay, az, 0.0f);
 }
+/* lecture: end naive */
 
 static void forces_naive(const force_args *a, cudaStream_t stream) {
     forces_naive_kernel<<<div_up(a->n, a->p), a->p, 0, stream>>>(a->n, a->pos, a->acc, a->eps2);
@@ -77,6 +80,7 @@ static void forces_naive(const force_args *a, cudaStream_t stream) {
 /* Rung 2 - soa: the same loop over scalar arrays x[], y[], z[], m[]
  * (structure of arrays), so neighbouring threads read neighbouring words. */
 
+/* lecture: begin soa */
 __global__ void forces_soa_kernel(int n, const float *x, const float *y, const float *z,
                                   const float *m, float4 *acc, float eps2) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -97,6 +101,7 @@ __global__ void forces_soa_kernel(int n, const float *x, const float *y, const f
     }
     acc[i] = make_float4(ax, ay, az, 0.0f);
 }
+/* lecture: end soa */
 
 static void forces_soa(const force_args *a, cudaStream_t stream) {
     forces_soa_kernel<<<div_up(a->n, a->p), a->p, 0, stream>>>(a->n, a->x, a->y, a->z, a->m, a->acc,
@@ -110,6 +115,7 @@ static void forces_soa(const force_args *a, cudaStream_t stream) {
 
 __global__ void forces_rsqrt_kernel(int n, const float *x, const float *y, const float *z,
                                     const float *m, float4 *acc, float eps2) {
+    /* lecture: begin rsqrt */
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     const float xi = x[i], yi = y[i], zi = z[i];
@@ -127,6 +133,7 @@ __global__ void forces_rsqrt_kernel(int n, const float *x, const float *y, const
         }
     }
     acc[i] = make_float4(ax, ay, az, 0.0f);
+    /* lecture: end rsqrt */
 }
 
 static void forces_rsqrt(const force_args *a, cudaStream_t stream) {
@@ -212,6 +219,7 @@ static size_t soa_tile_bytes(const force_args *a) {
 __global__ void forces_tiled_kernel(force_args a) {
     extern __shared__ float smem[];
     const tile_smem s = tile_arrays(smem);
+    /* lecture: begin tiled */
     const int p = blockDim.x, tile = p * blockDim.y, row = threadIdx.y * p;
     const int i = blockIdx.x * p + threadIdx.x;
     const float3 pi = own_position(a, i);
@@ -235,6 +243,7 @@ __global__ void forces_tiled_kernel(force_args a) {
         __syncthreads();
     }
     store_acc(a, i, reduce_rows(smem, make_float3(ax, ay, az)));
+    /* lecture: end tiled */
 }
 
 static void forces_tiled(const force_args *a, cudaStream_t stream) {
@@ -252,6 +261,7 @@ __global__ void forces_unrolled_kernel(force_args a) {
     const int i = blockIdx.x * p + threadIdx.x;
     const float3 pi = own_position(a, i);
     float ax = 0.0f, ay = 0.0f, az = 0.0f;
+    /* lecture: begin unrolled */
     for (int base = 0; base < a.n; base += tile) {
         load_tile(a, s, base);
         __syncthreads();
@@ -270,6 +280,7 @@ __global__ void forces_unrolled_kernel(force_args a) {
         }
         __syncthreads();
     }
+    /* lecture: end unrolled */
     store_acc(a, i, reduce_rows(smem, make_float3(ax, ay, az)));
 }
 
@@ -290,6 +301,7 @@ __global__ void forces_noif_kernel(force_args a) {
     const int i = blockIdx.x * p + threadIdx.x;
     const float3 pi = own_position(a, i);
     float ax = 0.0f, ay = 0.0f, az = 0.0f;
+    /* lecture: begin noif */
     for (int base = 0; base < a.n; base += tile) {
         load_tile(a, s, base);
         __syncthreads();
@@ -305,6 +317,7 @@ __global__ void forces_noif_kernel(force_args a) {
         }
         __syncthreads();
     }
+    /* lecture: end noif */
     store_acc(a, i, reduce_rows(smem, make_float3(ax, ay, az)));
 }
 
@@ -326,6 +339,7 @@ __global__ void forces_fma_kernel(force_args a) {
     const int i = blockIdx.x * p + threadIdx.x;
     const float3 pi = own_position(a, i);
     float ax = 0.0f, ay = 0.0f, az = 0.0f;
+    /* lecture: begin fma */
     for (int base = 0; base < a.n; base += tile) {
         load_tile(a, s, base);
         __syncthreads();
@@ -341,6 +355,7 @@ __global__ void forces_fma_kernel(force_args a) {
         }
         __syncthreads();
     }
+    /* lecture: end fma */
     store_acc(a, i, reduce_rows(smem, make_float3(ax, ay, az)));
 }
 
@@ -358,11 +373,13 @@ static void forces_fma(const force_args *a, cudaStream_t stream) {
  * were.) The input is r^2 + eps^2 >= SIM_EPS2_FLOOR, so it is never
  * denormal anyway. */
 
+/* lecture: begin fast-rsqrt */
 static __device__ __forceinline__ float rsqrt_ftz(float x) {
     float y;
     asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
     return y;
 }
+/* lecture: end fast-rsqrt */
 
 __global__ void forces_fast_kernel(force_args a) {
     extern __shared__ float smem[];
@@ -371,6 +388,7 @@ __global__ void forces_fast_kernel(force_args a) {
     const int i = blockIdx.x * p + threadIdx.x;
     const float3 pi = own_position(a, i);
     float ax = 0.0f, ay = 0.0f, az = 0.0f;
+    /* lecture: begin fast */
     for (int base = 0; base < a.n; base += tile) {
         load_tile(a, s, base);
         __syncthreads();
@@ -386,6 +404,7 @@ __global__ void forces_fast_kernel(force_args a) {
         }
         __syncthreads();
     }
+    /* lecture: end fast */
     store_acc(a, i, reduce_rows(smem, make_float3(ax, ay, az)));
 }
 
@@ -570,6 +589,7 @@ static __device__ __forceinline__ float best_inv3(float dsq) {
     return inv * inv * inv;
 }
 
+/* lecture: begin fp64 */
 static __device__ __forceinline__ double best_inv3(double dsq) {
     double y0;
     asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y0) : "d"(dsq));
@@ -578,6 +598,7 @@ static __device__ __forceinline__ double best_inv3(double dsq) {
     const double y3 = y0 * y2;
     return fma(y3, e * fma(1.875, e, 1.5), y3);
 }
+/* lecture: end fp64 */
 
 /* One i-j pair, weighted by f (1, or 0 to skip it in the intra task). */
 template <typename T, int B, bool FOLD, typename V>
@@ -592,19 +613,23 @@ static __device__ __forceinline__ void best_pair(const V q, best_i<T, B, FOLD> &
         si = q.w * t;
         sj = t;
     } else {
+        /* lecture: begin best-pair */
         dx = q.x - I.x[k];
         dy = q.y - I.y[k];
         dz = q.z - I.z[k];
         const T inv3 = best_inv3(dx * dx + (dy * dy + (dz * dz + eps2))) * f;
         si = q.w * inv3;
         sj = I.m[k] * inv3;
+        /* lecture: end best-pair */
     }
+    /* lecture: begin best-sums */
     I.ax[k] += dx * si;
     I.ay[k] += dy * si;
     I.az[k] += dz * si;
     bx -= dx * sj;
     by -= dy * sj;
     bz -= dz * sj;
+    /* lecture: end best-sums */
 }
 
 /* The j accelerations move one lane down: slot L + s + 1 comes from lane L + 1. */
@@ -705,6 +730,7 @@ __global__ void __launch_bounds__(best_max_threads<T, B, PREFETCH>(), 1)
         T bx = 0, by = 0, bz = 0;
         const int r = c - g * B; /* the chunk's place in the group, if < B */
         if (r >= B) {            /* a later chunk: all 32 x 32 x B pairs of each step */
+            /* lecture: begin best-loop */
             for (int s = s0; s < s1; s += BEST_UNROLL) {
 #pragma unroll
                 for (int u = 0; u < BEST_UNROLL; u++) {
@@ -714,6 +740,7 @@ __global__ void __launch_bounds__(best_max_threads<T, B, PREFETCH>(), 1)
                     best_rotate(lane, bx, by, bz);
                 }
             }
+            /* lecture: end best-loop */
         } else { /* the group's chunk r against its chunks k <= r */
 #pragma unroll 1
             for (int s = s0; s < s1; s++) {
@@ -1126,10 +1153,49 @@ static const char Q_BEST[] = "blocks per SM (a persistent grid walks the triangl
 static const char Q_ROWS[] = "threads sharing one body's loop (rows of the block)";
 static const char P_GROUP[] = "bodies per walk group sharing one interaction list (32, 64, 128)";
 
+/* Why each rung is faster than the one before (or why not), for the code
+ * panel and the lecture: what the SASS counts and the ladder's
+ * measurements in docs/PERFORMANCE.md show, in words. */
+static const char WHY_NAIVE[] =
+    "The starting point: one thread per body walks every other body in global memory and pays "
+    "for an IEEE square root and a division in each interaction.";
+static const char WHY_SOA[] =
+    "Not faster where it counts: a warp's threads all read the same j, so scalar arrays turn one "
+    "broadcast load of a body into four and the loop issues more instructions.";
+static const char WHY_RSQRT[] =
+    "Faster: the hardware's approximate reciprocal square root replaces the correctly rounded "
+    "square root and division with their slow-path checks, so each interaction issues fewer "
+    "instructions.";
+static const char WHY_TILED[] =
+    "Faster: a block loads each tile of bodies into shared memory once for all its threads, and "
+    "q threads share each body's loop, so even at small N the SMs get enough warps to keep busy.";
+static const char WHY_UNROLLED[] =
+    "Faster: unrolling the tile loop 8 times spreads the loop's own counting and branching over "
+    "8 interactions, fewer instructions per interaction.";
+static const char WHY_NOIF[] =
+    "Faster: the softening makes a body's pull on itself exactly zero and padding bodies are "
+    "massless, so the branch goes and the unrolled loop is straight-line code.";
+static const char WHY_FMA[] =
+    "Faster: written as dx*dx + (dy*dy + (dz*dz + eps2)), the sum compiles to fused "
+    "multiply-adds, fewer instructions per interaction.";
+static const char WHY_FAST[] =
+    "Faster: the flush-to-zero reciprocal square root is the MUFU instruction alone, without "
+    "rsqrtf's fix-up for denormal inputs, which the softening rules out anyway.";
+static const char WHY_BEST[] =
+    "Faster: each pair is evaluated once and applied to both bodies (Newton's third law), about "
+    "half the instructions per interaction, the j bodies' sums passed between lanes by shuffles.";
+static const char WHY_FP64[] =
+    "Slower, for accuracy: best's pairs in double precision, where the GPU's FP64 pipe, with "
+    "fewer lanes than FP32 issue, is the limit.";
+static const char WHY_TREE[] =
+    "Faster at large N: a far cell acts through one quadrupole instead of all its bodies, so a "
+    "step costs O(N log N) interactions instead of N^2, at an error the opening angle sets.";
+
 /* An all-pairs rung's row of the method table: the exact sum, N^2
- * interactions a step, p and q its own. */
+ * interactions a step, p and q its own, its key lines and why. */
 static constexpr sim_method rung(sim_variant v, const char *name, const char *description,
-                                 const char *p_meaning, const char *q_meaning, bool fp64) {
+                                 const char *p_meaning, const char *q_meaning, bool fp64,
+                                 const char *code, const char *why) {
     sim_method m{};
     m.variant = v;
     m.name = name;
@@ -1141,6 +1207,8 @@ static constexpr sim_method rung(sim_variant v, const char *name, const char *de
     m.block_shape = true;
     m.scaling = SIM_SCALING_N2;
     m.flops_per_interaction = fp64 ? SIM_FLOPS_PER_INTERACTION_FP64 : SIM_FLOPS_PER_INTERACTION;
+    m.code = code;
+    m.why = why;
     return m;
 }
 
@@ -1154,41 +1222,43 @@ static constexpr variant_entry variants[] = {
     {SIM_VARIANT_DEFAULT, {}, nullptr, false, BLOCK_THREADS, 1, 0, nullptr, false},
     {SIM_VARIANT_NAIVE,
      rung(SIM_VARIANT_NAIVE, "naive", "one thread per body, array of structs, 1/sqrtf, if (i != j)",
-          P_THREADS, nullptr, false),
+          P_THREADS, nullptr, false, SIM_CODE_CUDA_NAIVE, WHY_NAIVE),
      forces_naive, false, BLOCK_THREADS, 1, 0, nullptr, false},
     {SIM_VARIANT_SOA,
      rung(SIM_VARIANT_SOA, "soa", "scalar arrays x[], y[], z[], m[] instead of an array of structs",
-          P_THREADS, nullptr, false),
+          P_THREADS, nullptr, false, SIM_CODE_CUDA_SOA, WHY_SOA),
      forces_soa, true, BLOCK_THREADS, 1, 0, nullptr, false},
     {SIM_VARIANT_RSQRT,
      rung(SIM_VARIANT_RSQRT, "rsqrt", "rsqrtf (hardware reciprocal square root) instead of 1/sqrtf",
-          P_THREADS, nullptr, false),
+          P_THREADS, nullptr, false, SIM_CODE_CUDA_RSQRT, WHY_RSQRT),
      forces_rsqrt, true, BLOCK_THREADS, 1, 0, nullptr, false},
     {SIM_VARIANT_TILED,
      rung(SIM_VARIANT_TILED, "tiled",
           "shared-memory tiles of p*q bodies, p x q threads per block (GPU Gems 3)", P_TILE, Q_ROWS,
-          false),
+          false, SIM_CODE_CUDA_TILED, WHY_TILED),
      forces_tiled, true, BLOCK_PQ_TILES, 1, 16, forces_tiled_kernel, false},
     {SIM_VARIANT_UNROLLED,
      rung(SIM_VARIANT_UNROLLED, "unrolled", "inner loop over the tile unrolled 8 times", P_TILE,
-          Q_ROWS, false),
+          Q_ROWS, false, SIM_CODE_CUDA_UNROLLED, WHY_UNROLLED),
      forces_unrolled, true, BLOCK_PQ_TILES, 1, 16, forces_unrolled_kernel, false},
     {SIM_VARIANT_NOIF,
      rung(SIM_VARIANT_NOIF, "noif",
-          "softening makes the self-interaction zero, so if (i != j) goes", P_TILE, Q_ROWS, false),
+          "softening makes the self-interaction zero, so if (i != j) goes", P_TILE, Q_ROWS, false,
+          SIM_CODE_CUDA_NOIF, WHY_NOIF),
      forces_noif, true, BLOCK_PQ_TILES, 1, 16, forces_noif_kernel, false},
     {SIM_VARIANT_FMA,
      rung(SIM_VARIANT_FMA, "fma", "terms ordered so the compiler fuses multiply-adds", P_TILE,
-          Q_ROWS, false),
+          Q_ROWS, false, SIM_CODE_CUDA_FMA, WHY_FMA),
      forces_fma, true, BLOCK_PQ_TILES, 1, 16, forces_fma_kernel, false},
     {SIM_VARIANT_FAST,
      rung(SIM_VARIANT_FAST, "fast",
-          "flush-to-zero rsqrt for this kernel alone (no denormal fix-up)", P_TILE, Q_ROWS, false),
+          "flush-to-zero rsqrt for this kernel alone (no denormal fix-up)", P_TILE, Q_ROWS, false,
+          SIM_CODE_CUDA_FAST, WHY_FAST),
      forces_fast, true, BLOCK_PQ_TILES, 1, 16, forces_fast_kernel, false},
     {SIM_VARIANT_BEST,
      splitting(rung(SIM_VARIANT_BEST, "best",
                     "each pair once (Newton's third law), j bodies rotate through the warp",
-                    P_BEST, Q_BEST, false)),
+                    P_BEST, Q_BEST, false, SIM_CODE_CUDA_BEST, WHY_BEST)),
      forces_pairs<float>, false, BLOCK_WARPS,
      BEST_WIDE_B, /* the wide build's, which the automatic shapes run from BEST_WIDE_MIN_N */
      32, forces_best_kernel<float, BEST_B, false, true>, /* 1024 threads: the largest block */
@@ -1196,7 +1266,7 @@ static constexpr variant_entry variants[] = {
     {SIM_VARIANT_FP64,
      splitting(rung(SIM_VARIANT_FP64, "fp64",
                     "double precision throughout: state, forces and integrator", P_FP64, Q_BEST,
-                    true)),
+                    true, SIM_CODE_CUDA_FP64, WHY_FP64)),
      forces_pairs<double>, false, BLOCK_WARPS, BEST_B, 64,
      forces_best_kernel<double, BEST_B, false, false>, true},
     {SIM_VARIANT_TREE,
@@ -1210,7 +1280,7 @@ static constexpr variant_entry variants[] = {
                 true,  /* walk_potential */
                 true,  /* block_shape */
                 SIM_SCALING_NLOGN, SIM_FLOPS_PER_INTERACTION,
-                true /* splits */},
+                true /* splits */, SIM_CODE_CUDA_TREE, WHY_TREE},
      forces_tree, false, BLOCK_GROUPS, 1, 0, nullptr, false},
 };
 

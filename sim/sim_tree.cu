@@ -706,6 +706,7 @@ static __device__ __forceinline__ void cell_force(const float4 cc, const float4 
                                                   walk_bodies<BPL> &w, float eps2) {
 #pragma unroll
     for (int t = 0; t < BPL; t++) {
+        /* lecture: begin tree-cell */
         const float dx = w.x[t] - cc.x, dy = w.y[t] - cc.y, dz = w.z[t] - cc.z;
         const float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
         const float rinv = rsqrtf(r2), rinv2 = rinv * rinv;
@@ -722,6 +723,7 @@ static __device__ __forceinline__ void cell_force(const float4 cc, const float4 
         w.ax[t] = fmaf(f, dx, fmaf(r5, qdx, w.ax[t]));
         w.ay[t] = fmaf(f, dy, fmaf(r5, qdy, w.ay[t]));
         w.az[t] = fmaf(f, dz, fmaf(r5, qdz, w.az[t]));
+        /* lecture: end tree-cell */
         if (POT) w.pm[t] = fmaf(q0.x, rinv, fmaf(0.5f * dqd, r5, w.pm[t]));
     }
 }
@@ -902,6 +904,7 @@ static __device__ int walk_group(walk_shared &s, int *stack, int base, int end, 
             ch = cell_child[cell]; /* (0, 0): massless, nothing to do */
             q0 = cell_q0[cell];
             q1 = cell_q1[cell];
+            /* lecture: begin tree-open */
             const float dx = fmaxf(0.0f, fmaxf(lo[0] - cc.x, cc.x - hi[0]));
             const float dy = fmaxf(0.0f, fmaxf(lo[1] - cc.y, cc.y - hi[1]));
             const float dz = fmaxf(0.0f, fmaxf(lo[2] - cc.z, cc.z - hi[2]));
@@ -910,6 +913,7 @@ static __device__ int walk_group(walk_shared &s, int *stack, int base, int end, 
             if (inv_aa > 0.0f && accept) accept = mac.cell_err[cell] * inv_aa <= d2 * d2 * sqrtf(d2);
             open_leaf = !accept && ch.y < 0;
             open_cell = !accept && ch.y > 0;
+            /* lecture: end tree-open */
         }
         int nch = open_cell ? ch.y : 0, incl = nch;
         for (int o = 1; o < 32; o <<= 1) {

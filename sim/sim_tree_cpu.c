@@ -396,9 +396,12 @@ static void walk_one(const sim_tree_cpu *t, int k, double eps2, double inv_aa, d
         const int ci = stack[--top];
         const tree_cell *cell = &t->cells[ci];
         if (cell->m == 0) continue; /* massless: no force */
+        /* lecture: begin tree-open */
         const double dx = x - cell->c[0], dy = y - cell->c[1], dz = z - cell->c[2];
         const double d2 = dx * dx + dy * dy + dz * dz;
         if (ci != 0 && d2 > cell->r_open2 && cell->err * inv_aa <= d2 * d2 * sqrt(d2)) {
+            /* lecture: end tree-open */
+            /* lecture: begin tree-force */
             const double *q = cell->q;
             const double rinv = 1.0 / sqrt(d2 + eps2), rinv2 = rinv * rinv;
             const double rinv3 = rinv * rinv2, rinv5 = rinv3 * rinv2, rinv7 = rinv5 * rinv2;
@@ -411,6 +414,7 @@ static void walk_one(const sim_tree_cpu *t, int k, double eps2, double inv_aa, d
             ax += radial * dx + qx * rinv5;
             ay += radial * dy + qy * rinv5;
             az += radial * dz + qz * rinv5;
+            /* lecture: end tree-force */
             interactions++;
         } else if (cell->child < 0) {
             for (int j = cell->first; j < cell->first + cell->count; j++) {

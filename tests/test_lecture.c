@@ -12,7 +12,8 @@
  * backend app: with --lecture the run starts at the first rung at the
  * lecture's N, Page Down, Right and Space (with or without Shift) go one
  * step on, Page Up and Left one back, to the summary step and no further
- * either way; they neither pause nor move the camera. Without --lecture the
+ * either way; they neither pause nor move the camera. Each rung's caption
+ * carries its sim_method.why (the method table's sentence, not a copy). Without --lecture the
  * same keys keep their old meanings: Space pauses, Page Down zooms, Right
  * orbits, and the method stays. The help and `nbody --help` list the
  * binding, and the compact HUD says "PgDn next rung".
@@ -128,6 +129,9 @@ static void check_lecture_keys(void) {
                   f.lecture.summary == (a->lecture.step == 2) && f.lecture.steps == 3,
               "press %zu: the overlays' facts", i);
         CHECK(f.caption == a->lecture.caption, "press %zu: the lecture's caption is shown", i);
+        const sim_method *m = sim_get_method(a->sim);
+        CHECK(a->lecture.step == 2 || (m->why && strstr(a->lecture.caption, m->why)),
+              "press %zu: the caption carries the method's own why: '%s'", i, a->lecture.caption);
     }
     CHECK(strstr(a->lecture.caption, "tree") == a->lecture.caption, "caption '%s'",
           a->lecture.caption);
