@@ -270,8 +270,7 @@ static const binding bindings[] = {
     /* the lecture mode (app_lecture.c, through app_lecture_key) */
     {GLFW_KEY_PAGE_DOWN, "PgDn, Right, Space",
      "lecture mode (--lecture): next rung; there these keys do nothing else", NULL},
-    {GLFW_KEY_PAGE_UP, "PgUp, Left", "lecture mode (--lecture): previous rung; nothing else",
-     NULL},
+    {GLFW_KEY_PAGE_UP, "PgUp, Left", "lecture mode (--lecture): previous rung; nothing else", NULL},
 };
 #define BINDING_COUNT ((int)(sizeof bindings / sizeof bindings[0]))
 

@@ -35,14 +35,13 @@ static void check_layout(int w, int h) {
     const ui_rect r[] = {L.hud, L.code, L.chart, L.caption, L.message, L.subject};
     const int count = (int)(sizeof r / sizeof r[0]);
     for (int i = 0; i < count; i++) {
-        CHECK(r[i].w > 0 && r[i].h > 0, "%dx%d: %s is empty (%.1f x %.1f)", w, h, NAMES[i],
-              r[i].w, r[i].h);
+        CHECK(r[i].w > 0 && r[i].h > 0, "%dx%d: %s is empty (%.1f x %.1f)", w, h, NAMES[i], r[i].w,
+              r[i].h);
         CHECK(r[i].x >= 0 && r[i].y >= 0 && r[i].x + r[i].w <= w && r[i].y + r[i].h <= h,
-              "%dx%d: %s [%.1f %.1f %.1f %.1f] leaves the picture", w, h, NAMES[i], r[i].x,
-              r[i].y, r[i].w, r[i].h);
+              "%dx%d: %s [%.1f %.1f %.1f %.1f] leaves the picture", w, h, NAMES[i], r[i].x, r[i].y,
+              r[i].w, r[i].h);
         for (int k = i + 1; k < count; k++) {
-            CHECK(!ui_rect_overlap(r[i], r[k]), "%dx%d: %s overlaps %s", w, h, NAMES[i],
-                  NAMES[k]);
+            CHECK(!ui_rect_overlap(r[i], r[k]), "%dx%d: %s overlaps %s", w, h, NAMES[i], NAMES[k]);
         }
     }
     CHECK(L.code.x + L.code.w <= L.subject.x && L.subject.x + L.subject.w <= L.chart.x,
@@ -50,8 +49,7 @@ static void check_layout(int w, int h) {
     /* The bodies get a quarter of the width at least: the lens frames them
      * in the subject's square. */
     CHECK(L.subject.w >= 0.25f * w, "%dx%d: subject %.1f px wide", w, h, L.subject.w);
-    CHECK(L.font_px >= h / 45.0f - 0.5f && L.font_px >= 17, "%dx%d: text %.1f px", w, h,
-          L.font_px);
+    CHECK(L.font_px >= h / 45.0f - 0.5f && L.font_px >= 17, "%dx%d: text %.1f px", w, h, L.font_px);
 }
 
 static app *make_app(bool lecture, bool n_given) {
@@ -119,8 +117,8 @@ static void check_lecture_keys(void) {
               "press %zu: step %d (%s), want %d (%s)", i, a->lecture.step, method(a),
               presses[i].step, presses[i].method);
         CHECK(!a->live.paused, "press %zu: not paused", i);
-        CHECK(a->ui.shown[UI_OVERLAY_FRONTIER] == presses[i].frontier,
-              "press %zu: the frontier %s", i, presses[i].frontier ? "shown" : "hidden");
+        CHECK(a->ui.shown[UI_OVERLAY_FRONTIER] == presses[i].frontier, "press %zu: the frontier %s",
+              i, presses[i].frontier ? "shown" : "hidden");
         CHECK(a->view.camera.distance == cam.distance && a->view.camera.yaw == cam.yaw,
               "press %zu: the camera stays", i);
         ui_facts f;

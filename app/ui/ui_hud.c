@@ -144,7 +144,8 @@ static void lecture_lines(const ui_facts *f, ui_lines *l) {
     base_commas(p.body_count, n, sizeof n);
     const bool last = k->step + 1 >= k->steps;
     ui_add(l, UI_KEY, "%s   step %d of %d   %s", k->summary ? "the whole ladder" : k->rung,
-           k->step + 1, k->steps, last ? "PgUp back (the last step)" : "PgDn next rung   PgUp back");
+           k->step + 1, k->steps,
+           last ? "PgUp back (the last step)" : "PgDn next rung   PgUp back");
     char where[16] = "CPU";
     if (p.backend == SIM_BACKEND_CUDA) {
         snprintf(where, sizeof where, p.gpus > 1 ? "%d GPUs" : "GPU", p.gpus);
@@ -484,7 +485,9 @@ static void lecture_layout(ui_state *ui, const ui_facts *f, int fb_width, int fb
     const float lh = render_overlay_line_height(o), pad = 0.5f * lh;
     ui_lines raw = {.count = 0};
     ui_hud_lines(f, &raw);
-    for (int i = 0; i < raw.count; i++) ui_wrap(o, &raw.line[i], P.hud.w - 2 * pad, 1, 4, &L->lines);
+    for (int i = 0; i < raw.count; i++) {
+        ui_wrap(o, &raw.line[i], P.hud.w - 2 * pad, 1, 4, &L->lines);
+    }
     const int fit = (int)((P.hud.h - 2 * pad) / lh + 0.01f);
     L->text_rows = L->lines.count < fit ? L->lines.count : fit;
     float w = 0;
@@ -693,7 +696,8 @@ bool ui_message_shown(const ui_state *ui, const ui_facts *f) {
 void ui_message_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height) {
     if (!ui_message_shown(ui, f)) return;
     render_overlay *o = ui->text; /* at the size the HUD or the help last set */
-    if (f->lecture.on) { /* one line in the lecture's place for it */
+    /* Lecture mode: one line, in the lecture's place for it. */
+    if (f->lecture.on) {
         ui_lecture_layout P;
         ui_lecture_layout_of(f, fb_width, fb_height, &P);
         render_overlay_set_font_px(o, P.font_px);

@@ -31,7 +31,8 @@ bool ui_rect_overlap(ui_rect a, ui_rect b) {
 }
 
 void ui_lecture_place(int fb_width, int fb_height, float want_px, ui_lecture_layout *out) {
-    const float W = (float)(fb_width > 0 ? fb_width : 0), H = (float)(fb_height > 0 ? fb_height : 0);
+    const float W = (float)(fb_width > 0 ? fb_width : 0),
+                H = (float)(fb_height > 0 ? fb_height : 0);
     float px = fmaxf(want_px, roundf(H * UI_LECTURE_FONT_SHARE));
     px = fminf(FONT_MAX, fmaxf(UI_MIN_PX, px));
     const float lh = LINE_RATIO * px, m = roundf(ui_margin(lh)), pad = 0.5f * lh;
