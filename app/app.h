@@ -926,7 +926,9 @@ void app_lecture_start(app *a);
 bool app_lecture_key(app *a, int key);
 /* Goes to step k (clamped to the first and the summary), saying so. */
 void app_lecture_go(app *a, int k);
-/* Every frame: the picture's size, for the layout in the status. */
+/* Every frame, before the overlays' facts: the picture's size (for the
+ * layout in the status), and the step of the running method where another
+ * key (K) changed it. */
 void app_lecture_frame(app *a, int fb_width, int fb_height);
 /* What the overlays are told; the caption shown (the lecture's in lecture
  * mode, else a --script tour's). */

@@ -135,8 +135,22 @@ bool app_lecture_key(app *a, int key) {
 }
 
 void app_lecture_frame(app *a, int fb_width, int fb_height) {
-    a->lecture.fb_width = fb_width;
-    a->lecture.fb_height = fb_height;
+    app_lecture *l = &a->lecture;
+    l->fb_width = fb_width;
+    l->fb_height = fb_height;
+    if (!l->on) return;
+    /* Another key changed the method (K, Shift+K): the lecture follows to
+     * that rung, so the caption and the step say what runs. */
+    const sim_backend b = backend(a);
+    const sim_variant now = sim_get_method(a->sim)->variant;
+    const int shown = l->step < l->rung_count ? l->step : l->rung_count - 1;
+    if (sim_method_of(b, l->rungs[shown])->variant == now) return;
+    for (int i = 0; i < l->rung_count; i++) {
+        if (sim_method_of(b, l->rungs[i])->variant == now) {
+            app_lecture_go(a, i);
+            return;
+        }
+    }
 }
 
 ui_lecture app_lecture_facts(const app *a) {

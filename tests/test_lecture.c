@@ -13,7 +13,8 @@
  * lecture's N, Page Down, Right and Space (with or without Shift) go one
  * step on, Page Up and Left one back, to the summary step and no further
  * either way; they neither pause nor move the camera. Each rung's caption
- * carries its sim_method.why (the method table's sentence, not a copy). Without --lecture the
+ * carries its sim_method.why (the method table's sentence, not a copy). K
+ * still steps the methods, and the lecture's step follows it. Without --lecture the
  * same keys keep their old meanings: Space pauses, Page Down zooms, Right
  * orbits, and the method stays. The help and `nbody --help` list the
  * binding, and the compact HUD says "PgDn next rung".
@@ -134,6 +135,13 @@ static void check_lecture_keys(void) {
     CHECK(strstr(a->lecture.caption, "tree") == a->lecture.caption, "caption '%s'",
           a->lecture.caption);
     CHECK(a->frontier.state == APP_FRONTIER_SWEEPING, "the tree's step sweeps the frontier");
+    /* K changes the method as ever; the lecture's step follows it. */
+    app_key(a, GLFW_KEY_K, 0);
+    app_lecture_frame(a, 1920, 1080);
+    CHECK(strcmp(method(a), "reference") == 0 && a->lecture.step == 0 &&
+              strstr(a->lecture.caption, "reference") == a->lecture.caption,
+          "K to %s: step %d, caption '%s'", method(a), a->lecture.step, a->lecture.caption);
+    CHECK(!a->ui.shown[UI_OVERLAY_FRONTIER], "K off the tree hides the frontier");
     /* Other keys keep their meanings in lecture mode. */
     const bool bloom = a->view.bloom;
     app_key(a, GLFW_KEY_B, 0);
