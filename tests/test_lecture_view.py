@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """test_lecture_view.py - the lecture mode played headless, as a class sees it.
 
-    test_lecture_view.py NBODY
+    test_lecture_view.py NBODY CUDA_AVAILABLE cpu|cuda
 
-nbody --lecture on the CPU backend (512 bodies, 1920x1080, a projector's
-picture) with a --script that presses Page Down, then Space, and F12 on
-the frames between: the status JSON says the rung after each press (the
-reference, then the tree, then the summary step with the tree running),
-and each screenshot is checked where the layout (the status's
-"lecture.layout", from ui_lecture_place) puts the panels:
+nbody --lecture (1920x1080, a projector's picture; on the CPU backend 512
+bodies, on a GPU 8,192) with a --script that presses Page Down, then
+Space, and F12 on the frames between: the status JSON says the rung after
+each press (on the CPU the reference, the tree, then the summary step
+with the tree running; on a GPU naive, soa, rsqrt), and each screenshot
+is checked where the layout (the status's "lecture.layout", from
+ui_lecture_place) puts the panels:
 
   the chart: its bars inside the chart's box, the running rung's bar in
   the running colour (ui_chart.c's CURRENT) and the other in the bar
@@ -16,9 +17,11 @@ and each screenshot is checked where the layout (the status's
   the bodies: the light's centre in the subject's box (the lens), no
   panel over it;
   the text, read back by tesseract from the box's own pixels: the rung's
-  name in the caption, "PgDn next rung" in the HUD.
+  name in the caption, "PgDn next rung" in the HUD, and at the tree's
+  step the tree's frontier in the left column.
 
-Exit 77 where tesseract cannot be run (apt-get install tesseract-ocr).
+Exit 77 where tesseract cannot be run (apt-get install tesseract-ocr), and
+for cuda without a device.
 """
 import json
 import os
@@ -89,17 +92,20 @@ def ocr(pic, box, tmp, name):
 
 
 def main():
-    nbody = sys.argv[1]
+    nbody, cuda_available, backend = sys.argv[1], sys.argv[2], sys.argv[3]
+    if backend == "cuda" and subprocess.run([cuda_available]).returncode != 0:
+        sys.exit(77)
     if not shutil.which("tesseract"):
         print("skip: tesseract is not installed (apt-get install tesseract-ocr)")
         sys.exit(77)
     with tempfile.TemporaryDirectory() as tmp:
         script = os.path.join(tmp, "lecture.txt")
-        # Frame 2: the reference; 3: PgDn; 5: the tree; 6: Space; 8: the summary.
+        # Frame 2: the first rung; 3: PgDn; 5: the second; 6: Space; 8: the third step.
         with open(script, "w") as f:
             f.write("2 F12\n3 PageDown\n5 F12\n6 Space\n8 F12\n")
         status = os.path.join(tmp, "status.jsonl")
-        res = subprocess.run([nbody, "--headless", "--backend", "cpu", "--lecture", "--n", "512",
+        n = "512" if backend == "cpu" else "8192"
+        res = subprocess.run([nbody, "--headless", "--backend", backend, "--lecture", "--n", n,
                               "--width", "1920", "--height", "1080", "--frames", "10", "--script",
                               script, "--status-json", status, "--status-every", "1"],
                              cwd=tmp, capture_output=True, text=True, timeout=300)
@@ -107,8 +113,10 @@ def main():
         if res.returncode != 0:
             done("test_lecture_view")
         lines = {d["frame"]: d for d in map(json.loads, open(status).read().splitlines())}
-        want = {0: (0, "reference", False), 2: (0, "reference", False), 3: (1, "tree", False),
-                5: (1, "tree", False), 6: (2, "tree", True), 9: (2, "tree", True)}
+        rungs = ["reference", "tree", "tree"] if backend == "cpu" else ["naive", "soa", "rsqrt"]
+        last = backend == "cpu"  # the third step is the CPU's summary
+        want = {0: (0, rungs[0], False), 2: (0, rungs[0], False), 3: (1, rungs[1], False),
+                5: (1, rungs[1], False), 6: (2, rungs[2], last), 9: (2, rungs[2], last)}
         for frame, (step, rung, summary) in want.items():
             lec = lines.get(frame, {}).get("lecture") or {}
             got = (lec.get("step"), lec.get("rung"), lec.get("summary"))
@@ -122,9 +130,9 @@ def main():
         check(len(shots) == 3, f"three screenshots: {shots}")
         if len(shots) != 3:
             done("test_lecture_view")
-        steps = [("reference", "reference", "tree"), ("tree", "tree", "reference"),
-                 ("whole ladder", "tree", "reference")]
-        for shot, (caption, running, other) in zip(shots, steps):
+        steps = [(rungs[0], rungs[0]), (rungs[1], rungs[1]),
+                 ("whole ladder" if last else rungs[2], rungs[2])]
+        for shot, (caption, running) in zip(shots, steps):
             pic = png_decode(os.path.join(tmp, shot))
             chart = layout["chart"]
             inside, outside = colour_count(pic, chart, CURRENT)
@@ -137,7 +145,7 @@ def main():
                   f"pixels of its colour inside, {outside} outside")
             inside, outside = colour_count(pic, chart, BAR)
             check(inside >= 10 and outside < max(4, inside / 20),
-                  f"{shot}: the other rung's bar ({other}) too: {inside} inside, {outside} outside")
+                  f"{shot}: another rung's bar too: {inside} inside, {outside} outside")
             s = layout["subject"]
             # Between the two columns, top to bottom: the light's centre in
             # the subject's middle third (the lens centres the sphere there).
@@ -150,13 +158,12 @@ def main():
                   f"{s}")
             text = ocr(pic, layout["caption"], tmp, shot + "-caption")
             check(caption in text, f"{shot}: the caption reads {text[:90]!r}, wants {caption!r}")
-            if running == "tree":  # the tree's frontier in the left column
+            if caption == "tree":  # the tree's frontier in the left column
                 text = ocr(pic, layout["code"], tmp, shot + "-code")
                 check("frontier" in text.lower(),
                       f"{shot}: the left column reads {text[:60]!r}, wants the tree's frontier")
             text = ocr(pic, layout["hud"], tmp, shot + "-hud")
-            last = shot == shots[-1]
-            want_hud = "PgUp back" if last else "PgDn next rung"
+            want_hud = "PgUp back" if last and shot == shots[-1] else "PgDn next rung"
             check(want_hud in text and running in text,
                   f"{shot}: the HUD reads {text[:90]!r}, wants {want_hud!r} and {running!r}")
     done("test_lecture_view")
