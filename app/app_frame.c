@@ -230,8 +230,8 @@ void app_frame(app *a, int fb_width, int fb_height) {
     app_profile_mark(a, APP_PHASE_HUD);
 
     if (!app_stopping(a)) app_ladder_update(a); /* I: one rung timed a frame while shown */
-    if (a->ui.shown[UI_OVERLAY_CHART]) {
-        facts.rung_count = app_ladder_rows(a);
+    if (a->ui.shown[UI_OVERLAY_CHART]) facts.rung_count = app_ladder_rows(a);
+    if (ui_layer_draws(&a->ui, &facts, UI_LAYER_SCREEN)) { /* the chart, the code panel */
         ui_draw(&a->ui, &facts, UI_LAYER_SCREEN, fb_width, fb_height);
     }
     if (a->req.screenshot) save_screenshot(a, fb_width, fb_height);

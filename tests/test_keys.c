@@ -412,7 +412,8 @@ static void check_key_names(void) {
                                        "F8",
                                        "Z / Shift+Z",
                                        "Ctrl+left drag",
-                                       "Ctrl+right click"};
+                                       "Ctrl+right click",
+                                       "'"};
     const int count = (int)(sizeof want / sizeof want[0]);
     bool found[sizeof want / sizeof want[0]] = {false};
     char label[64], text[160];
