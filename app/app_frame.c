@@ -234,6 +234,8 @@ void app_frame(app *a, int fb_width, int fb_height) {
     app_frontier_frame(a, &facts); /* Shift+X: one point a frame while it sweeps */
     if (a->ui.shown[UI_OVERLAY_CHART] || a->ui.shown[UI_OVERLAY_FRONTIER]) {
         facts.rung_count = app_ladder_rows(a);
+    }
+    if (ui_layer_draws(&a->ui, &facts, UI_LAYER_SCREEN)) { /* chart, code panel, frontier */
         ui_draw(&a->ui, &facts, UI_LAYER_SCREEN, fb_width, fb_height);
     }
     if (a->req.screenshot) save_screenshot(a, fb_width, fb_height);

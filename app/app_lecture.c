@@ -80,9 +80,11 @@ void app_lecture_go(app *a, int k) {
     }
     /* Every step shows the chart again (I may have closed it). */
     a->ui.shown[UI_OVERLAY_CHART] = true;
-    /* The tree's step sweeps its frontier (Shift+X) in the left column, and
-     * the summary keeps it; an all-pairs rung stops and hides it. */
+    /* An all-pairs rung shows its key lines (the code panel, ') in the left
+     * column; the tree's step sweeps its frontier (Shift+X) there instead,
+     * and the summary keeps it; an all-pairs rung stops and hides it. */
     const bool tree = !sim_method_of(b, v)->exact;
+    a->ui.shown[UI_OVERLAY_CODE] = !tree;
     if (tree && !a->ui.shown[UI_OVERLAY_FRONTIER]) app_frontier_start(a);
     if (!tree) {
         app_frontier_stop(a);

@@ -201,6 +201,12 @@ float render_overlay_text(render_overlay *o, float x, float y, const float rgba[
                           const char *utf8);
 /* ... and draws them into the bound framebuffer. */
 void render_overlay_end(render_overlay *o);
+/* The box (x, y, w, h) around every rectangle and glyph drawn since the last
+ * render_overlay_extent_reset, through any number of begin/end pairs; w and
+ * h 0 when nothing was: where an overlay drew, so that another can keep
+ * clear of it. */
+void render_overlay_extent_reset(render_overlay *o);
+void render_overlay_extent(const render_overlay *o, float box[4]);
 
 /* ------------------------------------------------------------------------ */
 /* Colour map: the density view's float picture (one float per pixel, row 0

@@ -8,6 +8,7 @@
  * and drawn in one call with alpha blending into whatever framebuffer is
  * bound.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,7 @@ struct render_overlay {
     overlay_vertex *verts;
     int count; /* vertices this frame */
     int fb_w, fb_h;
+    float extent[4]; /* x0, y0, x1, y1 of the quads since the last extent reset; x1 < x0: none */
 };
 
 /* Index of codepoint c in glyphs[], or -1. */
@@ -122,6 +124,7 @@ render_overlay *render_overlay_create(const render_overlay_desc *desc, render_er
         return NULL;
     }
     o->px = desc->font_px > 0 ? desc->font_px : 18.0f;
+    render_overlay_extent_reset(o);
     o->font_data = (unsigned char *)render_gl_read_file(desc->font_path, "font", NULL, err);
     if (!o->font_data) {
         free(o);
@@ -245,6 +248,12 @@ void render_overlay_begin(render_overlay *o, int fb_w, int fb_h) {
 static void quad(render_overlay *o, float x0, float y0, float x1, float y1, float u0, float v0,
                  float u1, float v1, const float c[4]) {
     if (o->count + 6 > 6 * QUADS_MAX) return;
+    if (o->extent[2] < o->extent[0]) {
+        o->extent[0] = x0, o->extent[1] = y0, o->extent[2] = x1, o->extent[3] = y1;
+    } else {
+        o->extent[0] = fminf(o->extent[0], x0), o->extent[1] = fminf(o->extent[1], y0);
+        o->extent[2] = fmaxf(o->extent[2], x1), o->extent[3] = fmaxf(o->extent[3], y1);
+    }
     overlay_vertex *v = o->verts + o->count;
     const overlay_vertex a = {x0, y0, u0, v0, c[0], c[1], c[2], c[3]},
                          b = {x1, y0, u1, v0, c[0], c[1], c[2], c[3]},
@@ -275,6 +284,19 @@ float render_overlay_text(render_overlay *o, float x, float y, const float rgba[
         if (q.x1 > q.x0) quad(o, q.x0, q.y0, q.x1, q.y1, q.s0, q.t0, q.s1, q.t1, rgba);
     }
     return pen_x;
+}
+
+void render_overlay_extent_reset(render_overlay *o) {
+    o->extent[0] = o->extent[1] = 0;
+    o->extent[2] = o->extent[3] = -1;
+}
+
+void render_overlay_extent(const render_overlay *o, float box[4]) {
+    const bool none = o->extent[2] < o->extent[0];
+    box[0] = none ? 0 : o->extent[0];
+    box[1] = none ? 0 : o->extent[1];
+    box[2] = none ? 0 : o->extent[2] - o->extent[0];
+    box[3] = none ? 0 : o->extent[3] - o->extent[1];
 }
 
 void render_overlay_end(render_overlay *o) {

@@ -13,7 +13,8 @@
  * lecture's N, Page Down, Right and Space (with or without Shift) go one
  * step on, Page Up and Left one back, to the summary step and no further
  * either way; they neither pause nor move the camera. Each rung's caption
- * carries its sim_method.why (the method table's sentence, not a copy). K
+ * carries its sim_method.why (the method table's sentence, not a copy); an
+ * all-pairs rung shows its code panel, the tree its frontier sweep. K
  * still steps the methods, and the lecture's step follows it. Without --lecture the
  * same keys keep their old meanings: Space pauses, Page Down zooms, Right
  * orbits, and the method stays. The help and `nbody --help` list the
@@ -93,9 +94,10 @@ static void check_lecture_keys(void) {
     hud(a, text, sizeof text);
     CHECK(strstr(text, "PgDn next rung") != NULL, "the HUD says PgDn next rung: '%s'", text);
     const render_camera cam = a->view.camera;
-    CHECK(!a->ui.shown[UI_OVERLAY_FRONTIER], "no frontier at the first rung");
-    /* The tree's step sweeps its frontier, the summary keeps it, an
-     * all-pairs rung hides it. */
+    CHECK(!a->ui.shown[UI_OVERLAY_FRONTIER] && a->ui.shown[UI_OVERLAY_CODE],
+          "the first rung: its code panel, no frontier");
+    /* An all-pairs rung shows its code panel; the tree's step sweeps its
+     * frontier instead, the summary keeps it, an all-pairs rung hides it. */
     const struct {
         int key, mods, step;
         const char *method;
@@ -118,8 +120,10 @@ static void check_lecture_keys(void) {
               "press %zu: step %d (%s), want %d (%s)", i, a->lecture.step, method(a),
               presses[i].step, presses[i].method);
         CHECK(!a->live.paused, "press %zu: not paused", i);
-        CHECK(a->ui.shown[UI_OVERLAY_FRONTIER] == presses[i].frontier, "press %zu: the frontier %s",
-              i, presses[i].frontier ? "shown" : "hidden");
+        CHECK(a->ui.shown[UI_OVERLAY_FRONTIER] == presses[i].frontier &&
+                  a->ui.shown[UI_OVERLAY_CODE] == !presses[i].frontier,
+              "press %zu: the left column: %s", i,
+              presses[i].frontier ? "the frontier" : "the code panel");
         CHECK(a->view.camera.distance == cam.distance && a->view.camera.yaw == cam.yaw,
               "press %zu: the camera stays", i);
         ui_facts f;
@@ -141,7 +145,8 @@ static void check_lecture_keys(void) {
     CHECK(strcmp(method(a), "reference") == 0 && a->lecture.step == 0 &&
               strstr(a->lecture.caption, "reference") == a->lecture.caption,
           "K to %s: step %d, caption '%s'", method(a), a->lecture.step, a->lecture.caption);
-    CHECK(!a->ui.shown[UI_OVERLAY_FRONTIER], "K off the tree hides the frontier");
+    CHECK(!a->ui.shown[UI_OVERLAY_FRONTIER] && a->ui.shown[UI_OVERLAY_CODE],
+          "K off the tree: the code panel, no frontier");
     /* Other keys keep their meanings in lecture mode. */
     const bool bloom = a->view.bloom;
     app_key(a, GLFW_KEY_B, 0);

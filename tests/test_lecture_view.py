@@ -17,8 +17,9 @@ ui_lecture_place) puts the panels:
   the bodies: the light's centre in the subject's box (the lens), no
   panel over it;
   the text, read back by tesseract from the box's own pixels: the rung's
-  name in the caption, "PgDn next rung" in the HUD, and at the tree's
-  step the tree's frontier in the left column.
+  name in the caption, "PgDn next rung" in the HUD, and in the left
+  column the code panel headed by the rung's name (at the tree's step the
+  tree's frontier).
 
 Exit 77 where tesseract cannot be run (apt-get install tesseract-ocr), and
 for cuda without a device.
@@ -158,10 +159,15 @@ def main():
                   f"{s}")
             text = ocr(pic, layout["caption"], tmp, shot + "-caption")
             check(caption in text, f"{shot}: the caption reads {text[:90]!r}, wants {caption!r}")
-            if caption == "tree":  # the tree's frontier in the left column
-                text = ocr(pic, layout["code"], tmp, shot + "-code")
+            # The left column: the tree's frontier at the tree, else the
+            # code panel headed by the rung's name.
+            text = ocr(pic, layout["code"], tmp, shot + "-code")
+            if caption == "tree":
                 check("frontier" in text.lower(),
                       f"{shot}: the left column reads {text[:60]!r}, wants the tree's frontier")
+            elif caption == running:
+                check(text.startswith(running),
+                      f"{shot}: the left column reads {text[:60]!r}, wants {running}'s code")
             text = ocr(pic, layout["hud"], tmp, shot + "-hud")
             want_hud = "PgUp back" if last and shot == shots[-1] else "PgDn next rung"
             check(want_hud in text and running in text,

@@ -210,6 +210,7 @@ static const struct {
     {"[", GLFW_KEY_LEFT_BRACKET}, {"]", GLFW_KEY_RIGHT_BRACKET}, {"Enter", GLFW_KEY_ENTER},
     {"F2", GLFW_KEY_F2},          {"F3", GLFW_KEY_F3},           {"F4", GLFW_KEY_F4},
     {"\\", GLFW_KEY_BACKSLASH},   {"Backslash", GLFW_KEY_BACKSLASH},
+    {"'", GLFW_KEY_APOSTROPHE},    {"Apostrophe", GLFW_KEY_APOSTROPHE},
 };
 
 bool io_key_parse(const char *name, int *key, int *mods) {

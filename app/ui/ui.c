@@ -55,6 +55,14 @@ static const ui_overlay overlays[UI_OVERLAY_COUNT] = {
                                      "bodies (again: stop, again: close)",
                              .layer = UI_LAYER_SCREEN,
                              .draw = ui_frontier_draw},
+    [UI_OVERLAY_CODE] = {.name = "code panel",
+                         .key = GLFW_KEY_APOSTROPHE,
+                         .key_label = "'",
+                         .help = "code panel: the running rung's key lines, those new against the "
+                                 "rung before marked",
+                         .layer = UI_LAYER_SCREEN,
+                         .draw = ui_code_draw,
+                         .toggled = ui_code_toggled},
 };
 
 const ui_overlay *ui_overlay_get(ui_overlay_id id) {
@@ -123,8 +131,13 @@ bool ui_layer_draws(const ui_state *ui, const ui_facts *f, ui_layer layer) {
 void ui_draw(ui_state *ui, const ui_facts *f, ui_layer layer, int fb_width, int fb_height) {
     if (!ui->text) return; /* no GL */
     for (int i = 0; i < UI_OVERLAY_COUNT; i++) {
-        if (overlays[i].layer == layer && drawn(ui, i)) {
+        if (overlays[i].layer != layer) continue;
+        float *box = ui->code.drawn[i]; /* where it drew, which the code panel keeps clear of */
+        box[0] = box[1] = box[2] = box[3] = 0;
+        if (drawn(ui, i)) {
+            render_overlay_extent_reset(ui->text);
             overlays[i].draw(ui, f, fb_width, fb_height);
+            render_overlay_extent(ui->text, box);
         }
     }
     if (layer == UI_LAYER_SCENE) {

@@ -5,8 +5,8 @@
  * it, a line in the help, a layer and a draw function. A frame draws them
  * layer by layer (ui_draw): the scene layer with the bodies, into every
  * picture (the window's and a video's own); the panel layer (HUD, help,
- * message) where the HUD goes; the screen layer (the chart) in the window
- * only. Adding an overlay is a file here and a row in that table.
+ * message) where the HUD goes; the screen layer (the chart, the code
+ * panel) in the window only. Adding an overlay is a file here and a row in that table.
  *
  * The UI draws what it is told (ui_facts, filled by the app each frame)
  * and reads the simulation it is shown (sim/: its numbers, method and
@@ -268,6 +268,7 @@ typedef enum ui_overlay_id {
     UI_OVERLAY_CELLS,
     UI_OVERLAY_SELECT,
     UI_OVERLAY_FRONTIER,
+    UI_OVERLAY_CODE, /* the running rung's key lines (ui_code.c) */
     UI_OVERLAY_COUNT
 } ui_overlay_id;
 
@@ -282,6 +283,20 @@ typedef struct ui_spark {
     double de[UI_SPARK_SAMPLES]; /* (E - E0) / |E0| */
     int count, next;             /* samples held; where the next one goes */
 } ui_spark;
+
+#define UI_CODE_ROWS_MAX 64 /* code lines the code panel shows at most */
+
+/* The code panel (', ui_code.c) as last drawn, and where the overlays drawn
+ * before it in the frame were, which it keeps clear of. */
+typedef struct ui_code_view {
+    float drawn[UI_OVERLAY_COUNT][4]; /* each overlay's box this frame (ui_draw); w 0: not drawn */
+    float box[4];                     /* the panel's own (x, y, w, h); w 0: not drawn */
+    float font_px;                    /* its font size */
+    int rows;                         /* code rows shown */
+    float row_y[UI_CODE_ROWS_MAX];    /* each one's top */
+    bool added[UI_CODE_ROWS_MAX];     /* ... marked: new against the rung before */
+    float mark_x, mark_w;             /* where the marks (bars left of the code) are */
+} ui_code_view;
 
 typedef struct ui_state ui_state;
 
@@ -330,6 +345,7 @@ struct ui_state {
      * none), in rung order, for the tests. */
     float bars[UI_RUNGS_MAX][4];
     ui_frontier_drawn frontier_drawn; /* the frontier view, likewise */
+    ui_code_view code; /* the code panel, for its layout and the tests */
 };
 
 /* The state without GL (keys and text work; nothing is drawn): hud shown
@@ -378,6 +394,15 @@ void ui_spark_push(ui_spark *s, double t, double de);
 void ui_spark_reset(ui_spark *s);
 /* Sample i, oldest first; false past the end. */
 bool ui_spark_get(const ui_spark *s, int i, double *t, double *de);
+
+/* The code panel's diff: which of cur's lines (split at '\n') are new
+ * against prev's, by the longest common subsequence of the two texts'
+ * lines compared with the spaces at their ends trimmed. added[i] is true
+ * for line i of cur outside that subsequence; a "..." line (where regions
+ * join) is never added, and with prev NULL (the first rung: nothing to
+ * compare to) no line is. Returns cur's line count; lines past max are
+ * counted but not marked. */
+int ui_code_diff(const char *prev, const char *cur, bool *added, int max);
 
 /* The chart's arithmetic (its bars are sim_pair_rate, the tree's an "N^2
  * equivalent"): the speedups of rung i over rung i-1 and over rung 0 from

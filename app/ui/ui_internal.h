@@ -51,6 +51,8 @@ void ui_cells_toggled(ui_state *ui, const ui_facts *f, char *msg, size_t len);
 void ui_cells_adjust(ui_state *ui, const ui_facts *f, int dir, char *msg, size_t len);
 void ui_select_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height);
 void ui_frontier_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height);
+void ui_code_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height);
+void ui_code_toggled(ui_state *ui, const ui_facts *f, char *msg, size_t len);
 /* The selection panel's size (at the overlay's font size now); false when
  * it is not drawn. Its place: below the HUD panel (ui_hud.c), else top left. */
 bool ui_select_size(ui_state *ui, const ui_facts *f, float *w, float *h);
