@@ -421,6 +421,15 @@ typedef struct app_lecture {
     int fb_width, fb_height;         /* the last frame's picture (the layout in the status) */
 } app_lecture;
 
+/* The roofline view's device numbers (app_roof.c): read once, on the
+ * first frame that asks. */
+typedef struct app_roof {
+    bool read;           /* asked already */
+    bool gpu_known, cpu_known;
+    sim_device_info gpu; /* the CUDA backend's device */
+    sim_cpu_info cpu;    /* the CPU backend's */
+} app_roof;
+
 /* The whole running application, made by app_create. GLFW callbacks reach
  * it through the window user pointer. */
 typedef struct app {
@@ -452,6 +461,8 @@ typedef struct app {
     app_density density;
     app_colour colour;
     app_lecture lecture;
+
+    app_roof roof;
 } app;
 
 /* ---- app_create.c, app_frame.c: the life of an app, and one frame --------- */
@@ -936,5 +947,12 @@ ui_lecture app_lecture_facts(const app *a);
 const char *app_lecture_caption(const app *a);
 /* The status line's "lecture" field (", \"lecture\": {...}" or null). */
 void app_lecture_json(app *a, char *out, size_t len);
+
+/* ---- app_roof.c: the ladder chart's ceilings view ----------------------- */
+
+/* The device numbers the roofline view needs for the running backend (the
+ * CUDA device's attributes, or the CPU's from /proc): read on the first
+ * call, then kept. */
+ui_roof app_roof_facts(app *a);
 
 #endif /* NBODY_APP_H */

@@ -359,6 +359,10 @@ void app_key(app *a, int key, int mods) {
     }
     bool adjust = false;
     const ui_overlay_id o = ui_overlay_of_key(key, &adjust);
+    /* An overlay whose adjust key is its own key takes it with Shift (Shift+I). */
+    if (o != UI_OVERLAY_COUNT && (mods & GLFW_MOD_SHIFT) && ui_overlay_get(o)->adjust_key == key) {
+        adjust = true;
+    }
     if (o != UI_OVERLAY_COUNT) {
         overlay_key(a, o, adjust, dir);
         return;

@@ -5,7 +5,8 @@
  *
  * The steps are this backend's methods in the ladder's order (sim_methods:
  * naive ... fp64 and the tree on a GPU; the reference and the tree on the
- * CPU backend), then a summary step with the whole ladder at once. Each
+ * CPU backend), then a summary step: the whole ladder on its ceilings (the
+ * chart's roofline view, Shift+I). Each
  * step switches the running method (the bodies stay where they are), shows
  * the ladder chart (I; it times every rung at this N, one a frame) and puts
  * the rung's name and why in the caption; at the tree it sweeps the tree's
@@ -60,8 +61,9 @@ static void make_caption(app *a) {
     char n[32];
     base_commas(p.body_count, n, sizeof n);
     snprintf(l->caption, sizeof l->caption,
-             "the whole ladder at N = %s: every rung's rate, measured live on %s", n,
-             p.backend == SIM_BACKEND_CUDA ? "this GPU" : "this CPU");
+             "the whole ladder at N = %s on its ceilings: every rung's rate, measured live on "
+             "%s, against the ceiling that binds it",
+             n, p.backend == SIM_BACKEND_CUDA ? "this GPU" : "this CPU");
 }
 
 void app_lecture_go(app *a, int k) {
@@ -78,8 +80,10 @@ void app_lecture_go(app *a, int k) {
                           err.message);
         }
     }
-    /* Every step shows the chart again (I may have closed it). */
+    /* Every step shows the chart again (I may have closed it): the bars at
+     * each rung, the ladder on its ceilings (Shift+I's view) at the summary. */
     a->ui.shown[UI_OVERLAY_CHART] = true;
+    a->ui.chart_view = l->step == l->rung_count ? UI_CHART_CEILINGS : UI_CHART_BARS;
     /* An all-pairs rung shows its key lines (the code panel, ') in the left
      * column; the tree's step sweeps its frontier (Shift+X) there instead,
      * and the summary keeps it; an all-pairs rung stops and hides it. */

@@ -66,5 +66,6 @@ void app_ui_facts(app *a, ui_facts *f) {
         .device = a->ladder.device,
         .quantity = a->colour.shown,
         .lecture = app_lecture_facts(a),
+        .roof = app_roof_facts(a),
     };
 }

@@ -15,7 +15,7 @@ included, there are none in practice). For fp64 it also counts the FP64-pipe
 instructions (DADD, DFMA, DMUL) per interaction. docs/PERFORMANCE.md gives the
 command and sim/sim_kernels.cu keeps the results (loop_costs).
 
-    nvcc -O3 -std=c++17 --generate-code=arch=compute_90,code=sm_90 -c sim/sim_kernels.cu -o k.o
+    nvcc -O3 -std=c++17 --generate-code=arch=compute_90,code=sm_90 -Isim -Ishaders -c sim/sim_kernels.cu -o k.o
     cuobjdump -sass k.o | scripts/sass-loops.py
 """
 import re
@@ -62,15 +62,21 @@ def main():
             if rsq == 0:
                 continue
             fp64 = sum(1 for _, op in body if op.split(".")[0] in ("DADD", "DFMA", "DMUL"))
+            mufu = {}
+            for _, op in body:
+                if op.startswith("MUFU"):
+                    mufu[op] = mufu.get(op, 0) + 1
             key = (rsq, -len(body))
             if best is None or key > best[0]:
-                best = (key, lo, hi, len(body), rsq, fp64)
+                best = (key, lo, hi, len(body), rsq, fp64, mufu)
         if best is None:
             print(f"{name}: no loop with MUFU.RSQ")
             continue
-        _, lo, hi, n, rsq, fp64 = best
+        _, lo, hi, n, rsq, fp64, mufu = best
+        kinds = " + ".join(f"{c} {op}" for op, c in sorted(mufu.items()))
         print(f"{name}: loop 0x{lo:x}-0x{hi:x}: {n} instructions, {rsq} MUFU.RSQ -> "
-              f"{n / rsq:.2f} slots per rsqrt" + (f", {fp64 / rsq:.2f} FP64 ops" if fp64 else ""))
+              f"{n / rsq:.2f} slots per rsqrt" + (f", {fp64 / rsq:.2f} FP64 ops" if fp64 else "") +
+              f"; {sum(mufu.values())} MUFU ({kinds}) -> {sum(mufu.values()) / rsq:.2f} per rsqrt")
 
 
 if __name__ == "__main__":

@@ -433,6 +433,7 @@ sim *sim_create(const sim_desc *desc, sim_error *err) {
         .damping = d.damping,
         .theta = d.theta,
         .tree_alpha = d.tree_alpha,
+        .tree_quadrupoles_only = d.tree_quadrupoles_only,
         .variant = d.variant,
     };
     if (s->ops->set_stop) s->ops->set_stop(s->backend_state, &d.stop);

@@ -220,6 +220,10 @@ typedef struct sim_desc {
                             the CPU backend SIM_THETA_DEFAULT_CPU */
     double tree_alpha;   /* the tree's relative criterion; 0 -> SIM_TREE_ALPHA_DEFAULT, on the
                             CPU backend SIM_TREE_ALPHA_DEFAULT_CPU; negative -> off */
+    bool tree_quadrupoles_only; /* the CUDA tree: every accepted cell as a quadrupole. false
+                                   (default): with the relative criterion on, a cell whose
+                                   quadrupole's pull is negligible as a monopole (docs/TREE.md);
+                                   for comparisons, fixed at sim_create */
     sim_backend backend; /* 0 -> CUDA if a device is present, else CPU */
     sim_variant variant; /* CUDA force kernel; 0 -> the fastest */
     int p;               /* bodies per tile (threads per block in x); 0 -> variant's choice */
@@ -547,6 +551,7 @@ typedef struct sim_tree_stats {
     int cells, leaves;            /* cells in the octree, of which leaves */
     double interactions_per_body; /* evaluated (cell + body) interactions, mean per body */
     double lane_use; /* those over the lane slots they took (groups fill lanes unevenly) */
+    double monopole_share; /* of those interactions, cells summed as monopoles (CUDA) */
 } sim_tree_stats;
 
 /* One octree cell for drawing: an axis-aligned cube. */
@@ -585,6 +590,8 @@ typedef struct sim_device_info {
     int cc_major, cc_minor;
     int driver_version, runtime_version; /* CUDA's encoding: 13000 = 13.0 */
     size_t memory_bytes;
+    int memory_clock_khz; /* peak memory clock (cudaDevAttrMemoryClockRate); 0: unknown */
+    int memory_bus_bits;  /* global memory bus width (cudaDevAttrGlobalMemoryBusWidth) */
 } sim_device_info;
 
 /* Several GPUs of one host (sim_desc.gpus). Every GPU holds the whole
@@ -652,6 +659,7 @@ typedef struct sim_loop_cost {
     int interactions;         /* per evaluation: 2 for best and fp64, else 1 */
     int fp64_ops;             /* FP64-pipe instructions in the loop (fp64), else 0 */
     const char *note;         /* printed after the ceiling, or NULL */
+    int mufu;                 /* MUFU instructions in the loop (RSQ, RCP, RSQ64H, ...) */
 } sim_loop_cost;
 
 /* false when there is no count (the tree, the CPU backend, v out of range).
@@ -673,6 +681,97 @@ int sim_fp64_lanes(const sim_device_info *dev);
  * the FP64 pipe allows (its lanes per SM by compute capability). 0 when
  * unknown. */
 double sim_loop_ceiling(const sim_loop_cost *c, const sim_device_info *dev);
+
+/* ---- the ladder on its ceilings (sim_ceilings.c) ---------------------------
+ * docs/PERFORMANCE.md, "The ladder on its ceilings": each all-pairs rung's
+ * ceilings at its N and block shape on a device, from the SASS counts above
+ * and the device's attributes; the roofline view draws them. */
+
+/* A kernel's launch: the grid its launcher makes (sim_kernels.cu), and the
+ * bytes it moves per interaction, counted at one level: the bytes each
+ * block fetches from L2 (or DRAM). A block fetches every j body once (into
+ * its shared-memory tile, or through the L1 that serves its warps the same
+ * line; best: each warp task's 32 j bodies and the 32 atomic sums it adds
+ * into their accelerations) and every body's own position and acceleration
+ * once a step. Reuse between blocks (L1, L2) is not counted: L2 moves at
+ * least what DRAM does, so against DRAM bandwidth the memory roof is a
+ * lower bound. */
+typedef struct sim_launch {
+    long long blocks;             /* in the grid */
+    int threads;                  /* per block */
+    double bytes_per_interaction; /* as above */
+} sim_launch;
+
+/* The launch of all-pairs method v for n bodies in blocks of p x q on a
+ * device of sm_count SMs (p and q as launched: sim_get_params); false for
+ * the tree and anything not an all-pairs kernel. best's build (its i bodies
+ * per lane) as sim_loop_cost_of picks it. */
+bool sim_launch_of(sim_variant v, int n, int p, int q, int sm_count, sim_launch *out);
+
+/* MUFU (special-function unit) lanes per SM by dev's compute capability,
+ * 32-bit reciprocal and reciprocal square root per clock (the CUDA C++
+ * Programming Guide's table of arithmetic instruction throughput); 0 when
+ * unknown. */
+int sim_mufu_lanes(const sim_device_info *dev);
+
+/* dev's DRAM bandwidth in bytes/s: memory clock x bus width / 8 x 2 (two
+ * transfers a clock); 0 when unknown. */
+double sim_dram_bandwidth(const sim_device_info *dev);
+
+/* Warp schedulers per SM, each issuing one warp instruction a clock. */
+#define SIM_SCHEDULERS_PER_SM 4
+
+typedef enum sim_ceiling_kind {
+    SIM_CEILING_ISSUE,      /* sim_loop_ceiling: issue slots (fp64: or the FP64 pipe) */
+    SIM_CEILING_MUFU,       /* SMs x MUFU lanes x clock / MUFU per interaction */
+    SIM_CEILING_MEMORY,     /* DRAM bandwidth x interactions per byte (sim_launch) */
+    SIM_CEILING_SCHEDULERS, /* issue x the share of SMs and schedulers the launch keeps busy */
+    SIM_CEILING_COUNT
+} sim_ceiling_kind;
+
+/* "issue", "MUFU", "memory", "schedulers"; NULL past the end. */
+const char *sim_ceiling_name(sim_ceiling_kind k);
+
+typedef struct sim_ceilings {
+    double value[SIM_CEILING_COUNT]; /* interactions/s; 0: unknown */
+    sim_ceiling_kind binding;        /* the least known one (issue on a tie) */
+    double bound;                    /* its value; 0: none known */
+    double intensity;                /* interactions per byte (1 / sim_launch's bytes) */
+    double bandwidth;                /* bytes/s (sim_dram_bandwidth) */
+    sim_loop_cost cost;
+    sim_launch launch;
+    /* The schedulers' ceiling: blocks spread over the SMs in waves of
+     * sm_count (balance = blocks / (SMs x waves): the average SM's share of
+     * the busiest one's), and each busy SM's schedulers with a warp
+     * (min(4, warps per SM)); fraction = balance x schedulers / 4. */
+    int sms_busy;     /* SMs with a block */
+    int warps_per_sm; /* warps on a busy SM, at most (blocks per SM x warps per block) */
+    double balance, fraction;
+} sim_ceilings;
+
+/* The ceilings of all-pairs method v for n bodies in blocks of p x q on dev
+ * (sim_loop_cost_of, sim_launch_of; every figure from counts and dev's
+ * attributes, none measured). false (out zeroed) for the tree, anything
+ * not an all-pairs kernel, or a dev without SMs or a clock. */
+bool sim_rung_ceilings(sim_variant v, int n, int p, int q, const sim_device_info *dev,
+                       sim_ceilings *out);
+
+/* The CPU backend's stated ceiling: its numbers, read from the system. */
+typedef struct sim_cpu_info {
+    int cpus;        /* logical CPUs online */
+    double clock_hz; /* the highest clock of CPU 0 (cpufreq), else /proc/cpuinfo's highest MHz */
+    int fp64_lanes;  /* doubles per SIMD register this build was compiled for (SSE2: 2, AVX: 4,
+                        AVX-512: 8; 1 when unknown) */
+} sim_cpu_info;
+
+/* Fills *out from /sys and /proc/cpuinfo; false (with what it found) when
+ * the clock is unknown. */
+bool sim_cpu_info_read(sim_cpu_info *out);
+
+/* The CPU's ceiling in interactions/s: cpus x clock x FP64 lanes x 2 (an add
+ * and a multiply, or one FMA, a cycle) / flops per interaction. A peak the
+ * reference's square root and division keep it far below; 0 when unknown. */
+double sim_cpu_ceiling(const sim_cpu_info *cpu, double flops_per_interaction);
 
 /* From this N on the tree (at its default theta) is faster than the best
  * all-pairs kernel on the GPU it was measured on, and below it slower

@@ -784,6 +784,7 @@ static void compute_forces(cuda_backend *c, const sim_step_params *sp, bool acc_
         a.theta = (float)sp->theta; /* the tree kernel walks in float */
         a.potential = potential;
         a.alpha = (float)sp->tree_alpha;
+        a.monopoles = !sp->tree_quadrupoles_only;
         a.acc_old = c->acc_valid; /* the last evaluation of these bodies */
     }
     if (e->id == SIM_VARIANT_BEST || e->id == SIM_VARIANT_FP64) {
@@ -1316,6 +1317,10 @@ extern "C" bool sim_cuda_device_info(int device, sim_device_info *out) {
     out->cc_minor = prop.minor;
     out->memory_bytes = prop.totalGlobalMem;
     if (cudaDeviceGetAttribute(&out->clock_khz, cudaDevAttrClockRate, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&out->memory_clock_khz, cudaDevAttrMemoryClockRate, device) !=
+            cudaSuccess ||
+        cudaDeviceGetAttribute(&out->memory_bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) !=
+            cudaSuccess ||
         cudaDriverGetVersion(&out->driver_version) != cudaSuccess ||
         cudaRuntimeGetVersion(&out->runtime_version) != cudaSuccess) {
         cudaGetLastError();

@@ -32,6 +32,7 @@ typedef struct sim_step_params {
     double damping;
     double theta;        /* tree opening angle (variant tree) */
     double tree_alpha;   /* the tree's relative criterion (variant tree; 0: off) */
+    bool tree_quadrupoles_only; /* sim_desc's: no monopole cells in the CUDA walk */
     sim_variant variant; /* resolved */
     int p, q;            /* resolved, already clamped */
     int64_t first_step;  /* the steps counter before this step call (sim_nonfinite) */

@@ -43,6 +43,16 @@ static int div_up(int a, int b) {
     return (a + b - 1) / b;
 }
 
+/* The grids the launchers make (and sim_launch_of reports): one block per
+ * p bodies (BLOCK_THREADS, BLOCK_PQ_TILES), or q blocks per SM
+ * (BLOCK_WARPS, a persistent grid). */
+static int rows_grid(const force_args *a) {
+    return div_up(a->n, a->p);
+}
+static int persistent_grid(const force_args *a) {
+    return a->q * a->sm_count;
+}
+
 /* ======================================================================== */
 /* Rung 1 - naive: one thread per body, the array of structs {x, y, z, m},
  * 1.0f / sqrtf (IEEE-rounded square root and division), if (i != j).
@@ -72,7 +82,7 @@ __global__ void forces_naive_kernel(int n, const float4 *pos, float4 *acc, float
 /* lecture: end naive */
 
 static void forces_naive(const force_args *a, cudaStream_t stream) {
-    forces_naive_kernel<<<div_up(a->n, a->p), a->p, 0, stream>>>(a->n, a->pos, a->acc, a->eps2);
+    forces_naive_kernel<<<rows_grid(a), a->p, 0, stream>>>(a->n, a->pos, a->acc, a->eps2);
     CUDA_CHECK_LAUNCH(a->fault);
 }
 
@@ -104,7 +114,7 @@ __global__ void forces_soa_kernel(int n, const float *x, const float *y, const f
 /* lecture: end soa */
 
 static void forces_soa(const force_args *a, cudaStream_t stream) {
-    forces_soa_kernel<<<div_up(a->n, a->p), a->p, 0, stream>>>(a->n, a->x, a->y, a->z, a->m, a->acc,
+    forces_soa_kernel<<<rows_grid(a), a->p, 0, stream>>>(a->n, a->x, a->y, a->z, a->m, a->acc,
                                                                a->eps2);
     CUDA_CHECK_LAUNCH(a->fault);
 }
@@ -137,7 +147,7 @@ __global__ void forces_rsqrt_kernel(int n, const float *x, const float *y, const
 }
 
 static void forces_rsqrt(const force_args *a, cudaStream_t stream) {
-    forces_rsqrt_kernel<<<div_up(a->n, a->p), a->p, 0, stream>>>(a->n, a->x, a->y, a->z, a->m,
+    forces_rsqrt_kernel<<<rows_grid(a), a->p, 0, stream>>>(a->n, a->x, a->y, a->z, a->m,
                                                                  a->acc, a->eps2);
     CUDA_CHECK_LAUNCH(a->fault);
 }
@@ -247,7 +257,7 @@ __global__ void forces_tiled_kernel(force_args a) {
 }
 
 static void forces_tiled(const force_args *a, cudaStream_t stream) {
-    forces_tiled_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(*a);
+    forces_tiled_kernel<<<rows_grid(a), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(*a);
     CUDA_CHECK_LAUNCH(a->fault);
 }
 
@@ -285,7 +295,7 @@ __global__ void forces_unrolled_kernel(force_args a) {
 }
 
 static void forces_unrolled(const force_args *a, cudaStream_t stream) {
-    forces_unrolled_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(*a);
+    forces_unrolled_kernel<<<rows_grid(a), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(*a);
     CUDA_CHECK_LAUNCH(a->fault);
 }
 
@@ -322,7 +332,7 @@ __global__ void forces_noif_kernel(force_args a) {
 }
 
 static void forces_noif(const force_args *a, cudaStream_t stream) {
-    forces_noif_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(*a);
+    forces_noif_kernel<<<rows_grid(a), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(*a);
     CUDA_CHECK_LAUNCH(a->fault);
 }
 
@@ -360,7 +370,7 @@ __global__ void forces_fma_kernel(force_args a) {
 }
 
 static void forces_fma(const force_args *a, cudaStream_t stream) {
-    forces_fma_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(*a);
+    forces_fma_kernel<<<rows_grid(a), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(*a);
     CUDA_CHECK_LAUNCH(a->fault);
 }
 
@@ -409,7 +419,7 @@ __global__ void forces_fast_kernel(force_args a) {
 }
 
 static void forces_fast(const force_args *a, cudaStream_t stream) {
-    forces_fast_kernel<<<div_up(a->n, a->p), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(*a);
+    forces_fast_kernel<<<rows_grid(a), dim3(a->p, a->q), soa_tile_bytes(a), stream>>>(*a);
     CUDA_CHECK_LAUNCH(a->fault);
 }
 
@@ -918,7 +928,7 @@ template <typename T> static void forces_pairs(const force_args *a, cudaStream_t
     const best_plan *plan = best_plan_for(a->best, a, fp64, stream);
     if (!plan) return; /* a fault, kept in a->fault */
     b.best_walks = plan->walks;
-    const int blocks = a->q * a->sm_count;
+    const int blocks = persistent_grid(a);
     const size_t smem = best_smem_bytes<T>(a->p);
     if constexpr (!fp64) {
         const bool fold = a->best_fold && a->eps2 >= BEST_FOLD_EPS2_MIN;
@@ -969,6 +979,10 @@ template <typename T> static void forces_pairs(const force_args *a, cudaStream_t
  * instructions (DADD, DFMA, DMUL), the tighter limit there. Re-count after
  * changing a kernel.
  *
+ * Each row also counts the loop's MUFU instructions (every MUFU.*: the
+ * special-function unit's issue, for the MUFU ceiling, sim_rung_ceilings);
+ * naive's and soa's IEEE 1/sqrtf is a MUFU.RSQ and a MUFU.RCP.
+ *
  * best's rows are its folded loop's; with softening < 1e-3 or a massless
  * body best runs the plain loop of the same build instead (best_i), one
  * instruction a pair more, whose count the note gives. */
@@ -982,26 +996,26 @@ struct loop_cost_row {
 };
 
 static constexpr loop_cost_row loop_costs[] = {
-    {SIM_VARIANT_NAIVE, -1, {"naive", 47, 1, 1, 0, nullptr}},
-    {SIM_VARIANT_SOA, -1, {"soa", 56, 1, 1, 0, nullptr}},
-    {SIM_VARIANT_RSQRT, -1, {"rsqrt", 36, 1, 1, 0, nullptr}},
-    {SIM_VARIANT_TILED, -1, {"tiled", 35, 1, 1, 0, nullptr}},
-    {SIM_VARIANT_UNROLLED, -1, {"unrolled", 225, 8, 1, 0, nullptr}},
-    {SIM_VARIANT_NOIF, -1, {"noif", 175, 8, 1, 0, nullptr}},
-    {SIM_VARIANT_FMA, -1, {"fma", 167, 8, 1, 0, nullptr}},
-    {SIM_VARIANT_FAST, -1, {"fast", 143, 8, 1, 0, nullptr}},
+    {SIM_VARIANT_NAIVE, -1, {"naive", 47, 1, 1, 0, nullptr, 2}},
+    {SIM_VARIANT_SOA, -1, {"soa", 56, 1, 1, 0, nullptr, 2}},
+    {SIM_VARIANT_RSQRT, -1, {"rsqrt", 36, 1, 1, 0, nullptr, 1}},
+    {SIM_VARIANT_TILED, -1, {"tiled", 35, 1, 1, 0, nullptr, 1}},
+    {SIM_VARIANT_UNROLLED, -1, {"unrolled", 225, 8, 1, 0, nullptr, 8}},
+    {SIM_VARIANT_NOIF, -1, {"noif", 175, 8, 1, 0, nullptr, 8}},
+    {SIM_VARIANT_FMA, -1, {"fma", 167, 8, 1, 0, nullptr, 8}},
+    {SIM_VARIANT_FAST, -1, {"fast", 143, 8, 1, 0, nullptr, 8}},
     {SIM_VARIANT_BEST,
      BEST_PLAIN,
      {"1024-thread", 554, 32, 2, 0,
-      ", the 1024-thread build (4 i bodies per lane)" BEST_PLAIN_NOTE "18.28"}},
+      ", the 1024-thread build (4 i bodies per lane)" BEST_PLAIN_NOTE "18.28", 32}},
     {SIM_VARIANT_BEST,
      BEST_PREFETCH,
      {"prefetching", 552, 32, 2, 0,
-      ", the prefetching build (4 i bodies per lane)" BEST_PLAIN_NOTE "18.34"}},
+      ", the prefetching build (4 i bodies per lane)" BEST_PLAIN_NOTE "18.34", 32}},
     {SIM_VARIANT_BEST,
      BEST_WIDE,
-     {"wide", 808, 48, 2, 0, ", the wide build (6 i bodies per lane)" BEST_PLAIN_NOTE "17.92"}},
-    {SIM_VARIANT_FP64, -1, {"fp64", 782, 32, 2, 640, nullptr}},
+     {"wide", 808, 48, 2, 0, ", the wide build (6 i bodies per lane)" BEST_PLAIN_NOTE "17.92", 48}},
+    {SIM_VARIANT_FP64, -1, {"fp64", 782, 32, 2, 640, nullptr, 32}},
 };
 
 /* One row per build of every all-pairs kernel: best's three, one each for
@@ -1063,6 +1077,49 @@ const char *kernels_best_plan_build(const best_plan *p) {
 
 extern "C" bool sim_loop_cost_of(sim_variant v, int n, int p, int q, sim_loop_cost *out) {
     return sim_kernels_loop_cost(v, n, p, q, sim_cuda_device_count(NULL, 0) > 0, out);
+}
+
+/* Bytes a launch moves per interaction, at the level sim_launch states (the
+ * bytes each block fetches from L2): each of a block's passes over the j
+ * bodies reads every j body once, and every body's own position and
+ * acceleration move once a step; best's warp task reads 32 j bodies and adds
+ * 32 sums (3 atomics each) into their accelerations, for 32 steps of 32 x B
+ * pairs, two interactions each. */
+static double bytes_per_interaction(const variant_entry *e, int n, int p, int b) {
+    const bool fp64 = e->id == SIM_VARIANT_FP64;
+    const double body = fp64 ? sizeof(double4a) : sizeof(float4);
+    const double own = 2 * body / n; /* its position in, its acceleration out */
+    if (e->rule == BLOCK_WARPS) {
+        const double sum = 3 * (fp64 ? sizeof(double) : sizeof(float));
+        return 32 * (body + sum) / (2.0 * 32 * 32 * b) + own;
+    }
+    return body / p + own; /* N j bodies for p bodies' N interactions */
+}
+
+extern "C" bool sim_launch_of(sim_variant v, int n, int p, int q, int sm_count,
+                              sim_launch *out) {
+    *out = sim_launch{};
+    v = sim_variant_resolve(v);
+    if ((int)v <= 0 || v >= SIM_VARIANT_COUNT || n <= 0 || p <= 0 || sm_count <= 0) return false;
+    const variant_entry *e = kernels_entry(v);
+    if (e->rule == BLOCK_GROUPS) return false; /* the tree: no all-pairs launch */
+    force_args a{};
+    a.n = n;
+    a.p = p;
+    a.q = q > 0 ? q : 1;
+    a.sm_count = sm_count;
+    int b = 1;
+    if (e->rule == BLOCK_WARPS) {
+        const bool fp64 = v == SIM_VARIANT_FP64;
+        b = best_b_of(best_build_for(n, p, a.q, fp64, sim_cuda_device_count(NULL, 0) > 0));
+        out->blocks = persistent_grid(&a);
+        out->threads = p;
+    } else {
+        out->blocks = rows_grid(&a);
+        out->threads = e->rule == BLOCK_PQ_TILES ? p * a.q : p;
+    }
+    out->bytes_per_interaction = bytes_per_interaction(e, n, p, b);
+    return true;
 }
 
 template <best_build K> static sim_kernel_build float_build() {
@@ -1127,6 +1184,7 @@ static void forces_tree(const force_args *a, cudaStream_t stream) {
     p.share = a->share;
     p.shares = a->shares;
     p.alpha = a->alpha;
+    p.monopoles = a->monopoles;
     if (a->alpha > 0 && !a->acc_old) {
         /* No last accelerations for the relative criterion: a first pass by
          * theta alone gives them (a few parts in a thousand suffice). */
@@ -1434,9 +1492,11 @@ static sim_block clamp_warps(const variant_entry *e, int p, int q, int n,
 }
 
 /* The tree walk: one warp per group of 32, 64 or 128 bodies (1, 2 or 4 per
- * lane); other p round down to one of those (up to 32). q is unused. */
-static sim_block clamp_groups(int p, int q) {
-    sim_block b = {p > 0 ? p : SIM_TREE_GROUP_AUTO, 1, false, ""};
+ * lane); other p round down to one of those (up to 32); auto by n
+ * (sim_tree.h). q is unused. */
+static sim_block clamp_groups(int p, int q, int n) {
+    const int auto_p = n < SIM_TREE_GROUP_LARGE_N ? SIM_TREE_GROUP_MIN : SIM_TREE_GROUP_LARGE;
+    sim_block b = {p > 0 ? p : auto_p, 1, false, ""};
     const int want = b.p;
     b.p = want >= SIM_TREE_GROUP_MAX ? SIM_TREE_GROUP_MAX : want >= 64 ? 64 : SIM_TREE_GROUP_MIN;
     if (b.p != want) note(&b, "p (group size) is 32, 64 or 128 bodies");
@@ -1448,7 +1508,7 @@ extern "C" sim_block sim_kernels_clamp(sim_variant v, int p, int q, int n,
                                        const sim_device_limits *lim) {
     const variant_entry *e = kernels_entry(v);
     if (e->rule == BLOCK_WARPS) return clamp_warps(e, p, q, n, lim);
-    if (e->rule == BLOCK_GROUPS) return clamp_groups(p, q);
+    if (e->rule == BLOCK_GROUPS) return clamp_groups(p, q, n);
     const int max_threads = kernel_max_threads(e, lim);
     sim_block b = {p, q, false, ""};
     if (e->rule == BLOCK_THREADS) {

@@ -47,6 +47,7 @@ struct force_args {
     float theta;            /* variant tree: opening angle */
     bool potential;         /* variant tree: each body's potential into acc's w as well */
     float alpha;            /* variant tree: the relative criterion's tolerance (0: off) */
+    bool monopoles;         /* variant tree: negligible quadrupoles summed as monopoles */
     bool acc_old;           /* variant tree: acc holds the last evaluation of these bodies */
     bool acc_zero;          /* acc holds zeros already (the integrator cleared it) */
     /* Several GPUs (sim_cuda.cu): a variant whose method row `splits` computes

@@ -19,9 +19,10 @@
  *      digit order, and forces are deterministic;
  *   5. multipoles bottom-up, level by level (leaf: from its bodies; else
  *      from its children by the parallel-axis shift), with r_open^2 =
- *      (side / theta + delta)^2 stored beside the centre of mass and M side^3
- *      for the relative criterion (walk_mac); a massless cell's child entry
- *      becomes (0, 0), which the walk skips;
+ *      (side / theta + delta)^2 stored beside the centre of mass, and for the
+ *      relative criterion (walk_mac) M side^3 and a bound on the quadrupole's
+ *      pull; a massless cell's child entry becomes (0, 0), which the walk
+ *      skips;
  *   6. the walk: one warp per group of at most p (32, 64, 128) bodies: a cell
  *      of <= p bodies whose parent has more, or a run of such siblings when
  *      all of the parent's children are that small (split_kernel), so a
@@ -34,8 +35,10 @@
  *      a time from its stack (global memory), loads each one's multipole
  *      with its opening test against the group's bounding box (theta's, and
  *      with alpha the relative criterion's, walk_mac), and compacts
- *      accepted cells (their multipoles) and opened leaves into shared lists
- *      that are evaluated 32 at a time by every lane for its 1 to 4 bodies.
+ *      accepted cells (their multipoles; with alpha, those whose quadrupole
+ *      is negligible as monopoles, in a list of their own) and opened leaves
+ *      into shared lists that are evaluated 32 at a time by every lane for
+ *      its 1 to 4 bodies.
  *      Accelerations go back to the caller's body order, with each body's
  *      potential from the same sums in w when asked (walk_kernel's POT).
  * Launches per evaluation: about 50 (22 split and 22 multipole levels, each
@@ -55,8 +58,8 @@
  * multipoles ~60 (a Plummer sphere has about a quarter of a cell per body,
  * and leaves read their bodies twice): ~370 B. The build's levels are bound
  * by latency, not bytes. Walk: a cell interaction (quadrupole) is 32 FP32
- * instructions (1 rsqrt, 3 FADD, 10 FMUL, 18 FFMA: PTX), a body
- * interaction ~17; the walk is bound by instruction issue. The measured
+ * instructions (1 rsqrt, 3 FADD, 10 FMUL, 18 FFMA: PTX), a monopole ~13,
+ * a body interaction ~17; the walk is bound by instruction issue. The measured
  * build and walk, and the interactions per body: docs/PERFORMANCE.md, "The
  * tree".
  */
@@ -93,6 +96,7 @@ struct tree_counters {
     int n;
     int walked; /* bodies whose groups the walk took (n, or a share's: sim_tree_forces) */
     unsigned long long interactions;
+    unsigned long long monopoles; /* of those, cells summed as monopoles */
     unsigned long long slots; /* lane slots those took: a group's entries x 32 x bodies per lane */
 };
 
@@ -111,7 +115,9 @@ struct sim_tree {
     float4 *cell_geo;          /* geometric centre, half side */
     float4 *cell_com;          /* centre of mass, r_open^2 */
     float4 *cell_q0, *cell_q1; /* (M, qxx, qyy, qzz), (qxy, qxz, qyz, sum m |y|^2) */
-    float *cell_err;           /* M side^3: the relative criterion's error scale */
+    float2 *cell_err;          /* the relative criterion's error scales: M side^3 (the octupole the
+                                  quadrupoles leave out), and a bound on the quadrupole's own pull
+                                  times d^4 (what a monopole would leave out) */
     int2 *group;               /* walk groups: sorted bodies [begin, end) */
     int *stack;
     tree_counters *ctr;      /* device */
@@ -567,7 +573,8 @@ __global__ void split_kernel(int l, const unsigned long long *keys, int2 *cell_r
 /* Multipoles of the cells of level l (children done). theta: opening angle. */
 __global__ void multipole_kernel(int l, float theta, const float4 *spos, int2 *cell_child,
                                  const float4 *cell_geo, float4 *cell_com, float4 *cell_q0,
-                                 float4 *cell_q1, float *cell_err, const tree_counters *ctr) {
+                                 float4 *cell_q1, float2 *cell_err, float eps2,
+                                 const tree_counters *ctr) {
     const int count = ctr->level_count[l];
     if (count == 0) return;
     const int start = level_first(ctr, l);
@@ -671,7 +678,14 @@ __global__ void multipole_kernel(int l, float theta, const float4 *spos, int2 *c
         cell_q0[cell] = make_float4(m, q[0], q[1], q[2]);
         cell_q1[cell] = make_float4(q[3], q[4], q[5], i2);
         const float side = 2.0f * g.w;
-        cell_err[cell] = m * side * side * side;
+        /* The quadrupole's pull on a body at d >= r_open: |Q d| / d^5 plus
+         * 5/2 |d.Q d| / d^6 is at most 7/2 |Q| / d^4 (|Q| the Frobenius
+         * norm, above the spectral one), and its softened term 5/2 eps^2 I
+         * / d^5 at most 5/2 eps^2 I / (r_open d^4). */
+        const float qf = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] +
+                               2.0f * (q[3] * q[3] + q[4] * q[4] + q[5] * q[5]));
+        const float quad = 3.5f * qf + (ropen > 0.0f ? 2.5f * eps2 * i2 / ropen : 0.0f);
+        cell_err[cell] = make_float2(m * side * side * side, quad);
         if (!(m > 0)) cell_child[cell] = make_int2(0, 0); /* the walk skips it */
     }
 }
@@ -683,6 +697,7 @@ struct walk_shared {
     /* Accepted cells waiting (up to 63): centre of mass and r_open^2, (M,
      * qxx, qyy, qzz), (qxy, qxz, qyz, -eps^2 I), loaded when the cell was popped. */
     float4 ca[64], cb[64], cc[64];
+    float4 cm[64]; /* accepted cells whose quadrupole is negligible: centre of mass, M */
     int llist[64]; /* opened leaves waiting */
     float4 a[32];  /* a batch of leaf bodies */
     int j[32];
@@ -811,6 +826,36 @@ static __device__ int eval_leaves(walk_shared &s, const int *list, int m, walk_b
     return total;
 }
 
+/* One accepted cell's monopole (centre of mass, M in .w) on the lane's
+ * bodies, with POT its potential too: a body's force without the self
+ * test (a cell the group's box touches is never accepted). */
+template <int BPL, bool POT>
+static __device__ __forceinline__ void mono_force(const float4 p, walk_bodies<BPL> &w, float eps2) {
+#pragma unroll
+    for (int t = 0; t < BPL; t++) {
+        const float dx = p.x - w.x[t], dy = p.y - w.y[t], dz = p.z - w.z[t];
+        const float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
+        const float rinv = rsqrtf(r2);
+        const float f = p.w * rinv * rinv * rinv;
+        w.ax[t] = fmaf(f, dx, w.ax[t]);
+        w.ay[t] = fmaf(f, dy, w.ay[t]);
+        w.az[t] = fmaf(f, dz, w.az[t]);
+        if (POT) w.pm[t] = fmaf(p.w, rinv, w.pm[t]);
+    }
+}
+
+/* Monopole cells s.cm[0 .. m), m <= 32, as eval_cells. */
+template <int BPL, bool POT>
+static __device__ void eval_monos(walk_shared &s, int m, walk_bodies<BPL> &w, float eps2) {
+    if (m == 32) {
+#pragma unroll 4
+        for (int k = 0; k < 32; k++) mono_force<BPL, POT>(s.cm[k], w, eps2);
+    } else {
+        for (int k = 0; k < m; k++) mono_force<BPL, POT>(s.cm[k], w, eps2);
+    }
+    __syncwarp();
+}
+
 /* Moves accepted-cell entries [32, 32 + rest) of the shared list to the front. */
 static __device__ void shift_cells(walk_shared &s, int rest, int lane) {
     if (lane < rest) {
@@ -830,8 +875,9 @@ static __device__ void shift_cells(walk_shared &s, int rest, int lane) {
  * as GADGET's relative criterion does for the monopole's quadrupole term. */
 struct walk_mac {
     const float4 *acc_old;
-    const float *cell_err;
+    const float2 *cell_err;
     float alpha;
+    float mono_margin; /* 0: every accepted cell as a quadrupole */
 };
 
 /* The walk of one group, sorted bodies [base, end), held BPL per lane
@@ -842,7 +888,7 @@ static __device__ int walk_group(walk_shared &s, int *stack, int base, int end, 
                                  const int *sidx, float4 *acc, float eps2, const int2 *cell_child,
                                  const float4 *cell_com, const float4 *cell_q0,
                                  const float4 *cell_q1, walk_mac mac, int2 root, int lane,
-                                 int &overflow) {
+                                 int &overflow, int &monos) {
     const unsigned lt = (1u << lane) - 1u;
     walk_bodies<BPL> w;
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -881,7 +927,7 @@ static __device__ int walk_group(walk_shared &s, int *stack, int base, int end, 
         const float aref = fmaxf(amin, 0.1f * asum / (float)(end - base));
         if (aref > 0.0f) inv_aa = 1.0f / (mac.alpha * aref);
     }
-    int sp = 0, ncl = 0, nll = 0, entries = 0;
+    int sp = 0, ncl = 0, nml = 0, nll = 0, entries = 0;
     if (root.y < 0) { /* the root is a leaf: everything directly */
         if (lane == 0) s.llist[0] = 0;
         nll = 1;
@@ -894,7 +940,7 @@ static __device__ int walk_group(walk_shared &s, int *stack, int base, int end, 
         const int take = min(32, sp);
         sp -= take;
         const int cell = lane < take ? stack[sp + lane] : -1;
-        bool accept = false, open_leaf = false, open_cell = false;
+        bool accept = false, mono = false, open_leaf = false, open_cell = false;
         int2 ch = make_int2(0, 0);
         float4 cc = make_float4(0, 0, 0, 0), q0 = cc, q1 = cc;
         if (cell >= 0) {
@@ -910,7 +956,14 @@ static __device__ int walk_group(walk_shared &s, int *stack, int base, int end, 
             const float dz = fmaxf(0.0f, fmaxf(lo[2] - cc.z, cc.z - hi[2]));
             const float d2 = dx * dx + dy * dy + dz * dz;
             accept = ch.y != 0 && d2 > cc.w;
-            if (inv_aa > 0.0f && accept) accept = mac.cell_err[cell] * inv_aa <= d2 * d2 * sqrtf(d2);
+            if (inv_aa > 0.0f && accept) {
+                /* Accepted when the octupole left out is small; as a monopole
+                 * when the quadrupole itself is, by mono_margin. */
+                const float2 e = mac.cell_err[cell];
+                accept = e.x * inv_aa <= d2 * d2 * sqrtf(d2);
+                mono =
+                    accept && mac.mono_margin > 0.0f && mac.mono_margin * e.y * inv_aa <= d2 * d2;
+            }
             open_leaf = !accept && ch.y < 0;
             open_cell = !accept && ch.y > 0;
             /* lecture: end tree-open */
@@ -925,11 +978,16 @@ static __device__ int walk_group(walk_shared &s, int *stack, int base, int end, 
         if (sp + pushed > STACK_CAP) { /* no room: use their multipoles */
             accept = accept || open_cell;
             open_cell = false;
+            mono = false;
             overflow += lane == 0;
         } else {
             for (int k = 0; k < nch; k++) stack[sp + incl - nch + k] = ch.x + k;
             sp += pushed;
         }
+        const unsigned bm = __ballot_sync(0xffffffffu, mono);
+        if (mono) s.cm[nml + __popc(bm & lt)] = make_float4(cc.x, cc.y, cc.z, q0.x);
+        nml += __popc(bm);
+        accept = accept && !mono;
         const unsigned ba = __ballot_sync(0xffffffffu, accept);
         if (accept) {
             const int at = ncl + __popc(ba & lt);
@@ -950,6 +1008,14 @@ static __device__ int walk_group(walk_shared &s, int *stack, int base, int end, 
             ncl -= 32;
             shift_cells(s, ncl, lane);
         }
+        if (nml >= 32) {
+            eval_monos<BPL, POT>(s, 32, w, eps2);
+            entries += 32;
+            monos += 32;
+            nml -= 32;
+            if (lane < nml) s.cm[lane] = s.cm[32 + lane];
+            __syncwarp();
+        }
         if (nll >= 32) {
             entries += eval_leaves<BPL, POT>(s, s.llist, 32, w, eps2, lane, cell_child, spos);
             if (lane < nll - 32) s.llist[lane] = s.llist[32 + lane];
@@ -958,7 +1024,9 @@ static __device__ int walk_group(walk_shared &s, int *stack, int base, int end, 
         }
     }
     if (ncl > 0) eval_cells<BPL, POT>(s, ncl, w, eps2);
-    entries += ncl;
+    if (nml > 0) eval_monos<BPL, POT>(s, nml, w, eps2);
+    entries += ncl + nml;
+    monos += nml;
     if (nll > 0) {
         entries += eval_leaves<BPL, POT>(s, s.llist, nll, w, eps2, lane, cell_child, spos);
     }
@@ -984,7 +1052,7 @@ __global__ void __launch_bounds__(WALK_THREADS, MAXB >= 4 ? 6 : 8)
     walk_shared &s = shared[wib];
     int *stack = stacks + (size_t)(blockIdx.x * (WALK_THREADS / 32) + wib) * STACK_CAP;
     const int groups = ctr->groups;
-    unsigned long long evaluated = 0, slots = 0;
+    unsigned long long evaluated = 0, slots = 0, monopoles = 0;
     int overflow = 0, walked = 0;
     const int2 root = cell_child[0];
     for (;;) {
@@ -996,27 +1064,30 @@ __global__ void __launch_bounds__(WALK_THREADS, MAXB >= 4 ? 6 : 8)
         if (base < lo || base >= hi) continue; /* another GPU's share */
         const int valid = end - base;
         walked += valid;
-        int entries, per_lane;
+        int entries, per_lane, monos = 0;
         if (MAXB >= 4 && valid > 64) {
             per_lane = 4;
-            entries = walk_group<(MAXB >= 4 ? 4 : 1), POT>(s, stack, base, end, spos, sidx, acc,
-                                                           eps2, cell_child, cell_com, cell_q0,
-                                                           cell_q1, mac, root, lane, overflow);
+            entries = walk_group<(MAXB >= 4 ? 4 : 1), POT>(
+                s, stack, base, end, spos, sidx, acc, eps2, cell_child, cell_com, cell_q0, cell_q1,
+                mac, root, lane, overflow, monos);
         } else if (MAXB >= 2 && valid > 32) {
             per_lane = 2;
-            entries = walk_group<(MAXB >= 2 ? 2 : 1), POT>(s, stack, base, end, spos, sidx, acc,
-                                                           eps2, cell_child, cell_com, cell_q0,
-                                                           cell_q1, mac, root, lane, overflow);
+            entries = walk_group<(MAXB >= 2 ? 2 : 1), POT>(
+                s, stack, base, end, spos, sidx, acc, eps2, cell_child, cell_com, cell_q0, cell_q1,
+                mac, root, lane, overflow, monos);
         } else {
             per_lane = 1;
-            entries = walk_group<1, POT>(s, stack, base, end, spos, sidx, acc, eps2, cell_child,
-                                         cell_com, cell_q0, cell_q1, mac, root, lane, overflow);
+            entries =
+                walk_group<1, POT>(s, stack, base, end, spos, sidx, acc, eps2, cell_child, cell_com,
+                                   cell_q0, cell_q1, mac, root, lane, overflow, monos);
         }
         evaluated += (unsigned long long)entries * valid;
+        monopoles += (unsigned long long)monos * valid;
         slots += (unsigned long long)entries * 32 * per_lane;
     }
     if (lane == 0) {
         atomicAdd(&ctr->interactions, evaluated);
+        atomicAdd(&ctr->monopoles, monopoles);
         atomicAdd(&ctr->slots, slots);
         atomicAdd(&ctr->walked, walked);
         if (overflow) atomicAdd(&ctr->overflow, overflow);
@@ -1132,9 +1203,8 @@ extern "C" size_t sim_tree_bytes(const sim_tree *t, int n) {
     const size_t cells = (size_t)cells_for(n);
     return (2 * sizeof(unsigned long long) + 2 * sizeof(int) + sizeof(float4) + sizeof(int2)) *
                (size_t)n +
-           (2 * sizeof(int2) + 4 * sizeof(float4) + sizeof(float)) * cells +
-           sort_temp_bytes(t, n) +
-           (t ? sizeof(int) * STACK_CAP * (size_t)t->walk_warps : 0);
+           (2 * sizeof(int2) + 4 * sizeof(float4) + sizeof(float2)) * cells +
+           sort_temp_bytes(t, n) + (t ? sizeof(int) * STACK_CAP * (size_t)t->walk_warps : 0);
 }
 
 extern "C" bool sim_tree_reserve(sim_tree *t, int n) {
@@ -1163,7 +1233,7 @@ extern "C" bool sim_tree_reserve(sim_tree *t, int n) {
          cudaMalloc(&f.cell_com, sizeof(float4) * cells) == cudaSuccess &&
          cudaMalloc(&f.cell_q0, sizeof(float4) * cells) == cudaSuccess &&
          cudaMalloc(&f.cell_q1, sizeof(float4) * cells) == cudaSuccess &&
-         cudaMalloc(&f.cell_err, sizeof(float) * cells) == cudaSuccess;
+         cudaMalloc(&f.cell_err, sizeof(float2) * cells) == cudaSuccess;
     if (!ok) {
         cudaGetLastError(); /* out of memory is not sticky */
         free_arrays(&f);    /* the old buffers stay */
@@ -1245,7 +1315,7 @@ extern "C" void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *a
     for (int l = LEVELS - 1; l >= 0; l--) {
         multipole_kernel<<<level_blocks(l, n, t->sm_count), BUILD_THREADS, 0, stream>>>(
             l, p->theta, t->spos, t->cell_child, t->cell_geo, t->cell_com, t->cell_q0, t->cell_q1,
-            t->cell_err, t->ctr);
+            t->cell_err, p->eps2, t->ctr);
         CUDA_CHECK_LAUNCH(t->fault);
     }
     if (timed) CUDA_CHECK(t->fault, cudaEventRecord(t->ev[1], stream));
@@ -1262,14 +1332,15 @@ extern "C" void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *a
         lo = (int)((long long)n * p->share / p->shares);
         hi = (int)((long long)n * (p->share + 1) / p->shares);
     }
-    const walk_mac mac = {p->acc_old, t->cell_err, p->acc_old ? p->alpha : 0.0f};
+    const walk_mac mac = {p->acc_old, t->cell_err, p->acc_old ? p->alpha : 0.0f,
+                          p->monopoles ? SIM_TREE_MONO_MARGIN : 0.0f};
     walks[bpl == 4 ? 2 : bpl - 1][p->potential]<<<blocks, WALK_THREADS, 0, stream>>>(
         t->group, t->spos, t->sidx, acc, p->eps2, t->cell_child, t->cell_com, t->cell_q0,
         t->cell_q1, mac, t->stack, lo, hi, t->ctr);
     CUDA_CHECK_LAUNCH(t->fault);
     if (p->shares > 1) {
-        zero_others_kernel<<<std::min(div_up(n, BUILD_THREADS), 4 * t->sm_count), BUILD_THREADS,
-                             0, stream>>>(t->group, t->sidx, acc, lo, hi, t->ctr);
+        zero_others_kernel<<<std::min(div_up(n, BUILD_THREADS), 4 * t->sm_count), BUILD_THREADS, 0,
+                             stream>>>(t->group, t->sidx, acc, lo, hi, t->ctr);
         CUDA_CHECK_LAUNCH(t->fault);
     }
     t->built = true;
@@ -1301,6 +1372,7 @@ static void harvest(sim_tree *t) {
     st.leaves = h->leaves;
     st.interactions_per_body = h->walked > 0 ? (double)h->interactions / h->walked : 0.0;
     st.lane_use = h->slots > 0 ? (double)h->interactions / (double)h->slots : 0.0;
+    st.monopole_share = h->interactions > 0 ? (double)h->monopoles / h->interactions : 0.0;
     t->stats = st;
     t->pending = false;
 }

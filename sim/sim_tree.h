@@ -24,12 +24,22 @@ extern "C" {
 
 typedef struct sim_tree sim_tree;
 
-/* Group sizes (p) the walk takes: 32, 64 or 128 bodies; auto 64, which was
- * as fast as 32 or faster at large N, and 128 slower (docs/PERFORMANCE.md,
- * "The tree"). */
+/* Group sizes (p) the walk takes: 32, 64 or 128 bodies. Auto: 32 below
+ * SIM_TREE_GROUP_LARGE_N bodies, 64 from there. Smaller groups' boxes are
+ * tighter, so each body sums fewer cells, but every group walks the tree
+ * itself: 32 was faster while the tree's cells fit in the L2 cache, 64 at
+ * larger N, and 128 slower everywhere (docs/PERFORMANCE.md, "The tree"). */
 #define SIM_TREE_GROUP_MIN 32
 #define SIM_TREE_GROUP_MAX 128
-#define SIM_TREE_GROUP_AUTO 64
+#define SIM_TREE_GROUP_LARGE 64
+#define SIM_TREE_GROUP_LARGE_N 3145728
+
+/* How far below alpha |a| a cell's quadrupole pull must be for the walk to
+ * drop it (sim_tree_params.monopoles). The octupole scale M side^3 that
+ * accepts a cell bounds a term that is far smaller in practice, while the
+ * quadrupole's bound is close to its pull: at this margin the mixed walk's
+ * errors stayed within about a tenth of the quadrupoles' (docs/TREE.md). */
+#define SIM_TREE_MONO_MARGIN 128.0f
 
 /* CUDA failures go to *fault, the backend's (sim_cuda_check.h). NULL: no
  * host memory. */
@@ -55,6 +65,10 @@ typedef struct sim_tree_params {
      * Else theta alone. */
     float alpha;
     const float4 *acc_old;
+    /* With the relative criterion: an accepted cell whose quadrupole's pull
+     * is at most alpha |a| / SIM_TREE_MONO_MARGIN is summed as a monopole
+     * (sim_tree.cu, walk_mac). */
+    bool monopoles;
     bool untimed; /* leave the stats to the next evaluation (a first pass for acc_old) */
 } sim_tree_params;
 

@@ -395,6 +395,7 @@ static void check_key_names(void) {
                                        "right/middle drag",
                                        "scroll",
                                        "I",
+                                       "Shift+I",
                                        "U",
                                        "F2 / Shift+F2",
                                        "F3",

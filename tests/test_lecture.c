@@ -14,7 +14,8 @@
  * step on, Page Up and Left one back, to the summary step and no further
  * either way; they neither pause nor move the camera. Each rung's caption
  * carries its sim_method.why (the method table's sentence, not a copy); an
- * all-pairs rung shows its code panel, the tree its frontier sweep. K
+ * all-pairs rung shows its code panel, the tree its frontier sweep, the
+ * summary the chart's ceilings view. K
  * still steps the methods, and the lecture's step follows it. Without --lecture the
  * same keys keep their old meanings: Space pauses, Page Down zooms, Right
  * orbits, and the method stays. The help and `nbody --help` list the
@@ -131,6 +132,8 @@ static void check_lecture_keys(void) {
         CHECK(f.lecture.on && f.lecture.step == a->lecture.step &&
                   f.lecture.summary == (a->lecture.step == 2) && f.lecture.steps == 3,
               "press %zu: the overlays' facts", i);
+        CHECK(a->ui.chart_view == (a->lecture.step == 2 ? UI_CHART_CEILINGS : UI_CHART_BARS),
+              "press %zu: the chart's view: the ceilings at the summary, else the bars", i);
         CHECK(f.caption == a->lecture.caption, "press %zu: the lecture's caption is shown", i);
         const sim_method *m = sim_get_method(a->sim);
         CHECK(a->lecture.step == 2 || (m->why && strstr(a->lecture.caption, m->why)),

@@ -12,8 +12,9 @@ is checked where the layout (the status's "lecture.layout", from
 ui_lecture_place) puts the panels:
 
   the chart: its bars inside the chart's box, the running rung's bar in
-  the running colour (ui_chart.c's CURRENT) and the other in the bar
-  colour, next to none of either colour outside the box;
+  the running colour (ui_chart.c's CURRENT) and another in the bar
+  colour, next to none of either colour outside the box; at the summary
+  its ceilings view, read back by tesseract;
   the bodies: the light's centre in the subject's box (the lens), no
   panel over it;
   the text, read back by tesseract from the box's own pixels: the rung's
@@ -136,17 +137,23 @@ def main():
         for shot, (caption, running) in zip(shots, steps):
             pic = png_decode(os.path.join(tmp, shot))
             chart = layout["chart"]
-            inside, outside = colour_count(pic, chart, CURRENT)
-            # A bar is a solid box a row high (tens of pixels) and at least
-            # 2 wide (the slowest rung, on the log scale's floor): 10 of the
-            # pixels sampled at the least. The bodies' sprites are small
-            # gradients: only a few of their pixels land on this colour.
-            check(inside >= 10 and outside < max(4, inside / 20),
-                  f"{shot}: the running rung's bar ({running}) in the chart's box: {inside} "
-                  f"pixels of its colour inside, {outside} outside")
-            inside, outside = colour_count(pic, chart, BAR)
-            check(inside >= 10 and outside < max(4, inside / 20),
-                  f"{shot}: another rung's bar too: {inside} inside, {outside} outside")
+            if caption == "whole ladder":  # the summary: the ladder on its ceilings
+                text = ocr(pic, chart, tmp, shot + "-chart")
+                check("ceilings" in text, f"{shot}: the chart reads {text[:60]!r}, wants its "
+                      "ceilings view")
+            else:
+                inside, outside = colour_count(pic, chart, CURRENT)
+                # A bar is a solid box a row high (tens of pixels) and at
+                # least 2 wide (the slowest rung, on the log scale's floor):
+                # 10 of the pixels sampled at the least. The bodies' sprites
+                # are small gradients: only a few of their pixels land on
+                # this colour.
+                check(inside >= 10 and outside < max(4, inside / 20),
+                      f"{shot}: the running rung's bar ({running}) in the chart's box: {inside} "
+                      f"pixels of its colour inside, {outside} outside")
+                inside, outside = colour_count(pic, chart, BAR)
+                check(inside >= 10 and outside < max(4, inside / 20),
+                      f"{shot}: another rung's bar too: {inside} inside, {outside} outside")
             s = layout["subject"]
             # Between the two columns, top to bottom: the light's centre in
             # the subject's middle third (the lens centres the sphere there).

@@ -277,7 +277,7 @@ static void check_costs(void) {
  * x interactions, and fp64 held to its FP64 pipe; 0 where unknown. */
 static void check_ceiling(void) {
     sim_device_info dev = {.sm_count = 100, .clock_khz = 2000000, .cc_major = 9, .cc_minor = 0};
-    const sim_loop_cost one = {"x", 50, 2, 1, 0, NULL}, pair = {"y", 100, 4, 2, 80, NULL};
+    const sim_loop_cost one = {"x", 50, 2, 1, 0, NULL, 2}, pair = {"y", 100, 4, 2, 80, NULL, 4};
     const double issue = 100 * 128.0 * 2e9 / 25.0;
     CHECK(fabs(sim_loop_ceiling(&one, &dev) - issue) <= 1e-9 * issue, "issue ceiling %g, want %g",
           sim_loop_ceiling(&one, &dev), issue);

@@ -270,6 +270,38 @@ static void test_relative(int n, int steps) {
     CHECK(e[2].median * 2 <= e[1].median && e[2].p99 * 2 <= e[1].p99,
           "alpha %g: median %.3e p99 %.3e, not 2x below alpha %g's", alphas[2], e[2].median,
           e[2].p99, alphas[1]);
+    /* Monopoles for the accepted cells whose quadrupole is negligible
+     * (sim_tree.h, SIM_TREE_MONO_MARGIN), against quadrupoles for all: the
+     * same cells accepted (the criterion is unchanged, so the interactions
+     * are equal), over 5 % of the interactions monopoles (the share grows
+     * with N, as more of the cells accepted are far), and the errors within
+     * 1.25x (median) and 1.5x (p99) of the quadrupoles' (a margin of 1, as
+     * loose as the octupole's scale, gave 2.6x the median). */
+    errs mixed[2];
+    double share[2], count[2];
+    for (int k = 0; k < 2; k++) {
+        sim *s = test_sim((sim_desc){.body_count = 1, .backend = SIM_BACKEND_CUDA,
+                                     .variant = SIM_VARIANT_TREE, .softening = 0.05f,
+                                     .theta = 1.0, .tree_quadrupoles_only = k == 1});
+        test_set_bodies(s, b, n);
+        sim_get_bodies(s, t);
+        mixed[k] = rel_errors(t, x, x, n);
+        sim_error err = {0};
+        sim_force_error fe;
+        CHECK(sim_measure_force_error(s, 64, 1, &fe, &err), "%s", err.message);
+        share[k] = sim_get_tree_stats(s).monopole_share;
+        count[k] = sim_get_tree_stats(s).interactions_per_body;
+        printf("%-16s: median %.2e p99 %.2e, %.0f interactions/body, %.0f%% monopoles\n",
+               k ? "quadrupoles only" : "mixed", mixed[k].median, mixed[k].p99, count[k],
+               100 * share[k]);
+        sim_destroy(s);
+    }
+    CHECK(count[0] == count[1], "interactions %.1f (mixed) vs %.1f", count[0], count[1]);
+    CHECK(share[0] > 0.05 && share[1] == 0, "monopole shares %.3f (mixed), %.3f", share[0],
+          share[1]);
+    CHECK(mixed[0].median <= 1.25 * mixed[1].median && mixed[0].p99 <= 1.5 * mixed[1].p99,
+          "mixed: median %.3e p99 %.3e against quadrupoles' %.3e %.3e", mixed[0].median,
+          mixed[0].p99, mixed[1].median, mixed[1].p99);
     sim *s = test_sim((sim_desc){.body_count = 1, .backend = SIM_BACKEND_CUDA,
                                  .variant = SIM_VARIANT_TREE, .softening = 0.05f});
     test_set_bodies(s, b, n);

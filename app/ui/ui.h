@@ -200,6 +200,12 @@ typedef struct ui_lecture_layout {
  * every rectangle inside the picture, none overlapping another. */
 void ui_lecture_place(int fb_width, int fb_height, float want_px, ui_lecture_layout *out);
 bool ui_rect_overlap(ui_rect a, ui_rect b);
+/* The roofline view's device numbers (ui_roofline.c); NULL where unknown:
+ * gpu on the CUDA backend, cpu on the CPU backend. */
+typedef struct ui_roof {
+    const sim_device_info *gpu;
+    const sim_cpu_info *cpu;
+} ui_roof;
 
 /* Everything the overlays show that is not the simulation's own. */
 typedef struct ui_facts {
@@ -245,6 +251,7 @@ typedef struct ui_facts {
     ui_quantity quantity; /* the colour mode's quantity, for the legend */
     ui_frontier frontier; /* the tree's frontier (Shift+X) */
     ui_lecture lecture;   /* --lecture: the panels in its layout, the HUD compact */
+    ui_roof roof;         /* the ladder chart's ceilings view: the device's numbers */
     /* the help's key lines: fills label and text for binding i, false past the end */
     bool (*key_help)(int i, char *label, size_t label_len, char *text, size_t text_len);
 } ui_facts;
@@ -300,6 +307,13 @@ typedef struct ui_code_view {
 
 typedef struct ui_state ui_state;
 
+/* The ladder chart's view (Shift+I): bars of the measured rates, or each
+ * rung against its ceilings (ui_roofline.c). */
+typedef enum ui_chart_view {
+    UI_CHART_BARS = 0,
+    UI_CHART_CEILINGS,
+} ui_chart_view;
+
 /* One row of the overlay table. */
 typedef struct ui_overlay {
     const char *name;      /* for messages */
@@ -346,6 +360,7 @@ struct ui_state {
     float bars[UI_RUNGS_MAX][4];
     ui_frontier_drawn frontier_drawn; /* the frontier view, likewise */
     ui_code_view code; /* the code panel, for its layout and the tests */
+    ui_chart_view chart_view; /* the ladder chart's view (Shift+I) */
 };
 
 /* The state without GL (keys and text work; nothing is drawn): hud shown
@@ -408,5 +423,18 @@ int ui_code_diff(const char *prev, const char *cur, bool *added, int max);
  * equivalent"): the speedups of rung i over rung i-1 and over rung 0 from
  * their rates, 0 where a rate is unknown (vs_prev[0] = 0). */
 void ui_chart_speedups(const double *rates, int count, double *vs_prev, double *vs_first);
+
+/* The roofline view's log-log axes: a plot box (framebuffer pixels, y
+ * down) spanning 10^x_lo10..10^x_hi10 interactions per byte across and
+ * 10^y_lo10..10^y_hi10 interactions/s up. */
+typedef struct ui_roof_axes {
+    float x, y, w, h;
+    double x_lo10, x_hi10, y_lo10, y_hi10;
+} ui_roof_axes;
+
+/* Where a point (intensity, rate) falls in ax: *px, *py; false (nothing
+ * written) when either is not positive and finite or the axes are empty.
+ * Points off the axes' ranges land outside the box (the caller clips). */
+bool ui_roof_place(const ui_roof_axes *ax, double intensity, double rate, float *px, float *py);
 
 #endif /* NBODY_UI_H */

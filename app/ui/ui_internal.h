@@ -46,6 +46,10 @@ void ui_help_text(const ui_facts *f, ui_lines *l);
 void ui_hud_lines(const ui_facts *f, ui_lines *l);
 void ui_chart_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height);
 void ui_chart_toggled(ui_state *ui, const ui_facts *f, char *msg, size_t len);
+/* The chart overlay's draw and Shift+I (ui_roofline.c): bars or ceilings. */
+void ui_chart_view_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height);
+void ui_chart_view_adjust(ui_state *ui, const ui_facts *f, int dir, char *msg, size_t len);
+void ui_roofline_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height);
 void ui_cells_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height);
 void ui_cells_toggled(ui_state *ui, const ui_facts *f, char *msg, size_t len);
 void ui_cells_adjust(ui_state *ui, const ui_facts *f, int dir, char *msg, size_t len);
