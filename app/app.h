@@ -935,7 +935,8 @@ void app_lecture_start(app *a);
  * true when key was one of them (then it means nothing else); always false
  * outside lecture mode. */
 bool app_lecture_key(app *a, int key);
-/* Goes to step k (clamped to the first and the summary), saying so. */
+/* Goes to step k (clamped to the first and the summary): its method, its
+ * panels and its caption. */
 void app_lecture_go(app *a, int k);
 /* Every frame, before the overlays' facts: the picture's size (for the
  * layout in the status), and the step of the running method where another
