@@ -5,14 +5,15 @@
  *
  * The steps are this backend's methods in the ladder's order (sim_methods:
  * naive ... fp64 and the tree on a GPU; the reference and the tree on the
- * CPU backend), then a summary step: the whole ladder on its ceilings (the
- * chart's roofline view, Shift+I). Each
- * step switches the running method (the bodies stay where they are), shows
- * the ladder chart (I; it times every rung at this N, one a frame) and puts
- * the rung's name and why in the caption; at the tree it sweeps the tree's
- * accuracy-speed frontier (app_frontier.c) in the left column. The keys a
- * presentation clicker sends mean only this here: Page Down, Right and Space
- * the next step, Page Up and Left the previous one. The overlays take their places from
+ * CPU backend), then a summary step. Each step switches the running method
+ * (the bodies stay where they are), shows the ladder chart (I; it times
+ * every rung at this N, one a frame) and puts the rung's name and why in
+ * the caption. An all-pairs rung shows its key lines (the code panel, ');
+ * the tree sweeps its accuracy-speed frontier (Shift+X, app_frontier.c)
+ * there instead; the summary shows the whole ladder on its ceilings (the
+ * chart's roofline view, Shift+I). The keys a presentation clicker sends
+ * mean only this here: Page Down, Right and Space the next step, Page Up
+ * and Left the previous one. The overlays take their places from
  * ui_lecture_place (ui/ui_lecture.c), the HUD its compact form.
  *
  * The simulation runs (it is not paused): the bodies move while the

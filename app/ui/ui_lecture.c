@@ -6,8 +6,8 @@
  *   +----------------+    subject     +--------------------------+
  *   | code panel     |  (the bodies:  | ladder chart             |
  *   | (the rung's    |   the lens     | (bars, or the ceilings)  |
- *   |  key lines)    |   centres      |                          |
- *   |                |   them here)   |                          |
+ *   |  key lines; or |   centres      |                          |
+ *   |  the frontier) |   them here)   |                          |
  *   +----------------+                +--------------------------+
  *   | caption: the rung's name and why (two lines)               |
  *   | message line                                               |
@@ -16,7 +16,7 @@
  * The text is at least UI_LECTURE_FONT_SHARE of the height (24 px at 1080
  * lines), larger than the HUD's usual size at a content scale of 1, so
  * it reads from a lecture hall's back rows; a panel whose lines are wider
- * than its column shrinks its own text (not below UI_MIN_PX).
+ * than its column makes its own text smaller, wraps or cuts them.
  */
 #include <math.h>
 
