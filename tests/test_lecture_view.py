@@ -60,15 +60,27 @@ def colour_count(pic, box, rgb, tol=4):
 
 
 def light_centre(pic, box):
-    """The centre of the light (sum of r, g, b as weights) inside box."""
+    """The centre of the light (sum of r, g, b as weights) inside box, the
+    radius holding half of it, and its total."""
     w, h, bpp, rows = pic
-    sx = sy = total = 0
+    lit = []
     for y in range(int(box[1]), int(box[1] + box[3])):
         r = rows[y]
         for x in range(int(box[0]), int(box[0] + box[2])):
             v = r[x * bpp] + r[x * bpp + 1] + r[x * bpp + 2]
-            sx, sy, total = sx + v * x, sy + v * y, total + v
-    return (sx / total, sy / total, total) if total else (0, 0, 0)
+            if v:
+                lit.append((x, y, v))
+    total = sum(v for _, _, v in lit)
+    if not total:
+        return 0, 0, 0, 0
+    cx = sum(x * v for x, _, v in lit) / total
+    cy = sum(y * v for _, y, v in lit) / total
+    half = 0
+    for d, v in sorted((((x - cx) ** 2 + (y - cy) ** 2) ** 0.5, v) for x, y, v in lit):
+        half += v
+        if half >= total / 2:
+            return cx, cy, d, total
+    return cx, cy, 0, total
 
 
 def ocr(pic, box, tmp, name):
@@ -159,11 +171,18 @@ def main():
             # the subject's middle third (the lens centres the sphere there).
             band = [layout["code"][0] + layout["code"][2], s[1], chart[0] -
                     (layout["code"][0] + layout["code"][2]), s[3]]
-            cx, cy, total = light_centre(pic, band)
+            cx, cy, radius, total = light_centre(pic, band)
             check(total > 0 and abs(cx - (s[0] + s[2] / 2)) < s[2] / 6 and
                   abs(cy - (s[1] + s[3] / 2)) < s[3] / 6,
                   f"{shot}: the bodies' light centred in the subject: ({cx:.0f}, {cy:.0f}) in "
                   f"{s}")
+            # ... and scaled into it: the lens fits the camera's square (the
+            # picture's height) into the subject's, about half of it here,
+            # so the radius holding half the light is under a quarter of
+            # the subject's width; without the lens it is over that.
+            check(0 < radius < s[2] / 4,
+                  f"{shot}: half the light within {radius:.0f} px of its centre, want under "
+                  f"{s[2] / 4:.0f}")
             text = ocr(pic, layout["caption"], tmp, shot + "-caption")
             check(caption in text, f"{shot}: the caption reads {text[:90]!r}, wants {caption!r}")
             # The left column: the tree's frontier at the tree, else the
