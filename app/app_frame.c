@@ -235,7 +235,7 @@ void app_frame(app *a, int fb_width, int fb_height) {
     if (a->ui.shown[UI_OVERLAY_CHART] || a->ui.shown[UI_OVERLAY_FRONTIER]) {
         facts.rung_count = app_ladder_rows(a);
     }
-    if (ui_layer_draws(&a->ui, &facts, UI_LAYER_SCREEN)) { /* chart, code panel, frontier */
+    if (ui_layer_draws(&a->ui, &facts, UI_LAYER_SCREEN)) { /* chart, frontier, code panel */
         ui_draw(&a->ui, &facts, UI_LAYER_SCREEN, fb_width, fb_height);
     }
     if (a->req.screenshot) save_screenshot(a, fb_width, fb_height);

@@ -15,7 +15,10 @@
  *
  * Time a rung with `nbody --benchmark --variant NAME` (add --n, --p, --q
  * lists to sweep); the figures and the instruction counts of each rung are
- * in docs/PERFORMANCE.md, "The ladder".
+ * in docs/PERFORMANCE.md, "The ladder". The lines between a rung's
+ * "lecture: begin" and "lecture: end" comments are its key lines, which the
+ * code panel (') shows; sim/sim_code.list names them, and the build checks
+ * that they are there.
  */
 #include <cuda_runtime.h>
 #include <limits.h>
@@ -1218,8 +1221,8 @@ static const char WHY_NAIVE[] =
     "The starting point: one thread per body walks every other body in global memory and pays "
     "for an IEEE square root and a division in each interaction.";
 static const char WHY_SOA[] =
-    "Not faster where it counts: a warp's threads all read the same j, so scalar arrays turn one "
-    "broadcast load of a body into four and the loop issues more instructions.";
+    "Often slower: a warp's threads all read the same j, so scalar arrays turn one broadcast "
+    "load of a body into four, and the loop issues more instructions.";
 static const char WHY_RSQRT[] =
     "Faster: the hardware's approximate reciprocal square root replaces the correctly rounded "
     "square root and division with their slow-path checks, so each interaction issues fewer "
@@ -1492,11 +1495,9 @@ static sim_block clamp_warps(const variant_entry *e, int p, int q, int n,
 }
 
 /* The tree walk: one warp per group of 32, 64 or 128 bodies (1, 2 or 4 per
- * lane); other p round down to one of those (up to 32); auto by n
- * (sim_tree.h). q is unused. */
-static sim_block clamp_groups(int p, int q, int n) {
-    const int auto_p = n < SIM_TREE_GROUP_LARGE_N ? SIM_TREE_GROUP_MIN : SIM_TREE_GROUP_LARGE;
-    sim_block b = {p > 0 ? p : auto_p, 1, false, ""};
+ * lane); other p round down to one of those (up to 32). q is unused. */
+static sim_block clamp_groups(int p, int q) {
+    sim_block b = {p > 0 ? p : SIM_TREE_GROUP_AUTO, 1, false, ""};
     const int want = b.p;
     b.p = want >= SIM_TREE_GROUP_MAX ? SIM_TREE_GROUP_MAX : want >= 64 ? 64 : SIM_TREE_GROUP_MIN;
     if (b.p != want) note(&b, "p (group size) is 32, 64 or 128 bodies");
@@ -1508,7 +1509,7 @@ extern "C" sim_block sim_kernels_clamp(sim_variant v, int p, int q, int n,
                                        const sim_device_limits *lim) {
     const variant_entry *e = kernels_entry(v);
     if (e->rule == BLOCK_WARPS) return clamp_warps(e, p, q, n, lim);
-    if (e->rule == BLOCK_GROUPS) return clamp_groups(p, q, n);
+    if (e->rule == BLOCK_GROUPS) return clamp_groups(p, q);
     const int max_threads = kernel_max_threads(e, lim);
     sim_block b = {p, q, false, ""};
     if (e->rule == BLOCK_THREADS) {

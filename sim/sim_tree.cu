@@ -956,6 +956,7 @@ static __device__ int walk_group(walk_shared &s, int *stack, int base, int end, 
             const float dz = fmaxf(0.0f, fmaxf(lo[2] - cc.z, cc.z - hi[2]));
             const float d2 = dx * dx + dy * dy + dz * dz;
             accept = ch.y != 0 && d2 > cc.w;
+            /* lecture: end tree-open */
             if (inv_aa > 0.0f && accept) {
                 /* Accepted when the octupole left out is small; as a monopole
                  * when the quadrupole itself is, by mono_margin. */
@@ -966,7 +967,6 @@ static __device__ int walk_group(walk_shared &s, int *stack, int base, int end, 
             }
             open_leaf = !accept && ch.y < 0;
             open_cell = !accept && ch.y > 0;
-            /* lecture: end tree-open */
         }
         int nch = open_cell ? ch.y : 0, incl = nch;
         for (int o = 1; o < 32; o <<= 1) {

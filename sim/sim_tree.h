@@ -24,15 +24,13 @@ extern "C" {
 
 typedef struct sim_tree sim_tree;
 
-/* Group sizes (p) the walk takes: 32, 64 or 128 bodies. Auto: 32 below
- * SIM_TREE_GROUP_LARGE_N bodies, 64 from there. Smaller groups' boxes are
- * tighter, so each body sums fewer cells, but every group walks the tree
- * itself: 32 was faster while the tree's cells fit in the L2 cache, 64 at
- * larger N, and 128 slower everywhere (docs/PERFORMANCE.md, "The tree"). */
+/* Group sizes (p) the walk takes: 32, 64 or 128 bodies; auto 32. Smaller
+ * groups' boxes are tighter, so each body sums fewer cells, and the walk
+ * of one body per lane needs the fewest registers: 32 was the fastest at
+ * every N measured, 64 and 128 slower (docs/PERFORMANCE.md, "The tree"). */
 #define SIM_TREE_GROUP_MIN 32
 #define SIM_TREE_GROUP_MAX 128
-#define SIM_TREE_GROUP_LARGE 64
-#define SIM_TREE_GROUP_LARGE_N 3145728
+#define SIM_TREE_GROUP_AUTO 32
 
 /* How far below alpha |a| a cell's quadrupole pull must be for the walk to
  * drop it (sim_tree_params.monopoles). The octupole scale M side^3 that

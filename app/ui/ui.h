@@ -359,8 +359,8 @@ struct ui_state {
      * none), in rung order, for the tests. */
     float bars[UI_RUNGS_MAX][4];
     ui_frontier_drawn frontier_drawn; /* the frontier view, likewise */
-    ui_code_view code; /* the code panel, for its layout and the tests */
     ui_chart_view chart_view; /* the ladder chart's view (Shift+I) */
+    ui_code_view code; /* the code panel, for its layout and the tests */
 };
 
 /* The state without GL (keys and text work; nothing is drawn): hud shown

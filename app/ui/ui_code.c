@@ -9,8 +9,9 @@
  * of sim/'s sources (sim/sim_code.list); the diff is ui_code_diff
  * (ui_diff.c) against the previous method of sim_methods(). The panel sits
  * on the left, below the HUD and the selection panel where they are shown,
- * and keeps clear of the chart (right and low): beside it where that leaves
- * room, else above it. In a window too small for it below the HUD it covers
+ * and keeps clear of the chart (right and low) and any other overlay drawn
+ * before it (ui_code_view.drawn): beside it where that leaves room, else
+ * above or below it. In a window too small for it below the HUD it covers
  * the HUD instead, never the chart. In lecture mode it fills the lecture's
  * left column and leaves the reason to the caption. Its font reads on a
  * projector (at least fb_height / CODE_PX_PER_HEIGHT pixels, the overlays'
@@ -96,6 +97,31 @@ static bool has_box(const float b[4]) {
     return b[2] > 0 && b[3] > 0;
 }
 
+/* The room from top down to bottom (the message line below, as the chart
+ * leaves), clear of every other overlay drawn before the panel this frame
+ * (the chart, right and low; any other screen panel): beside it where that
+ * leaves the panel room, else above it (where need pixels fit, or nothing
+ * fits below), else below it. */
+static void room(const ui_code_view *v, float top, int fb_width, float bottom, float m0, float need,
+                 float *out_top, float *out_bottom, float *out_right) {
+    float right = fb_width - m0;
+    for (int k = 0; k < UI_OVERLAY_COUNT; k++) {
+        const float *b = v->drawn[k];
+        if (k == UI_OVERLAY_HUD || k == UI_OVERLAY_SELECT || k == UI_OVERLAY_CODE || !has_box(b)) {
+            continue;
+        }
+        if (b[0] >= right || b[0] + b[2] <= m0 || b[1] >= bottom || b[1] + b[3] <= top) continue;
+        if (b[0] - m0 - m0 >= CODE_MIN_BESIDE * fb_width) {
+            right = b[0] - m0; /* beside it */
+        } else if (b[1] - m0 - top >= need || b[1] + b[3] + m0 >= bottom) {
+            bottom = b[1] - m0; /* above it */
+        } else {
+            top = b[1] + b[3] + m0; /* below it */
+        }
+    }
+    *out_top = top, *out_bottom = bottom, *out_right = right;
+}
+
 void ui_code_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height) {
     render_overlay *o = ui->text;
     ui_code_view *v = &ui->code;
@@ -115,21 +141,20 @@ void ui_code_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height) 
     render_overlay_set_font_px(o, px);
     float lh = render_overlay_line_height(o);
     const float m0 = ui_margin(lh);
-    float top = m0, bottom = fb_height - m0 - 2.4f * lh; /* the message line below, as the chart */
-    float right = fb_width - m0;
+    const int need = rows + 3 < CODE_MIN_ROWS ? rows + 3 : CODE_MIN_ROWS;
+    float hud_bottom = m0;
     for (int k = 0; k < UI_OVERLAY_COUNT; k++) {
         const float *b = v->drawn[k];
         if ((k == UI_OVERLAY_HUD || k == UI_OVERLAY_SELECT) && has_box(b)) {
-            top = fmaxf(top, b[1] + b[3] + m0);
+            hud_bottom = fmaxf(hud_bottom, b[1] + b[3] + m0);
         }
     }
-    const float *chart = v->drawn[UI_OVERLAY_CHART];
-    if (has_box(chart)) {
-        if (chart[0] - m0 - m0 >= CODE_MIN_BESIDE * fb_width) {
-            right = chart[0] - m0; /* beside it */
-        } else {
-            bottom = fminf(bottom, chart[1] - m0); /* above it */
-        }
+    float top = 0, bottom = 0, right = 0;
+    room(v, hud_bottom, fb_width, fb_height - m0 - 2.4f * lh, m0, need * lh, &top, &bottom, &right);
+    /* A small window with no room below the HUD: over it, from the top
+     * (the panel was asked for; the HUD is back when it closes). */
+    if (bottom - top < need * lh && hud_bottom > m0) {
+        room(v, m0, fb_width, fb_height - m0 - 2.4f * lh, m0, need * lh, &top, &bottom, &right);
     }
     float left = m0;
     if (f->lecture.on) { /* lecture mode: its left column (ui_lecture_place) */
@@ -139,10 +164,6 @@ void ui_code_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height) 
         left = place.code.x, top = place.code.y, right = place.code.x + place.code.w;
         bottom = place.code.y + place.code.h;
     }
-    /* A small window with no room below the HUD: over it, from the top
-     * (the panel was asked for; the HUD is back when it closes). */
-    const int need = rows + 3 < CODE_MIN_ROWS ? rows + 3 : CODE_MIN_ROWS;
-    if (bottom - top < need * lh && !f->lecture.on) top = m0;
     if (bottom <= top || right <= left) return;
 
     /* The font: the wanted size, smaller (to min_px) until every row fits. */
