@@ -409,6 +409,18 @@ typedef struct app_colour {
     uint32_t gpu_generation;
 } app_colour;
 
+/* The lecture mode (app_lecture.c, --lecture): the ladder one rung per
+ * key press, then a summary step. */
+#define APP_LECTURE_CAPTION 384
+typedef struct app_lecture {
+    bool on;
+    int step;                        /* 0 .. rung_count - 1: a rung; rung_count: the summary */
+    int rung_count;                  /* the rungs on this backend, naive (reference) to the tree */
+    sim_variant rungs[UI_RUNGS_MAX]; /* in ladder order */
+    char caption[APP_LECTURE_CAPTION]; /* the step's name and why, on screen */
+    int fb_width, fb_height;         /* the last frame's picture (the layout in the status) */
+} app_lecture;
+
 /* The roofline view's device numbers (app_roof.c): read once, on the
  * first frame that asks. */
 typedef struct app_roof {
@@ -448,6 +460,8 @@ typedef struct app {
     io_status status;
     app_density density;
     app_colour colour;
+    app_lecture lecture;
+
     app_roof roof;
 } app;
 
@@ -906,6 +920,35 @@ void app_frontier_frame(app *a, ui_facts *f);
 /* The status line's "frontier" field (", \"frontier\": ..."). */
 void app_frontier_json(const app *a, char *out, size_t len);
 void app_frontier_destroy(app *a);
+
+/* ---- app_lecture.c: the lecture mode (--lecture) ------------------------- */
+
+/* In app_create, before the simulation is made: with --lecture, the first
+ * rung of this backend's ladder and (where --n is not given) the lecture's
+ * N, CONFIG_LECTURE_N_GPU or _CPU, into *resolved. */
+void app_lecture_config(config *resolved, bool cpu);
+/* After it is made: the chart and the code panel shown, the first step's
+ * caption; nothing without --lecture. */
+void app_lecture_start(app *a);
+/* The clicker's keys in lecture mode: Page Down, Right and Space go to the
+ * next step, Page Up and Left to the previous one, whatever the modifiers.
+ * true when key was one of them (then it means nothing else); always false
+ * outside lecture mode. */
+bool app_lecture_key(app *a, int key);
+/* Goes to step k (clamped to the first and the summary): its method, its
+ * panels and its caption. */
+void app_lecture_go(app *a, int k);
+/* Every frame, before the overlays' facts: the picture's size (for the
+ * layout in the status), and the step of the running method where another
+ * key (K) changed it. */
+void app_lecture_frame(app *a, int fb_width, int fb_height);
+/* What the overlays are told; the caption shown (the lecture's in lecture
+ * mode, else a --script tour's). */
+ui_lecture app_lecture_facts(const app *a);
+const char *app_lecture_caption(const app *a);
+/* The status line's "lecture" field (", \"lecture\": {...}" or null). */
+void app_lecture_json(app *a, char *out, size_t len);
+
 /* ---- app_roof.c: the ladder chart's ceilings view ----------------------- */
 
 /* The device numbers the roofline view needs for the running backend (the

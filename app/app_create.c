@@ -60,6 +60,7 @@ app *app_create(const config *cfg, int *status) {
     }
     config resolved = *cfg;
     resolved.sim.backend = start.backend;
+    app_lecture_config(&resolved, cpu); /* --lecture: its first rung and N */
     a->scene = config_scene_of(cfg);
     sim_desc desc = config_scene_desc(a->scene, &resolved, cpu, true);
     if (cfg->load && !app_snapshot_open(a, cpu, &desc)) { /* its scene, its knobs */
@@ -114,6 +115,7 @@ app *app_create(const config *cfg, int *status) {
         app_destroy(a);
         return NULL;
     }
+    app_lecture_start(a); /* --lecture: its chart, panels and first caption */
     app_first_estimate(a); /* a slow first step: said now, and shown in the first frame */
     return a;
 }

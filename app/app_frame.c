@@ -206,6 +206,7 @@ void app_frame(app *a, int fb_width, int fb_height) {
 
     if (a->cfg.profile && !a->prof.gl) a->prof.gl = render_timer_create();
     if (a->prof.gl) render_timer_begin(a->prof.gl);
+    app_lecture_frame(a, fb_width, fb_height); /* --lecture: its step follows K */
     app_ui_facts(a, &facts); /* again: who drew the sprites, and a blow-up it found */
     facts.key_help = app_key_help;
     record_offscreen(a, &view, &facts, p.body_count); /* GL draws a video's own sprites */

@@ -267,6 +267,10 @@ static const binding bindings[] = {
     {GLFW_KEY_F7, "Shift+F7", "selection histogram: radius, speed, height above the disk", NULL},
     {GLFW_KEY_F8, "F8", "clear the active selection set", NULL},
     {GLFW_KEY_Z, "Z / Shift+Z", "next / previous selection set (6)", NULL},
+    /* the lecture mode (app_lecture.c, through app_lecture_key) */
+    {GLFW_KEY_PAGE_DOWN, "PgDn, Right, Space",
+     "lecture mode (--lecture): next rung; there these keys do nothing else", NULL},
+    {GLFW_KEY_PAGE_UP, "PgUp, Left", "lecture mode (--lecture): previous rung; nothing else", NULL},
 };
 #define BINDING_COUNT ((int)(sizeof bindings / sizeof bindings[0]))
 
@@ -328,6 +332,7 @@ void app_key(app *a, int key, int mods) {
     /* + is Shift+= on most layouts: + and = both step N up. */
     if (key == GLFW_KEY_EQUAL) mods &= ~GLFW_MOD_SHIFT;
     key = canonical(key, &mods);
+    if (app_lecture_key(a, key)) return; /* --lecture: the clicker's keys mean only this */
     /* A snapshot series plays instead of the simulation: Space and . drive it. */
     if ((key == GLFW_KEY_SPACE || key == GLFW_KEY_PERIOD) &&
         app_snapshot_playback_key(a, key == GLFW_KEY_SPACE ? 0 : 1)) {

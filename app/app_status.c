@@ -70,6 +70,9 @@ void app_status_line(app *a) {
     char frontier[8192]; /* "frontier" (app_frontier.c) */
     app_frontier_json(a, frontier, sizeof frontier);
     io_status_printf(&a->status, "%s", frontier);
+    char lecture[4096]; /* "lecture" (app_lecture.c) */
+    app_lecture_json(a, lecture, sizeof lecture);
+    io_status_printf(&a->status, "%s", lecture);
     io_status_printf(
         &a->status,
         ", \"mode\": \"%s\", \"t\": %.9g, \"steps\": %lld, \"paused\": %s, \"fps\": %.4g, "

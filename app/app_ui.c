@@ -57,7 +57,7 @@ void app_ui_facts(app *a, ui_facts *f) {
         .sprites_by_cuda = a->interop.sprites_drawn,
         .sprites_auto = a->sprites.mode == CONFIG_SPRITES_AUTO && interop_cuda_sprites(&a->interop),
         .snapshot = app_snapshot_line(a),
-        .caption = a->script.caption,
+        .caption = app_lecture_caption(a), /* a --script tour's, or the lecture's */
         .campath = app_campath_line(a),
         .msg = &a->msg,
         .capturing = a->req.capturing,
@@ -65,6 +65,7 @@ void app_ui_facts(app *a, ui_facts *f) {
         .rung_count = app_ladder_rows(a),
         .device = a->ladder.device,
         .quantity = a->colour.shown,
+        .lecture = app_lecture_facts(a),
         .roof = app_roof_facts(a),
     };
 }

@@ -215,6 +215,7 @@ play-speed       real   run   0.001  1000                 0.0009    1001
 view             enum   run   contour
 density-max      real   run   1e-30  1e30                 0         1e31
 density-stretch  enum   run   linear
+lecture          switch run
 '
 
 mkdir -p "$tmp/adir" "$tmp/fixtures"
@@ -391,6 +392,10 @@ expect_bad_line "a bound orbit started past its apocentre" "--eccentricity 0.5: 
     "${tiny[@]}" --backend cpu --ic merger --pericenter 8 --eccentricity 0.5
 expect_runs "--ic merger with its orbit" "" "${tiny[@]}" --backend cpu --ic merger \
     --pericenter 5 --separation 50 --eccentricity 0.9 --retrograde
+expect_bad_line "--lecture with --benchmark" "--lecture climbs the ladder" "${bench[@]}" --lecture
+expect_bad_line "--lecture with --load" "not with --load" "${tiny[@]}" --backend cpu --lecture \
+    --load "$tmp/adir"
+expect_runs "--lecture" "" "${tiny[@]}" --backend cpu --lecture
 if "$cuda_available" >/dev/null; then
     echo "skip (--p without a GPU): there is a CUDA device"
 else

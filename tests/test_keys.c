@@ -415,6 +415,8 @@ static void check_key_names(void) {
                                        "Z / Shift+Z",
                                        "Ctrl+left drag",
                                        "Ctrl+right click",
+                                       "PgDn, Right, Space",
+                                       "PgUp, Left",
                                        "'"};
     const int count = (int)(sizeof want / sizeof want[0]);
     bool found[sizeof want / sizeof want[0]] = {false};

@@ -7,11 +7,13 @@ cpu: a script's "FRAME caption TEXT" lines reach the status JSON's
 "caption" from their frame on (the text to the end of the line, trimmed; an
 empty one clears it; keys of the same frame apply too); a caption longer
 than the limit is refused with its line number, exit 2.
-cuda: assets/tours/lecture-ladder.txt played headless (at 8,192 bodies, so
-the whole climb takes seconds): every rung from naive to the tree is
-reached, and every caption on screen names the kernel running in that
-frame ("tree: ..." while the tree runs).
-Exit 77 for cuda without a device.
+Both: assets/tours/lecture-ladder.txt played headless with --lecture (on
+the CPU at 256 bodies with its frames divided by 100; on a GPU at 8,192
+bodies as written): its Page Down presses climb every rung of the backend
+in order (naive ... fp64, tree on a GPU; the reference and the tree on the
+CPU) and reach the summary step, and the lecture's caption on screen names
+the rung running in that frame ("tree (rung 11 of 11): ..." while the tree
+runs). Exit 77 for cuda without a device.
 """
 import json
 import os
@@ -60,20 +62,30 @@ with tempfile.TemporaryDirectory() as tmp:
         res, _ = play(tmp, script, 2, 1, ["--n", "256"])
         check(res.returncode == 2 and "line 2" in res.stderr and "caption" in res.stderr,
               f"an overlong caption: exit {res.returncode}, {res.stderr.strip()[:120]!r}")
-    else:
-        last = max(int(x.split()[0]) for x in open(tour) if x.strip() and x[0] != "#")
-        res, lines = play(tmp, tour, last + 30, 10, ["--n", "8192", "--variant", "naive"])
-        check(res.returncode == 0, f"the tour runs: {res.stderr.strip()[-200:]}")
-        seen = []
-        for d in lines:
-            name = d["caption"].split(":")[0]
-            if d["caption"] and d["variant"] not in seen:
-                seen.append(d["variant"])
-            if d["caption"] and name != d["variant"]:
-                check(False, f"frame {d['frame']}: caption {d['caption'][:40]!r} while "
-                             f"{d['variant']} runs")
-        want = ["naive", "soa", "rsqrt", "tiled", "unrolled", "noif", "fma", "fast", "best",
-                "fp64", "tree"]
-        check(seen == want, f"rungs with captions, in order: {seen}")
+    # The lecture tour, with --lecture.
+    keys = [x.split() for x in open(tour) if x.strip() and x[0] != "#"]
+    check(keys and all(len(k) == 2 and k[1] == "PageDown" for k in keys),
+          f"the tour presses Page Down only: {len(keys)} lines")
+    scale = 100 if backend == "cpu" else 1
+    script = os.path.join(tmp, "tour.txt")
+    with open(script, "w") as f:
+        f.writelines(f"{int(frame) // scale} {key}\n" for frame, key in keys)
+    last = max(int(frame) for frame, _ in keys) // scale
+    every = 1 if backend == "cpu" else 10
+    n = "256" if backend == "cpu" else "8192"
+    res, lines = play(tmp, script, last + 3 * every, every, ["--n", n, "--lecture"])
+    check(res.returncode == 0, f"the tour runs: {res.stderr.strip()[-200:]}")
+    seen = []
+    for d in lines:
+        lec = d["lecture"]
+        rung = "summary" if lec["summary"] else lec["rung"]
+        if rung not in seen:
+            seen.append(rung)
+        if not lec["summary"] and lec["caption"].split(" (")[0] != d["variant"]:
+            check(False, f"frame {d['frame']}: caption {lec['caption'][:40]!r} while "
+                         f"{d['variant']} runs")
+    want = ["naive", "soa", "rsqrt", "tiled", "unrolled", "noif", "fma", "fast", "best",
+            "fp64", "tree", "summary"] if backend == "cuda" else ["reference", "tree", "summary"]
+    check(seen == want, f"the steps, in order: {seen}")
 
 done("test_tour")

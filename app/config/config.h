@@ -96,6 +96,14 @@ bool config_sprites_parse(const char *s, config_sprites *out);
 #define CONFIG_HEADLESS_FRAMES 60 /* --frames without a window, when not given */
 /* A series' playback speed in snapshots per second: --play-speed's default
  * (its help says "1") and range; 9 and 0 keep it in the range. */
+/* --lecture's N where --n is not given: on a GPU the DLI assessment's
+ * larger N, where every rung runs at a frame rate a class can watch; on the
+ * CPU backend one whose exact sum steps in a frame. Written as literals so
+ * the help's text is made from them (CONFIG_TEXT). */
+#define CONFIG_LECTURE_N_GPU 65536
+#define CONFIG_LECTURE_N_CPU 2048
+#define CONFIG_TEXT_(x) #x
+#define CONFIG_TEXT(x) CONFIG_TEXT_(x)
 #define CONFIG_PLAY_SPEED 1.0
 #define CONFIG_PLAY_SPEED_MIN 0.001
 #define CONFIG_PLAY_SPEED_MAX 1000.0
@@ -151,6 +159,7 @@ typedef struct config {
     const char *camera_path; /* --camera-path FILE: keyframes flown from frame 0, or NULL */
     bool progress;    /* --progress: the headless progress line even into a file */
     bool profile;     /* --profile: at exit, where each frame's time went */
+    bool lecture;     /* --lecture: the lecture mode (app/app_lecture.c) */
 } config;
 
 /* What config_parse found. */

@@ -56,6 +56,8 @@ enum option_id {
     O_VIEW,
     O_DENSITY_MAX,
     O_DENSITY_STRETCH,
+    /* the lecture mode (app/app_lecture.c) */
+    O_LECTURE,
     O_COUNT
 };
 
@@ -146,6 +148,11 @@ static const option_spec options[] = {
      "units otherwise); the lower end is 10^-4 of it (Y / Shift+Y)"},
     {O_DENSITY_STRETCH, "density-stretch", "log|asinh", TEXT, 0, 0, "log",
      "density view: the colour map's stretch (Ctrl+Y on the auto range toggles it)"},
+    {O_LECTURE, "lecture", NULL, SWITCH, 0, 0, "off",
+     "lecture mode: the kernel ladder one rung per key (PgDn, Right, Space next; PgUp, Left "
+     "back), the chart and the code panel laid out for a projector; from the first rung at "
+     "--n (default: " CONFIG_TEXT(CONFIG_LECTURE_N_GPU) " on a GPU, " CONFIG_TEXT(
+         CONFIG_LECTURE_N_CPU) " on the CPU)"},
 };
 _Static_assert(sizeof options / sizeof options[0] == O_COUNT, "one spec per option id");
 
@@ -458,6 +465,9 @@ static int apply(config *c, const option_spec *o, const char *v) {
         }
         c->density_asinh = strcmp(v, "asinh") == 0;
         break;
+    case O_LECTURE:
+        c->lecture = true;
+        break;
     case O_HELP:
     case O_HELP_MARKDOWN:
     case O_COUNT:
@@ -631,6 +641,11 @@ static int check_combinations(config *c, const bool *given) {
     }
     if (c->encode && !c->record) {
         return bad("add --record FILE.mp4", "--encode %s needs --record", c->encode);
+    }
+    if (c->lecture && (c->benchmark || c->load)) { /* the lecture steps a simulation */
+        return bad(c->benchmark ? "drop --lecture, or --benchmark" : "drop --lecture, or --load",
+                   "--lecture climbs the ladder on a running simulation: not with %s",
+                   c->benchmark ? "--benchmark" : "--load");
     }
     const int rc = check_recording(c, given);
     if (rc) return rc;

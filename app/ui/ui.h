@@ -169,6 +169,37 @@ bool ui_colorbar_box(float w, float h, float m, int fb_width, int fb_height, flo
  * palette's places; returns how many (at most UI_TICKS_MAX). */
 int ui_colorbar_ticks(const ui_density *d, ui_tick *out);
 
+/* ---- the lecture mode (--lecture; app/app_lecture.c steps it) ----------- */
+
+typedef struct ui_rect {
+    float x, y, w, h; /* framebuffer pixels, from the top left */
+} ui_rect;
+
+/* What the overlays are told of the lecture: which step of how many. */
+typedef struct ui_lecture {
+    bool on;          /* --lecture */
+    int step, steps;  /* 0-based; steps: the rungs on this backend and the summary */
+    const char *rung; /* the running rung's name */
+    bool summary;     /* the last step: the whole ladder at once */
+} ui_lecture;
+
+/* Where the panels go in lecture mode: the compact HUD across the top, the
+ * code panel left, the chart right, the caption and the message line at
+ * the bottom, and between the two columns the subject, where the lens puts
+ * the bodies and no panel reaches. font_px: the text size of every panel,
+ * at least UI_LECTURE_FONT_SHARE of the picture's height (a projector's
+ * back row), or the wanted size (ui_font_px) where that is larger. */
+typedef struct ui_lecture_layout {
+    float font_px;
+    ui_rect hud, code, chart, caption, message, subject;
+} ui_lecture_layout;
+#define UI_LECTURE_FONT_SHARE (1.0f / 45.0f)
+#define UI_LECTURE_CODE_SHARE 0.33f  /* of the width: the code panel */
+#define UI_LECTURE_CHART_SHARE 0.37f /* of the width: the chart */
+/* A pure function of the picture's size and the wanted text size (no GL):
+ * every rectangle inside the picture, none overlapping another. */
+void ui_lecture_place(int fb_width, int fb_height, float want_px, ui_lecture_layout *out);
+bool ui_rect_overlap(ui_rect a, ui_rect b);
 /* The roofline view's device numbers (ui_roofline.c); NULL where unknown:
  * gpu on the CUDA backend, cpu on the CPU backend. */
 typedef struct ui_roof {
@@ -219,10 +250,15 @@ typedef struct ui_facts {
     ui_density density; /* the density view's colour bar */
     ui_quantity quantity; /* the colour mode's quantity, for the legend */
     ui_frontier frontier; /* the tree's frontier (Shift+X) */
+    ui_lecture lecture;   /* --lecture: the panels in its layout, the HUD compact */
     ui_roof roof;         /* the ladder chart's ceilings view: the device's numbers */
     /* the help's key lines: fills label and text for binding i, false past the end */
     bool (*key_help)(int i, char *label, size_t label_len, char *text, size_t text_len);
 } ui_facts;
+
+/* ui_lecture_place with the text size the overlays want for f (its
+ * screen's scale and --hud-scale). */
+void ui_lecture_layout_of(const ui_facts *f, int fb_width, int fb_height, ui_lecture_layout *out);
 
 /* ---- the overlays -------------------------------------------------------- */
 

@@ -54,6 +54,30 @@ static void step_time(double ms, char *out, size_t len) {
     }
 }
 
+/* Rung i's figures as its bar shows them: rate, step time, speedups. */
+static void row_text(const ui_rung *rungs, int i, const double *rates, const double *vs_prev,
+                     const double *vs_first, char *line, size_t len) {
+    const ui_rung *r = &rungs[i];
+    char rate[32], ms[32], sp[96] = "";
+    sci(rates[i], rate, sizeof rate);
+    step_time(r->ms, ms, sizeof ms);
+    if (i > 0) {
+        char prev[40] = "", first[40] = "";
+        if (vs_prev[i] > 0) {
+            snprintf(prev, sizeof prev, "   ×%.3g vs %s", vs_prev[i], rungs[i - 1].name);
+        }
+        if (i > 1 && vs_first[i] > 0) {
+            snprintf(first, sizeof first, "   ×%.3g vs %s", vs_first[i], rungs[0].name);
+        }
+        snprintf(sp, sizeof sp, "%s%s", prev, first);
+    }
+    snprintf(line, len, "%s/s  %s%s%s", rate, ms,
+             !r->live     ? ""
+             : r->current ? " (running)"
+                          : " (its last run)",
+             sp);
+}
+
 void ui_chart_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height) {
     render_overlay *o = ui->text;
     memset(ui->bars, 0, sizeof ui->bars);
@@ -74,14 +98,12 @@ void ui_chart_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height)
     const double lo10 = hi > 0 ? floor(log10(lo)) - (lo == hi ? 1 : 0) : 0;
     const double hi10 = hi > 0 ? log10(hi) : 1;
 
-    render_overlay_set_font_px(o, ui_font_px(f));
-    const float lh = render_overlay_line_height(o), pad = 0.6f * lh, row = 1.45f * lh;
-    const float margin = 0.6f * lh;
-    float label_w = 0;
-    for (int i = 0; i < count; i++) {
-        label_w = fmaxf(label_w, render_overlay_text_width(o, rungs[i].name));
-    }
-    label_w += lh;
+    /* In lecture mode the chart fills its place in the lecture's layout:
+     * the heading wrapped to its width, the text smaller where the bars'
+     * figures or the rows would not fit. */
+    ui_lecture_layout place = {0};
+    if (f->lecture.on) ui_lecture_layout_of(f, fb_width, fb_height, &place);
+    float px = f->lecture.on ? place.font_px : ui_font_px(f);
     char n[32], line[512];
     base_commas(p.body_count, n, sizeof n);
     snprintf(line, sizeof line, "The ladder at N = %s, measured live on %.300s", n,
@@ -93,19 +115,63 @@ void ui_chart_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height)
         "the kernel ladder is a GPU feature; the CPU backend has the exact reference and the tree",
     };
     const float *const colors[] = {UI_WHITE, UI_DIM, UI_DIM, UI_WARN};
-    const int head = cpu ? 4 : 3;
-    float text_w = 0;
-    for (int i = 0; i < head; i++) text_w = fmaxf(text_w, render_overlay_text_width(o, lines[i]));
-    const float w = fminf(fb_width - 2 * margin, fmaxf(0.5f * fb_width, text_w + 2 * pad));
-    const float h = 2 * pad + lh * head + 0.4f * lh + row * count + 1.2f * lh;
-    /* Right and low, above the message line: clear of the HUD where the screen allows. */
-    const float x = fb_width - margin - w, y = fmaxf(margin, fb_height - margin - 2.4f * lh - h);
+    ui_lines heading = {.count = 0};
+    float lh = 0, pad = 0, row = 0, margin = 0, label_w = 0, w = 0, h = 0, x = 0, y = 0;
+    for (int attempt = 0; attempt < 8; attempt++) {
+        render_overlay_set_font_px(o, px);
+        lh = render_overlay_line_height(o), pad = 0.6f * lh, row = 1.45f * lh;
+        margin = 0.6f * lh;
+        label_w = 0;
+        for (int i = 0; i < count; i++) {
+            label_w = fmaxf(label_w, render_overlay_text_width(o, rungs[i].name));
+        }
+        label_w += lh;
+        heading.count = 0;
+        float text_w = 0;
+        for (int i = 0; i < (cpu ? 4 : 3); i++) {
+            const ui_line one = {.color = colors[i]};
+            ui_line *l = &heading.line[heading.count];
+            if (f->lecture.on) {
+                ui_line full = one;
+                snprintf(full.text, sizeof full.text, "%s", lines[i]);
+                ui_wrap(o, &full, place.chart.w - 2 * pad, 1, 2, &heading);
+            } else {
+                *l = one;
+                snprintf(l->text, sizeof l->text, "%s", lines[i]);
+                heading.count++;
+            }
+        }
+        for (int i = 0; i < heading.count; i++) {
+            text_w = fmaxf(text_w, render_overlay_text_width(o, heading.line[i].text));
+        }
+        h = 2 * pad + lh * heading.count + 0.4f * lh + row * count + 1.2f * lh;
+        if (!f->lecture.on) {
+            w = fminf(fb_width - 2 * margin, fmaxf(0.5f * fb_width, text_w + 2 * pad));
+            /* Right and low, above the message line: clear of the HUD where the screen allows. */
+            x = fb_width - margin - w, y = fmaxf(margin, fb_height - margin - 2.4f * lh - h);
+            break;
+        }
+        w = place.chart.w, x = place.chart.x, y = place.chart.y;
+        float rows_w = 0;
+        for (int i = 0; i < count; i++) {
+            if (rungs[i].status != UI_RUNG_OK) continue;
+            char figures[256];
+            row_text(rungs, i, rates, vs_prev, vs_first, figures, sizeof figures);
+            rows_w = fmaxf(rows_w, render_overlay_text_width(o, figures));
+        }
+        const float need = fmaxf(label_w + 0.4f * lh + rows_w, text_w) + 2 * pad;
+        const float shrink = fminf(w / need, place.chart.h / h);
+        if (shrink >= 1 || px <= UI_MIN_PX) break;
+        px = fmaxf(UI_MIN_PX, floorf(px * fmaxf(0.8f, shrink)));
+    }
+    const int head = heading.count;
     const float bar_x = x + pad + label_w, bar_w = w - 2 * pad - label_w;
 
     render_overlay_begin(o, fb_width, fb_height);
     render_overlay_rect(o, x, y, w, h, CHART_PANEL);
     for (int i = 0; i < head; i++) {
-        render_overlay_text(o, x + pad, y + pad + lh * i, colors[i], lines[i]);
+        render_overlay_text(o, x + pad, y + pad + lh * i, heading.line[i].color,
+                            heading.line[i].text);
     }
     const float top = y + pad + lh * head + 0.4f * lh;
     /* Decade lines under the bars. */
@@ -143,24 +209,7 @@ void ui_chart_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height)
         const float len = fmaxf(2, bar_w * (float)fmin(fmax(frac, 0), 1));
         render_overlay_rect(o, bar_x, ry, len, bh, r->current ? CURRENT : BAR);
         ui->bars[i][0] = bar_x, ui->bars[i][1] = ry, ui->bars[i][2] = len, ui->bars[i][3] = bh;
-        char rate[32], ms[32], sp[96] = "";
-        sci(rates[i], rate, sizeof rate);
-        step_time(r->ms, ms, sizeof ms);
-        if (i > 0) {
-            char prev[40] = "", first[40] = "";
-            if (vs_prev[i] > 0) {
-                snprintf(prev, sizeof prev, "   ×%.3g vs %s", vs_prev[i], rungs[i - 1].name);
-            }
-            if (i > 1 && vs_first[i] > 0) {
-                snprintf(first, sizeof first, "   ×%.3g vs %s", vs_first[i], rungs[0].name);
-            }
-            snprintf(sp, sizeof sp, "%s%s", prev, first);
-        }
-        snprintf(line, sizeof line, "%s/s  %s%s%s", rate, ms,
-                 !r->live     ? ""
-                 : r->current ? " (running)"
-                              : " (its last run)",
-                 sp);
+        row_text(rungs, i, rates, vs_prev, vs_first, line, sizeof line);
         render_overlay_text(o, tx, ty, UI_WHITE, line);
     }
     render_overlay_end(o);

@@ -12,9 +12,11 @@
  * and keeps clear of the chart (right and low) and any other overlay drawn
  * before it (ui_code_view.drawn): beside it where that leaves room, else
  * above or below it. In a window too small for it below the HUD it covers
- * the HUD instead, never the chart. Its font reads on a projector (at least
- * fb_height / CODE_PX_PER_HEIGHT pixels, the overlays' size where that is
- * larger); long lines end in an ellipsis at the panel's edge.
+ * the HUD instead, never the chart. In lecture mode it fills the lecture's
+ * left column and leaves the reason to the caption. Its font reads on a
+ * projector (at least fb_height / CODE_PX_PER_HEIGHT pixels, the overlays'
+ * size where that is larger); long lines end in an ellipsis at the panel's
+ * edge.
  */
 #include <math.h>
 #include <stdio.h>
@@ -154,7 +156,15 @@ void ui_code_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height) 
     if (bottom - top < need * lh && hud_bottom > m0) {
         room(v, m0, fb_width, fb_height - m0 - 2.4f * lh, m0, need * lh, &top, &bottom, &right);
     }
-    if (bottom <= top || right <= m0) return;
+    float left = m0;
+    if (f->lecture.on) { /* lecture mode: its left column (ui_lecture_place) */
+        ui_lecture_layout place;
+        ui_lecture_layout_of(f, fb_width, fb_height, &place);
+        px = fmaxf(px, place.font_px);
+        left = place.code.x, top = place.code.y, right = place.code.x + place.code.w;
+        bottom = place.code.y + place.code.h;
+    }
+    if (bottom <= top || right <= left) return;
 
     /* The font: the wanted size, smaller (to min_px) until every row fits. */
     char title[256];
@@ -171,7 +181,7 @@ void ui_code_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height) 
         pad = 0.6f * lh;
         mark_w = 0.35f * lh;
         const float gutter = mark_w + 0.5f * lh;
-        const float max_w = right - m0 - 2 * pad;
+        const float max_w = right - left - 2 * pad;
         w = render_overlay_text_width(o, title);
         char line[CODE_LINE_BYTES];
         for (int i = 0; i < rows && line_of(code, i, line, sizeof line); i++) {
@@ -181,7 +191,8 @@ void ui_code_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height) 
         why.count = 0;
         const ui_line reason = {.color = UI_WHITE};
         ui_line r = reason;
-        snprintf(r.text, sizeof r.text, "%s", m->why ? m->why : "");
+        /* (In lecture mode the caption says why.) */
+        snprintf(r.text, sizeof r.text, "%s", m->why && !f->lecture.on ? m->why : "");
         if (r.text[0]) ui_wrap(o, &r, w, 1, 0, &why);
         const float h = 2 * pad + lh * (1 + why.count) + 0.4f * lh + lh * rows;
         if (h <= bottom - top || px <= min_px) break;
@@ -192,7 +203,7 @@ void ui_code_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height) 
     const int room = (int)((bottom - top - 2 * pad - lh * (1 + why.count) - 0.4f * lh) / lh);
     int shown = rows <= room ? rows : (room > 1 ? room - 1 : 0);
     const float h = 2 * pad + lh * (1 + why.count) + 0.4f * lh + lh * (shown + (shown < rows));
-    const float x = m0, y = top;
+    const float x = left, y = top;
 
     render_overlay_begin(o, fb_width, fb_height);
     render_overlay_rect(o, x, y, w + 2 * pad, h, CODE_PANEL);

@@ -108,8 +108,11 @@ void ui_frontier_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heig
     /* Below the HUD (its bottom: where the selection panel would go). */
     float hud_x, hud_bottom;
     ui_select_place(ui, f, fb_width, fb_height, &hud_x, &hud_bottom);
-    render_overlay_set_font_px(o, ui_font_px(f));
-    const float lh = render_overlay_line_height(o), pad = 0.6f * lh, m = ui_margin(lh);
+    /* In lecture mode: the left column of its layout, the text smaller
+     * where the heading would not fit its width. */
+    ui_lecture_layout lecture = {0};
+    if (f->lecture.on) ui_lecture_layout_of(f, fb_width, fb_height, &lecture);
+    render_overlay_set_font_px(o, f->lecture.on ? lecture.font_px : ui_font_px(f));
 
     /* Ranges from the points and the exact line. */
     double x_lo = INFINITY, x_hi = 0, y_lo = INFINITY, y_hi = 0;
@@ -128,12 +131,20 @@ void ui_frontier_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heig
     snprintf(line, sizeof line, "Tree frontier at N = %s on %.300s, on a copy of the bodies", n,
              fr->device ? fr->device : "this machine");
     const char *sub = "quadrupoles always: the multipole order has no choice, so no series of it";
-    const float text_w =
-        fmaxf(render_overlay_text_width(o, line), render_overlay_text_width(o, sub));
+    float text_w = fmaxf(render_overlay_text_width(o, line), render_overlay_text_width(o, sub));
+    if (f->lecture.on) {
+        const float wide = 1.2f * (text_w + render_overlay_line_height(o)) / lecture.code.w;
+        if (wide > 1) render_overlay_set_font_px(o, fmaxf(UI_MIN_PX, lecture.font_px / wide));
+        text_w = fmaxf(render_overlay_text_width(o, line), render_overlay_text_width(o, sub));
+    }
+    const float lh = render_overlay_line_height(o), pad = 0.6f * lh, m = ui_margin(lh);
     const float bottom = fb_height - m - 2.4f * lh; /* above the message line */
-    const float w = fminf(fmaxf(text_w + 2 * pad, 34 * lh), 0.5f * fb_width - 1.5f * m);
-    const float h = fminf(28 * lh, fmaxf(bottom - hud_bottom, 14 * lh));
-    const float x = m, y = fmaxf(m, bottom - h);
+    float w = fminf(fmaxf(text_w + 2 * pad, 34 * lh), 0.5f * fb_width - 1.5f * m);
+    float h = fminf(28 * lh, fmaxf(bottom - hud_bottom, 14 * lh));
+    float x = m, y = fmaxf(m, bottom - h);
+    if (f->lecture.on) {
+        w = lecture.code.w, h = lecture.code.h, x = lecture.code.x, y = lecture.code.y;
+    }
     drawn->panel[0] = x, drawn->panel[1] = y, drawn->panel[2] = w, drawn->panel[3] = h;
 
     render_overlay_begin(o, fb_width, fb_height);

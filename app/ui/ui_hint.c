@@ -53,8 +53,38 @@ bool ui_rec_text(const ui_facts *f, char *out, size_t len) {
     return true;
 }
 
+/* Lecture mode: the caption in its place, wrapped to two lines at most,
+ * each centred. */
+static void lecture_caption(ui_state *ui, const ui_facts *f, int fb_width, int fb_height) {
+    render_overlay *o = ui->text;
+    ui_lecture_layout P;
+    ui_lecture_layout_of(f, fb_width, fb_height, &P);
+    render_overlay_set_font_px(o, P.font_px);
+    const float lh = render_overlay_line_height(o), pad = 0.5f * lh;
+    ui_lines one = {.count = 0}, l = {.count = 0};
+    ui_add(&one, UI_WHITE, "%s", f->caption);
+    ui_wrap(o, &one.line[0], P.caption.w - 2 * pad, 1, 0, &l);
+    if (l.count > 2) l.count = 2;
+    float w = 0;
+    for (int i = 0; i < l.count; i++) w = fmaxf(w, render_overlay_text_width(o, l.line[i].text));
+    const float x = P.caption.x + 0.5f * (P.caption.w - w - 2 * pad);
+    const float y = P.caption.y + P.caption.h - (l.count * lh + 2 * pad);
+    render_overlay_begin(o, fb_width, fb_height);
+    render_overlay_rect(o, x, y, w + 2 * pad, l.count * lh + 2 * pad, UI_PANEL);
+    for (int i = 0; i < l.count; i++) {
+        const float tw = render_overlay_text_width(o, l.line[i].text);
+        render_overlay_text(o, x + pad + 0.5f * (w - tw), y + pad + lh * i, UI_WHITE,
+                            l.line[i].text);
+    }
+    render_overlay_end(o);
+}
+
 void ui_caption_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height) {
     if (!f->caption || !f->caption[0]) return;
+    if (f->lecture.on) {
+        lecture_caption(ui, f, fb_width, fb_height);
+        return;
+    }
     render_overlay *o = ui->text; /* at the size the HUD or the help last set */
     render_overlay_begin(o, fb_width, fb_height);
     const float lh = render_overlay_line_height(o), m = ui_margin(lh), pad = 0.5f * lh;

@@ -134,7 +134,33 @@ static void playback_lines(const ui_facts *f, ui_lines *l) {
     if (f->campath && f->campath[0]) ui_add(l, UI_KEY, "%s", f->campath);
 }
 
+/* Lecture mode (--lecture): two lines, the step and the clicker's keys,
+ * then the running rung's figures; a warning only when there is one. */
+static void lecture_lines(const ui_facts *f, ui_lines *l) {
+    const ui_lecture *k = &f->lecture;
+    const sim_params p = sim_get_params(f->sim);
+    const sim_method *m = sim_get_method(f->sim);
+    char n[32];
+    base_commas(p.body_count, n, sizeof n);
+    const bool last = k->step + 1 >= k->steps;
+    ui_add(l, UI_KEY, "%s   step %d of %d   %s", k->summary ? "the whole ladder" : k->rung,
+           k->step + 1, k->steps,
+           last ? "PgUp back (the last step)" : "PgDn next rung   PgUp back");
+    char where[16] = "CPU";
+    if (p.backend == SIM_BACKEND_CUDA) {
+        snprintf(where, sizeof where, p.gpus > 1 ? "%d GPUs" : "GPU", p.gpus);
+    }
+    ui_add(l, UI_WHITE, "%s bodies   %s %s %s   %.3f ms/step   %.3g interactions/s%s   %.0f fps", n,
+           m->fp64 ? "FP64" : "FP32", where, m->name, sim_last_step_ms(f->sim),
+           f->interactions_per_s, m->exact ? "" : " evaluated", f->fps);
+    if (f->blown_up) ui_add(l, UI_WARN, "NaN/Inf positions: paused. R re-seeds");
+}
+
 void ui_hud_lines(const ui_facts *f, ui_lines *l) {
+    if (f->lecture.on) {
+        lecture_lines(f, l);
+        return;
+    }
     if (f->playback.on) {
         playback_lines(f, l);
         return;
@@ -441,13 +467,51 @@ static void fit_lens(hud_layout *L, float right_px, float bottom_px, float lh, i
  * HUD_MAX_HEIGHT of the window; then the lens that centres the scene in the
  * part of the window the panel (and the selection panel below it)
  * leaves free. Sets the overlay's font. */
+/* Lecture mode: the compact lines in the layout's HUD box, and the lens on
+ * its subject (whether the HUD is shown or not: the chart and the code
+ * panel keep their places). */
+static void lecture_layout(ui_state *ui, const ui_facts *f, int fb_width, int fb_height,
+                           hud_layout *L) {
+    ui_lecture_layout P;
+    ui_lecture_layout_of(f, fb_width, fb_height, &P);
+    const float side = (float)(fb_width < fb_height ? fb_width : fb_height);
+    L->lens_scale = fminf(1.0f, fmaxf(0.05f, fminf(P.subject.w, P.subject.h) / side));
+    L->lens_center[0] = P.subject.x + 0.5f * P.subject.w;
+    L->lens_center[1] = P.subject.y + 0.5f * P.subject.h;
+    L->font_px = P.font_px;
+    render_overlay *o = ui->text;
+    if (!o || !L->panel) return;
+    render_overlay_set_font_px(o, P.font_px);
+    const float lh = render_overlay_line_height(o), pad = 0.5f * lh;
+    ui_lines raw = {.count = 0};
+    ui_hud_lines(f, &raw);
+    for (int i = 0; i < raw.count; i++) {
+        ui_wrap(o, &raw.line[i], P.hud.w - 2 * pad, 1, 4, &L->lines);
+    }
+    const int fit = (int)((P.hud.h - 2 * pad) / lh + 0.01f);
+    L->text_rows = L->lines.count < fit ? L->lines.count : fit;
+    float w = 0;
+    for (int i = 0; i < L->text_rows; i++) {
+        w = fmaxf(w, render_overlay_text_width(o, L->lines.line[i].text));
+    }
+    L->x = P.hud.x;
+    L->y = P.hud.y;
+    L->w = fminf(w + 2 * pad, P.hud.w);
+    L->h = lh * L->text_rows + 2 * pad;
+}
+
 static void layout(ui_state *ui, const ui_facts *f, int fb_width, int fb_height, hud_layout *L) {
     *L = (hud_layout){.lens_scale = 0};
     render_overlay *o = ui->text;
     const float want = ui_font_px(f);
     L->panel = ui->shown[UI_OVERLAY_HUD] && !ui->shown[UI_OVERLAY_HELP];
     L->font_px = want; /* the help starts from it too */
-    if (!o || fb_width <= 0 || fb_height <= 0) return;
+    if (fb_width <= 0 || fb_height <= 0) return;
+    if (f->lecture.on) {
+        lecture_layout(ui, f, fb_width, fb_height, L);
+        return;
+    }
+    if (!o) return;
     if (!L->panel) { /* the selection panel alone, top left, at the wanted size */
         if (!ui->shown[UI_OVERLAY_SELECT]) return;
         render_overlay_set_font_px(o, want);
@@ -599,6 +663,11 @@ void ui_hud_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height) {
     ui_lines shown = L.lines;
     shown.count = L.text_rows;
     const float lh = render_overlay_line_height(o), pad = 0.5f * lh;
+    if (f->lecture.on) { /* compact: the lines alone */
+        ui_panel(o, L.x, L.y, &shown, L.w - 2 * pad, 0);
+        render_overlay_end(o);
+        return;
+    }
     ui_panel(o, L.x, L.y, &shown, L.w - 2 * pad, PANEL_ROWS_BELOW);
     /* The scale bar: a line with end ticks, its length beside it. */
     const float bx = L.x + pad, by = L.y + pad + lh * L.text_rows;
@@ -627,6 +696,21 @@ bool ui_message_shown(const ui_state *ui, const ui_facts *f) {
 void ui_message_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height) {
     if (!ui_message_shown(ui, f)) return;
     render_overlay *o = ui->text; /* at the size the HUD or the help last set */
+    /* Lecture mode: one line, in the lecture's place for it. */
+    if (f->lecture.on) {
+        ui_lecture_layout P;
+        ui_lecture_layout_of(f, fb_width, fb_height, &P);
+        render_overlay_set_font_px(o, P.font_px);
+        render_overlay_begin(o, fb_width, fb_height);
+        const float pad = 0.5f * render_overlay_line_height(o);
+        ui_lines one = {.count = 0}, l = {.count = 0};
+        ui_add(&one, UI_WHITE, "%s", f->msg->text);
+        ui_wrap(o, &one.line[0], P.message.w - 2 * pad, 1, 2, &l);
+        l.count = l.count > 1 ? 1 : l.count;
+        ui_panel(o, P.message.x, P.message.y, &l, 0, 0);
+        render_overlay_end(o);
+        return;
+    }
     render_overlay_begin(o, fb_width, fb_height);
     const float lh = render_overlay_line_height(o), margin = ui_margin(lh);
     ui_lines one = {.count = 0}, l = {.count = 0};

@@ -188,8 +188,10 @@ void ui_roofline_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heig
     }
 
     /* The text: a title, the running rung's place, the formulas. */
-    render_overlay_set_font_px(o, ui_font_px(f));
-    const float lh = render_overlay_line_height(o), pad = 0.6f * lh, margin = 0.6f * lh;
+    ui_lecture_layout lecture = {0}; /* lecture mode: the chart's place in its layout */
+    if (f->lecture.on) ui_lecture_layout_of(f, fb_width, fb_height, &lecture);
+    render_overlay_set_font_px(o, f->lecture.on ? lecture.font_px : ui_font_px(f));
+    float lh = render_overlay_line_height(o), pad = 0.6f * lh, margin = 0.6f * lh;
     char nb[32], rate[32], bound[32];
     base_commas(n, nb, sizeof nb);
     ui_lines l = {.count = 0};
@@ -253,12 +255,22 @@ void ui_roofline_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heig
     for (int i = 0; i < l.count; i++) {
         text_w = fmaxf(text_w, render_overlay_text_width(o, l.line[i].text));
     }
-    const float w = fminf(fb_width - 2 * margin, fmaxf(0.55f * fb_width, text_w + 2 * pad));
+    float w = fminf(fb_width - 2 * margin, fmaxf(0.55f * fb_width, text_w + 2 * pad));
     const float plot_h = fmaxf(8 * lh, 0.4f * fb_height);
-    const float h = fminf(2 * pad + lh * (l.count + 1.6f) + plot_h,
-                          fb_height - 2 * margin - 2.4f * lh);
+    float h = fminf(2 * pad + lh * (l.count + 1.6f) + plot_h, fb_height - 2 * margin - 2.4f * lh);
     /* Right and low, above the message line, as the bars: clear of the HUD. */
-    const float x = fb_width - margin - w, y = fmaxf(margin, fb_height - margin - 2.4f * lh - h);
+    float x = fb_width - margin - w, y = fmaxf(margin, fb_height - margin - 2.4f * lh - h);
+    if (f->lecture.on) { /* its box, the lines wrapped to it, smaller until a plot fits */
+        x = lecture.chart.x, y = lecture.chart.y, w = lecture.chart.w, h = lecture.chart.h;
+        const ui_lines all = l;
+        for (float px = lecture.font_px;; px = fmaxf(UI_MIN_PX, floorf(0.9f * px))) {
+            render_overlay_set_font_px(o, px);
+            lh = render_overlay_line_height(o), pad = 0.6f * lh;
+            l.count = 0;
+            for (int i = 0; i < all.count; i++) ui_wrap(o, &all.line[i], w - 2 * pad, 1, 2, &l);
+            if (2 * pad + lh * (l.count + 1.6f) + 8 * lh <= h || px <= UI_MIN_PX) break;
+        }
+    }
     render_overlay_begin(o, fb_width, fb_height);
     render_overlay_rect(o, x, y, w, h, PANEL);
     for (int i = 0; i < l.count; i++) {
