@@ -204,7 +204,27 @@ static void check_help(void) {
     free(usage);
 }
 
+/* Every rung's caption, as the lecture writes it ("NAME (rung K of N):
+ * WHY"), fits one line of the UI's before it is wrapped: a longer one
+ * would lose its end on screen (tiled's did, when a line held 200 bytes). */
+static void check_captions(void) {
+    const sim_backend backends[] = {SIM_BACKEND_CUDA, SIM_BACKEND_CPU};
+    for (int b = 0; b < 2; b++) {
+        sim_variant v[UI_RUNGS_MAX];
+        const int count = sim_methods(backends[b], v, UI_RUNGS_MAX);
+        for (int i = 0; i < count; i++) {
+            const sim_method *m = sim_method_of(backends[b], v[i]);
+            char caption[2 * UI_LINE_MAX];
+            const int len = snprintf(caption, sizeof caption, "%s (rung %d of %d): %s", m->name,
+                                     count, count, m->why ? m->why : m->description);
+            CHECK(len < UI_LINE_MAX, "%s's caption is %d bytes, a UI line holds %d", m->name,
+                  len, UI_LINE_MAX - 1);
+        }
+    }
+}
+
 int main(void) {
+    check_captions();
     const int sizes[][2] = {{1920, 1080}, {1280, 720}, {3840, 2160}, {1024, 768}, {1366, 768}};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         check_layout(sizes[i][0], sizes[i][1]);

@@ -146,7 +146,7 @@ def main():
             done("test_lecture_view")
         steps = [(rungs[0], rungs[0]), (rungs[1], rungs[1]),
                  ("whole ladder" if last else rungs[2], rungs[2])]
-        for shot, (caption, running) in zip(shots, steps):
+        for shot, frame, (caption, running) in zip(shots, (2, 5, 8), steps):
             pic = png_decode(os.path.join(tmp, shot))
             chart = layout["chart"]
             if caption == "whole ladder":  # the summary: the ladder on its ceilings
@@ -185,6 +185,12 @@ def main():
                   f"{s[2] / 4:.0f}")
             text = ocr(pic, layout["caption"], tmp, shot + "-caption")
             check(caption in text, f"{shot}: the caption reads {text[:90]!r}, wants {caption!r}")
+            # ... whole: its last word is on screen (a long why is set
+            # smaller rather than cut off).
+            last_word = "".join(c for c in lines[frame]["lecture"]["caption"].split()[-1]
+                                if c.isalnum())
+            check(last_word in text, f"{shot}: the caption ends {text[-60:]!r}, wants its last "
+                  f"word {last_word!r}")
             # The left column: the tree's frontier at the tree, else the
             # code panel headed by the rung's name.
             text = ocr(pic, layout["code"], tmp, shot + "-code")

@@ -284,6 +284,10 @@ typedef enum ui_overlay_id {
 #define UI_SPARK_SAMPLES 256 /* samples of the energy error the sparkline keeps (a ring) */
 #define UI_TREE_LEVELS 21    /* the deepest level of cells read from the tree */
 #define UI_RUNGS_MAX 32      /* bars the ladder chart draws at most */
+/* Bytes of one line of text an overlay lays out, its end included: a whole
+ * lecture caption (a rung's name and its why, app_lecture.c) before it is
+ * wrapped. */
+#define UI_LINE_MAX 400
 
 typedef struct ui_spark {
     double t[UI_SPARK_SAMPLES];  /* simulated time of the sample */

@@ -16,6 +16,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "ui_internal.h"
 
@@ -53,18 +54,32 @@ bool ui_rec_text(const ui_facts *f, char *out, size_t len) {
     return true;
 }
 
-/* Lecture mode: the caption in its place, wrapped to two lines at most,
- * each centred. */
+/* Lecture mode: the caption in its place, wrapped to two lines, each
+ * centred. One that needs more is set smaller, down to three quarters of
+ * the layout's size; past that its second line ends in an ellipsis. */
 static void lecture_caption(ui_state *ui, const ui_facts *f, int fb_width, int fb_height) {
     render_overlay *o = ui->text;
     ui_lecture_layout P;
     ui_lecture_layout_of(f, fb_width, fb_height, &P);
-    render_overlay_set_font_px(o, P.font_px);
-    const float lh = render_overlay_line_height(o), pad = 0.5f * lh;
     ui_lines one = {.count = 0}, l = {.count = 0};
     ui_add(&one, UI_WHITE, "%s", f->caption);
-    ui_wrap(o, &one.line[0], P.caption.w - 2 * pad, 1, 0, &l);
-    if (l.count > 2) l.count = 2;
+    float px = P.font_px, lh = 0, pad = 0;
+    for (;;) {
+        render_overlay_set_font_px(o, px);
+        lh = render_overlay_line_height(o), pad = 0.5f * lh;
+        l.count = 0;
+        ui_wrap(o, &one.line[0], P.caption.w - 2 * pad, 1, 0, &l);
+        if (l.count <= 2 || px <= 0.75f * P.font_px) break;
+        px = fmaxf(0.75f * P.font_px, px - 1);
+    }
+    if (l.count > 2) {
+        l.count = 2;
+        char *t = l.line[1].text;
+        size_t len = strlen(t);
+        const float max_w = P.caption.w - 2 * pad - render_overlay_text_width(o, "…");
+        while (len > 0 && render_overlay_text_width(o, t) > max_w) t[--len] = 0;
+        snprintf(t + len, sizeof l.line[1].text - len, "…");
+    }
     float w = 0;
     for (int i = 0; i < l.count; i++) w = fmaxf(w, render_overlay_text_width(o, l.line[i].text));
     const float x = P.caption.x + 0.5f * (P.caption.w - w - 2 * pad);

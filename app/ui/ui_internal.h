@@ -13,7 +13,7 @@ extern const float UI_WHITE[4], UI_DIM[4], UI_WARN[4], UI_GOOD[4], UI_KEY[4], UI
     UI_GRID[4], UI_CURVE[4];
 
 typedef struct ui_line {
-    char text[200];
+    char text[UI_LINE_MAX];
     const float *color;
 } ui_line;
 
