@@ -217,8 +217,8 @@ static void check_captions(void) {
             char caption[2 * UI_LINE_MAX];
             const int len = snprintf(caption, sizeof caption, "%s (rung %d of %d): %s", m->name,
                                      count, count, m->why ? m->why : m->description);
-            CHECK(len < UI_LINE_MAX, "%s's caption is %d bytes, a UI line holds %d", m->name,
-                  len, UI_LINE_MAX - 1);
+            CHECK(len < UI_LINE_MAX, "%s's caption is %d bytes, a UI line holds %d", m->name, len,
+                  UI_LINE_MAX - 1);
         }
     }
 }
