@@ -357,11 +357,22 @@ void ui_roofline_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heig
         render_overlay_text(o, ax.x + 0.4f * lh, py + 0.15f * lh, DLI, label);
     }
 
-    /* The points, labelled; a label that would overlap the one above it
-     * moves down. */
-    float last_y = -INFINITY, last_x = -INFINITY;
+    /* The points, labelled, from the highest rate down: a label that would
+     * overlap one placed before it moves below that one (rungs of one
+     * intensity stand in a column, their rates close). */
+    int order[UI_RUNGS_MAX];
+    for (int i = 0; i < count; i++) order[i] = i;
+    for (int i = 1; i < count; i++) { /* insertion sort by rate, descending */
+        for (int k = i; k > 0 && r[order[k]].rate > r[order[k - 1]].rate; k--) {
+            const int t = order[k];
+            order[k] = order[k - 1], order[k - 1] = t;
+        }
+    }
+    float placed[UI_RUNGS_MAX][4]; /* x0, y0, x1, y1 of the labels drawn */
+    int placed_count = 0;
     const float dot = fmaxf(6, 0.5f * lh);
-    for (int i = 0; i < count; i++) {
+    for (int j = 0; j < count; j++) {
+        const int i = order[j];
         if (!(r[i].rate > 0)) continue;
         if (cpu) {
             px = ax.x + ax.w * (float)(i + 1) / (float)(count + 1);
@@ -372,15 +383,25 @@ void ui_roofline_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heig
         if (py < ax.y || py > ax.y + ax.h || px < ax.x || px > ax.x + ax.w) continue;
         const bool cur = i == running;
         render_overlay_rect(o, px - 0.5f * dot, py - 0.5f * dot, dot, dot, cur ? CURRENT : POINT);
-        float ly = py - 0.5f * lh;
-        if (fabsf(px - last_x) < 6 * lh && fabsf(ly - last_y) < lh) {
-            ly = ly < last_y ? last_y - lh : last_y + lh;
-        }
         const sim_method *m = sim_method_of(p.backend, r[i].variant);
         snprintf(label, sizeof label, "%s%s", f->rungs[i].name,
                  m && !m->exact ? " (N² equivalent)" : "");
-        render_overlay_text(o, px + 0.6f * dot, ly, cur ? CURRENT : UI_WHITE, label);
-        last_y = ly, last_x = px;
+        const float lx = px + 0.6f * dot, lw = render_overlay_text_width(o, label);
+        float ly = py - 0.5f * lh;
+        for (bool moved = true; moved;) {
+            moved = false;
+            for (int k = 0; k < placed_count; k++) {
+                const float *b = placed[k];
+                if (lx < b[2] && lx + lw > b[0] && ly < b[3] && ly + lh > b[1]) {
+                    ly = b[3];
+                    moved = true;
+                }
+            }
+        }
+        placed[placed_count][0] = lx, placed[placed_count][1] = ly;
+        placed[placed_count][2] = lx + lw, placed[placed_count][3] = ly + lh;
+        placed_count++;
+        render_overlay_text(o, lx, ly, cur ? CURRENT : UI_WHITE, label);
     }
     render_overlay_end(o);
 }
