@@ -8,8 +8,9 @@
  * and times its steps (sim_step_timed, after a warm-up step). Two series:
  * theta alone (the relative criterion off) and the relative criterion
  * alpha at theta 1; the running setting is one more point where it is on
- * neither. The multipole order has no choice (quadrupoles always), so it
- * is no series. Every point is measured on the same bodies, so the points
+ * neither. The multipole order is no knob (quadrupoles, and on the GPU
+ * with alpha monopoles where the quadrupole is negligible), so it is no
+ * series. Every point is measured on the same bodies, so the points
  * compare settings, not moments of the run. The exact kernel's step time
  * at this N comes from the ladder chart's results, or its timing
  * (app_ladder_measure: a pilot, or an estimate where too slow). The

@@ -130,7 +130,9 @@ void ui_frontier_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heig
     base_commas(fr->n, n, sizeof n);
     snprintf(line, sizeof line, "Tree frontier at N = %s on %.300s, on a copy of the bodies", n,
              fr->device ? fr->device : "this machine");
-    const char *sub = "quadrupoles always: the multipole order has no choice, so no series of it";
+    const char *sub =
+        "the multipole order is no knob (quadrupoles, monopoles where alpha finds them "
+        "negligible): no series of it";
     float text_w = fmaxf(render_overlay_text_width(o, line), render_overlay_text_width(o, sub));
     if (f->lecture.on) {
         const float wide = 1.2f * (text_w + render_overlay_line_height(o)) / lecture.code.w;
