@@ -14,6 +14,9 @@
 
 #include "ui_internal.h"
 
+/* The y axis's title, above the plot (the x axis's is below it). */
+#define Y_TITLE "relative force error |a − a_exact| / |a_exact| (log) against"
+
 static const float FRONTIER_PANEL[4] = {0.02f, 0.03f, 0.06f, 0.88f};
 static const float PLOT_BG[4] = {0.06f, 0.07f, 0.11f, 1.0f};
 /* The series' colours: blue and orange tell apart with most colour vision. */
@@ -128,14 +131,35 @@ void ui_frontier_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heig
 
     char line[512], n[32];
     base_commas(fr->n, n, sizeof n);
-    snprintf(line, sizeof line, "Tree frontier at N = %s on %.300s, on a copy of the bodies", n,
-             fr->device ? fr->device : "this machine");
-    const char *sub =
-        "the multipole order is no knob (quadrupoles, monopoles where alpha finds them "
-        "negligible): no series of it";
-    float text_w = fmaxf(render_overlay_text_width(o, line), render_overlay_text_width(o, sub));
+    /* In the lecture's narrow column, short lines, so that the text is set
+     * at the lecture's size rather than shrunk to fit (the chart beside it
+     * names the GPU). */
     if (f->lecture.on) {
-        const float wide = 1.2f * (text_w + render_overlay_line_height(o)) / lecture.code.w;
+        snprintf(line, sizeof line, "Tree frontier at N = %s, on a copy", n);
+    } else {
+        snprintf(line, sizeof line, "Tree frontier at N = %s on %.300s, on a copy of the bodies", n,
+                 fr->device ? fr->device : "this machine");
+    }
+    const char *sub = f->lecture.on ? "multipole order: no knob, no series"
+                                    : "multipole order: no knob (quadrupoles, monopoles where "
+                                      "negligible), so no series of it";
+    char running[96];
+    if (fr->tree_running && fr->alpha > 0) {
+        snprintf(running, sizeof running, "running: θ %g, α %g", fr->theta, fr->alpha);
+    } else if (fr->tree_running) {
+        snprintf(running, sizeof running, "running: θ %g, α off", fr->theta);
+    } else {
+        snprintf(running, sizeof running, "running: an exact method (no ring)");
+    }
+    float text_w = fmaxf(render_overlay_text_width(o, line), render_overlay_text_width(o, sub));
+    if (f->lecture.on) { /* every row fits the column: the text is set smaller where not */
+        const float lh0 = render_overlay_line_height(o), sq0 = 0.6f * lh0;
+        const float legend = 3 * (sq0 + 0.4f * lh0) + 2 * 1.2f * lh0 + 1.8f * sq0 +
+                             render_overlay_text_width(o, "median") +
+                             render_overlay_text_width(o, "99th percentile") +
+                             render_overlay_text_width(o, running);
+        const float widest = fmaxf(fmaxf(text_w, legend), render_overlay_text_width(o, Y_TITLE));
+        const float wide = 1.1f * (widest + 1.2f * lh0) / lecture.code.w;
         if (wide > 1) render_overlay_set_font_px(o, fmaxf(UI_MIN_PX, lecture.font_px / wide));
         text_w = fmaxf(render_overlay_text_width(o, line), render_overlay_text_width(o, sub));
     }
@@ -176,18 +200,9 @@ void ui_frontier_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heig
     hollow(o, lx + 0.5f * sq, ty + 0.5f * lh, sq, t, UI_DIM);
     lx = render_overlay_text(o, lx + sq + 0.4f * lh, ty, UI_DIM, "99th percentile") + 1.2f * lh;
     hollow(o, lx + 0.5f * sq, ty + 0.5f * lh, 1.8f * sq, t, RING);
-    char running[96];
-    if (fr->tree_running && fr->alpha > 0) {
-        snprintf(running, sizeof running, "running: θ %g, α %g", fr->theta, fr->alpha);
-    } else if (fr->tree_running) {
-        snprintf(running, sizeof running, "running: θ %g, α off", fr->theta);
-    } else {
-        snprintf(running, sizeof running, "running: an exact method (no ring)");
-    }
     render_overlay_text(o, lx + 1.8f * sq, ty, UI_DIM, running);
     ty += 1.2f * lh;
-    render_overlay_text(o, x + pad, ty, UI_WHITE,
-                        "relative force error |a − a_exact| / |a_exact| (log) against");
+    render_overlay_text(o, x + pad, ty, UI_WHITE, Y_TITLE);
     ty += 1.3f * lh;
 
     /* The plot: y labels left of it, x labels and the axis title below. */
