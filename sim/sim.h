@@ -777,7 +777,7 @@ double sim_cpu_ceiling(const sim_cpu_info *cpu, double flops_per_interaction);
  * all-pairs kernel on the GPU it was measured on, and below it slower
  * (docs/PERFORMANCE.md, "The tree": the crossover); on other GPUs and on
  * the CPU backend the best switch point may differ. */
-#define SIM_TREE_CROSSOVER 53248
+#define SIM_TREE_CROSSOVER 45056
 
 /* The automatic force method for n bodies: the best all-pairs kernel below
  * SIM_TREE_CROSSOVER, the tree from it. A sim_desc's SIM_VARIANT_DEFAULT
