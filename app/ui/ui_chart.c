@@ -56,11 +56,16 @@ static void step_time(double ms, char *out, size_t len) {
 
 /* Rung i's figures as its bar shows them: rate, step time, speedups. */
 static void row_text(const ui_rung *rungs, int i, const double *rates, const double *vs_prev,
-                     const double *vs_first, char *line, size_t len) {
+                     const double *vs_first, bool compact, char *line, size_t len) {
     const ui_rung *r = &rungs[i];
     char rate[32], ms[32], sp[96] = "";
     sci(rates[i], rate, sizeof rate);
     step_time(r->ms, ms, sizeof ms);
+    if (compact) { /* the lecture's: rate, step time and the climb from the rung below */
+        if (i > 0 && vs_prev[i] > 0) snprintf(sp, sizeof sp, "   ×%.3g", vs_prev[i]);
+        snprintf(line, len, "%s/s  %s%s", rate, ms, sp);
+        return;
+    }
     if (i > 0) {
         char prev[40] = "", first[40] = "";
         if (vs_prev[i] > 0) {
@@ -111,7 +116,8 @@ void ui_chart_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height)
     const char *const lines[] = {
         line,
         "bars: N²/step time in interactions/s, log scale; for the tree an N² equivalent,",
-        "so each speedup (×) compares step times at the same N",
+        f->lecture.on ? "so each speedup (×, over the rung above) compares step times at the same N"
+                      : "so each speedup (×) compares step times at the same N",
         "the kernel ladder is a GPU feature; the CPU backend has the exact reference and the tree",
     };
     const float *const colors[] = {UI_WHITE, UI_DIM, UI_DIM, UI_WARN};
@@ -156,7 +162,7 @@ void ui_chart_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height)
         for (int i = 0; i < count; i++) {
             if (rungs[i].status != UI_RUNG_OK) continue;
             char figures[256];
-            row_text(rungs, i, rates, vs_prev, vs_first, figures, sizeof figures);
+            row_text(rungs, i, rates, vs_prev, vs_first, true, figures, sizeof figures);
             rows_w = fmaxf(rows_w, render_overlay_text_width(o, figures));
         }
         const float need = fmaxf(label_w + 0.4f * lh + rows_w, text_w) + 2 * pad;
@@ -209,7 +215,7 @@ void ui_chart_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height)
         const float len = fmaxf(2, bar_w * (float)fmin(fmax(frac, 0), 1));
         render_overlay_rect(o, bar_x, ry, len, bh, r->current ? CURRENT : BAR);
         ui->bars[i][0] = bar_x, ui->bars[i][1] = ry, ui->bars[i][2] = len, ui->bars[i][3] = bh;
-        row_text(rungs, i, rates, vs_prev, vs_first, line, sizeof line);
+        row_text(rungs, i, rates, vs_prev, vs_first, f->lecture.on, line, sizeof line);
         render_overlay_text(o, tx, ty, UI_WHITE, line);
     }
     render_overlay_end(o);
