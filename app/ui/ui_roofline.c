@@ -118,6 +118,15 @@ typedef struct rung_view {
     double cpu_ceiling; /* CPU backend: the exact method's stated peak */
 } rung_view;
 
+/* Whether a label of w x h at (x, y) overlaps none of the boxes placed. */
+static bool label_clear(float (*placed)[4], int count, float x, float y, float w, float h) {
+    for (int k = 0; k < count; k++) {
+        const float *b = placed[k];
+        if (x < b[2] && x + w > b[0] && y < b[3] && y + h > b[1]) return false;
+    }
+    return true;
+}
+
 static void decade_range(double lo, double hi, double *lo10, double *hi10, int least) {
     *lo10 = floor(log10(lo));
     *hi10 = floor(log10(hi)) + 1;
@@ -221,6 +230,14 @@ void ui_roofline_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heig
         }
         ui_add(&l, UI_DIM, "a peak (an add and a multiply a lane a cycle); no memory roof stated");
         ui_add(&l, UI_DIM, "across: the methods in order; up: interactions/s (log)");
+    } else if (f->roof.gpu && f->lecture.on) {
+        /* The lecture's column is narrow: the ceilings named in their colours,
+         * the formulas left to the window's view and docs/PERFORMANCE.md. */
+        ui_add(&l, ISSUE, "issue: SASS instructions per interaction");
+        ui_add(&l, MUFU, "MUFU: rsqrt and reciprocal units");
+        ui_add(&l, ROOF, "memory: bytes a block fetches from L2");
+        ui_add(&l, SCHED, "schedulers: SMs and warp schedulers with work");
+        ui_add(&l, UI_DIM, "across: interactions per byte; up: interactions/s");
     } else if (f->roof.gpu) {
         const sim_device_info *d = f->roof.gpu;
         ui_add(&l, ISSUE, "issue = %d SMs × 128 lanes × %.2f GHz / SASS instructions per interaction",
@@ -358,8 +375,9 @@ void ui_roofline_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heig
     }
 
     /* The points, labelled, from the highest rate down: a label that would
-     * overlap one placed before it moves below that one (rungs of one
-     * intensity stand in a column, their rates close). */
+     * overlap one placed before it goes left of its point, or else below
+     * the labels in its way (rungs of one intensity stand in a column,
+     * their rates close). */
     int order[UI_RUNGS_MAX];
     for (int i = 0; i < count; i++) order[i] = i;
     for (int i = 1; i < count; i++) { /* insertion sort by rate, descending */
@@ -386,9 +404,15 @@ void ui_roofline_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heig
         const sim_method *m = sim_method_of(p.backend, r[i].variant);
         snprintf(label, sizeof label, "%s%s", f->rungs[i].name,
                  m && !m->exact ? " (N² equivalent)" : "");
-        const float lx = px + 0.6f * dot, lw = render_overlay_text_width(o, label);
-        float ly = py - 0.5f * lh;
-        for (bool moved = true; moved;) {
+        const float lw = render_overlay_text_width(o, label);
+        float lx = px + 0.6f * dot, ly = py - 0.5f * lh;
+        /* Right of the point; else left of it; else below the labels in the way. */
+        bool clear = label_clear(placed, placed_count, lx, ly, lw, lh);
+        if (!clear && label_clear(placed, placed_count, px - 0.6f * dot - lw, ly, lw, lh)) {
+            lx = px - 0.6f * dot - lw;
+            clear = true;
+        }
+        for (bool moved = !clear; moved;) {
             moved = false;
             for (int k = 0; k < placed_count; k++) {
                 const float *b = placed[k];
