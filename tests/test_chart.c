@@ -75,16 +75,6 @@ static sim_body *bodies_of(sim *s, int *n) {
     return b;
 }
 
-static bool same_bodies(const sim_body *x, const sim_body *y, int n) {
-    for (int i = 0; i < n; i++) {
-        bool same = x[i].mass == y[i].mass && x[i].tag == y[i].tag;
-        for (int k = 0; k < 3; k++) same = same && x[i].pos[k] == y[i].pos[k];
-        for (int k = 0; k < 3; k++) same = same && x[i].vel[k] == y[i].vel[k];
-        if (!same) return false;
-    }
-    return true;
-}
-
 static void frame(app *a) {
     app_frame(a, W, H);
 }
@@ -165,7 +155,7 @@ static void check_chart(app *a) {
     int n1;
     sim_body *after = bodies_of(a->sim, &n1);
     const sim_params p1 = sim_get_params(a->sim);
-    CHECK(n1 == n0 && same_bodies(before, after, n0), "the running bodies are untouched");
+    CHECK(n1 == n0 && test_same_bodies(before, after, n0), "the running bodies are untouched");
     CHECK(p1.time == p0.time && p1.steps == p0.steps && p1.generation == p0.generation,
           "time %g -> %g, steps %lld -> %lld", p0.time, p1.time, (long long)p0.steps,
           (long long)p1.steps);

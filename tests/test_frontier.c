@@ -51,16 +51,6 @@ static sim_body *bodies_of(sim *s) {
     return b;
 }
 
-static bool same_bodies(const sim_body *x, const sim_body *y, int n) {
-    for (int i = 0; i < n; i++) {
-        bool same = x[i].mass == y[i].mass && x[i].tag == y[i].tag;
-        for (int k = 0; k < 3; k++) same = same && x[i].pos[k] == y[i].pos[k];
-        for (int k = 0; k < 3; k++) same = same && x[i].vel[k] == y[i].vel[k];
-        if (!same) return false;
-    }
-    return true;
-}
-
 /* The force error of the tree at (theta, alpha) on bodies, measured directly. */
 static sim_force_error direct(const sim_body *bodies, const sim_params *p, double theta,
                               double alpha) {
@@ -238,7 +228,7 @@ int main(void) {
     const sim_params pa = sim_get_params(a->sim), pb = sim_get_params(b->sim);
     CHECK(pa.steps == frames && pa.steps == pb.steps && pa.time == pb.time,
           "both ran %d steps: %lld and %lld", frames, (long long)pa.steps, (long long)pb.steps);
-    CHECK(same_bodies(xa, xb, N), "the running bodies bit-identical with and without the sweep");
+    CHECK(test_same_bodies(xa, xb, N), "the running bodies bit-identical with and without the sweep");
     free(xa);
     free(xb);
     free(start);

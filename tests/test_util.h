@@ -3,7 +3,7 @@
  * CHECK, test_exit and TEST_SKIP come from test_check.h (which tests that do
  * not link the simulation include alone). compare_bodies() applies
  * |a - b| <= atol + rtol*|ref| to every component of every body and prints
- * the worst few.
+ * the worst few; test_same_bodies() compares two sets bit for bit.
  */
 #ifndef NBODY_TEST_UTIL_H
 #define NBODY_TEST_UTIL_H
@@ -32,6 +32,18 @@ static inline void test_set_bodies(sim *s, const sim_body *b, int n) {
         fprintf(stderr, "sim_set_bodies failed: %s\n", err.message);
         exit(1);
     }
+}
+
+/* Whether bodies x and y are bit for bit the same (mass, tag, position,
+ * velocity): a run left undisturbed by what the test did beside it. */
+static inline bool test_same_bodies(const sim_body *x, const sim_body *y, int n) {
+    for (int i = 0; i < n; i++) {
+        bool same = x[i].mass == y[i].mass && x[i].tag == y[i].tag;
+        for (int k = 0; k < 3; k++) same = same && x[i].pos[k] == y[i].pos[k];
+        for (int k = 0; k < 3; k++) same = same && x[i].vel[k] == y[i].vel[k];
+        if (!same) return false;
+    }
+    return true;
 }
 
 /* Worst offender bookkeeping for compare_bodies. */
