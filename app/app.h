@@ -946,8 +946,9 @@ void app_lecture_frame(app *a, int fb_width, int fb_height);
  * mode, else a --script tour's). */
 ui_lecture app_lecture_facts(const app *a);
 const char *app_lecture_caption(const app *a);
-/* The status line's "lecture" field (", \"lecture\": {...}" or null). */
-void app_lecture_json(app *a, char *out, size_t len);
+/* The status line's "lecture" field (", \"lecture\": {...}" or null), its
+ * layout from the overlays' facts f (app_ui_facts). */
+void app_lecture_json(const app *a, const ui_facts *f, char *out, size_t len);
 
 /* ---- app_roof.c: the ladder chart's ceilings view ----------------------- */
 

@@ -179,7 +179,7 @@ static int rect_json(char *out, size_t len, const char *name, ui_rect r) {
                     name, r.x, r.y, r.w, r.h);
 }
 
-void app_lecture_json(app *a, char *out, size_t len) {
+void app_lecture_json(const app *a, const ui_facts *f, char *out, size_t len) {
     const app_lecture *l = &a->lecture;
     if (!l->on) {
         snprintf(out, len, ", \"lecture\": null");
@@ -187,10 +187,8 @@ void app_lecture_json(app *a, char *out, size_t len) {
     }
     char caption[6 * APP_LECTURE_CAPTION + 3]; /* room for every byte escaped */
     base_json_string(caption, sizeof caption, l->caption);
-    ui_facts f;
-    app_ui_facts(a, &f);
     ui_lecture_layout L;
-    ui_lecture_layout_of(&f, l->fb_width, l->fb_height, &L);
+    ui_lecture_layout_of(f, l->fb_width, l->fb_height, &L);
     char rects[512];
     int k = 0;
     const struct {

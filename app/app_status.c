@@ -70,8 +70,10 @@ void app_status_line(app *a) {
     char frontier[8192]; /* "frontier" (app_frontier.c) */
     app_frontier_json(a, frontier, sizeof frontier);
     io_status_printf(&a->status, "%s", frontier);
-    char lecture[4096]; /* "lecture" (app_lecture.c) */
-    app_lecture_json(a, lecture, sizeof lecture);
+    char lecture[4096]; /* "lecture" (app_lecture.c), its layout the overlays' */
+    ui_facts facts;
+    app_ui_facts(a, &facts);
+    app_lecture_json(a, &facts, lecture, sizeof lecture);
     io_status_printf(&a->status, "%s", lecture);
     io_status_printf(
         &a->status,
