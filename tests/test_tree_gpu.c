@@ -275,8 +275,8 @@ static void test_relative(int n, int steps) {
      * same cells accepted (the criterion is unchanged, so the interactions
      * are equal), over 5 % of the interactions monopoles (the share grows
      * with N, as more of the cells accepted are far), and the errors within
-     * 1.25x (median) and 1.5x (p99) of the quadrupoles' (a margin of 1, as
-     * loose as the octupole's scale, gave 2.6x the median). */
+     * 1.25x (median) and 1.5x (p99) of the quadrupoles' (margins as loose
+     * as the octupole's scale raise the median far more: docs/TREE.md). */
     errs mixed[2];
     double share[2], count[2];
     for (int k = 0; k < 2; k++) {
