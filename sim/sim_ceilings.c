@@ -7,7 +7,7 @@
  * attributes (sim_device_info) in, interactions/s out. Nothing here is
  * measured; the roofline view (app/ui/ui_roofline.c) puts the measured
  * rates against these, and tests/test_ceilings.c pins every formula with
- * an H100's numbers.
+ * a fixed device's numbers.
  */
 #include <math.h>
 #include <stdio.h>
