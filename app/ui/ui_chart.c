@@ -39,13 +39,6 @@ void ui_chart_toggled(ui_state *ui, const ui_facts *f, char *msg, size_t len) {
              sim_get_params(f->sim).body_count, todo, f->rung_count);
 }
 
-/* 2.04e12 -> "2.04e12" (no "+", no leading zeros in the exponent). */
-static void sci(double v, char *out, size_t len) {
-    const int e = v > 0 ? (int)floor(log10(v)) : 0;
-    const double m = v / pow(10, e);
-    snprintf(out, len, "%.3ge%d", m >= 9.995 ? m / 10 : m, m >= 9.995 ? e + 1 : e);
-}
-
 static void step_time(double ms, char *out, size_t len) {
     if (ms >= 1000) {
         snprintf(out, len, "%.3g s", ms * 1e-3);
@@ -59,7 +52,7 @@ static void row_text(const ui_rung *rungs, int i, const double *rates, const dou
                      const double *vs_first, bool compact, char *line, size_t len) {
     const ui_rung *r = &rungs[i];
     char rate[32], ms[32], sp[96] = "";
-    sci(rates[i], rate, sizeof rate);
+    ui_sci(rates[i], rate, sizeof rate);
     step_time(r->ms, ms, sizeof ms);
     if (compact) { /* the lecture's: rate, step time and the climb from the rung below */
         if (i > 0 && vs_prev[i] > 0) snprintf(sp, sizeof sp, "   ×%.3g", vs_prev[i]);

@@ -25,6 +25,9 @@ typedef struct ui_lines {
 /* Appends a formatted line (dropped past UI_MAX_LINES). */
 void ui_add(ui_lines *l, const float *color, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* 2.04e12 -> "2.04e12": three digits, no "+", no leading zeros in the
+ * exponent (the ladder chart's and the ceilings view's rates). */
+void ui_sci(double v, char *out, size_t len);
 /* Appends line to out, split at spaces into pieces no wider than max_w
  * (text widths times `measure`: the ratio of the size laid out for to the
  * size the font is baked at); continuation pieces are indented by `hang`

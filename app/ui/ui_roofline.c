@@ -70,13 +70,6 @@ void ui_chart_view_adjust(ui_state *ui, const ui_facts *f, int dir, char *msg, s
              ui->chart_view == UI_CHART_CEILINGS ? "bars" : "ceilings");
 }
 
-/* 2.04e12 -> "2.04e12". */
-static void sci(double v, char *out, size_t len) {
-    const int e = v > 0 ? (int)floor(log10(v)) : 0;
-    const double m = v / pow(10, e);
-    snprintf(out, len, "%.3ge%d", m >= 9.995 ? m / 10 : m, m >= 9.995 ? e + 1 : e);
-}
-
 /* A horizontal line at rate from x0 to x1 inside the plot (dashed: in
  * pieces); nothing when the rate is off the axes. */
 static void hline(render_overlay *o, const ui_roof_axes *ax, double rate, float x0, float x1,
@@ -209,8 +202,8 @@ void ui_roofline_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heig
     const rung_view *run = running >= 0 ? &r[running] : NULL;
     if (run && run->rate > 0 && (run->ok || run->cpu_ceiling > 0)) {
         const double b = cpu ? run->cpu_ceiling : run->c.bound;
-        sci(run->rate, rate, sizeof rate);
-        sci(b, bound, sizeof bound);
+        ui_sci(run->rate, rate, sizeof rate);
+        ui_sci(b, bound, sizeof bound);
         ui_add(&l, UI_CURVE, "%s: %s/s measured, %.0f %% of its %s ceiling (%s/s), the least",
                f->rungs[running].name, rate, 100 * run->rate / b,
                cpu ? "CPU" : sim_ceiling_name(run->c.binding), bound);
@@ -249,7 +242,7 @@ void ui_roofline_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heig
             ui_add(&l, MUFU, "MUFU: lanes unknown for compute capability %d.%d", d->cc_major,
                    d->cc_minor);
         }
-        sci(sim_dram_bandwidth(d), bound, sizeof bound);
+        ui_sci(sim_dram_bandwidth(d), bound, sizeof bound);
         ui_add(&l, ROOF,
                "memory = %s B/s (memory clock × bus × 2) × interactions per byte a block "
                "fetches from L2",
@@ -261,7 +254,7 @@ void ui_roofline_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heig
     }
     for (int i = 0; i < count; i++) {
         if (r[i].rate > 0 && !r[i].ok && !cpu) {
-            sci(r[i].rate, rate, sizeof rate);
+            ui_sci(r[i].rate, rate, sizeof rate);
             ui_add(&l, UI_DIM, "%s: %s/s (N² equivalent), no all-pairs ceiling", f->rungs[i].name,
                    rate);
         }
@@ -333,7 +326,7 @@ void ui_roofline_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heig
     for (int i = 0; i < count; i++) {
         if (cpu && r[i].cpu_ceiling > 0) {
             hline(o, &ax, r[i].cpu_ceiling, ax.x, ax.x + ax.w, thick, false, ISSUE);
-            sci(r[i].cpu_ceiling, rate, sizeof rate);
+            ui_sci(r[i].cpu_ceiling, rate, sizeof rate);
             snprintf(label, sizeof label, "CPU ceiling %s/s", rate);
             ui_roof_place(&ax, 1, r[i].cpu_ceiling, &px, &py);
             render_overlay_text(o, ax.x + ax.w - render_overlay_text_width(o, label) - 0.3f * lh,
@@ -351,7 +344,7 @@ void ui_roofline_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heig
                 const bool binds = r[i].c.binding == kinds[k];
                 hline(o, &ax, v, roof_x(&ax, bw, v), ax.x + ax.w, binds ? 1.5f * thick : thick,
                       kinds[k] == SIM_CEILING_SCHEDULERS, colors[k]);
-                sci(v, rate, sizeof rate);
+                ui_sci(v, rate, sizeof rate);
                 snprintf(label, sizeof label, "%s %s%s", sim_ceiling_name(kinds[k]), rate,
                          binds ? " (binds)" : "");
                 if (ui_roof_place(&ax, 1, v, &px, &py) && py >= ax.y && py <= ax.y + ax.h) {
@@ -368,7 +361,7 @@ void ui_roofline_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heig
     }
     if (dli > 0) {
         hline(o, &ax, dli, ax.x, ax.x + ax.w, thick, true, DLI);
-        sci(dli, rate, sizeof rate);
+        ui_sci(dli, rate, sizeof rate);
         snprintf(label, sizeof label, "NVIDIA DLI pass: %s/s at N = %s", rate, nb);
         ui_roof_place(&ax, 1, dli, &px, &py);
         render_overlay_text(o, ax.x + 0.4f * lh, py + 0.15f * lh, DLI, label);

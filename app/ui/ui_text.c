@@ -25,6 +25,12 @@ void ui_add(ui_lines *l, const float *color, const char *fmt, ...) {
     l->line[l->count++].color = color;
 }
 
+void ui_sci(double v, char *out, size_t len) {
+    const int e = v > 0 ? (int)floor(log10(v)) : 0;
+    const double m = v / pow(10, e);
+    snprintf(out, len, "%.3ge%d", m >= 9.995 ? m / 10 : m, m >= 9.995 ? e + 1 : e);
+}
+
 float ui_margin(float line_height) {
     return line_height * 0.6f;
 }
