@@ -606,6 +606,10 @@ void app_live_frame_start(app *a);
 /* Energy, momenta and the virial ratio every APP_DIAG_EVERY frames, within
  * their share of the time. */
 void app_live_sample(app *a);
+/* Where the force pass gives the potentials (the GPU tree), queues the
+ * frame's sample behind its steps, for app_live_sample to collect after
+ * the upload has waited for them: no wait of its own. */
+void app_live_queue_sample(app *a);
 /* The integrator's own non-finite check, after the frame's wait for the GPU. */
 void app_live_check_nonfinite(app *a);
 /* The force error: stale when the method or theta changed; measured again

@@ -158,6 +158,7 @@ void app_frame(app *a, int fb_width, int fb_height) {
         app_step_frame(a);
         a->live.step_once = false;
     }
+    if (!playback && !app_stopping(a)) app_live_queue_sample(a); /* collected after the upload */
     app_profile_mark(a, APP_PHASE_STEP);
     if (a->view.follow_com) app_follow(a);
     app_campath_frame(a); /* a camera path playing moves the camera */
@@ -195,9 +196,9 @@ void app_frame(app *a, int fb_width, int fb_height) {
         free(tags);
     }
     app_profile_mark(a, APP_PHASE_UPLOAD);
-    /* After the upload's wait for the steps: a sample then waits for its own
-     * pass alone (the HUD shows it from the next frame on). None once the
-     * run is to stop. */
+    /* After the upload's wait for the steps: the tree's sample, queued
+     * behind them, is in; another waits for its own pass alone (the HUD
+     * shows it from the next frame on). None once the run is to stop. */
     if (!app_stopping(a) && !playback) { /* a series plays: its figures, nothing sampled */
         app_live_sample(a);
         app_live_force_error(a);

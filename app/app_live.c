@@ -73,7 +73,8 @@ void app_live_check_nonfinite(app *a) {
 }
 
 /* Energy, momenta and the virial ratio. Where the force pass returns each
- * body's potential (the tree: sim_energy), every frame at O(N). Otherwise
+ * body's potential (the GPU tree), every frame at O(N), queued behind the
+ * frame's steps (app_live_queue_sample) and collected here. Otherwise
  * every APP_DIAG_EVERY frames, and no more often than keeps their cost
  * within 1 / (1 + APP_DIAG_DUTY) of the wall time: the exact potential is an
  * O(N^2) pass (the frame samples nothing while a snapshot series plays).
@@ -90,7 +91,7 @@ void app_live_sample(app *a) {
         return;
     }
     const double t0 = base_now();
-    const sim_diag d = walk ? sim_energy(a->sim) : sim_diagnostics(a->sim);
+    const sim_diag d = walk ? sim_energy_collect(a->sim) : sim_diagnostics(a->sim);
     if (d.stopped) return; /* the run is stopping: no half sum on the HUD */
     l->diag = d;
     l->diag_time = base_now();
@@ -119,6 +120,12 @@ void app_live_sample(app *a) {
         l->energy0_exact_valid = isfinite(l->energy0_exact);
     }
     ui_spark_push(&a->ui.spark, sim_get_params(a->sim).time, app_energy_error(a));
+}
+
+void app_live_queue_sample(app *a) {
+    if (sim_get_method(a->sim)->walk_potential && a->live.energy0_valid) {
+        sim_energy_queue(a->sim);
+    }
 }
 
 void app_measure_force_error(app *a) {

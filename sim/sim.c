@@ -46,6 +46,13 @@ struct sim {
     int call_kept;                 /* calls in the ring since the bodies were replaced */
     int64_t nonfinite_step;        /* first non-finite step, 0: none seen */
     double nonfinite_time;
+    /* sim_energy_queue: whether sums are queued, the state they are of,
+     * and (a backend without a queue) the sums themselves. */
+    bool energy_queued;
+    uint32_t energy_generation;
+    int64_t energy_steps;
+    sim_step_params energy_knobs;
+    sim_diag energy_sums;
 };
 
 static const char *const ic_names[] = {"plummer", "plummer", "shell", "disk", "merger"};
@@ -675,6 +682,32 @@ sim_diag sim_energy(sim *s) {
     const sim_potential_source want =
         sim_get_method(s)->walk_potential ? SIM_POTENTIAL_WALK : SIM_POTENTIAL_EXACT;
     return s->ops->diagnostics(s->backend_state, &sp, want);
+}
+
+void sim_energy_queue(sim *s) {
+    const sim_step_params sp = step_params(s);
+    const sim_potential_source want =
+        sim_get_method(s)->walk_potential ? SIM_POTENTIAL_WALK : SIM_POTENTIAL_EXACT;
+    if (s->ops->diagnostics_queue) {
+        s->ops->diagnostics_queue(s->backend_state, &sp, want);
+    } else {
+        s->energy_sums = s->ops->diagnostics(s->backend_state, &sp, want);
+    }
+    s->energy_queued = true;
+    s->energy_generation = s->generation;
+    s->energy_steps = s->steps;
+    s->energy_knobs = s->knobs;
+}
+
+sim_diag sim_energy_collect(sim *s) {
+    if (!s->energy_queued) return sim_energy(s);
+    s->energy_queued = false;
+    const sim_diag d = s->ops->diagnostics_collect ? s->ops->diagnostics_collect(s->backend_state)
+                                                   : s->energy_sums;
+    const bool same = s->energy_generation == s->generation && s->energy_steps == s->steps &&
+                      s->energy_knobs.softening == s->knobs.softening &&
+                      s->energy_knobs.variant == s->knobs.variant;
+    return same ? d : sim_energy(s);
 }
 
 sim_potential_source sim_get_potentials(sim *s, float *out) {

@@ -454,6 +454,14 @@ sim_diag sim_diagnostics(sim *s);
  * approximate as its forces. Otherwise the exact sum, as sim_diagnostics.
  * d.source says which. Waits for the GPU. */
 sim_diag sim_energy(sim *s);
+/* sim_energy in two halves, for a frame loop: sim_energy_queue puts the
+ * sums behind the steps queued so far and returns (the CUDA backend; the
+ * CPU's are made there and then), and sim_energy_collect gives them,
+ * waiting for them alone, not for what was queued after. Collected after
+ * a step, new bodies or another softening or method, or with none
+ * queued, the sums are sim_energy's at the state of the collect. */
+void sim_energy_queue(sim *s);
+sim_diag sim_energy_collect(sim *s);
 
 /* Each body's potential, phi_i = -sum_{j != i} m_j / sqrt(r^2 + eps^2)
  * (the softening of the forces; a pair at zero separation adds nothing),

@@ -59,9 +59,11 @@ enum {
     DIAG_GALAXY = DIAG_MR + 3, /* per galaxy 0, 1: mass, m r (3), m v (3) */
     DIAG_COUNT = DIAG_GALAXY + 14
 };
-#define DIAG_THREADS 128   /* DIAG_COUNT doubles per thread fit in 48 KiB of shared memory */
-#define THREADS 256        /* O(N) kernels */
-#define STAGE_BODIES 16384 /* bodies per chunk of host <-> device body copies */
+#define DIAG_THREADS 128 /* diag_partial_kernel's block: also its tile of bodies */
+#define DIAG_WARPS (DIAG_THREADS / 32)
+#define DIAG_BLOCKS_PER_SM 8 /* its grid where no O(N^2) potential is summed */
+#define THREADS 256          /* O(N) kernels */
+#define STAGE_BODIES 16384   /* bodies per chunk of host <-> device body copies */
 static_assert((3 * sizeof(double4a) + 1) * STAGE_BODIES % alignof(double4a) == 0,
               "aligned_alloc needs a multiple of the alignment");
 
@@ -73,11 +75,15 @@ struct cuda_backend {
     bool fp64; /* the state lives in the double arrays */
     float4 *pos, *vel, *acc;
     double4a *pos64, *vel64, *acc64;
-    float *soa;           /* x, y, z, m scalar arrays of `capacity` each */
-    uint8_t *tags;        /* galaxy and component of each body */
-    sim_vertex *stage;    /* vertices for the host-copy path */
-    char *host_stage;     /* host: STAGE_BODIES x (3 double4a + 1 tag byte) */
-    double *diag_partial; /* DIAG_COUNT per block, then DIAG_COUNT totals */
+    float *soa;                       /* x, y, z, m scalar arrays of `capacity` each */
+    uint8_t *tags;                    /* galaxy and component of each body */
+    sim_vertex *stage;                /* vertices for the host-copy path */
+    char *host_stage;                 /* host: STAGE_BODIES x (3 double4a + 1 tag byte) */
+    double *diag_partial;             /* DIAG_COUNT per block, then DIAG_COUNT totals */
+    double *diag_host;                /* pinned: the totals, valid once diag_ready has completed */
+    cudaEvent_t diag_ready;           /* recorded after their copy */
+    bool diag_queued;                 /* a copy is queued that has not been read */
+    sim_potential_source diag_source; /* ... and the potential it sums */
     cudaStream_t stream;
     cudaEvent_t start, stop;
     bool timing_pending; /* start/stop recorded, not yet read */
@@ -218,20 +224,25 @@ __global__ void narrow_kernel(int n, const double4a *in, float4 *out) {
     if (i < n) out[i] = make_float4((float)in[i].x, (float)in[i].y, (float)in[i].z, (float)in[i].w);
 }
 
-/* Tree sum of DIAG_COUNT values over a block of DIAG_THREADS threads (the
- * sequential addressing of the classic parallel reduction). Every thread
- * gets the totals. */
-static __device__ void block_sum(double (*sh)[DIAG_THREADS], double *v) {
-    const int t = threadIdx.x;
-    for (int k = 0; k < DIAG_COUNT; k++) sh[k][t] = v[k];
-    __syncthreads();
-    for (int s = DIAG_THREADS / 2; s > 0; s >>= 1) {
-        if (t < s) {
-            for (int k = 0; k < DIAG_COUNT; k++) sh[k][t] += sh[k][t + s];
-        }
-        __syncthreads();
+/* Sum of DIAG_COUNT values over a block of DIAG_THREADS threads: over
+ * each warp by shuffles, then the warps' sums in shared memory. Thread 0
+ * gets the totals. The order is fixed, so the sums repeat bit for bit. */
+static __device__ void block_sum(double (*sh)[DIAG_WARPS], double *v) {
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+#pragma unroll
+    for (int k = 0; k < DIAG_COUNT; k++) {
+#pragma unroll
+        for (int s = 16; s > 0; s >>= 1) v[k] += __shfl_down_sync(0xffffffffu, v[k], s);
+        if (lane == 0) sh[k][warp] = v[k];
     }
-    for (int k = 0; k < DIAG_COUNT; k++) v[k] = sh[k][0];
+    __syncthreads();
+    if (threadIdx.x != 0) return;
+#pragma unroll
+    for (int k = 0; k < DIAG_COUNT; k++) {
+        double t = 0;
+        for (int w = 0; w < DIAG_WARPS; w++) t += sh[k][w];
+        v[k] = t;
+    }
 }
 
 /* -sum_{j != i} m_j / sqrt(r^2 + eps^2) for body i at xi (i >= n: a
@@ -261,50 +272,58 @@ __device__ double tile_potential(int n, const V *pos, T eps2, int i, V xi, V *ti
     return phi;
 }
 
-/* Per-block partial sums of the diagnostics. The potential of body i,
+/* Per-block partial sums of the diagnostics, each thread adding up bodies
+ * a grid apart in double. The potential of body i,
  * phi_i = -sum_{j != i} m_j / sqrt(r^2 + eps^2), is walk_phi[i].w where the
  * tree's walk wrote it (with_potential false then), else summed in T within a
- * tile of DIAG_THREADS bodies and in double across tiles. A pair with
- * r^2 + eps^2 = 0 (eps = 0, the same position) adds nothing, as sim.h
- * defines and sim_cpu.c does: the branch is there for the self-term anyway,
- * and this pass runs every APP_DIAG_EVERY frames, not every step. */
+ * tile of DIAG_THREADS bodies and in double across tiles (a grid of a block
+ * per DIAG_THREADS bodies then, so that O(N^2) pass has every thread it can
+ * get). A pair with r^2 + eps^2 = 0 (eps = 0, the same position) adds
+ * nothing, as sim.h defines and sim_cpu.c does: the branch is there for the
+ * self-term anyway. */
 template <typename T, typename V = typename vec4<T>::type>
 __global__ void diag_partial_kernel(int n, const V *pos, const V *vel, const uint8_t *tags, T eps2,
                                     bool with_potential, const V *walk_phi, double *partial) {
     __shared__ V tile[DIAG_THREADS];
-    __shared__ double sh[DIAG_COUNT][DIAG_THREADS];
-    const int i = blockIdx.x * DIAG_THREADS + threadIdx.x;
+    __shared__ double sh[DIAG_COUNT][DIAG_WARPS];
     V zero;
     zero.x = zero.y = zero.z = zero.w = 0;
-    const V xi = i < n ? pos[i] : zero;
-    const V vi = i < n ? vel[i] : zero;
-    double phi = walk_phi && i < n ? (double)walk_phi[i].w : 0.0;
-    if (with_potential) phi += tile_potential<T>(n, pos, eps2, i, xi, tile);
-    const double m = xi.w;
-    const double x = xi.x, y = xi.y, z = xi.z, vx = vi.x, vy = vi.y, vz = vi.z;
     double v[DIAG_COUNT];
-    v[DIAG_KINETIC] = 0.5 * m * (vx * vx + vy * vy + vz * vz);
-    v[DIAG_POTENTIAL] = 0.5 * m * phi; /* each pair counted from both ends */
-    v[DIAG_MASS] = m;
-    v[DIAG_P + 0] = m * vx;
-    v[DIAG_P + 1] = m * vy;
-    v[DIAG_P + 2] = m * vz;
-    v[DIAG_L + 0] = m * (y * vz - z * vy);
-    v[DIAG_L + 1] = m * (z * vx - x * vz);
-    v[DIAG_L + 2] = m * (x * vy - y * vx);
-    v[DIAG_MR + 0] = m * x;
-    v[DIAG_MR + 1] = m * y;
-    v[DIAG_MR + 2] = m * z;
-    const int galaxy = i < n ? (int)SIM_TAG_GALAXY(tags[i]) : 3; /* 3: counted in neither */
-    for (int g = 0; g < 2; g++) {
-        const double w = galaxy == g ? m : 0.0;
-        v[DIAG_GALAXY + 7 * g + 0] = w;
-        v[DIAG_GALAXY + 7 * g + 1] = w * x;
-        v[DIAG_GALAXY + 7 * g + 2] = w * y;
-        v[DIAG_GALAXY + 7 * g + 3] = w * z;
-        v[DIAG_GALAXY + 7 * g + 4] = w * vx;
-        v[DIAG_GALAXY + 7 * g + 5] = w * vy;
-        v[DIAG_GALAXY + 7 * g + 6] = w * vz;
+#pragma unroll
+    for (int k = 0; k < DIAG_COUNT; k++) v[k] = 0;
+    /* The same trips for the whole block: tile_potential synchronises it. */
+    for (int base = blockIdx.x * DIAG_THREADS; base < n; base += gridDim.x * DIAG_THREADS) {
+        const int i = base + threadIdx.x;
+        const V xi = i < n ? pos[i] : zero;
+        const V vi = i < n ? vel[i] : zero;
+        double phi = walk_phi && i < n ? (double)walk_phi[i].w : 0.0;
+        if (with_potential) phi += tile_potential<T>(n, pos, eps2, i, xi, tile);
+        const double m = xi.w;
+        const double x = xi.x, y = xi.y, z = xi.z, vx = vi.x, vy = vi.y, vz = vi.z;
+        v[DIAG_KINETIC] += 0.5 * m * (vx * vx + vy * vy + vz * vz);
+        v[DIAG_POTENTIAL] += 0.5 * m * phi; /* each pair counted from both ends */
+        v[DIAG_MASS] += m;
+        v[DIAG_P + 0] += m * vx;
+        v[DIAG_P + 1] += m * vy;
+        v[DIAG_P + 2] += m * vz;
+        v[DIAG_L + 0] += m * (y * vz - z * vy);
+        v[DIAG_L + 1] += m * (z * vx - x * vz);
+        v[DIAG_L + 2] += m * (x * vy - y * vx);
+        v[DIAG_MR + 0] += m * x;
+        v[DIAG_MR + 1] += m * y;
+        v[DIAG_MR + 2] += m * z;
+        const int galaxy = i < n ? (int)SIM_TAG_GALAXY(tags[i]) : 3; /* 3: counted in neither */
+#pragma unroll
+        for (int g = 0; g < 2; g++) {
+            const double w = galaxy == g ? m : 0.0;
+            v[DIAG_GALAXY + 7 * g + 0] += w;
+            v[DIAG_GALAXY + 7 * g + 1] += w * x;
+            v[DIAG_GALAXY + 7 * g + 2] += w * y;
+            v[DIAG_GALAXY + 7 * g + 3] += w * z;
+            v[DIAG_GALAXY + 7 * g + 4] += w * vx;
+            v[DIAG_GALAXY + 7 * g + 5] += w * vy;
+            v[DIAG_GALAXY + 7 * g + 6] += w * vz;
+        }
     }
     block_sum(sh, v);
     if (threadIdx.x == 0) {
@@ -314,9 +333,12 @@ __global__ void diag_partial_kernel(int n, const V *pos, const V *vel, const uin
 
 /* One block adds the per-block partials; the totals go after them. */
 __global__ void diag_total_kernel(int blocks, double *partial) {
-    __shared__ double sh[DIAG_COUNT][DIAG_THREADS];
-    double v[DIAG_COUNT] = {};
+    __shared__ double sh[DIAG_COUNT][DIAG_WARPS];
+    double v[DIAG_COUNT];
+#pragma unroll
+    for (int k = 0; k < DIAG_COUNT; k++) v[k] = 0;
     for (int b = threadIdx.x; b < blocks; b += DIAG_THREADS) {
+#pragma unroll
         for (int k = 0; k < DIAG_COUNT; k++) v[k] += partial[b * DIAG_COUNT + k];
     }
     block_sum(sh, v);
@@ -403,12 +425,14 @@ static cuda_backend *create_one(int device, sim_error *err) {
     CUDA_CHECK(&c->fault, cudaEventCreate(&c->step_end));
     CUDA_CHECK(&c->fault, cudaEventCreateWithFlags(&c->done, cudaEventDisableTiming));
     c->member_count = 1;
+    CUDA_CHECK(&c->fault, cudaEventCreateWithFlags(&c->diag_ready, cudaEventDisableTiming));
     if (cudaMalloc(&c->bad, sizeof *c->bad) != cudaSuccess ||
-        cudaMallocHost(&c->bad_host, sizeof *c->bad_host) != cudaSuccess) {
+        cudaMallocHost(&c->bad_host, sizeof *c->bad_host) != cudaSuccess ||
+        cudaMallocHost(&c->diag_host, sizeof(double) * DIAG_COUNT) != cudaSuccess) {
         cudaGetLastError(); /* out of memory is not sticky */
         if (err) {
             snprintf(err->message, sizeof err->message,
-                     "out of memory for the CUDA backend's non-finite flag");
+                     "out of memory for the CUDA backend's non-finite flag and sums");
             snprintf(err->hint, sizeof err->hint, "free some memory");
         }
         destroy_one(c);
@@ -438,6 +462,8 @@ static void destroy_one(cuda_backend *c) {
     CUDA_CHECK(&c->fault, cudaEventDestroy(c->done));
     CUDA_CHECK(&c->fault, cudaFree(c->bad));
     CUDA_CHECK(&c->fault, cudaFreeHost(c->bad_host));
+    CUDA_CHECK(&c->fault, cudaFreeHost(c->diag_host));
+    CUDA_CHECK(&c->fault, cudaEventDestroy(c->diag_ready));
     CUDA_CHECK(&c->fault, cudaStreamDestroy(c->stream));
     free(c->host_stage);
     free(c);
@@ -1042,9 +1068,10 @@ static void cuda_vertices(void *b, sim_vertex *dst, bool dst_on_device, bool wai
     if (wait || !dst_on_device) CUDA_CHECK(&c->fault, cudaStreamSynchronize(c->stream));
 }
 
-static sim_diag cuda_diagnostics(void *b, const sim_step_params *sp, sim_potential_source source) {
-    cuda_backend *c = (cuda_backend *)b;
-    const int blocks = blocks_for(c->n, DIAG_THREADS);
+/* The diagnostics' kernels and the copy of their totals to dst (host
+ * memory), queued behind the work queued so far; the potential they sum. */
+static sim_potential_source queue_sums(cuda_backend *c, const sim_step_params *sp,
+                                       sim_potential_source source, double *dst) {
     const double eps2 = sp->eps2;
     const bool walk = source == SIM_POTENTIAL_WALK && sp->variant == SIM_VARIANT_TREE;
     if (walk && !(c->acc_valid && c->acc_potential && c->acc_variant == SIM_VARIANT_TREE &&
@@ -1053,6 +1080,10 @@ static sim_diag cuda_diagnostics(void *b, const sim_step_params *sp, sim_potenti
     }
     if (source == SIM_POTENTIAL_WALK && !walk) source = SIM_POTENTIAL_EXACT;
     const bool exact = source == SIM_POTENTIAL_EXACT;
+    /* Without the O(N^2) potential a few blocks a multiprocessor, each
+     * thread adding up several bodies, leave diag_total_kernel little. */
+    const int all = blocks_for(c->n, DIAG_THREADS), few = DIAG_BLOCKS_PER_SM * c->sm_count;
+    const int blocks = exact || all < few ? all : few;
     if (c->fp64) {
         diag_partial_kernel<double>
             <<<blocks, DIAG_THREADS, 0, c->stream>>>(c->n, c->pos64, c->vel64, c->tags, eps2, exact,
@@ -1065,10 +1096,14 @@ static sim_diag cuda_diagnostics(void *b, const sim_step_params *sp, sim_potenti
     CUDA_CHECK_LAUNCH(&c->fault);
     diag_total_kernel<<<1, DIAG_THREADS, 0, c->stream>>>(blocks, c->diag_partial);
     CUDA_CHECK_LAUNCH(&c->fault);
-    double t[DIAG_COUNT];
-    CUDA_CHECK(&c->fault, cudaMemcpyAsync(t, c->diag_partial + blocks * DIAG_COUNT, sizeof t,
-                                          cudaMemcpyDeviceToHost, c->stream));
-    CUDA_CHECK(&c->fault, cudaStreamSynchronize(c->stream));
+    CUDA_CHECK(&c->fault,
+               cudaMemcpyAsync(dst, c->diag_partial + blocks * DIAG_COUNT,
+                               sizeof(double) * DIAG_COUNT, cudaMemcpyDeviceToHost, c->stream));
+    return source;
+}
+
+/* The diagnostics of the totals t. */
+static sim_diag diag_of(const double *t, sim_potential_source source) {
     sim_diag d = {};
     d.source = source;
     d.kinetic = t[DIAG_KINETIC];
@@ -1088,6 +1123,37 @@ static sim_diag cuda_diagnostics(void *b, const sim_step_params *sp, sim_potenti
     }
     sim_diag_finish(&d);
     return d;
+}
+
+static sim_diag cuda_diagnostics(void *b, const sim_step_params *sp, sim_potential_source source) {
+    cuda_backend *c = (cuda_backend *)b;
+    double t[DIAG_COUNT];
+    source = queue_sums(c, sp, source, t);
+    CUDA_CHECK(&c->fault, cudaStreamSynchronize(c->stream));
+    return diag_of(t, source);
+}
+
+/* The same, into pinned memory, with an event after it: not waited for
+ * here (a later cuda_diagnostics leaves these sums alone). */
+static void cuda_diagnostics_queue(void *b, const sim_step_params *sp,
+                                   sim_potential_source source) {
+    cuda_backend *c = (cuda_backend *)b;
+    c->diag_source = queue_sums(c, sp, source, c->diag_host);
+    CUDA_CHECK(&c->fault, cudaEventRecord(c->diag_ready, c->stream));
+    c->diag_queued = true;
+}
+
+/* The sums cuda_diagnostics_queue queued, waiting for them alone; source
+ * NONE when none were. */
+static sim_diag cuda_diagnostics_collect(void *b) {
+    cuda_backend *c = (cuda_backend *)b;
+    if (!c->diag_queued) {
+        const sim_diag none = {};
+        return none;
+    }
+    CUDA_CHECK(&c->fault, cudaEventSynchronize(c->diag_ready));
+    c->diag_queued = false;
+    return diag_of(c->diag_host, c->diag_source);
 }
 
 /* Each body's potential into out[i].w (sim_get_potentials): walk_phi[i].w
@@ -1455,4 +1521,6 @@ extern "C" const sim_backend_ops sim_cuda_ops = {
     cuda_gpus_disagree,
     cuda_potentials,
     cuda_radial,
+    cuda_diagnostics_queue,
+    cuda_diagnostics_collect,
 };

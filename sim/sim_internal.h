@@ -114,6 +114,12 @@ typedef struct sim_backend_ops {
     /* sim_radial_velocities: into device memory, queued; NULL: a backend
      * whose state is not on a GPU (the CPU). */
     void (*radial)(void *b, float *device_out);
+    /* diagnostics in two halves (sim_energy_queue): queued behind the work
+     * queued so far, and collected, waiting for them alone (source NONE
+     * when nothing was queued). NULL: a backend that computes them at once
+     * (sim.c keeps them). */
+    void (*diagnostics_queue)(void *b, const sim_step_params *sp, sim_potential_source potential);
+    sim_diag (*diagnostics_collect)(void *b);
 } sim_backend_ops;
 
 /* GFLOP/s as NVIDIA's nbody sample counts it: 20 flops per interaction in
