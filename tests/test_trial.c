@@ -26,7 +26,8 @@
 typedef struct run {
     base_trial t;
     double now;
-    int frames; /* until the verdict */
+    int frames;   /* until the verdict */
+    int b_frames; /* of them, done way B */
 } run;
 
 static bool frame(run *r, uint64_t sig, double a_ms, double b_ms, double warm_ms) {
@@ -34,6 +35,7 @@ static bool frame(run *r, uint64_t sig, double a_ms, double b_ms, double warm_ms
     const bool warm = r->t.phase == BASE_TRIAL_WARM_A || r->t.phase == BASE_TRIAL_WARM_B;
     r->now += 1e-3 * (warm ? warm_ms : a ? a_ms : b_ms);
     r->frames++;
+    r->b_frames += !a;
     return base_trial_frame_end(&r->t, r->now);
 }
 
@@ -110,6 +112,42 @@ static void check_restarts(void) {
           "slow frames: a verdict in %d frames (%d timed each way at most)", r.frames, d.timed);
 }
 
+/* The sprites' trial gives GL up on one timed frame twice CUDA's and
+ * longer than give_up_seconds (slow warm-up frames ending the warm-up
+ * early), and only then. */
+static void check_give_up(void) {
+    const base_trial_desc d = APP_SPRITES_TRIAL;
+    const double min_ms = 1e3 * d.give_up_seconds;
+    run r = start(d, 1);
+    CHECK(decide(&r, 1, 30.0, 120.0, 120.0, 1000) && r.t.a_chosen && r.t.b_given_up,
+          "CUDA 30 ms, GL 120 ms: GL given up (A chosen %d, given up %d)", r.t.a_chosen,
+          r.t.b_given_up);
+    CHECK(r.b_frames == 2 && fabs(r.t.b_s - 0.120) < 1e-9,
+          "... after %d GL frames (one warm, one timed), GL's frame %.4g ms", r.b_frames,
+          1e3 * r.t.b_s);
+    /* Twice CUDA's, but short: timed in full. */
+    r = start(d, 1);
+    CHECK(decide(&r, 1, 0.25 * min_ms, 0.75 * min_ms, 1.0, 1000) && r.t.a_chosen &&
+              !r.t.b_given_up && fabs(r.t.b_s - 0.75e-3 * min_ms) < 1e-9,
+          "GL 3x CUDA at %.3g ms a frame: timed, not given up (GL %.4g ms)", 0.75 * min_ms,
+          1e3 * r.t.b_s);
+    /* Long, but less than twice CUDA's: timed in full. */
+    r = start(d, 1);
+    CHECK(decide(&r, 1, 30.0, 50.0, 30.0, 1000) && r.t.a_chosen && !r.t.b_given_up &&
+              fabs(r.t.b_s - 0.050) < 1e-9,
+          "CUDA 30 ms, GL 50 ms: timed, not given up (GL %.4g ms)", 1e3 * r.t.b_s);
+    /* Long frames where GL is faster: GL. */
+    r = start(d, 1);
+    CHECK(decide(&r, 1, 100.0, 60.0, 100.0, 1000) && !r.t.a_chosen && !r.t.b_given_up,
+          "CUDA 100 ms, GL 60 ms: GL chosen");
+    /* A trial started again forgets the last one's giving up. */
+    r = start(d, 1);
+    decide(&r, 1, 30.0, 120.0, 120.0, 1000);
+    r.now += 2 * d.every;
+    CHECK(decide(&r, 1, 30.0, 45.0, 30.0, 1000) && r.t.a_chosen && !r.t.b_given_up,
+          "the next trial, GL at 45 ms: timed in full");
+}
+
 /* The sprites' signature covers each thing that changes a frame's time. */
 static void check_signature(void) {
     const uint64_t s =
@@ -137,6 +175,7 @@ int main(void) {
     check_verdicts("sprites (CUDA = A, GL = B)", APP_SPRITES_TRIAL);
     check_verdicts("recording (map's wait = A, fence poll = B)", IO_RECORD_POLL_TRIAL);
     check_restarts();
+    check_give_up();
     check_signature();
     return test_exit("test_trial");
 }

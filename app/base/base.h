@@ -45,11 +45,16 @@ bool base_msg_visible(const base_msg *m, double now);
  * faster is kept until the trial is started again. The clock is passed in
  * (base_now() in the app, made-up times in the tests). */
 typedef struct base_trial_desc {
-    int warm_a, warm_b; /* frames to let pass before timing each way */
-    int timed;          /* frame ends timed each way, ... */
-    double max_seconds; /* ... or fewer when they take longer than this; 0: no limit */
-    double b_margin;    /* B is chosen only when A's frame is longer than B's times this */
-    double every;       /* seconds after which a decided trial starts again; 0: never */
+    int warm_a, warm_b;  /* frames to let pass before timing each way, ... */
+    double warm_seconds; /* ... or fewer when they take longer than this; 0: no limit */
+    int timed;           /* frame ends timed each way, ... */
+    double max_seconds;  /* ... or fewer when they take longer than this; 0: no limit */
+    double b_margin;     /* B is chosen only when A's frame is longer than B's times this */
+    double every;        /* seconds after which a decided trial starts again; 0: never */
+    /* A timed frame of B longer than b_give_up times A's mean frame, and
+     * longer than give_up_seconds, ends the trial at once with A kept: B
+     * is slower by far, and its frames are long enough to see. 0: never. */
+    double b_give_up, give_up_seconds;
 } base_trial_desc;
 
 typedef enum base_trial_phase {
@@ -67,6 +72,8 @@ typedef struct base_trial {
     double since;       /* when the phase's first timed frame ended */
     double a_s, b_s;    /* the last trial's mean frame each way, seconds */
     bool a_chosen;      /* its verdict */
+    bool b_given_up;    /* ... reached on one frame of B (b_s is that frame) */
+    double last_end;    /* when the last frame ended (0: none yet) */
     uint64_t signature; /* what the frames did when the trial started */
     double started;     /* when it started */
 } base_trial;

@@ -37,11 +37,15 @@ bool base_trial_use_a(base_trial *t, uint64_t signature, double now) {
 }
 
 bool base_trial_frame_end(base_trial *t, double now) {
+    const double frame = t->last_end > 0 ? now - t->last_end : 0;
+    t->last_end = now;
     switch (t->phase) {
     case BASE_TRIAL_WARM_A:
     case BASE_TRIAL_WARM_B: {
         const int warm = t->phase == BASE_TRIAL_WARM_A ? t->desc.warm_a : t->desc.warm_b;
-        if (++t->count > warm) start_phase(t, (base_trial_phase)(t->phase + 1));
+        if (t->count == 0) t->since = now - frame; /* when the phase's first frame began */
+        const bool long_enough = t->desc.warm_seconds > 0 && now - t->since >= t->desc.warm_seconds;
+        if (++t->count > warm || long_enough) start_phase(t, (base_trial_phase)(t->phase + 1));
         return false;
     }
     case BASE_TRIAL_TIME_A:
@@ -49,6 +53,14 @@ bool base_trial_frame_end(base_trial *t, double now) {
         break;
     case BASE_TRIAL_DECIDED:
         return false;
+    }
+    if (t->phase == BASE_TRIAL_TIME_B && t->desc.b_give_up > 0 &&
+        frame > t->desc.give_up_seconds && frame > t->desc.b_give_up * t->a_s) {
+        t->b_s = frame;
+        t->a_chosen = true;
+        t->b_given_up = true;
+        start_phase(t, BASE_TRIAL_DECIDED);
+        return true;
     }
     if (t->count == 0) t->since = now;
     t->count++;
@@ -64,6 +76,7 @@ bool base_trial_frame_end(base_trial *t, double now) {
     }
     t->b_s = period;
     t->a_chosen = !(t->a_s > t->b_s * (t->desc.b_margin > 0 ? t->desc.b_margin : 1.0));
+    t->b_given_up = false;
     start_phase(t, BASE_TRIAL_DECIDED);
     return true;
 }
