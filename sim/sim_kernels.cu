@@ -1333,7 +1333,8 @@ static constexpr variant_entry variants[] = {
     {SIM_VARIANT_TREE,
      /* approximate, O(N log N): theta shapes its forces and its cells can be drawn */
      sim_method{SIM_VARIANT_TREE, "tree",
-                "Barnes-Hut octree rebuilt every step, quadrupoles, O(N log N)", P_GROUP, nullptr,
+                "Barnes-Hut octree rebuilt every step, quadrupoles or monopoles, O(N log N)",
+                P_GROUP, nullptr,
                 false, /* fp64 */
                 false, /* exact */
                 true,  /* uses_theta */
