@@ -34,6 +34,8 @@
  *   copied to the others) stays equal to the one-GPU run and the GPUs
  *   stay identical.
  * - the tree at N = 100003 (many groups, several per SM), 4 steps.
+ * - with more than two GPUs, best, the tree at N = 100003 and the
+ *   switches again on all of them.
  */
 #include <math.h>
 #include <stdio.h>
@@ -192,7 +194,11 @@ int main(void) {
     check_variant(SIM_VARIANT_FP64, N, STEPS, 2, 1e-9);
     check_variant(SIM_VARIANT_TILED, N, STEPS, 2, 0);
     check_variant(SIM_VARIANT_TREE, 100003, 2, 2, 2e-4);
-    if (devices > 2) check_variant(SIM_VARIANT_BEST, N, STEPS, devices, 2e-4);
+    if (devices > 2) {
+        check_variant(SIM_VARIANT_BEST, N, STEPS, devices, 2e-4);
+        check_variant(SIM_VARIANT_TREE, 100003, 2, devices, 2e-4);
+        check_switches(devices);
+    }
     check_switches(2);
     return test_exit("test_multi_gpu");
 }
