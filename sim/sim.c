@@ -704,9 +704,10 @@ sim_diag sim_energy_collect(sim *s) {
     s->energy_queued = false;
     const sim_diag d = s->ops->diagnostics_collect ? s->ops->diagnostics_collect(s->backend_state)
                                                    : s->energy_sums;
+    const sim_step_params *q = &s->energy_knobs, *k = &s->knobs;
     const bool same = s->energy_generation == s->generation && s->energy_steps == s->steps &&
-                      s->energy_knobs.softening == s->knobs.softening &&
-                      s->energy_knobs.variant == s->knobs.variant;
+                      q->softening == k->softening && q->variant == k->variant &&
+                      q->theta == k->theta && q->tree_alpha == k->tree_alpha;
     return same ? d : sim_energy(s);
 }
 

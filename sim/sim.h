@@ -458,8 +458,9 @@ sim_diag sim_energy(sim *s);
  * sums behind the steps queued so far and returns (the CUDA backend; the
  * CPU's are made there and then), and sim_energy_collect gives them,
  * waiting for them alone, not for what was queued after. Collected after
- * a step, new bodies or another softening or method, or with none
- * queued, the sums are sim_energy's at the state of the collect. */
+ * a step, new bodies, another softening, method or opening criterion, or
+ * with none queued, the sums are sim_energy's at the state of the
+ * collect. */
 void sim_energy_queue(sim *s);
 sim_diag sim_energy_collect(sim *s);
 

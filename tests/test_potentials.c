@@ -12,8 +12,9 @@
  *
  * Both: the frame loop's energy (sim_energy_queue, sim_energy_collect) is
  * sim_energy's at the state it was queued in, bit for bit, with an exact
- * sim_diagnostics between the two; after a step in between, it is the new
- * state's; collected with nothing queued, it is sim_energy's.
+ * sim_diagnostics between the two; after a step or another softening in
+ * between, it is the new state's; collected with nothing queued, it is
+ * sim_energy's.
  *
  * The bodies are made here: unequal masses, N not a multiple of any block.
  */
@@ -101,6 +102,15 @@ static void test_queue(sim *s, const char *what) {
     const sim_diag none = sim_energy_collect(s);
     CHECK(same_diag(&none, &later), "%s: nothing queued: K %.17g, sim_energy's %.17g", what,
           none.kinetic, later.kinetic);
+    /* Another softening between the halves: the new softening's W. */
+    sim_energy_queue(s);
+    const double eps = sim_get_params(s).softening;
+    sim_set_softening(s, 2 * eps);
+    const sim_diag soft = sim_energy_collect(s), want = sim_energy(s);
+    CHECK(same_diag(&soft, &want) && want.potential != later.potential,
+          "%s: softening changed after the queue: W %.17g, the new softening's %.17g, the old %.17g",
+          what, soft.potential, want.potential, later.potential);
+    sim_set_softening(s, eps);
 }
 
 static void test_cpu(void) {
