@@ -810,15 +810,20 @@ bool sim_measure_force_error(sim *s, int samples, uint64_t seed, sim_force_error
     return s->ops->force_error(s->backend_state, &sp, samples, seed, out, err);
 }
 
+int sim_gpus_for(int n, sim_scaling scaling, int devices) {
+    const bool n2 = scaling == SIM_SCALING_N2;
+    const int two = n2 ? SIM_GPUS2_MIN_BODIES_N2 : SIM_GPUS2_MIN_BODIES_NLOGN;
+    const int four = n2 ? SIM_GPUS4_MIN_BODIES_N2 : SIM_GPUS4_MIN_BODIES_NLOGN;
+    if (devices < 2 || n < two) return 1;
+    if (devices == 2 || n < four) return 2;
+    return devices < SIM_GPUS_AUTO_MAX ? devices : SIM_GPUS_AUTO_MAX;
+}
+
 int sim_gpus_auto(int n, sim_variant v) {
     char version[64];
     const sim_method *m = sim_method_of(SIM_BACKEND_CUDA, v);
     if (!m || !m->splits || !sim_multi_gpu_support(version, sizeof version)) return 1;
-    const int least =
-        m->scaling == SIM_SCALING_N2 ? SIM_GPUS_MIN_BODIES_N2 : SIM_GPUS_MIN_BODIES_NLOGN;
-    if (n < least) return 1;
-    const int devices = sim_cuda_device_count(NULL, 0);
-    return devices < 1 ? 1 : devices > SIM_MAX_GPUS ? SIM_MAX_GPUS : devices;
+    return sim_gpus_for(n, m->scaling, sim_cuda_device_count(NULL, 0));
 }
 
 sim_gpu_stats sim_get_gpu_stats(sim *s) {

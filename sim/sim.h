@@ -614,15 +614,25 @@ typedef struct sim_device_info {
  * returns true; false (out "") for a build without NCCL. */
 bool sim_multi_gpu_support(char *out, size_t len);
 
-/* From these N on, a method that splits its forces runs faster on the two
- * GPUs it was measured on than on one (docs/PERFORMANCE.md, "Several
- * GPUs"): all-pairs (N^2) and the tree (N log N). */
-#define SIM_GPUS_MIN_BODIES_N2 16384
-#define SIM_GPUS_MIN_BODIES_NLOGN 65536
+/* From these N on, a method that splits its forces ran faster on two GPUs
+ * than on one, and on four than on two, on one host's NVLink-joined GPUs
+ * (docs/PERFORMANCE.md, "Several GPUs"): all-pairs (N^2) and the tree
+ * (N log N). More than four were not measured, so the automatic count
+ * stops at SIM_GPUS_AUTO_MAX. */
+#define SIM_GPUS2_MIN_BODIES_N2 12288
+#define SIM_GPUS4_MIN_BODIES_N2 16384
+#define SIM_GPUS2_MIN_BODIES_NLOGN 131072
+#define SIM_GPUS4_MIN_BODIES_NLOGN 786432
+#define SIM_GPUS_AUTO_MAX 4
 
-/* The automatic GPU count for n bodies on method v (CUDA backend): every
- * visible GPU where this build has NCCL, v splits and n is at least its
- * scaling's SIM_GPUS_MIN_BODIES; else 1. Asks the CUDA runtime. */
+/* The GPU count for n bodies of a method with this scaling that splits
+ * its forces, of `devices` visible: 1 below the two-GPU threshold, 2 from
+ * it, every device up to SIM_GPUS_AUTO_MAX from the four-GPU one (three
+ * GPUs take four's threshold). */
+int sim_gpus_for(int n, sim_scaling scaling, int devices);
+/* The automatic GPU count for n bodies on method v (CUDA backend):
+ * sim_gpus_for where this build has NCCL and v splits; else 1. Asks the
+ * CUDA runtime. */
 int sim_gpus_auto(int n, sim_variant v);
 
 /* The GPUs' numbers for the HUD and the benchmark: the times from one

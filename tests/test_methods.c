@@ -22,6 +22,10 @@
  * fp64's count unroll x B MUFU.RSQ of two interactions each, B being their
  * build's, and their notes and best's p say that B; every exact CUDA method
  * has a row and the tree none; and the ceiling's arithmetic.
+ *
+ * And the automatic GPU count (sim_gpus_for) at and beside its measured
+ * thresholds, for one to eight visible GPUs: 1, 2, then every GPU up to
+ * four, never fewer as N grows.
  */
 #include <string.h>
 
@@ -292,7 +296,42 @@ static void check_ceiling(void) {
     CHECK(sim_loop_ceiling(NULL, &dev) == 0, "no row: not 0");
 }
 
+static void check_gpus_for(void) {
+    const struct {
+        sim_scaling scaling;
+        int two, four;
+    } rows[] = {{SIM_SCALING_N2, SIM_GPUS2_MIN_BODIES_N2, SIM_GPUS4_MIN_BODIES_N2},
+                {SIM_SCALING_NLOGN, SIM_GPUS2_MIN_BODIES_NLOGN, SIM_GPUS4_MIN_BODIES_NLOGN}};
+    for (int r = 0; r < 2; r++) {
+        const sim_scaling sc = rows[r].scaling;
+        const int two = rows[r].two, four = rows[r].four;
+        CHECK(two < four, "scaling %d: two GPUs' threshold %d below four's %d", (int)sc, two, four);
+        CHECK(sim_gpus_for(100000000, sc, 1) == 1, "one device: one GPU");
+        CHECK(sim_gpus_for(two - 1, sc, 4) == 1 && sim_gpus_for(two, sc, 4) == 2,
+              "scaling %d: 2 GPUs from %d bodies: %d at %d, %d at %d", (int)sc, two,
+              sim_gpus_for(two - 1, sc, 4), two - 1, sim_gpus_for(two, sc, 4), two);
+        CHECK(sim_gpus_for(four - 1, sc, 4) == 2 && sim_gpus_for(four, sc, 4) == 4,
+              "scaling %d: 4 GPUs from %d bodies: %d at %d, %d at %d", (int)sc, four,
+              sim_gpus_for(four - 1, sc, 4), four - 1, sim_gpus_for(four, sc, 4), four);
+        CHECK(sim_gpus_for(four, sc, 2) == 2 && sim_gpus_for(four, sc, 3) == 3 &&
+                  sim_gpus_for(100000000, sc, 8) == SIM_GPUS_AUTO_MAX,
+              "scaling %d: 2 of 2, 3 of 3, %d of 8 (got %d, %d, %d)", (int)sc, SIM_GPUS_AUTO_MAX,
+              sim_gpus_for(four, sc, 2), sim_gpus_for(four, sc, 3),
+              sim_gpus_for(100000000, sc, 8));
+        for (int devices = 1; devices <= 8; devices++) {
+            int last = 1;
+            for (int n = 1; n <= 4 * four; n += n / 8 + 1) {
+                const int g = sim_gpus_for(n, sc, devices);
+                CHECK(g >= last && g <= devices, "scaling %d, %d devices, %d bodies: %d GPUs",
+                      (int)sc, devices, n, g);
+                last = g;
+            }
+        }
+    }
+}
+
 int main(void) {
+    check_gpus_for();
     check_cuda();
     check_cpu();
     check_edges();
