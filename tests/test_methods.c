@@ -316,8 +316,7 @@ static void check_gpus_for(void) {
         CHECK(sim_gpus_for(four, sc, 2) == 2 && sim_gpus_for(four, sc, 3) == 3 &&
                   sim_gpus_for(100000000, sc, 8) == SIM_GPUS_AUTO_MAX,
               "scaling %d: 2 of 2, 3 of 3, %d of 8 (got %d, %d, %d)", (int)sc, SIM_GPUS_AUTO_MAX,
-              sim_gpus_for(four, sc, 2), sim_gpus_for(four, sc, 3),
-              sim_gpus_for(100000000, sc, 8));
+              sim_gpus_for(four, sc, 2), sim_gpus_for(four, sc, 3), sim_gpus_for(100000000, sc, 8));
         for (int devices = 1; devices <= 8; devices++) {
             int last = 1;
             for (int n = 1; n <= 4 * four; n += n / 8 + 1) {

@@ -33,11 +33,12 @@ typedef struct knob_row {
 #define STR_(x) #x
 #define STR(x) STR_(x) /* a number macro's digits, for the help text */
 /* --gpus: its default and range, from the numbers sim/ uses. */
-#define GPUS_AUTO                                                                                  \
-    "auto (with NCCL): best and fp64 on 2 GPUs from " STR(SIM_GPUS2_MIN_BODIES_N2)                 \
-    " bodies and up to " STR(SIM_GPUS_AUTO_MAX) " from " STR(SIM_GPUS4_MIN_BODIES_N2)            \
-    ", the tree on 2 from " STR(SIM_GPUS2_MIN_BODIES_NLOGN) " and up to " STR(                   \
-        SIM_GPUS_AUTO_MAX) " from " STR(SIM_GPUS4_MIN_BODIES_NLOGN) "; else 1"
+#define GPUS_MAX STR(SIM_GPUS_AUTO_MAX)
+#define GPUS_N2 "best and fp64 on 2 GPUs from " STR(SIM_GPUS2_MIN_BODIES_N2) " bodies"
+#define GPUS_N2_MAX " and up to " GPUS_MAX " from " STR(SIM_GPUS4_MIN_BODIES_N2)
+#define GPUS_TREE ", the tree on 2 from " STR(SIM_GPUS2_MIN_BODIES_NLOGN)
+#define GPUS_TREE_MAX " and up to " GPUS_MAX " from " STR(SIM_GPUS4_MIN_BODIES_NLOGN)
+#define GPUS_AUTO "auto (with NCCL): " GPUS_N2 GPUS_N2_MAX GPUS_TREE GPUS_TREE_MAX "; else 1"
 #define GPUS_RANGE "whole, 1 … " STR(SIM_MAX_GPUS) ", or auto"
 
 static const knob_row rows[] = {
