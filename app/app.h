@@ -603,8 +603,9 @@ void app_reseed(app *a, sim_ic ic, int n, uint64_t seed);
 void app_physics_changed(app *a);
 /* The frame rate, at the start of each frame. */
 void app_live_frame_start(app *a);
-/* Energy, momenta and the virial ratio every APP_DIAG_EVERY frames, within
- * their share of the time. */
+/* Energy, momenta and the virial ratio: every frame where the force pass
+ * gives the potentials (collecting what app_live_queue_sample queued), else
+ * every APP_DIAG_EVERY frames, within their share of the time. */
 void app_live_sample(app *a);
 /* Where the force pass gives the potentials (the GPU tree), queues the
  * frame's sample behind its steps, for app_live_sample to collect after

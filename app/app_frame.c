@@ -197,8 +197,8 @@ void app_frame(app *a, int fb_width, int fb_height) {
     }
     app_profile_mark(a, APP_PHASE_UPLOAD);
     /* After the upload's wait for the steps: the tree's sample, queued
-     * behind them, is in; another waits for its own pass alone (the HUD
-     * shows it from the next frame on). None once the run is to stop. */
+     * behind them, is in; another waits for its own pass alone. Either way
+     * this frame's HUD shows it. None once the run is to stop. */
     if (!app_stopping(a) && !playback) { /* a series plays: its figures, nothing sampled */
         app_live_sample(a);
         app_live_force_error(a);
