@@ -112,7 +112,7 @@ static void check_restarts(void) {
           "slow frames: a verdict in %d frames (%d timed each way at most)", r.frames, d.timed);
 }
 
-/* The sprites' trial gives GL up on one timed frame twice CUDA's and
+/* The sprites' trial gives GL up on one timed frame b_give_up times CUDA's and
  * longer than give_up_seconds (slow warm-up frames ending the warm-up
  * early), and only then. */
 static void check_give_up(void) {
@@ -125,17 +125,22 @@ static void check_give_up(void) {
     CHECK(r.b_frames == 2 && fabs(r.t.b_s - 0.120) < 1e-9,
           "... after %d GL frames (one warm, one timed), GL's frame %.4g ms", r.b_frames,
           1e3 * r.t.b_s);
-    /* Twice CUDA's, but short: timed in full. */
+    /* Three times CUDA's, but short: timed in full. */
     r = start(d, 1);
     CHECK(decide(&r, 1, 0.25 * min_ms, 0.75 * min_ms, 1.0, 1000) && r.t.a_chosen &&
               !r.t.b_given_up && fabs(r.t.b_s - 0.75e-3 * min_ms) < 1e-9,
           "GL 3x CUDA at %.3g ms a frame: timed, not given up (GL %.4g ms)", 0.75 * min_ms,
           1e3 * r.t.b_s);
-    /* Long, but less than twice CUDA's: timed in full. */
+    /* Long, but within b_give_up of CUDA's: timed in full. */
+    const double near_ms = 30.0 * (1.0 + 0.5 * (d.b_give_up - 1.0));
     r = start(d, 1);
-    CHECK(decide(&r, 1, 30.0, 50.0, 30.0, 1000) && r.t.a_chosen && !r.t.b_given_up &&
-              fabs(r.t.b_s - 0.050) < 1e-9,
-          "CUDA 30 ms, GL 50 ms: timed, not given up (GL %.4g ms)", 1e3 * r.t.b_s);
+    CHECK(decide(&r, 1, 30.0, near_ms, 30.0, 1000) && r.t.a_chosen && !r.t.b_given_up &&
+              fabs(r.t.b_s - 1e-3 * near_ms) < 1e-9,
+          "CUDA 30 ms, GL %.4g ms: timed, not given up (GL %.4g ms)", near_ms, 1e3 * r.t.b_s);
+    /* Just beyond it: given up. */
+    r = start(d, 1);
+    CHECK(decide(&r, 1, 30.0, 30.0 * d.b_give_up * 1.05, 30.0, 1000) && r.t.b_given_up,
+          "CUDA 30 ms, GL %.4g ms: given up", 30.0 * d.b_give_up * 1.05);
     /* Long frames where GL is faster: GL. */
     r = start(d, 1);
     CHECK(decide(&r, 1, 100.0, 60.0, 100.0, 1000) && !r.t.a_chosen && !r.t.b_given_up,
@@ -144,8 +149,8 @@ static void check_give_up(void) {
     r = start(d, 1);
     decide(&r, 1, 30.0, 120.0, 120.0, 1000);
     r.now += 2 * d.every;
-    CHECK(decide(&r, 1, 30.0, 45.0, 30.0, 1000) && r.t.a_chosen && !r.t.b_given_up,
-          "the next trial, GL at 45 ms: timed in full");
+    CHECK(decide(&r, 1, 30.0, near_ms, 30.0, 1000) && r.t.a_chosen && !r.t.b_given_up,
+          "the next trial, GL at %.4g ms: timed in full", near_ms);
 }
 
 /* The sprites' signature covers each thing that changes a frame's time. */
