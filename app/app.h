@@ -45,6 +45,11 @@
 #define APP_DIAG_EVERY 20
 /* ... and at most 1 / (1 + APP_DIAG_DUTY) of the wall time. */
 #define APP_DIAG_DUTY 19.0
+/* Where the force pass returns the potentials (the GPU tree), samples of
+ * the energy a second at most: the HUD's figures need no more, and a walk
+ * that returns potentials takes longer. Frames slower than this sample
+ * every frame. */
+#define APP_SAMPLE_HZ 60.0
 /* The force error is measured on this many bodies (X; every APP_FERR_EVERY
  * seconds while an approximate method runs). */
 #define APP_FERR_SAMPLES 1024
@@ -112,6 +117,8 @@ typedef struct app_live {
     sim_potential_source energy0_source; /* E0's potential: exact, or the tree walk's */
     double energy0_exact; /* E0 from the exact sum, for the status JSON (--status-json) */
     bool energy0_exact_valid;
+    bool sample_due;        /* this frame samples the walk's energy (app_live_plan_sample) */
+    double sample_at;       /* the start of the frame that last did (monotonic seconds) */
     int diag_frame;         /* frame of the last sample */
     double diag_time;       /* when it ended (monotonic seconds) */
     double diag_cost;       /* seconds it took */
@@ -603,9 +610,17 @@ void app_reseed(app *a, sim_ic ic, int n, uint64_t seed);
 void app_physics_changed(app *a);
 /* The frame rate, at the start of each frame. */
 void app_live_frame_start(app *a);
-/* Energy, momenta and the virial ratio: every frame where the force pass
- * gives the potentials (collecting what app_live_queue_sample queued), else
- * every APP_DIAG_EVERY frames, within their share of the time. */
+/* Whether this frame samples the energy from the force pass's potentials,
+ * and so whether its steps return them (sim_set_step_potentials): before
+ * the frame's steps. */
+void app_live_plan_sample(app *a);
+/* Whether a frame starting at now samples, the last that did having
+ * started at last (have: there is one): APP_SAMPLE_HZ at most. */
+bool app_sample_due(bool have, double last, double now);
+/* Energy, momenta and the virial ratio: where the force pass gives the
+ * potentials, on the frames app_live_plan_sample chose (collecting what
+ * app_live_queue_sample queued), else every APP_DIAG_EVERY frames, within
+ * their share of the time. */
 void app_live_sample(app *a);
 /* Where the force pass gives the potentials (the GPU tree), queues the
  * frame's sample behind its steps, for app_live_sample to collect after

@@ -154,6 +154,7 @@ void app_frame(app *a, int fb_width, int fb_height) {
     if (a->live.frame + 1 == a->live.runaway_at) test_runaway(a);
     const bool playback = app_snapshot_frame(a); /* a series plays: nothing steps */
     app_profile_mark(a, APP_PHASE_INPUT);
+    app_live_plan_sample(a); /* whether this frame's steps return potentials for the HUD */
     if (!playback && (!a->live.paused || a->live.step_once) && !app_stopping(a)) {
         app_step_frame(a);
         a->live.step_once = false;

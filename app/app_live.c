@@ -1,7 +1,7 @@
 /* app_live.c - the running loop's numbers: the frame rate, the energy and
- * the virial ratio (every frame from the tree walk's potentials, else
- * sampled every few frames), the force error of the running method, and
- * the watch for non-finite bodies that pauses the run.
+ * the virial ratio (from the tree walk's potentials up to APP_SAMPLE_HZ
+ * times a second, else sampled every few frames), the force error of the
+ * running method, and the watch for non-finite bodies that pauses the run.
  *
  * The HUD, the status line and the sparkline read these; keys that change
  * the physics (softening, a new scene, a snapshot) call
@@ -72,9 +72,25 @@ void app_live_check_nonfinite(app *a) {
     blow_up(a, step, t);
 }
 
+bool app_sample_due(bool have, double last, double now) {
+    return !have || !(now - last < 1.0 / APP_SAMPLE_HZ);
+}
+
+/* The walk returns the potentials on the frames that sample, and on every
+ * frame while the bodies are coloured by their potential (app_colour.c
+ * reads them; without, it would make a pass of its own). */
+void app_live_plan_sample(app *a) {
+    app_live *l = &a->live;
+    const bool walk = sim_get_method(a->sim)->walk_potential;
+    const bool have = l->diag_valid && l->energy0_valid;
+    l->sample_due = !walk || app_sample_due(have, l->sample_at, l->now);
+    sim_set_step_potentials(a->sim, l->sample_due || a->view.color == RENDER_COLOR_POTENTIAL);
+}
+
 /* Energy, momenta and the virial ratio. Where the force pass returns each
- * body's potential (the GPU tree), every frame at O(N), queued behind the
- * frame's steps (app_live_queue_sample) and collected here. Otherwise
+ * body's potential (the GPU tree), at O(N) on the frames
+ * app_live_plan_sample chose, queued behind the frame's steps
+ * (app_live_queue_sample) and collected here. Otherwise
  * every APP_DIAG_EVERY frames, and no more often than keeps their cost
  * within 1 / (1 + APP_DIAG_DUTY) of the wall time: the exact potential is an
  * O(N^2) pass (the frame samples nothing while a snapshot series plays).
@@ -85,6 +101,7 @@ void app_live_check_nonfinite(app *a) {
 void app_live_sample(app *a) {
     app_live *l = &a->live;
     const bool walk = sim_get_method(a->sim)->walk_potential;
+    if (walk && !l->sample_due && l->diag_valid && l->energy0_valid) return;
     if (!walk && l->diag_valid && l->energy0_valid && l->energy0_source == SIM_POTENTIAL_EXACT &&
         (l->frame - l->diag_frame < APP_DIAG_EVERY ||
          base_now() - l->diag_time < APP_DIAG_DUTY * l->diag_cost)) {
@@ -98,6 +115,7 @@ void app_live_sample(app *a) {
     l->diag_cost = l->diag_time - t0;
     l->diag_valid = true;
     l->diag_frame = l->frame;
+    l->sample_at = l->now;
     if (!isfinite(l->diag.total) || !isfinite(l->diag.kinetic)) {
         app_live_check_nonfinite(a); /* the step is known by now: sim_diagnostics waited */
         if (!l->blown_up) blow_up(a, 0, sim_get_params(a->sim).time);
@@ -123,7 +141,7 @@ void app_live_sample(app *a) {
 }
 
 void app_live_queue_sample(app *a) {
-    if (sim_get_method(a->sim)->walk_potential && a->live.energy0_valid) {
+    if (sim_get_method(a->sim)->walk_potential && a->live.energy0_valid && a->live.sample_due) {
         sim_energy_queue(a->sim);
     }
 }

@@ -54,7 +54,8 @@ void app_status_line(app *a) {
     number(vr, sizeof vr, d.virial_ratio);
     number(ms, sizeof ms, playback ? NAN : (double)sim_last_step_ms(a->sim));
     number(ips, sizeof ips, playback ? NAN : app_interactions_per_s(a));
-    /* The HUD's figures: every frame from the tree's walk, else sampled. */
+    /* The HUD's figures: from the tree's walk up to APP_SAMPLE_HZ times a
+     * second, else sampled every few frames; energy_live_frame says when. */
     const bool live = !playback && l->diag_valid && l->energy0_valid;
     number(e_live, sizeof e_live, live ? l->diag.total : NAN);
     number(de_live, sizeof de_live, live ? app_energy_error(a) : NAN);
@@ -80,12 +81,13 @@ void app_status_line(app *a) {
         ", \"mode\": \"%s\", \"t\": %.9g, \"steps\": %lld, \"paused\": %s, \"fps\": %.4g, "
         "\"ms_per_step\": %s, \"interactions_per_s\": %s, \"energy\": %s, \"dE_over_E0\": %s, "
         "\"virial_ratio\": %s, \"energy_live\": %s, \"dE_over_E0_live\": %s, "
-        "\"energy_live_source\": \"%s\", \"interop\": \"%s\", \"sprites\": \"%s\", "
-        "\"sprites_mode\": \"%s\", \"color\": %d, \"hud\": %s, \"help\": %s, \"vsync\": %s, "
-        "\"caption\": %s}\n",
+        "\"energy_live_source\": \"%s\", \"energy_live_frame\": %d, \"interop\": \"%s\", "
+        "\"sprites\": \"%s\", \"sprites_mode\": \"%s\", \"color\": %d, \"hud\": %s, "
+        "\"help\": %s, \"vsync\": %s, \"caption\": %s}\n",
         playback ? "playback" : "simulation", app_snapshot_time(a),
         (long long)app_snapshot_steps(a), l->paused ? "true" : "false", l->fps, ms, ips, e, de_s,
         vr, e_live, de_live, live && l->energy0_source == SIM_POTENTIAL_WALK ? "walk" : "exact",
+        live ? l->diag_frame : -1,
         zero_copy ? "zero-copy" : "host-copy", a->interop.sprites_drawn ? "cuda" : "gl",
         config_sprites_name(a->sprites.mode), (int)a->view.color,
         a->ui.shown[UI_OVERLAY_HUD] ? "true" : "false",

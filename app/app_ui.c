@@ -45,6 +45,7 @@ void app_ui_facts(app *a, ui_facts *f) {
         .energy_valid = l->diag_valid && l->energy0_valid && isfinite(l->diag.total),
         .energy = l->diag.total,
         .energy_walk = l->diag.source == SIM_POTENTIAL_WALK,
+        .energy_hz = APP_SAMPLE_HZ,
         .energy_error = app_energy_error(a),
         .virial_ratio = l->diag.virial_ratio,
         .energy_time = l->diag_time,

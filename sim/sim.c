@@ -53,6 +53,7 @@ struct sim {
     int64_t energy_steps;
     sim_step_params energy_knobs;
     sim_diag energy_sums;
+    bool no_step_potentials; /* sim_set_step_potentials(false) */
 };
 
 static const char *const ic_names[] = {"plummer", "plummer", "shell", "disk", "merger"};
@@ -538,7 +539,8 @@ static sim_step_params step_params(const sim *s) {
 bool sim_step(sim *s, int steps) {
     if (steps <= 0) return true;
     latch_nonfinite(s); /* before the ring forgets the call it happened in */
-    const sim_step_params sp = step_params(s);
+    sim_step_params sp = step_params(s);
+    sp.no_potentials = s->no_step_potentials;
     /* The clock follows the steps: a float kernel steps by float(dt). */
     const bool in_float = s->backend == SIM_BACKEND_CUDA && !sim_get_method(s)->fp64;
     const double dt = in_float ? (double)(float)sp.dt : sp.dt;
@@ -561,6 +563,10 @@ bool sim_nonfinite(sim *s, int64_t *step, double *time) {
     if (step) *step = s->nonfinite_step;
     if (time) *time = s->nonfinite_time;
     return true;
+}
+
+void sim_set_step_potentials(sim *s, bool on) {
+    s->no_step_potentials = !on;
 }
 
 void sim_set_dt(sim *s, double dt) {

@@ -401,6 +401,14 @@ bool sim_reset_scene(sim *s, const sim_desc *desc, sim_error *err);
  * ended a step (CPU backend): the steps before it count (time, steps), and
  * the bodies are as the last whole step left them. */
 bool sim_step(sim *s, int steps);
+/* Whether each sim_step's last force pass also returns each body's
+ * potential, where the method's pass can (sim_method.walk_potential), for
+ * sim_energy_queue and sim_get_potentials to read without a pass of their
+ * own. On at creation. The walk takes longer with them, so a loop that
+ * samples the energy less often than it steps turns them off for the steps
+ * it does not sample (sim_energy and the others still give the same sums:
+ * they make the pass they need). */
+void sim_set_step_potentials(sim *s, bool on);
 
 /* Live knobs. Values are taken as given (callers validate user input). */
 void sim_set_dt(sim *s, double dt);

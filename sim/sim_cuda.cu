@@ -925,9 +925,10 @@ static void leapfrog(cuda_backend *c, const sim_step_params *sp, int steps, bool
         m->acc_potential = false; /* the bodies have moved */
     }
     for (int s = 0; s < steps; s++) {
-        /* The potentials of the last evaluation only: those of the
-         * positions the call leaves, which sim_energy reads. */
-        forces_all(c, sp, sums, s + 1 == steps, timed && s == 0);
+        /* The potentials of the last evaluation only (unless the caller
+         * wants none): those of the positions the call leaves, which
+         * sim_energy reads. */
+        forces_all(c, sp, sums, s + 1 == steps && !sp->no_potentials, timed && s == 0);
         for (int k = 0; k < c->member_count; k++) {
             cuda_backend *m = member(c, k);
             set_device(m);

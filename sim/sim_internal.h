@@ -36,6 +36,8 @@ typedef struct sim_step_params {
     sim_variant variant; /* resolved */
     int p, q;            /* resolved, already clamped */
     int64_t first_step;  /* the steps counter before this step call (sim_nonfinite) */
+    bool no_potentials;  /* sim_step: its last pass leaves the potentials out
+                            (sim_set_step_potentials) */
 } sim_step_params;
 
 /* A backend: opaque state plus these operations. n is the body count.

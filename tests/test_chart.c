@@ -11,7 +11,7 @@
  * failing; the running method's own step time is recorded; the bars are in
  * the picture; the sparkline holds exactly the energy errors sampled, is
  * reset with the physics and keeps going (a slope, not a reset) when the
- * damping changes.
+ * damping changes; the walk's samples come at most APP_SAMPLE_HZ a second.
  *
  *     test_chart
  */
@@ -65,6 +65,30 @@ static void check_ring(void) {
     CHECK(s.count == 1 && ui_spark_get(&s, 0, &t, &de) && t == 3.0, "starts over: %d", s.count);
     ui_spark_reset(&s);
     CHECK(s.count == 0, "reset");
+}
+
+/* The walk's energy samples: the first at once, then none until 1 /
+ * APP_SAMPLE_HZ after the last; frames slower than that sample each time. */
+static void check_sample_rate(void) {
+    const double period = 1.0 / APP_SAMPLE_HZ;
+    CHECK(app_sample_due(false, 5.0, 5.0), "no sample yet: due");
+    CHECK(!app_sample_due(true, 5.0, 5.0), "the same frame: not due");
+    CHECK(!app_sample_due(true, 5.0, 5.0 + 0.9 * period), "0.9 periods on: not due");
+    CHECK(app_sample_due(true, 5.0, 5.0 + 1.001 * period), "a period on: due");
+    CHECK(app_sample_due(true, 5.0, 5.0 + 3 * period), "frames slower than the rate: due");
+    /* Frames of 4 ms: every fifth samples, 50 a second (at most the rate). */
+    int samples = 0;
+    double last = 0;
+    bool have = false;
+    for (int f = 0; f < 250; f++) {
+        const double now = 0.004 * f;
+        if (app_sample_due(have, last, now)) {
+            samples++;
+            last = now;
+            have = true;
+        }
+    }
+    CHECK(samples >= 40 && samples <= APP_SAMPLE_HZ, "250 frames of 4 ms: %d samples", samples);
 }
 
 static sim_body *bodies_of(sim *s, int *n) {
@@ -306,6 +330,7 @@ static void check_sparkline(app *a) {
 int main(void) {
     check_arithmetic();
     check_ring();
+    check_sample_rate();
 
     config cfg = {.sim = {.backend = SIM_BACKEND_CPU, .body_count = N},
                   .steps_per_frame = 1,

@@ -229,7 +229,9 @@ typedef struct ui_facts {
     /* sampled by the app */
     bool energy_valid; /* energy, energy_error and virial_ratio hold a sample */
     double energy, energy_error, virial_ratio, energy_time;
-    bool energy_walk; /* ... from the tree walk's potentials, this frame's (else sampled) */
+    bool energy_walk; /* ... from the tree walk's potentials, up to energy_hz a second (else
+                         sampled every few frames) */
+    double energy_hz;
     bool ferr_valid; /* the running method's force error against the exact sum */
     sim_force_error ferr;
     double ferr_time;

@@ -242,8 +242,8 @@ void ui_hud_lines(const ui_facts *f, ui_lines *l) {
                    "E %.6g   ΔE/E₀ %+.2e: energy not conserved (Shift+T halves dt, S raises ε)",
                    f->energy, f->energy_error);
         } else if (f->energy_walk) {
-            ui_add(l, UI_WHITE, "E %.6g   ΔE/E₀ %+.2e   2K/|W| %.3f   (the tree's, every frame)",
-                   f->energy, f->energy_error, f->virial_ratio);
+            ui_add(l, UI_WHITE, "E %.6g   ΔE/E₀ %+.2e   2K/|W| %.3f   (the tree's, up to %.0f/s)",
+                   f->energy, f->energy_error, f->virial_ratio, f->energy_hz);
         } else {
             ui_add(l, UI_WHITE, "E %.6g   ΔE/E₀ %+.2e   2K/|W| %.3f   (sampled %.1f s ago)",
                    f->energy, f->energy_error, f->virial_ratio, fmax(0, f->now - f->energy_time));
