@@ -4,9 +4,10 @@
  *
  * sprites_kernel: a thread per body works out its sprite (splat_math.h);
  * each warp then shares out the pixels of its 32 sprites evenly among its
- * lanes - a prefix sum of their pixel counts in shared memory, and a binary
- * search of it per pixel - so a 96-pixel sprite beside 2-pixel ones does not
- * leave 31 lanes idle; each lane adds its pixel's light into a float4 per
+ * lanes - a prefix sum of their pixel counts in shared memory, each lane
+ * taking every 32nd pixel and walking the sums forward - so a 96-pixel
+ * sprite beside 2-pixel ones does not leave 31 lanes idle; each lane adds
+ * its pixel's light into a float4 per
  * pixel with an atomic add (one vector atomic on sm_90 and later when nvcc
  * is 12.8 or newer, else one per channel). Order of the additions varies
  * from run to run, so the last bits of a pixel's sum in float do; rounded
@@ -96,17 +97,31 @@ __global__ void __launch_bounds__(SPRITE_THREADS)
     end[t] = sum;
     const int total = __shfl_sync(0xffffffffu, sum, 31);
     __syncwarp();
+    /* Lane `lane` takes the warp's pixels lane, lane + 32, ...: the sprite
+     * holding each (the first whose end exceeds it) only moves forward, and
+     * within one sprite the pixel's row and column move on by 32 places, so
+     * both are carried from pixel to pixel rather than searched for and
+     * divided out each time. */
+    int j = -1, width = 1, row = 0, col = 0;
+    splat_sprite q;
     for (int k = lane; k < total; k += 32) {
-        /* The sprite holding the warp's pixel k: the first whose end > k. */
-        int j = 0;
-        for (int step = 16; step > 0; step >>= 1) {
-            if (end[warp0 + j + step - 1] <= k) j += step;
+        if (j < 0 || end[warp0 + j] <= k) {
+            do {
+                j++;
+            } while (end[warp0 + j] <= k);
+            q = sprite[warp0 + j];
+            const int local = k - (j > 0 ? end[warp0 + j - 1] : 0);
+            width = q.x1 - q.x0 + 1;
+            row = local / width;
+            col = local - row * width;
+        } else {
+            col += 32;
+            while (col >= width) {
+                col -= width;
+                row++;
+            }
         }
-        const splat_sprite &q = sprite[warp0 + j];
-        const int local = k - (j > 0 ? end[warp0 + j - 1] : 0);
-        const int width = q.x1 - q.x0 + 1;
-        const int row = local / width;
-        const int x = q.x0 + local - row * width, y = q.y0 + row;
+        const int x = q.x0 + col, y = q.y0 + row;
         const float w = splat_weight(&q, x, y);
         if (w > 0.0f) {
             add_light(light + (size_t)y * view.width + x, q.light.r * w, q.light.g * w,

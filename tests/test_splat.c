@@ -43,7 +43,8 @@
  * measured 0-3 channels of 230,400); alpha exactly 1. The first case drawn
  * again after a smaller picture (the light buffer reused at another row
  * length, and zeroed between frames) is the same within that bound in every
- * channel.
+ * channel. A dense cluster of 200,003 bodies is within the same bound of
+ * the CPU's sums.
  */
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -168,15 +169,15 @@ static const uint16_t *tags_of(const scene *sc, const view_case *c) {
     return c->selection ? sc->tag_sel : sc->tag;
 }
 
-/* The light per pixel (rgb, GL's rows: bottom first), added up in float. */
-static sprite_count add_sprites(const scene *sc, const view_case *c, const splat_view *v,
-                                float *light) {
-    const uint16_t *tags = tags_of(sc, c);
+/* The light per pixel (rgb, GL's rows: bottom first) of count bodies,
+ * added up in float. */
+static sprite_count add_bodies(const float (*body)[4], const uint16_t *tags, int count,
+                               const splat_view *v, float *light) {
     memset(light, 0, sizeof(float) * 3 * (size_t)v->width * (size_t)v->height);
     sprite_count n = {0};
-    for (int i = 0; i < N; i++) {
+    for (int i = 0; i < count; i++) {
         splat_sprite s;
-        if (!splat_setup(v, sc->body[i], tags[i], (uint32_t)i, &s) || s.x1 < s.x0 || s.y1 < s.y0) {
+        if (!splat_setup(v, body[i], tags[i], (uint32_t)i, &s) || s.x1 < s.x0 || s.y1 < s.y0) {
             continue;
         }
         n.drawn++;
@@ -193,6 +194,12 @@ static sprite_count add_sprites(const scene *sc, const view_case *c, const splat
         }
     }
     return n;
+}
+
+/* The same for the scene's bodies as case c sees them. */
+static sprite_count add_sprites(const scene *sc, const view_case *c, const splat_view *v,
+                                float *light) {
+    return add_bodies((const float(*)[4])sc->body, tags_of(sc, c), N, v, light);
 }
 
 /* tonemap.frag without bloom, to 8 bits, top row first (render_read_pixels). */
@@ -426,6 +433,69 @@ static long compare_light(const float *rgba, const float *light, int pixels, lon
     return bad;
 }
 
+/* A dense cluster: hundreds of sprites over the central pixels, each
+ * warp's sprites overlapping; the picture must be the CPU's within
+ * compare_light's bound. */
+#define DENSE_N 200003
+
+static void check_dense(struct cudaArray *array, float *light, float *got, uint16_t *halves) {
+    float(*body)[4] = malloc(sizeof *body * DENSE_N);
+    uint16_t *tags = calloc(DENSE_N, sizeof *tags);
+    void *dev = NULL;
+    splat_error err = {0};
+    splat *s = splat_create(&err);
+    if (!body || !tags || !s ||
+        !cuda_ok(cudaMalloc(&dev, sizeof *body * DENSE_N), "cudaMalloc (dense)")) {
+        CHECK(false, "dense cluster: no memory (%s)", s ? "" : err.message);
+        free(body);
+        free(tags);
+        splat_destroy(s);
+        return;
+    }
+    unsigned long long st = 777;
+    for (int i = 0; i < DENSE_N; i++) {
+        /* Radius 0.6 u^2: denser towards the centre. */
+        float p[3], r2;
+        do {
+            for (int k = 0; k < 3; k++) p[k] = (float)(2.0 * test_uniform(&st) - 1.0);
+            r2 = p[0] * p[0] + p[1] * p[1] + p[2] * p[2];
+        } while (r2 > 1.0f || r2 == 0.0f);
+        const float u = (float)test_uniform(&st), scale = 0.6f * u * u / sqrtf(r2);
+        for (int k = 0; k < 3; k++) body[i][k] = p[k] * scale;
+        body[i][3] = (float)test_uniform(&st);
+    }
+    const view_case c = {"dense cluster", RENDER_COLOR_SPEED, false, 0, 0, false};
+    const render_view rv = view_of(&c, W, H);
+    const splat_view sv = splat_view_of(&rv);
+    if (cuda_ok(cudaMemcpy(dev, body, sizeof *body * DENSE_N, cudaMemcpyHostToDevice),
+                "cudaMemcpy (dense)") &&
+        splat_set_tags(s, tags, DENSE_N, &err)) {
+        if (!splat_draw(s, dev, DENSE_N, &sv, array, &err)) {
+            CHECK(false, "dense cluster: splat_draw: %s", err.message);
+        } else if (cuda_ok(cudaMemcpy2DFromArray(halves, (size_t)W * 8, array, 0, 0, (size_t)W * 8,
+                                                 (size_t)H, cudaMemcpyDeviceToHost),
+                           "cudaMemcpy2DFromArray (dense)")) {
+            for (size_t i = 0; i < 4 * (size_t)W * H; i++) got[i] = half_to_float(halves[i]);
+            const sprite_count n = add_bodies((const float(*)[4])body, tags, DENSE_N, &sv, light);
+            long bad_alpha;
+            double worst;
+            const long bad = compare_light(got, light, W * H, &bad_alpha, &worst);
+            printf("%-26s GPU against the CPU: %ld of %d channels out of bound (worst %.2f x the "
+                   "bound), %d sprites\n",
+                   c.name, bad, 3 * W * H, worst, n.drawn);
+            CHECK(n.drawn > DENSE_N * 9 / 10, "dense cluster: %d sprites drawn", n.drawn);
+            CHECK(bad <= 3 * W * H / 10000, "dense cluster: %ld channels out of bound", bad);
+            CHECK(bad_alpha == 0, "dense cluster: %ld alphas not 1", bad_alpha);
+        }
+    } else {
+        CHECK(false, "dense cluster: set-up failed");
+    }
+    cudaFree(dev);
+    splat_destroy(s);
+    free(body);
+    free(tags);
+}
+
 static int run_gpu(const scene *sc) {
     int devices = 0;
     if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
@@ -489,6 +559,7 @@ static int run_gpu(const scene *sc) {
         CHECK(differ == 0, "a second draw differs from the first in %ld channels", differ);
     }
     free(small);
+    check_dense(array, light, got, halves);
     free(light);
     free(got);
     free(first);
