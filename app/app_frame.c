@@ -177,13 +177,17 @@ void app_frame(app *a, int fb_width, int fb_height) {
     app_select_frame(a, &window, &tags); /* selections in this view, their colours in the tags */
     app_colour_frame(a, &window); /* a quantity's colours, over the vertices' speed */
     /* The vertices, and (app_sprites.c says when) the window's sprites drawn
-     * by CUDA in the same interop map. */
+     * by CUDA, in the same interop map or with none (interop.c); a video of
+     * its own picture has GL draw sprites from the vertex buffer. */
+    int record_w = 0, record_h = 0;
+    a->interop.vertices_for_gl = io_record_target(&a->rec, &record_w, &record_h) != NULL;
     if (!interop_upload(&a->interop, a->sim, a->render,
                         !a->density.on && app_sprites_cuda(a, fb_width, fb_height) ? &window
                                                                                     : NULL)) {
         a->fe.quit = true; /* message printed */
     }
     window.sprites_drawn = a->interop.sprites_drawn;
+    window.sprites_source = a->interop.source_drawn;
     sim_error failure = {0};
     if (!a->live.sim_failed && sim_failed(a->sim, &failure)) { /* a lost GPU, a faulting kernel */
         fprintf(stderr, "nbody: %s\nhint: %s\n", failure.message, failure.hint);
@@ -215,6 +219,7 @@ void app_frame(app *a, int fb_width, int fb_height) {
     facts.view = window;
     if (!app_density_draw(a, &window, &facts, p.body_count)) {
         render_frame(a->render, &window, p.body_count);
+        interop_source_read(&a->interop);
     }
     ui_draw(&a->ui, &facts, UI_LAYER_SCENE, fb_width, fb_height);
     app_profile_mark(a, APP_PHASE_DRAW);

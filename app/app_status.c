@@ -76,21 +76,24 @@ void app_status_line(app *a) {
     app_ui_facts(a, &facts);
     app_lecture_json(a, &facts, lecture, sizeof lecture);
     io_status_printf(&a->status, "%s", lecture);
+    /* How CUDA's sprites reached the picture (interop.c). */
+    const char *via = !a->interop.sprites_drawn ? "gl"
+                      : a->interop.source_drawn ? "egl-image"
+                                                : "interop-map";
     io_status_printf(
         &a->status,
         ", \"mode\": \"%s\", \"t\": %.9g, \"steps\": %lld, \"paused\": %s, \"fps\": %.4g, "
         "\"ms_per_step\": %s, \"interactions_per_s\": %s, \"energy\": %s, \"dE_over_E0\": %s, "
         "\"virial_ratio\": %s, \"energy_live\": %s, \"dE_over_E0_live\": %s, "
         "\"energy_live_source\": \"%s\", \"energy_live_frame\": %d, \"interop\": \"%s\", "
-        "\"sprites\": \"%s\", \"sprites_mode\": \"%s\", \"color\": %d, \"hud\": %s, "
-        "\"help\": %s, \"vsync\": %s, \"caption\": %s}\n",
+        "\"sprites\": \"%s\", \"sprites_via\": \"%s\", \"sprites_mode\": \"%s\", \"color\": %d, "
+        "\"hud\": %s, \"help\": %s, \"vsync\": %s, \"caption\": %s}\n",
         playback ? "playback" : "simulation", app_snapshot_time(a),
         (long long)app_snapshot_steps(a), l->paused ? "true" : "false", l->fps, ms, ips, e, de_s,
         vr, e_live, de_live, live && l->energy0_source == SIM_POTENTIAL_WALK ? "walk" : "exact",
-        live ? l->diag_frame : -1,
-        zero_copy ? "zero-copy" : "host-copy", a->interop.sprites_drawn ? "cuda" : "gl",
-        config_sprites_name(a->sprites.mode), (int)a->view.color,
-        a->ui.shown[UI_OVERLAY_HUD] ? "true" : "false",
+        live ? l->diag_frame : -1, zero_copy ? "zero-copy" : "host-copy",
+        a->interop.sprites_drawn ? "cuda" : "gl", via, config_sprites_name(a->sprites.mode),
+        (int)a->view.color, a->ui.shown[UI_OVERLAY_HUD] ? "true" : "false",
         a->ui.shown[UI_OVERLAY_HELP] ? "true" : "false", a->fe.vsync ? "true" : "false", caption);
     io_status_end_line(&a->status);
 }

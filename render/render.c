@@ -50,8 +50,9 @@ struct render {
     GLint br_hdr, br_texel, br_exposure, br_threshold;      /* bright pass */
     GLint bl_src, bl_step;                                  /* blur */
     GLuint vao, vbo, tag_vbo, empty_vao;
-    int capacity; /* bodies the buffers hold */
-    target hdr;   /* float, with mipmaps for the automatic exposure */
+    int capacity;  /* bodies the buffers hold */
+    target hdr;    /* float, with mipmaps for the automatic exposure */
+    target source; /* CUDA's sprites, copied into hdr (render_sprite_source) */
     target bloom_a, bloom_b;
     GLuint fbo, color_rb; /* offscreen final target (headless), or 0: the window */
     int off_w, off_h;
@@ -192,6 +193,7 @@ void render_destroy(render *r) {
     glDeleteVertexArrays(1, &r->vao);
     glDeleteVertexArrays(1, &r->empty_vao);
     destroy_target(&r->hdr);
+    destroy_target(&r->source);
     destroy_target(&r->bloom_a);
     destroy_target(&r->bloom_b);
     if (r->fbo) glDeleteFramebuffers(1, &r->fbo);
@@ -430,12 +432,24 @@ uint32_t render_sprite_picture(render *r, int width, int height, render_error *e
     return ensure_target(&r->hdr, width, height, true, err) ? r->hdr.tex : 0;
 }
 
+uint32_t render_sprite_source(render *r, int width, int height, render_error *err) {
+    assert(!r->bound && width > 0 && height > 0);
+    return ensure_target(&r->source, width, height, false, err) ? r->source.tex : 0;
+}
+
 bool render_frame(render *r, const render_view *view, int n) {
     const int w = view->fb_width, h = view->fb_height;
     if (w <= 0 || h <= 0) return true;
     /* A picture of another size is a new texture, which CUDA did not draw. */
-    const bool drawn = view->sprites_drawn && r->hdr.fbo && r->hdr.w == w && r->hdr.h == h;
+    const target *cuda = view->sprites_source ? &r->source : &r->hdr;
+    const bool drawn = view->sprites_drawn && cuda->fbo && cuda->w == w && cuda->h == h;
     if (!ensure_target(&r->hdr, w, h, true, NULL)) return false;
+    if (drawn && view->sprites_source) {
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, r->source.fbo);
+        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, r->hdr.fbo);
+        glBlitFramebuffer(0, 0, w, h, 0, 0, w, h, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+        glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    }
     if (!drawn) {
         glBindFramebuffer(GL_FRAMEBUFFER, r->hdr.fbo);
         glViewport(0, 0, w, h);

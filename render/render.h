@@ -88,8 +88,11 @@ typedef struct render_view {
     float frame_center_px[2];
     /* The float picture already holds this frame's sprites, drawn by CUDA
      * (splat/) into render_sprite_picture's texture at this size: the frame
-     * neither clears it nor draws sprites, and goes on from there. */
+     * neither clears it nor draws sprites, and goes on from there. With
+     * sprites_source, CUDA drew them into render_sprite_source's texture
+     * instead, which the frame copies into the picture first. */
     bool sprites_drawn;
+    bool sprites_source;
 } render_view;
 
 /* What the sprite pass draws with for a view: the uniforms of
@@ -148,6 +151,12 @@ void render_upload_tags(render *r, const uint16_t *tags, int n);
  * the new texture): an interop registration must be let go before a call
  * at another size. 0 with *err when GL cannot make it. */
 uint32_t render_sprite_picture(render *r, int width, int height, render_error *err);
+/* The same for a plain float texture (RGBA16F, no mipmaps, which the
+ * picture has for the automatic exposure) that CUDA may draw the sprites
+ * into instead: render_frame copies it into the picture when
+ * render_view.sprites_source says so. An EGL image can be made of it, not
+ * of the picture. The same rules of size and replacement. */
+uint32_t render_sprite_source(render *r, int width, int height, render_error *err);
 
 /* Clears and draws n bodies with view: sprites add up in a float
  * framebuffer, then bloom and the tone map write the final image. Returns

@@ -56,11 +56,13 @@
 # zero-copy path (the status JSON's "sprites" is "cuda"; "gl" on the host
 # copy, with --sprites gl, after U, on the CPU backend, and with
 # NBODY_TEST_REFUSE_SPRITES=1, which must also print exactly one line
-# "nbody: warning: CUDA cannot draw the sprites (...)"), and its pictures are
-# GL's: a 16,384-body sphere at 1280x720 and the two-galaxy preset in galaxy
-# colours, paused before their first step (the same bodies in both runs),
-# drawn with --sprites cuda and gl, must pass png_check --same-as (bounds
-# there). --sprites auto (the default) prints its trial's verdict with
+# "nbody: warning: CUDA cannot draw the sprites (...)"), in headless EGL's
+# context into an EGL image with no map ("sprites_via" "egl-image"; with
+# NBODY_TEST_NO_EGL_IMAGE=1 "interop-map"), and its pictures are GL's: a
+# 16,384-body sphere at 1280x720 (drawn both ways) and the two-galaxy preset
+# in galaxy colours, paused before their first step (the same bodies in all
+# runs), drawn with --sprites cuda and gl, must pass png_check --same-as
+# (bounds there). --sprites auto (the default) prints its trial's verdict with
 # --profile, and the last frame of a 400-frame run is drawn that way.
 #
 # The status JSON's "interop" field must be "host-copy" on the CPU backend;
@@ -226,7 +228,13 @@ else
         expect_sprites "sphere_$how" "$how"
         expect_sprites "mwa_$how" "$how"
     done
+    expect sprites_via sphere_cuda egl-image
+    expect sprites_via mwa_cuda egl-image
+    expect sprites_via sphere_gl gl
+    NBODY_TEST_NO_EGL_IMAGE=1 run sphere_map --n 16384 --frames 3 --no-hud \
+        --script "$tmp/pause.txt" --sprites cuda && expect sprites_via sphere_map interop-map
     check sphere_cuda --size 1280x720 --min-lit 0.02 --same-as "$tmp/sphere_gl.png" 0.2 0.0001
+    check sphere_map --size 1280x720 --min-lit 0.02 --same-as "$tmp/sphere_gl.png" 0.2 0.0001
     check mwa_cuda --size 640x360 --min-lit 0.005 --same-as "$tmp/mwa_gl.png" 0.2 0.0001
     if "$png_check" "$tmp/mwa_cuda.png" --same-as "$tmp/plummer.png" 0.2 0.0001 >/dev/null 2>&1; then
         failed "negative control: png_check --same-as passed two different scenes"

@@ -566,8 +566,9 @@ static void check_grow_guard(void) {
 
     /* The drawing's share (interop_memory) is what interop/, render/ and
      * splat/ allocate per body: on the zero-copy path with CUDA's sprites
-     * the vertex buffer and its tags, 16 bits a body (render_reserve_bodies)
-     * and the sprites' copy of the tags (splat_set_tags), all on the GPU; on the
+     * the vertex buffer and its tags, 16 bits a body (render_reserve_bodies),
+     * the sprites' copy of the tags (splat_set_tags) and the vertices CUDA
+     * draws them from without a map (interop.c), all on the GPU; on the
      * host copy the staging buffer too, on the host; on the CPU backend
      * all of it on the host. (splat_create asks no device, so this runs
      * without a GPU.) */
@@ -577,7 +578,8 @@ static void check_grow_guard(void) {
     CHECK(interop_cuda_sprites(&io), "zero copy: CUDA may draw the sprites");
     sim_memory mem = {0};
     interop_memory(&io, true, m, &mem);
-    CHECK(mem.device_need == (sizeof(render_vertex) + 2.0 + 2.0) * m && mem.host_need == 0,
+    CHECK(mem.device_need == (sizeof(render_vertex) + 2.0 + 2.0 + sizeof(sim_vertex)) * m &&
+              mem.host_need == 0,
           "zero copy: %.0f bytes on the GPU, %.0f on the host", mem.device_need, mem.host_need);
     interop_destroy(&io);
     interop_init(&io, true, true);

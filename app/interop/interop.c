@@ -35,6 +35,20 @@
  * sprites from then on. Where both can, the app chooses (app_sprites.c). With
  * NBODY_TEST_REFUSE_SPRITES=1 the registration is treated as refused.
  *
+ * Sprites with no map: every map, issued while the frame's steps run,
+ * costs the GPU time beside them (docs/PERFORMANCE.md, "Where a 1M frame
+ * goes"). Where the GL context is EGL's (headless), a plain float texture of
+ * render/'s (render_sprite_source) is made an EGL image and registered with
+ * CUDA once; an EGL image's registration needs no map, and leaves the
+ * ordering to the caller: splat_draw waits for CUDA before GL reads the
+ * texture (render_frame copies it into the picture), and a GL fence after
+ * that read (interop_source_read) is waited for before CUDA writes it again.
+ * The vertices then go into a buffer of CUDA's own, unless GL draws sprites
+ * from the vertex buffer this frame (vertices_for_gl), and a frame that
+ * converts a video's picture maps as before. Anything here failing once
+ * prints one note and the map is used from then on; NBODY_TEST_NO_EGL_IMAGE=1
+ * uses it from the start.
+ *
  * Fallback (host copy): when registration is refused - error 304
  * (cudaErrorOperatingSystem) on hybrid-GPU laptops and remote desktops, or
  * the GL context is on another GPU - or when --host-copy asks for it, the
@@ -62,6 +76,9 @@
  */
 #include <GL/glew.h> /* before cuda_gl_interop.h, which includes GL/gl.h */
 
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <cuda_egl_interop.h>
 #include <cuda_gl_interop.h>
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -98,9 +115,24 @@ static void unregister_image(struct cudaGraphicsResource **res) {
     *res = NULL;
 }
 
+/* Lets go of the EGL image of render_sprite_source's texture (before GL
+ * replaces the texture, or for good). */
+static void release_source(interop *io) {
+    unregister_image(&io->source);
+    if (io->egl_image) {
+        PFNEGLDESTROYIMAGEKHRPROC destroy =
+            (PFNEGLDESTROYIMAGEKHRPROC)eglGetProcAddress("eglDestroyImageKHR");
+        if (destroy) destroy(eglGetCurrentDisplay(), (EGLImageKHR)io->egl_image);
+        io->egl_image = NULL;
+    }
+    io->source_array = NULL;
+    io->source_w = io->source_h = 0;
+}
+
 /* CUDA's sprites are over: GL draws them from now on. */
 static void release_sprites(interop *io) {
     unregister_image(&io->picture);
+    release_source(io);
     splat_destroy(io->splat);
     io->splat = NULL;
 }
@@ -135,8 +167,10 @@ void interop_memory(const interop *io, bool cuda_backend, int n, sim_memory *out
     if (!cuda_backend || io->path == INTEROP_HOST_COPY) {
         out->host_need += (double)sizeof(sim_vertex) * n; /* io->staging */
     }
-    if (cuda_backend && interop_cuda_sprites(io)) { /* splat_set_tags: 16 bits a body */
-        out->device_need += (double)sizeof(uint16_t) * n;
+    if (cuda_backend && interop_cuda_sprites(io)) {
+        /* splat_set_tags: 16 bits a body; the vertices of CUDA's own
+         * (io->vertices, where it draws with no map) */
+        out->device_need += (double)(sizeof(uint16_t) + sizeof(sim_vertex)) * n;
     }
 }
 
@@ -257,6 +291,111 @@ static bool ensure_picture(interop *io, render *r, int w, int h) {
     io->picture_w = w;
     io->picture_h = h;
     return true;
+}
+
+/* render_sprite_source's texture at w x h as an EGL image registered with
+ * CUDA, whose array CUDA writes with no map (the EGL image's registration
+ * needs none: CUDA's driver API, cuGraphicsEGLRegisterImage, leaves the
+ * ordering to the caller). false where the GL context is not EGL's, with
+ * NBODY_TEST_NO_EGL_IMAGE=1, or once anything here failed (said once on
+ * stderr; the map from then on). */
+static bool ensure_source(interop *io, render *r, int w, int h) {
+    if (io->source_failed) return false;
+    if (io->source_array && io->source_w == w && io->source_h == h) return true;
+    release_source(io);
+    const char *off = getenv("NBODY_TEST_NO_EGL_IMAGE");
+    const EGLDisplay dpy = eglGetCurrentDisplay();
+    const EGLContext ctx = eglGetCurrentContext();
+    if ((off && strcmp(off, "1") == 0) || dpy == EGL_NO_DISPLAY || ctx == EGL_NO_CONTEXT) {
+        io->source_failed = true; /* not EGL's context: it will not become one */
+        return false;
+    }
+    char why[512] = "";
+    render_error gl = {0};
+    const uint32_t tex = render_sprite_source(r, w, h, &gl);
+    PFNEGLCREATEIMAGEKHRPROC create =
+        (PFNEGLCREATEIMAGEKHRPROC)eglGetProcAddress("eglCreateImageKHR");
+    const EGLint attrs[] = {EGL_GL_TEXTURE_LEVEL_KHR, 0, EGL_NONE};
+    cudaEglFrame frame;
+    cudaError_t e = cudaSuccess;
+    if (!tex) {
+        snprintf(why, sizeof why, "%s", gl.message);
+    } else if (!create || !(io->egl_image = create(dpy, ctx, EGL_GL_TEXTURE_2D_KHR,
+                                                   (EGLClientBuffer)(uintptr_t)tex, attrs))) {
+        snprintf(why, sizeof why, "eglCreateImageKHR: EGL error 0x%x", (unsigned)eglGetError());
+        io->egl_image = NULL;
+    } else if ((e = cudaGraphicsEGLRegisterImage(&io->source, (EGLImageKHR)io->egl_image,
+                                                 cudaGraphicsRegisterFlagsNone)) != cudaSuccess) {
+        describe(why, sizeof why, "cudaGraphicsEGLRegisterImage", e);
+        io->source = NULL;
+    } else if ((e = cudaGraphicsResourceGetMappedEglFrame(&frame, io->source, 0, 0)) !=
+               cudaSuccess) {
+        describe(why, sizeof why, "cudaGraphicsResourceGetMappedEglFrame", e);
+    } else if (frame.frameType != cudaEglFrameTypeArray) {
+        snprintf(why, sizeof why, "the EGL image is not a CUDA array");
+    } else {
+        io->source_array = frame.frame.pArray[0];
+        io->source_w = w;
+        io->source_h = h;
+        return true;
+    }
+    fprintf(stderr, "nbody: note: CUDA's sprites go through the interop map (%s)\n", why);
+    release_source(io);
+    io->source_failed = true;
+    return false;
+}
+
+/* The frame with no map: the vertices into CUDA's own buffer (GL draws
+ * none this frame), the sprites into the EGL image once GL's last read of
+ * it is done (its fence), and splat_draw's wait before GL reads it again.
+ * false: CUDA failed (the sprites are GL's from now on, and the caller
+ * maps as before). */
+static bool write_direct(interop *io, sim *s, int n, const splat_view *sprites) {
+    char why[512] = "";
+    if (n > io->vertex_capacity) {
+        cudaFree(io->vertices);
+        io->vertices = NULL;
+        io->vertex_capacity = 0;
+        const cudaError_t e = cudaMalloc(&io->vertices, sizeof(sim_vertex) * (size_t)n);
+        if (e != cudaSuccess) {
+            describe(why, sizeof why, "cudaMalloc (vertices for CUDA's sprites)", e);
+            io->vertices = NULL;
+            fprintf(stderr, "nbody: note: CUDA's sprites go through the interop map (%s)\n", why);
+            io->source_failed = true;
+            release_source(io);
+            return false;
+        }
+        io->vertex_capacity = n;
+    }
+    if (io->source_fence) {
+        glClientWaitSync((GLsync)io->source_fence, GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000ull);
+        glDeleteSync((GLsync)io->source_fence);
+        io->source_fence = NULL;
+    }
+    sim_queue_vertices(s, (sim_vertex *)io->vertices);
+    if (io->values && io->value_count == n) { /* as write_zero_copy */
+        const cudaError_t e = cudaMemcpy2DAsync(
+            (char *)io->vertices + offsetof(sim_vertex, speed), sizeof(sim_vertex), io->values,
+            sizeof(float), sizeof(float), (size_t)n,
+            io->values_on_device ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice, 0);
+        if (e != cudaSuccess) describe(why, sizeof why, "cudaMemcpy2DAsync (colour values)", e);
+    }
+    splat_error se = {0};
+    if (!why[0] && !splat_draw(io->splat, io->vertices, n, sprites, io->source_array, &se)) {
+        snprintf(why, sizeof why, "%s", se.message);
+    }
+    if (why[0]) {
+        sprites_off(io, why);
+        return false;
+    }
+    io->sprites_drawn = io->source_drawn = true;
+    return true;
+}
+
+void interop_source_read(interop *io) {
+    if (!io->source_drawn) return;
+    if (io->source_fence) glDeleteSync((GLsync)io->source_fence);
+    io->source_fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
 }
 
 void interop_splat_view(const render_view *view, splat_view *out) {
@@ -405,7 +544,7 @@ static void poll_frame_fence(interop *io) {
 
 bool interop_upload(interop *io, sim *s, render *r, const render_view *sprites) {
     const int n = sim_get_params(s).body_count;
-    io->sprites_drawn = false;
+    io->sprites_drawn = io->source_drawn = false;
     if (io->path == INTEROP_ZERO_COPY) poll_frame_fence(io);
     /* A larger N makes render/ replace its buffer. Let go of the old one
      * first: CUDA must not hold a buffer GL deletes, and GL may hand the
@@ -422,7 +561,13 @@ bool interop_upload(interop *io, sim *s, render *r, const render_view *sprites) 
                               sprites->fb_height > 0 &&
                               ensure_picture(io, r, sprites->fb_width, sprites->fb_height);
     if (cuda_sprites) interop_splat_view(sprites, &view);
-    if (io->path == INTEROP_ZERO_COPY && write_zero_copy(io, s, n, cuda_sprites ? &view : NULL))
+    if (cuda_sprites && !io->vertices_for_gl && !io->video_waiting &&
+        ensure_source(io, r, sprites->fb_width, sprites->fb_height) &&
+        write_direct(io, s, n, &view)) {
+        return true;
+    }
+    if (io->path == INTEROP_ZERO_COPY &&
+        write_zero_copy(io, s, n, cuda_sprites && interop_cuda_sprites(io) ? &view : NULL))
         return true;
     video_convert_alone(io);
     return upload_via_host(io, s, r, n);
@@ -514,7 +659,9 @@ void interop_destroy(interop *io) {
     if (io->video) interop_video_end(io);
     if (io->frame_fence) glDeleteSync((GLsync)io->frame_fence);
     unregister(io);
+    if (io->source_fence) glDeleteSync((GLsync)io->source_fence);
     release_sprites(io);
+    cudaFree(io->vertices);
     free(io->staging);
     *io = (interop){0};
 }

@@ -3,8 +3,9 @@
  * Moves the bodies' vertices from the simulation into the renderer's
  * vertex buffer each frame (zero copy on the GPU where CUDA may map the
  * GL buffer, else through host memory), lets CUDA draw the sprites into
- * the renderer's float picture (splat/) in the same map, and hands a
- * video's pictures to video/ for conversion.
+ * the renderer's float picture (splat/) in the same map, or with no map
+ * through an EGL image where the context is EGL's, and hands a video's
+ * pictures to video/ for conversion.
  *
  * Rules: interop/ uses sim/, render/, splat/, video/ and base/; nothing
  * else of app/. It is the only code that includes cuda_gl_interop.h.
@@ -53,6 +54,24 @@ typedef struct interop {
     struct cudaGraphicsResource *picture;
     int picture_w, picture_h;
     bool sprites_drawn; /* the last upload drew its frame's sprites */
+    /* Where the GL context is EGL's: render_sprite_source's texture as an
+     * EGL image, registered with CUDA once and written with no map (the
+     * upload's own wait, and a GL fence before the next draw, order CUDA's
+     * and GL's use of it), and the vertices in a buffer of CUDA's own when
+     * GL draws none this frame; source_drawn says the last upload drew so.
+     * source_failed: refused once, the map from then on. */
+    void *egl_image;
+    void *source_fence; /* GLsync after GL's last read of it (interop_source_read) */
+    struct cudaGraphicsResource *source;
+    struct cudaArray *source_array;
+    int source_w, source_h;
+    bool source_failed, source_drawn;
+    void *vertices; /* device memory, vertex_capacity sim_vertex */
+    int vertex_capacity;
+    /* Set before each upload: GL draws sprites from the vertex buffer this
+     * frame (a recording's own picture), so the buffer is written even
+     * where CUDA draws the window's. */
+    bool vertices_for_gl;
     /* A colour mode of a quantity (app/app_colour.c): value_count floats,
      * each body's place in the palette, written over the vertices' speed
      * after the simulation writes them (both paths, so GL's and CUDA's
@@ -81,6 +100,10 @@ const char *interop_path_name(interop_path p);
  * back to the host copy with a warning, and a failure of CUDA's sprites
  * to GL's. */
 bool interop_upload(interop *io, sim *s, render *r, const render_view *sprites);
+/* After the render_frame that reads an upload's sprites: where CUDA drew
+ * them with no map (io->source_drawn), a GL fence the next upload waits for
+ * before CUDA writes them again. */
+void interop_source_read(interop *io);
 /* Adds what n bodies need on their way to the screen to *out: the
  * renderer's vertex buffer and tags (GPU memory beside a CUDA simulation,
  * host memory otherwise: a software GL keeps them there), the host copy's
