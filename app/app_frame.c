@@ -188,6 +188,7 @@ void app_frame(app *a, int fb_width, int fb_height) {
     }
     window.sprites_drawn = a->interop.sprites_drawn;
     window.sprites_source = a->interop.source_drawn;
+    window.sprites_slot = a->interop.source_slot;
     sim_error failure = {0};
     if (!a->live.sim_failed && sim_failed(a->sim, &failure)) { /* a lost GPU, a faulting kernel */
         fprintf(stderr, "nbody: %s\nhint: %s\n", failure.message, failure.hint);

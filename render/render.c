@@ -50,9 +50,9 @@ struct render {
     GLint br_hdr, br_texel, br_exposure, br_threshold;      /* bright pass */
     GLint bl_src, bl_step;                                  /* blur */
     GLuint vao, vbo, tag_vbo, empty_vao;
-    int capacity;  /* bodies the buffers hold */
-    target hdr;    /* float, with mipmaps for the automatic exposure */
-    target source; /* CUDA's sprites, copied into hdr (render_sprite_source) */
+    int capacity;                       /* bodies the buffers hold */
+    target hdr;                         /* float, with mipmaps for the automatic exposure */
+    target source[RENDER_SOURCE_SLOTS]; /* CUDA's sprites, copied into hdr (render_sprite_source) */
     target bloom_a, bloom_b;
     GLuint fbo, color_rb; /* offscreen final target (headless), or 0: the window */
     int off_w, off_h;
@@ -193,7 +193,7 @@ void render_destroy(render *r) {
     glDeleteVertexArrays(1, &r->vao);
     glDeleteVertexArrays(1, &r->empty_vao);
     destroy_target(&r->hdr);
-    destroy_target(&r->source);
+    for (int k = 0; k < RENDER_SOURCE_SLOTS; k++) destroy_target(&r->source[k]);
     destroy_target(&r->bloom_a);
     destroy_target(&r->bloom_b);
     if (r->fbo) glDeleteFramebuffers(1, &r->fbo);
@@ -392,9 +392,9 @@ static void fullscreen(render *r, GLuint program) {
     glBindVertexArray(0);
 }
 
-/* Leaves the blurred bright light in bloom_a; false (nothing done) when its
- * framebuffers cannot be made. */
-static bool bloom(render *r, float exposure) {
+/* Leaves the blurred bright light of picture (hdr's size) in bloom_a;
+ * false (nothing done) when its framebuffers cannot be made. */
+static bool bloom(render *r, GLuint picture, float exposure) {
     const int w = r->hdr.w / BLOOM_DOWN > 0 ? r->hdr.w / BLOOM_DOWN : 1;
     const int h = r->hdr.h / BLOOM_DOWN > 0 ? r->hdr.h / BLOOM_DOWN : 1;
     if (!ensure_target(&r->bloom_a, w, h, false, NULL) ||
@@ -404,7 +404,7 @@ static bool bloom(render *r, float exposure) {
     glViewport(0, 0, w, h);
     glActiveTexture(GL_TEXTURE0);
     glBindFramebuffer(GL_FRAMEBUFFER, r->bloom_a.fbo);
-    glBindTexture(GL_TEXTURE_2D, r->hdr.tex);
+    glBindTexture(GL_TEXTURE_2D, picture);
     glUseProgram(r->bright);
     glUniform1i(r->br_hdr, 0);
     glUniform2f(r->br_texel, 1.0f / r->hdr.w, 1.0f / r->hdr.h);
@@ -432,24 +432,24 @@ uint32_t render_sprite_picture(render *r, int width, int height, render_error *e
     return ensure_target(&r->hdr, width, height, true, err) ? r->hdr.tex : 0;
 }
 
-uint32_t render_sprite_source(render *r, int width, int height, render_error *err) {
-    assert(!r->bound && width > 0 && height > 0);
-    return ensure_target(&r->source, width, height, false, err) ? r->source.tex : 0;
+uint32_t render_sprite_source(render *r, int slot, int width, int height, render_error *err) {
+    assert(!r->bound && width > 0 && height > 0 && slot >= 0 && slot < RENDER_SOURCE_SLOTS);
+    target *t = &r->source[slot];
+    return ensure_target(t, width, height, false, err) ? t->tex : 0;
 }
 
 bool render_frame(render *r, const render_view *view, int n) {
     const int w = view->fb_width, h = view->fb_height;
     if (w <= 0 || h <= 0) return true;
     /* A picture of another size is a new texture, which CUDA did not draw. */
-    const target *cuda = view->sprites_source ? &r->source : &r->hdr;
+    const int slot = view->sprites_slot;
+    const bool from_source = view->sprites_source && slot >= 0 && slot < RENDER_SOURCE_SLOTS;
+    const target *cuda = from_source ? &r->source[slot] : &r->hdr;
     const bool drawn = view->sprites_drawn && cuda->fbo && cuda->w == w && cuda->h == h;
     if (!ensure_target(&r->hdr, w, h, true, NULL)) return false;
-    if (drawn && view->sprites_source) {
-        glBindFramebuffer(GL_READ_FRAMEBUFFER, r->source.fbo);
-        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, r->hdr.fbo);
-        glBlitFramebuffer(0, 0, w, h, 0, 0, w, h, GL_COLOR_BUFFER_BIT, GL_NEAREST);
-        glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    }
+    /* CUDA's source texture is read in place; hdr gets a copy only for the
+     * automatic exposure's mipmaps. */
+    const GLuint picture = drawn && from_source ? cuda->tex : r->hdr.tex;
     if (!drawn) {
         glBindFramebuffer(GL_FRAMEBUFFER, r->hdr.fbo);
         glViewport(0, 0, w, h);
@@ -460,19 +460,27 @@ bool render_frame(render *r, const render_view *view, int n) {
 
     float exposure = view->exposure > 0 ? view->exposure : 1.0f;
     if (view->auto_exposure) {
-        if (r->auto_exposure == 0 || r->frame % AUTO_EVERY == 0) measure_exposure(r);
+        if (r->auto_exposure == 0 || r->frame % AUTO_EVERY == 0) {
+            if (picture != r->hdr.tex) {
+                glBindFramebuffer(GL_READ_FRAMEBUFFER, cuda->fbo);
+                glBindFramebuffer(GL_DRAW_FRAMEBUFFER, r->hdr.fbo);
+                glBlitFramebuffer(0, 0, w, h, 0, 0, w, h, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+                glBindFramebuffer(GL_FRAMEBUFFER, 0);
+            }
+            measure_exposure(r);
+        }
         if (r->auto_exposure > 0) exposure = r->auto_exposure;
     }
     r->last_exposure = exposure;
     r->frame++;
-    const bool bloomed = view->bloom && bloom(r, exposure);
+    const bool bloomed = view->bloom && bloom(r, picture, exposure);
 
     glBindFramebuffer(GL_FRAMEBUFFER, render_gl_output_fbo(r));
     glViewport(0, 0, w, h);
     glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_2D, r->hdr.tex);
+    glBindTexture(GL_TEXTURE_2D, picture);
     glActiveTexture(GL_TEXTURE1);
-    glBindTexture(GL_TEXTURE_2D, bloomed ? r->bloom_a.tex : r->hdr.tex);
+    glBindTexture(GL_TEXTURE_2D, bloomed ? r->bloom_a.tex : picture);
     glUseProgram(r->tonemap);
     glUniform1i(r->tm_hdr, 0);
     glUniform1i(r->tm_bloom, 1);

@@ -90,9 +90,10 @@ typedef struct render_view {
      * (splat/) into render_sprite_picture's texture at this size: the frame
      * neither clears it nor draws sprites, and goes on from there. With
      * sprites_source, CUDA drew them into render_sprite_source's texture
-     * instead, which the frame copies into the picture first. */
+     * of slot sprites_slot instead, which the frame reads in place. */
     bool sprites_drawn;
     bool sprites_source;
+    int sprites_slot;
 } render_view;
 
 /* What the sprite pass draws with for a view: the uniforms of
@@ -151,12 +152,16 @@ void render_upload_tags(render *r, const uint16_t *tags, int n);
  * the new texture): an interop registration must be let go before a call
  * at another size. 0 with *err when GL cannot make it. */
 uint32_t render_sprite_picture(render *r, int width, int height, render_error *err);
-/* The same for a plain float texture (RGBA16F, no mipmaps, which the
- * picture has for the automatic exposure) that CUDA may draw the sprites
- * into instead: render_frame copies it into the picture when
- * render_view.sprites_source says so. An EGL image can be made of it, not
- * of the picture. The same rules of size and replacement. */
-uint32_t render_sprite_source(render *r, int width, int height, render_error *err);
+/* The same for one of RENDER_SOURCE_SLOTS plain float textures (RGBA16F,
+ * no mipmaps, which the picture has for the automatic exposure) that CUDA
+ * may draw the sprites into instead, one frame into one and the next into
+ * the other: render_frame reads the one render_view.sprites_slot names in
+ * place of the picture when render_view.sprites_source says so (and copies
+ * it into the picture for the automatic exposure). An EGL image can be
+ * made of them, not of the picture. The same rules of size and
+ * replacement, slot by slot. */
+#define RENDER_SOURCE_SLOTS 2
+uint32_t render_sprite_source(render *r, int slot, int width, int height, render_error *err);
 
 /* Clears and draws n bodies with view: sprites add up in a float
  * framebuffer, then bloom and the tone map write the final image. Returns

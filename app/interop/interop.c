@@ -41,8 +41,10 @@
  * render/'s (render_sprite_source) is made an EGL image and registered with
  * CUDA once; an EGL image's registration needs no map, and leaves the
  * ordering to the caller: splat_draw waits for CUDA before GL reads the
- * texture (render_frame copies it into the picture), and a GL fence after
- * that read (interop_source_read) is waited for before CUDA writes it again.
+ * texture (render_frame reads it in place of the picture), and a GL fence after
+ * that read (interop_source_read) is waited for before CUDA writes it again;
+ * two such textures, one frame each in turn, so that the fence waited for
+ * is a frame older and CUDA need not wait for GL's last frame.
  * The vertices then go into a buffer of CUDA's own, unless GL draws sprites
  * from the vertex buffer this frame (vertices_for_gl), and a frame that
  * converts a video's picture maps as before. Anything here failing once
@@ -115,17 +117,19 @@ static void unregister_image(struct cudaGraphicsResource **res) {
     *res = NULL;
 }
 
-/* Lets go of the EGL image of render_sprite_source's texture (before GL
- * replaces the texture, or for good). */
+/* Lets go of the EGL images of render_sprite_source's textures (before GL
+ * replaces them, or for good). */
 static void release_source(interop *io) {
-    unregister_image(&io->source);
-    if (io->egl_image) {
-        PFNEGLDESTROYIMAGEKHRPROC destroy =
-            (PFNEGLDESTROYIMAGEKHRPROC)eglGetProcAddress("eglDestroyImageKHR");
-        if (destroy) destroy(eglGetCurrentDisplay(), (EGLImageKHR)io->egl_image);
-        io->egl_image = NULL;
+    PFNEGLDESTROYIMAGEKHRPROC destroy =
+        (PFNEGLDESTROYIMAGEKHRPROC)eglGetProcAddress("eglDestroyImageKHR");
+    for (int k = 0; k < RENDER_SOURCE_SLOTS; k++) {
+        unregister_image(&io->source[k]);
+        if (io->egl_image[k] && destroy) {
+            destroy(eglGetCurrentDisplay(), (EGLImageKHR)io->egl_image[k]);
+        }
+        io->egl_image[k] = NULL;
+        io->source_array[k] = NULL;
     }
-    io->source_array = NULL;
     io->source_w = io->source_h = 0;
 }
 
@@ -293,48 +297,61 @@ static bool ensure_picture(interop *io, render *r, int w, int h) {
     return true;
 }
 
-/* render_sprite_source's texture at w x h as an EGL image registered with
- * CUDA, whose array CUDA writes with no map (the EGL image's registration
- * needs none: CUDA's driver API, cuGraphicsEGLRegisterImage, leaves the
- * ordering to the caller). false where the GL context is not EGL's, with
- * NBODY_TEST_NO_EGL_IMAGE=1, or once anything here failed (said once on
- * stderr; the map from then on). */
-static bool ensure_source(interop *io, render *r, int w, int h) {
-    if (io->source_failed) return false;
-    if (io->source_array && io->source_w == w && io->source_h == h) return true;
-    release_source(io);
-    const char *off = getenv("NBODY_TEST_NO_EGL_IMAGE");
-    const EGLDisplay dpy = eglGetCurrentDisplay();
-    const EGLContext ctx = eglGetCurrentContext();
-    if ((off && strcmp(off, "1") == 0) || dpy == EGL_NO_DISPLAY || ctx == EGL_NO_CONTEXT) {
-        io->source_failed = true; /* not EGL's context: it will not become one */
-        return false;
-    }
-    char why[512] = "";
+/* One slot of render_sprite_source at w x h as an EGL image registered
+ * with CUDA; false with why. */
+static bool make_source(interop *io, render *r, int k, int w, int h, char *why, size_t len) {
     render_error gl = {0};
-    const uint32_t tex = render_sprite_source(r, w, h, &gl);
+    const uint32_t tex = render_sprite_source(r, k, w, h, &gl);
     PFNEGLCREATEIMAGEKHRPROC create =
         (PFNEGLCREATEIMAGEKHRPROC)eglGetProcAddress("eglCreateImageKHR");
     const EGLint attrs[] = {EGL_GL_TEXTURE_LEVEL_KHR, 0, EGL_NONE};
     cudaEglFrame frame;
     cudaError_t e = cudaSuccess;
     if (!tex) {
-        snprintf(why, sizeof why, "%s", gl.message);
-    } else if (!create || !(io->egl_image = create(dpy, ctx, EGL_GL_TEXTURE_2D_KHR,
-                                                   (EGLClientBuffer)(uintptr_t)tex, attrs))) {
-        snprintf(why, sizeof why, "eglCreateImageKHR: EGL error 0x%x", (unsigned)eglGetError());
-        io->egl_image = NULL;
-    } else if ((e = cudaGraphicsEGLRegisterImage(&io->source, (EGLImageKHR)io->egl_image,
+        snprintf(why, len, "%s", gl.message);
+    } else if (!create || !(io->egl_image[k] = create(eglGetCurrentDisplay(),
+                                                      eglGetCurrentContext(), EGL_GL_TEXTURE_2D_KHR,
+                                                      (EGLClientBuffer)(uintptr_t)tex, attrs))) {
+        snprintf(why, len, "eglCreateImageKHR: EGL error 0x%x", (unsigned)eglGetError());
+        io->egl_image[k] = NULL;
+    } else if ((e = cudaGraphicsEGLRegisterImage(&io->source[k], (EGLImageKHR)io->egl_image[k],
                                                  cudaGraphicsRegisterFlagsNone)) != cudaSuccess) {
-        describe(why, sizeof why, "cudaGraphicsEGLRegisterImage", e);
-        io->source = NULL;
-    } else if ((e = cudaGraphicsResourceGetMappedEglFrame(&frame, io->source, 0, 0)) !=
+        describe(why, len, "cudaGraphicsEGLRegisterImage", e);
+        io->source[k] = NULL;
+    } else if ((e = cudaGraphicsResourceGetMappedEglFrame(&frame, io->source[k], 0, 0)) !=
                cudaSuccess) {
-        describe(why, sizeof why, "cudaGraphicsResourceGetMappedEglFrame", e);
+        describe(why, len, "cudaGraphicsResourceGetMappedEglFrame", e);
     } else if (frame.frameType != cudaEglFrameTypeArray) {
-        snprintf(why, sizeof why, "the EGL image is not a CUDA array");
+        snprintf(why, len, "the EGL image is not a CUDA array");
     } else {
-        io->source_array = frame.frame.pArray[0];
+        io->source_array[k] = frame.frame.pArray[0];
+        return true;
+    }
+    return false;
+}
+
+/* render_sprite_source's textures at w x h as EGL images registered with
+ * CUDA, whose arrays CUDA writes with no map (the EGL image's registration
+ * needs none: CUDA's driver API, cuGraphicsEGLRegisterImage, leaves the
+ * ordering to the caller). false where the GL context is not EGL's, with
+ * NBODY_TEST_NO_EGL_IMAGE=1, or once anything here failed (said once on
+ * stderr; the map from then on). */
+static bool ensure_source(interop *io, render *r, int w, int h) {
+    if (io->source_failed) return false;
+    if (io->source_array[0] && io->source_w == w && io->source_h == h) return true;
+    release_source(io);
+    const char *off = getenv("NBODY_TEST_NO_EGL_IMAGE");
+    if ((off && strcmp(off, "1") == 0) || eglGetCurrentDisplay() == EGL_NO_DISPLAY ||
+        eglGetCurrentContext() == EGL_NO_CONTEXT) {
+        io->source_failed = true; /* not EGL's context: it will not become one */
+        return false;
+    }
+    char why[512] = "";
+    bool ok = true;
+    for (int k = 0; k < RENDER_SOURCE_SLOTS && ok; k++) {
+        ok = make_source(io, r, k, w, h, why, sizeof why);
+    }
+    if (ok) {
         io->source_w = w;
         io->source_h = h;
         return true;
@@ -367,10 +384,11 @@ static bool write_direct(interop *io, sim *s, int n, const splat_view *sprites) 
         }
         io->vertex_capacity = n;
     }
-    if (io->source_fence) {
-        glClientWaitSync((GLsync)io->source_fence, GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000ull);
-        glDeleteSync((GLsync)io->source_fence);
-        io->source_fence = NULL;
+    const int k = (io->source_slot + 1) % RENDER_SOURCE_SLOTS; /* not the one GL read last */
+    if (io->source_fence[k]) {
+        glClientWaitSync((GLsync)io->source_fence[k], GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000ull);
+        glDeleteSync((GLsync)io->source_fence[k]);
+        io->source_fence[k] = NULL;
     }
     sim_queue_vertices(s, (sim_vertex *)io->vertices);
     if (io->values && io->value_count == n) { /* as write_zero_copy */
@@ -381,7 +399,7 @@ static bool write_direct(interop *io, sim *s, int n, const splat_view *sprites) 
         if (e != cudaSuccess) describe(why, sizeof why, "cudaMemcpy2DAsync (colour values)", e);
     }
     splat_error se = {0};
-    if (!why[0] && !splat_draw(io->splat, io->vertices, n, sprites, io->source_array, &se)) {
+    if (!why[0] && !splat_draw(io->splat, io->vertices, n, sprites, io->source_array[k], &se)) {
         snprintf(why, sizeof why, "%s", se.message);
     }
     if (why[0]) {
@@ -389,13 +407,15 @@ static bool write_direct(interop *io, sim *s, int n, const splat_view *sprites) 
         return false;
     }
     io->sprites_drawn = io->source_drawn = true;
+    io->source_slot = k;
     return true;
 }
 
 void interop_source_read(interop *io) {
     if (!io->source_drawn) return;
-    if (io->source_fence) glDeleteSync((GLsync)io->source_fence);
-    io->source_fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    void **fence = &io->source_fence[io->source_slot];
+    if (*fence) glDeleteSync((GLsync)*fence);
+    *fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
 }
 
 void interop_splat_view(const render_view *view, splat_view *out) {
@@ -659,7 +679,9 @@ void interop_destroy(interop *io) {
     if (io->video) interop_video_end(io);
     if (io->frame_fence) glDeleteSync((GLsync)io->frame_fence);
     unregister(io);
-    if (io->source_fence) glDeleteSync((GLsync)io->source_fence);
+    for (int k = 0; k < RENDER_SOURCE_SLOTS; k++) {
+        if (io->source_fence[k]) glDeleteSync((GLsync)io->source_fence[k]);
+    }
     release_sprites(io);
     cudaFree(io->vertices);
     free(io->staging);

@@ -54,17 +54,20 @@ typedef struct interop {
     struct cudaGraphicsResource *picture;
     int picture_w, picture_h;
     bool sprites_drawn; /* the last upload drew its frame's sprites */
-    /* Where the GL context is EGL's: render_sprite_source's texture as an
-     * EGL image, registered with CUDA once and written with no map (the
-     * upload's own wait, and a GL fence before the next draw, order CUDA's
-     * and GL's use of it), and the vertices in a buffer of CUDA's own when
-     * GL draws none this frame; source_drawn says the last upload drew so.
+    /* Where the GL context is EGL's: render_sprite_source's textures as EGL
+     * images, registered with CUDA once and written with no map, a frame
+     * into one slot and the next into the other (the upload's own wait, and
+     * a GL fence after GL's read of a slot waited for before CUDA writes that
+     * slot again, order CUDA's and GL's use; with two, the fence waited for
+     * is a frame older, so CUDA's work need not wait for GL's last frame),
+     * and the vertices in a buffer of CUDA's own when GL draws none this
+     * frame; source_drawn says the last upload drew so, into source_slot.
      * source_failed: refused once, the map from then on. */
-    void *egl_image;
-    void *source_fence; /* GLsync after GL's last read of it (interop_source_read) */
-    struct cudaGraphicsResource *source;
-    struct cudaArray *source_array;
-    int source_w, source_h;
+    void *egl_image[RENDER_SOURCE_SLOTS];
+    void *source_fence[RENDER_SOURCE_SLOTS]; /* GLsync after GL's last read (interop_source_read) */
+    struct cudaGraphicsResource *source[RENDER_SOURCE_SLOTS];
+    struct cudaArray *source_array[RENDER_SOURCE_SLOTS];
+    int source_w, source_h, source_slot;
     bool source_failed, source_drawn;
     void *vertices; /* device memory, vertex_capacity sim_vertex */
     int vertex_capacity;
@@ -101,8 +104,8 @@ const char *interop_path_name(interop_path p);
  * to GL's. */
 bool interop_upload(interop *io, sim *s, render *r, const render_view *sprites);
 /* After the render_frame that reads an upload's sprites: where CUDA drew
- * them with no map (io->source_drawn), a GL fence the next upload waits for
- * before CUDA writes them again. */
+ * them with no map (io->source_drawn), a GL fence an upload waits for
+ * before CUDA writes that slot again. */
 void interop_source_read(interop *io);
 /* Adds what n bodies need on their way to the screen to *out: the
  * renderer's vertex buffer and tags (GPU memory beside a CUDA simulation,
