@@ -50,9 +50,10 @@ struct render {
     GLint br_hdr, br_texel, br_exposure, br_threshold;      /* bright pass */
     GLint bl_src, bl_step;                                  /* blur */
     GLuint vao, vbo, tag_vbo, empty_vao;
-    int capacity;                       /* bodies the buffers hold */
-    target hdr;                         /* float, with mipmaps for the automatic exposure */
-    target source[RENDER_SOURCE_SLOTS]; /* CUDA's sprites, copied into hdr (render_sprite_source) */
+    int capacity; /* bodies the buffers hold */
+    target hdr;   /* float, with mipmaps for the automatic exposure */
+    /* CUDA's sprites (render_sprite_source), read in place of hdr */
+    target source[RENDER_SOURCE_SLOTS];
     target bloom_a, bloom_b;
     GLuint fbo, color_rb; /* offscreen final target (headless), or 0: the window */
     int off_w, off_h;
