@@ -74,7 +74,7 @@
  * copy; the only failure left to the caller is host memory running out for
  * the host copy, or GL for the vertex buffer.
  *
- * This is the only file that includes cuda_gl_interop.h.
+ * This is the only file that includes cuda_gl_interop.h and cuda_egl_interop.h.
  */
 #include <GL/glew.h> /* before cuda_gl_interop.h, which includes GL/gl.h */
 

@@ -8,10 +8,11 @@
  * pictures to video/ for conversion.
  *
  * Rules: interop/ uses sim/, render/, splat/, video/ and base/; nothing
- * else of app/. It is the only code that includes cuda_gl_interop.h.
+ * else of app/. It is the only code that includes cuda_gl_interop.h and
+ * cuda_egl_interop.h.
  * A failed CUDA call here is reported on stderr and answered with a
- * fallback (the host copy, GL's sprites, GL's read-back); only host or GL
- * memory running out is left to the caller.
+ * fallback (the host copy, the map for CUDA's sprites, GL's sprites, GL's
+ * read-back); only host or GL memory running out is left to the caller.
  */
 #ifndef NBODY_INTEROP_H
 #define NBODY_INTEROP_H
