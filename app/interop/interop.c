@@ -297,6 +297,27 @@ static bool ensure_picture(interop *io, render *r, int w, int h) {
     return true;
 }
 
+/* A quantity's colours (io->values) over the speed of n vertices in device
+ * memory, on the legacy stream: after the simulation's write (its stream
+ * is a blocking one), before the sprites and the unmap. From pageable host
+ * memory the values have been read when it returns; device values
+ * (values_on_device) were queued before on the same stream. why: a failure. */
+static void copy_values(const interop *io, void *vertices, int n, char *why, size_t len) {
+    if (!io->values || io->value_count != n) return;
+    const cudaError_t e = cudaMemcpy2DAsync(
+        (char *)vertices + offsetof(sim_vertex, speed), sizeof(sim_vertex), io->values,
+        sizeof(float), sizeof(float), (size_t)n,
+        io->values_on_device ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice, 0);
+    if (e != cudaSuccess) describe(why, len, "cudaMemcpy2DAsync (colour values)", e);
+}
+
+/* CUDA's sprites go through the map from now on, with one note saying why. */
+static void source_off(interop *io, const char *why) {
+    fprintf(stderr, "nbody: note: CUDA's sprites go through the interop map (%s)\n", why);
+    release_source(io);
+    io->source_failed = true;
+}
+
 /* One slot of render_sprite_source at w x h as an EGL image registered
  * with CUDA; false with why. */
 static bool make_source(interop *io, render *r, int k, int w, int h, char *why, size_t len) {
@@ -356,9 +377,7 @@ static bool ensure_source(interop *io, render *r, int w, int h) {
         io->source_h = h;
         return true;
     }
-    fprintf(stderr, "nbody: note: CUDA's sprites go through the interop map (%s)\n", why);
-    release_source(io);
-    io->source_failed = true;
+    source_off(io, why);
     return false;
 }
 
@@ -377,9 +396,7 @@ static bool write_direct(interop *io, sim *s, int n, const splat_view *sprites) 
         if (e != cudaSuccess) {
             describe(why, sizeof why, "cudaMalloc (vertices for CUDA's sprites)", e);
             io->vertices = NULL;
-            fprintf(stderr, "nbody: note: CUDA's sprites go through the interop map (%s)\n", why);
-            io->source_failed = true;
-            release_source(io);
+            source_off(io, why);
             return false;
         }
         io->vertex_capacity = n;
@@ -391,13 +408,7 @@ static bool write_direct(interop *io, sim *s, int n, const splat_view *sprites) 
         io->source_fence[k] = NULL;
     }
     sim_queue_vertices(s, (sim_vertex *)io->vertices);
-    if (io->values && io->value_count == n) { /* as write_zero_copy */
-        const cudaError_t e = cudaMemcpy2DAsync(
-            (char *)io->vertices + offsetof(sim_vertex, speed), sizeof(sim_vertex), io->values,
-            sizeof(float), sizeof(float), (size_t)n,
-            io->values_on_device ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice, 0);
-        if (e != cudaSuccess) describe(why, sizeof why, "cudaMemcpy2DAsync (colour values)", e);
-    }
+    copy_values(io, io->vertices, n, why, sizeof why);
     splat_error se = {0};
     if (!why[0] && !splat_draw(io->splat, io->vertices, n, sprites, io->source_array[k], &se)) {
         snprintf(why, sizeof why, "%s", se.message);
@@ -475,18 +486,7 @@ static bool write_zero_copy(interop *io, sim *s, int n, const splat_view *sprite
     } else {
         sim_write_vertices(s, (sim_vertex *)ptr, true);
     }
-    if (!why[0] && io->values && io->value_count == n) {
-        /* Over each vertex's speed, on the legacy stream: after the
-         * simulation's write (its stream is a blocking one), before the
-         * sprites and the unmap. From pageable host memory the values
-         * have been read when it returns; device values (values_on_device)
-         * were queued before on the same stream. */
-        e = cudaMemcpy2DAsync(
-            (char *)ptr + offsetof(sim_vertex, speed), sizeof(sim_vertex), io->values,
-            sizeof(float), sizeof(float), (size_t)n,
-            io->values_on_device ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice, 0);
-        if (e != cudaSuccess) describe(why, sizeof why, "cudaMemcpy2DAsync (colour values)", e);
-    }
+    if (!why[0]) copy_values(io, ptr, n, why, sizeof why);
     if (!why[0] && sprites) {
         cudaArray_t array = NULL;
         splat_error se = {0};

@@ -96,9 +96,12 @@ const char *interop_path_name(interop_path p);
 
 /* Moves the current bodies into the render's vertex buffer. With sprites
  * (a view) on the zero-copy path, CUDA also draws that view's sprites into
- * the renderer's float picture in the same interop map, and
- * io->sprites_drawn says it did (render_view.sprites_drawn); without it,
- * or where CUDA cannot, GL draws them. false: the bodies could not be
+ * the renderer's float picture in the same interop map, or (an EGL
+ * context, no video to convert, GL drawing no sprites this frame: then the
+ * vertex buffer is left alone) into render_sprite_source's texture with no
+ * map; io->sprites_drawn says it drew them (render_view.sprites_drawn), and
+ * io->source_drawn and source_slot where (sprites_source, sprites_slot);
+ * without it, or where CUDA cannot, GL draws them. false: the bodies could not be
  * moved (no host memory for the host copy, no GL memory for the buffer),
  * message printed. A failure of the zero-copy path is not one: it falls
  * back to the host copy with a warning, and a failure of CUDA's sprites
@@ -112,8 +115,8 @@ void interop_source_read(interop *io);
  * renderer's vertex buffer and tags (GPU memory beside a CUDA simulation,
  * host memory otherwise: a software GL keeps them there), the host copy's
  * staging buffer (host memory, on the host-copy path and the CPU backend)
- * and CUDA's sprites' own copy of the tags (GPU memory, while CUDA may draw
- * the sprites). The `+` key's guard adds this to sim_memory_estimate. */
+ * and CUDA's sprites' own copy of the tags and of the vertices (GPU memory,
+ * while CUDA may draw the sprites). The `+` key's guard adds this to sim_memory_estimate. */
 void interop_memory(const interop *io, bool cuda_backend, int n, sim_memory *out);
 /* The renderer's 16-bit tags (sim_get_tags widened, the selection's bits
  * added) for CUDA's sprites, each time they change. */
