@@ -573,8 +573,6 @@ static bool reserve64(cuda_backend *c, int n, sim_error *err) {
     return true;
 }
 
-/* Allocates room for n bodies (and their double state when fp64 is on).
- * On failure reports how much was needed and keeps the old buffers. */
 /* Room for the tree of n bodies (created on first use); false: out of GPU
  * memory, reported in *err. */
 static bool reserve_tree(cuda_backend *c, int n, sim_error *err) {
@@ -584,6 +582,9 @@ static bool reserve_tree(cuda_backend *c, int n, sim_error *err) {
     return false;
 }
 
+/* Allocates room for n bodies on one GPU (and their double state when fp64
+ * is on, the tree's when it is selected). On failure reports how much was
+ * needed and keeps the old buffers. */
 static bool reserve_one(cuda_backend *c, int n, sim_error *err) {
     if (c->tree_on && !reserve_tree(c, n, err)) return false;
     if (c->fp64 && !reserve64(c, n, err)) return false;
