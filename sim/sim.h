@@ -418,11 +418,12 @@ void sim_set_theta(sim *s, double theta);
 /* The tree's relative criterion's tolerance, >= 0 (0: off). */
 void sim_set_tree_alpha(sim *s, double alpha);
 
-/* Switches the force kernel mid-run (CUDA backend; the CPU backend keeps its
- * reference loop). Switching to or from fp64 converts the state between
- * float and double. The block shape is clamped to the new variant. Returns
- * false (with *err) when the GPU has no room for the double state; the old
- * variant stays. */
+/* Switches the force method mid-run: on the CUDA backend the kernel, on the
+ * CPU backend between the reference sum and the tree. Switching to or from
+ * fp64 converts the state between float and double. The block shape is
+ * clamped to the new variant. Returns false (with *err) when there is no
+ * room for the tree or, on the GPU, for the double state; the old variant
+ * stays. */
 bool sim_set_variant(sim *s, sim_variant v, sim_error *err);
 
 /* Clamps (p, q) to what variant v accepts on this simulation's device.
@@ -505,8 +506,8 @@ sim_diag sim_moments(sim *s);
  * there after it, as app/interop/interop.c's map and unmap bracket it), else
  * host memory. Either way it is written when this returns: the call waits
  * for the GPU (on the device path because that is faster than leaving the
- * wait to the interop unmap: docs/PERFORMANCE.md, "The zero-copy path and
- * the wait for the GPU"). */
+ * wait to the interop unmap: docs/PERFORMANCE.md, "How we got here", the
+ * frame's waits). */
 void sim_write_vertices(sim *s, sim_vertex *dst, bool dst_on_device);
 
 /* The same into CUDA device memory (CUDA backend only), queued and not

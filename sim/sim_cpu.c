@@ -31,7 +31,7 @@
  * Force methods: one table (methods[] below), a row each with its forces.
  * The exact sum runs for every variant without a row of its own; the
  * variant tree runs the Barnes-Hut tree of sim_tree_cpu.c with the live
- * theta. The tree's arrays (sized for its worst case, ~300 bytes a body)
+ * theta. The tree's arrays (sized for its worst case, sim_tree_cpu_bytes)
  * are allocated by prepare_variant when the tree is first chosen, and from
  * then on by reserve with the others.
  */

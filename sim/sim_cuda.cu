@@ -412,8 +412,9 @@ static cuda_backend *create_one(int device, sim_error *err) {
     CUDA_CHECK(&c->fault,
                cudaDeviceGetAttribute(&c->sm_count, cudaDevAttrMultiProcessorCount, device));
     /* A blocking stream: it orders with the legacy default stream, which
-     * app/interop/interop.c maps and unmaps the GL buffer on (cuda_vertices relies
-     * on this instead of waiting). */
+     * app/interop/interop.c maps and unmaps the GL buffer on
+     * (sim_queue_vertices relies on this ordering; sim_write_vertices also
+     * waits, for speed: see cuda_vertices). */
     CUDA_CHECK(&c->fault, cudaStreamCreate(&c->stream));
     CUDA_CHECK(&c->fault, cudaEventCreate(&c->start));
     CUDA_CHECK(&c->fault, cudaEventCreate(&c->stop));
@@ -1049,9 +1050,9 @@ static void cuda_download(void *b, sim_body *out, const sim_step_params *sp) {
  * stream is a blocking one (cudaStreamCreate), so the interop unmap on the
  * legacy default stream orders the kernel before GL's use of the buffer.
  * It is there for speed: leaving the wait to the unmap made whole frames
- * several times slower, since the driver's wait behind the unmap is slower
- * than this one (docs/PERFORMANCE.md, "The zero-copy path and the wait for
- * the GPU"). Without wait (sim_queue_vertices) the caller waits later,
+ * slower, since the driver's wait behind the unmap is slower than this one
+ * (measured: docs/PERFORMANCE.md, "How we got here", the frame's waits).
+ * Without wait (sim_queue_vertices) the caller waits later,
  * after more work on the legacy stream. */
 static void cuda_vertices(void *b, sim_vertex *dst, bool dst_on_device, bool wait) {
     cuda_backend *c = (cuda_backend *)b;

@@ -12,7 +12,8 @@
  * Spheroid velocities come from the isotropic Jeans equation in the total
  * (spherically averaged) enclosed mass, capped below the local escape speed.
  * Disk velocities: the circular speed v_c(R) is measured numerically - the
- * softened midplane pull of all the sampled bodies, averaged over 16
+ * softened midplane pull of the sampled bodies (at most VC_MAX_SOURCES of
+ * them, evenly strided, masses scaled to match), averaged over 16
  * azimuths on 48 radii - then the radial dispersion follows from a Toomre Q
  * ("disk temperature"), sigma_R = Q 3.36 G Sigma / kappa, the vertical one
  * from the isothermal sheet, sigma_z^2 = pi G Sigma z0, the azimuthal one

@@ -41,8 +41,8 @@ typedef struct sim_step_params {
 } sim_step_params;
 
 /* A backend: opaque state plus these operations. n is the body count.
- * Only create, reserve, set_precision and force_error can fail for a reason
- * a user can cause (no device, out of memory) and they say so in *err; a
+ * Only create, reserve, set_precision, prepare_variant and force_error can
+ * fail for a reason a user can cause (no device, out of memory) and they say so in *err; a
  * backend allocates everything the others need there, so the others cannot
  * fail short of a bug or a lost device. */
 typedef struct sim_backend_ops {

@@ -675,7 +675,7 @@ static __device__ __forceinline__ void best_rotate(int lane, T &bx, T &by, T &bz
  * instead, which needs no registers, was slower at every N and is not
  * kept. double has one build, B = 4, plain, in blocks of at most
  * BEST_FP64_THREADS: held to the registers of larger blocks its loop
- * spills. Measured: docs/PERFORMANCE.md, "best: how it got there". */
+ * spills. Measured: docs/PERFORMANCE.md, "best". */
 enum best_build { BEST_PLAIN, BEST_PREFETCH, BEST_WIDE };
 #define BEST_B 4              /* i bodies per lane: plain, prefetch and fp64 */
 #define BEST_WIDE_B 6         /* ... wide */
@@ -1190,7 +1190,8 @@ static void forces_tree(const force_args *a, cudaStream_t stream) {
     p.monopoles = a->monopoles;
     if (a->alpha > 0 && !a->acc_old) {
         /* No last accelerations for the relative criterion: a first pass by
-         * theta alone gives them (a few parts in a thousand suffice). */
+         * theta alone gives them (its accuracy suffices for a reference
+         * |a|: docs/TREE.md). */
         sim_tree_params first = p;
         first.alpha = 0;
         first.potential = false;
@@ -1321,7 +1322,7 @@ static constexpr variant_entry variants[] = {
                     "each pair once (Newton's third law), j bodies rotate through the warp",
                     P_BEST, Q_BEST, false, SIM_CODE_CUDA_BEST, WHY_BEST)),
      forces_pairs<float>, false, BLOCK_WARPS,
-     BEST_WIDE_B, /* the wide build's, which the automatic shapes run from BEST_WIDE_MIN_N */
+     BEST_WIDE_B, /* unread: best's automatic shape is clamp_warps's, not auto_shape's */
      32, forces_best_kernel<float, BEST_B, false, true>, /* 1024 threads: the largest block */
      true},
     {SIM_VARIANT_FP64,

@@ -17,10 +17,10 @@
  * g B + o, so a group's tasks take its chunks g B ... chunks - 1 in turn.
  * The pairs inside a group are B tasks rather than one so that every task
  * costs about the same (one chunk of j bodies against B x 32 i bodies): a
- * single intra-group task cost about five ordinary ones, and since the last
+ * single intra-group task cost several ordinary ones, and since the last
  * groups have few later chunks those heavy tasks crowded the end of the
- * list, where the equal split gave the last warps about twice the mean work
- * at N = 16K (issue 13's audit). The last group may have fewer than B
+ * list, where the equal split left the last warps far more than the mean
+ * work. The last group may have fewer than B
  * chunks; it has one task per chunk. In a task a lane L meets, at step
  * s = 0 .. 31, the j body in slot (L + s) mod 32 of the chunk. The task
  * list is split into contiguous ranges of equal cost, one per warp, in parts

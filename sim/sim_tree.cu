@@ -30,8 +30,8 @@
  *      (Plain runs of p consecutive bodies were tried first: a run in the
  *      sparse halo spans a box that overlaps the core and opens it down to
  *      its leaves, and the walk was many times slower whatever theta.) A
- *      group of v bodies is held ceil(v / 32) per lane (not p / 32: most
- *      groups hold fewer than p bodies). The warp pops up to 32 cells at
+ *      group of v bodies is held 1, 2 or 4 per lane, the fewest that hold
+ *      v (not p / 32: most groups hold fewer than p bodies). The warp pops up to 32 cells at
  *      a time from its stack (global memory), loads each one's multipole
  *      with its opening test against the group's bounding box (theta's, and
  *      with alpha the relative criterion's, walk_mac), and compacts
@@ -50,7 +50,8 @@
  * + 1 cells always fit. Should a split ever find no room, the cell stays a
  * leaf (summed directly: exact, slower). The walk stack holds STACK_CAP
  * entries per warp; a push that would overflow it accepts the cells'
- * multipoles instead (finite, less accurate), counted in `overflow`.
+ * multipoles instead (finite, less accurate), counted in `overflow` (on the
+ * device; not reported).
  *
  * Counts per body, estimated from the code. Build, bytes of DRAM traffic:
  * box 16; keys 16 in, 12 out; radix sort of 63-bit keys with int values, 8
@@ -93,7 +94,6 @@ struct tree_counters {
     int groups;     /* walk groups (cells of <= p bodies whose parent has more) */
     int group_next; /* the walk's work counter */
     int overflow;   /* stack pushes turned into accepts, splits refused */
-    int n;
     int walked; /* bodies whose groups the walk took (n, or a share's: sim_tree_forces) */
     unsigned long long interactions;
     unsigned long long monopoles; /* of those, cells summed as monopoles */
@@ -225,7 +225,6 @@ __global__ void keys_kernel(int n, const float4 *pos, tree_counters *ctr, unsign
     if (i == 0) {
         for (int k = 0; k < 3; k++) ctr->origin[k] = origin[k];
         ctr->side = side;
-        ctr->n = n;
     }
     if (i >= n) return;
     const float4 p = pos[i];
@@ -1038,7 +1037,8 @@ static __device__ int walk_group(walk_shared &s, int *stack, int base, int end, 
 }
 
 /* One warp per group at a time (a work counter). A group of v bodies is
- * held ceil(v / 32) per lane (at most MAXB): groups of <= 32 bodies, a
+ * held 1, 2 or 4 per lane, the fewest that hold v (at most MAXB): groups
+ * of <= 32 bodies, a
  * good share of them at p = 64, would leave half of the lanes' slots idle
  * with 2 per lane. */
 template <int MAXB, bool POT>

@@ -36,7 +36,7 @@ typedef struct sim_tree sim_tree;
  * drop it (sim_tree_params.monopoles). The octupole scale M side^3 that
  * accepts a cell bounds a term that is far smaller in practice, while the
  * quadrupole's bound is close to its pull: at this margin the mixed walk's
- * errors stayed within about a tenth of the quadrupoles' (docs/TREE.md). */
+ * errors stayed close to the quadrupoles' (measured: docs/TREE.md). */
 #define SIM_TREE_MONO_MARGIN 128.0f
 
 /* CUDA failures go to *fault, the backend's (sim_cuda_check.h). NULL: no

@@ -51,10 +51,10 @@
  * count: leaves are disjoint and non-empty, so at most n; a split cell holds
  * >= 17 bodies and the split cells of one level are disjoint, so at most n/17
  * per level over levels 0..20. Hence cells <= n + 21 * floor(n/17) + 1, and
- * the tree holds at most ~306 bytes a body.
+ * the tree holds at most sim_tree_cpu_bytes(n).
  *
- * Tested by tests/test_tree_cpu.c; its --sweep mode measures accuracy against
- * theta (docs/bench/cpu-tree-theta-sweep.txt).
+ * Tested by tests/test_tree_cpu.c; its --sweep mode prints the accuracy
+ * against theta (not a test).
  */
 #include <assert.h>
 #include <math.h>
@@ -106,7 +106,6 @@ struct sim_tree_cpu {
     int n, ncells, nleaves, depth;
     int level_start[MAX_LEVEL + 2]; /* cells of level l: [level_start[l], level_start[l+1]) */
     double lo[3], side;             /* root cube: lowest corner and side */
-    double theta;
     long long interactions; /* of the last walk, all bodies */
     float build_ms, walk_ms;
     bool built;
@@ -446,7 +445,6 @@ bool sim_tree_cpu_forces(sim_tree_cpu *t, const double *pos, int n, double eps2,
     assert(theta > 0 && theta <= 1);
     const double t0 = sim_now_seconds();
     t->n = n;
-    t->theta = theta;
     t->built = false;
     if (!build(t, pos, n, theta, stop)) return false;
     t->built = true;
