@@ -5,7 +5,7 @@
  * count the bodies per coarse cell, then spread each body's mass with its
  * normalised kernel. The pixels add up in double and are rounded to float
  * once, so the CPU's map is the reference the GPU's is held to
- * (tests/test_density_gpu.c).
+ * (tests/test_density.c, run as test_density gpu).
  */
 #include <math.h>
 #include <stdio.h>

@@ -10,7 +10,7 @@
  * deposit_kernel: a thread per body works out its footprint and kernel
  * (density_math.h, the CPU's arithmetic); each warp shares out the pixels
  * of its 32 footprints among its lanes (prefix sums of their pixel counts
- * and a binary search per pixel, as splat/ does), so a lone body's large
+ * and a binary search of them per pixel), so a lone body's large
  * kernel beside small ones does not leave the warp idle. A body's kernel
  * weights are summed in the same order as the CPU's before any deposit;
  * each pixel gets an atomic float add.

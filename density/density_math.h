@@ -28,7 +28,7 @@ typedef struct density_body {
     int cx, cy;       /* its coarse cell */
 } density_body;
 
-/* The picture's geometry for a view (density_setup). */
+/* The picture's geometry for a view (density_frame_setup). */
 typedef struct density_frame {
     int width, height;
     float view[16], proj[16];

@@ -549,7 +549,6 @@ int render_gl_max_image(void) {
 
 struct render_target {
     GLuint fbo, color_rb; /* the final RGBA8 picture */
-    int w, h;
     target hdr, bloom_a, bloom_b; /* the renderer's own while this one is bound */
 };
 
@@ -567,8 +566,6 @@ render_target *render_target_create(int width, int height, render_error *err) {
         render_gl_error(err, "free some memory", "out of host memory for a render target");
         return NULL;
     }
-    t->w = width;
-    t->h = height;
     glGenFramebuffers(1, &t->fbo);
     glGenRenderbuffers(1, &t->color_rb);
     glBindRenderbuffer(GL_RENDERBUFFER, t->color_rb);

@@ -33,7 +33,7 @@ typedef struct render_vertex {
 } render_vertex;
 
 typedef struct render_desc {
-    const char *shader_dir; /* folder holding bodies.vert and bodies.frag; required */
+    const char *shader_dir; /* folder holding the renderer's shaders and nbody_shared.h; required */
     int offscreen_width;    /* > 0: draw into an offscreen framebuffer of this size */
     int offscreen_height;
 } render_desc;
@@ -297,7 +297,8 @@ bool render_boxes_draw(render_boxes *b, const render_view *view, const render_bo
 typedef struct render_target render_target;
 
 /* An offscreen RGBA8 picture of width x height with float framebuffers of
- * its own, all made now. NULL with *err when GL cannot hold that size. */
+ * its own: the HDR one made now, the bloom's at the first bloomed frame.
+ * NULL with *err when GL cannot hold that size. */
 render_target *render_target_create(int width, int height, render_error *err);
 /* Unbinds t from r first when it is bound there (r may be NULL: never bound). */
 void render_target_destroy(render *r, render_target *t);

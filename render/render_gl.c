@@ -1,4 +1,4 @@
-/* render_gl.c - GL plumbing shared by render.c and render_overlay.c: loading
+/* render_gl.c - GL plumbing shared by the files of render/: loading
  * entry points, shader programs from files with their compile logs, error
  * checks. Every shader is compiled with shaders/nbody_shared.h's text
  * inserted after its version line, so GLSL names the constants C and CUDA

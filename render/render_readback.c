@@ -45,7 +45,8 @@ struct render_readback {
     size_t bytes;       /* of one frame */
     int oldest;         /* the buffer of the oldest frame pushed and not released */
     int mapped, queued; /* frames from oldest on: mapped first, then queued */
-    /* YUV420: the picture's copy, the converted frame, the program. */
+    /* YUV420 and DEVICE: the picture's copy; YUV420 only: the converted
+     * frame, the program. */
     GLuint src_tex, src_fbo, yuv_tex, yuv_fbo, program, vao;
     GLint u_src, u_size, u_src_height;
 };

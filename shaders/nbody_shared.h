@@ -1,11 +1,12 @@
 /* nbody_shared.h - the constants that C, CUDA and GLSL must agree on, in one
- * place: the layout of the tag of a body, the colour modes of the sprites
- * that draw the bodies and the default vertical field of view.
+ * place: the layout of the tag of a body (with its fade and selection bits),
+ * the colour modes and their colours, the density view's palette and
+ * stretches, and the default vertical field of view.
  *
  * Why one file read three ways: C and CUDA include it (sim/sim.h,
  * snap/snap.h, render/render.h, splat/splat_math.h), and the shader loader
  * of render (render/render_gl.c) inserts its text after the version line of
- * every shader it compiles, so that shaders/bodies.vert uses the same names
+ * every shader it compiles, so that the shaders use the same names
  * and no number is typed twice. It sits with the shaders because the
  * program reads it at run time from the shader folder next to the binary.
  *

@@ -45,7 +45,6 @@ typedef struct gadget_block {
 
 typedef struct gadget_reader {
     const uint8_t *data;
-    size_t len;
     const char *name;
     snap_error *err;
     snap_cursor c;
@@ -182,7 +181,7 @@ bool snap_gadget_read_part(const uint8_t *data, size_t len, const char *name, sn
                            int *num_files, snap_error *err) {
     memset(out, 0, sizeof *out);
     *num_files = 1;
-    gadget_reader r = {.data = data, .len = len, .name = name, .err = err};
+    gadget_reader r = {.data = data, .name = name, .err = err};
     r.c = (snap_cursor){.data = data, .len = data ? len : 0};
     if (len < 4) return snap_fail(err, name, damaged_hint, "truncated GADGET file: %zu bytes", len);
     uint32_t le = snap_load_u32(data, false), be = snap_load_u32(data, true);

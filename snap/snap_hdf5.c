@@ -221,7 +221,8 @@ static double *read_doubles(const dset_info *ds, const char *gname, const char *
     return buf;
 }
 
-/* Units from GADGET-4/AREPO attributes in loc, or SWIFT's /Units group. */
+/* Units from GADGET-4/AREPO attributes in /Header or /Parameters, or SWIFT's
+ * /Units group; also whether the run is cosmological and its h. */
 static bool read_units(hid_t file_id, hid_t header, const char *file, snap_units *u,
                        snap_error *err) {
     static const char *const gadget_names[3] = {"UnitLength_in_cm", "UnitMass_in_g",

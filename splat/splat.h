@@ -7,7 +7,7 @@
  * render/'s bloom and tone map then use as if GL had drawn it. Why: on a
  * data-centre GPU the graphics pipeline is small, and GL's clear and
  * sprites took a large share of a frame, where CUDA writes memory at its
- * full speed (docs/PERFORMANCE.md, "2026-11-25: CUDA draws the sprites").
+ * full speed (docs/PERFORMANCE.md, "How we got here", CUDA's sprites).
  *
  * The picture is the same as GL's within rounding: splat_math.h holds the
  * vertex and fragment shaders' arithmetic, and tests/test_splat.c holds it
@@ -71,9 +71,9 @@ bool splat_set_tags(splat *s, const uint16_t *tags, int n, splat_error *err);
  * picture, a CUDA array of half-float RGBA texels of view's size that the
  * sprites replace (surface writes; GL's texture mapped for CUDA), and waits
  * for the GPU before it returns: a CPU that waits on a CUDA stream before
- * the interop unmap keeps the frame several times faster than one that
- * leaves the wait to the unmap (docs/PERFORMANCE.md, "The zero-copy path
- * and the wait for the GPU"). false with *err when
+ * the interop unmap keeps frames faster than one that leaves the wait to
+ * the unmap (docs/PERFORMANCE.md, "How we got here", the frame's waits).
+ * false with *err when
  * CUDA refuses (out of memory for the light of a large picture, a launch). */
 bool splat_draw(splat *s, const void *vertices, int n, const splat_view *view,
                 struct cudaArray *picture, splat_error *err);

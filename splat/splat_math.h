@@ -13,8 +13,8 @@
  * picture - the part of it that is inside. That is what NVIDIA's GL does,
  * whose sprites these replace: dropping such points as well left whole
  * sprites missing along the edges of the picture, where doing this leaves
- * only rounding (docs/PERFORMANCE.md, "2026-11-25: CUDA draws the
- * sprites"). Mesa's llvmpipe drops them (clipping by the centre), so
+ * only rounding (docs/PERFORMANCE.md, "How we got here", CUDA's
+ * sprites). Mesa's llvmpipe drops them (clipping by the centre), so
  * tests/test_splat.c compares its picture only away from the edges.
  */
 #ifndef SPLAT_MATH_H

@@ -1,6 +1,7 @@
 /* video.h - a video's frames converted on the GPU and copied to the host
  * without stalling the frame loop. No GL: the caller hands in the picture
- * as a CUDA array (app/interop/interop.c maps GL's copy of it for that).
+ * as a CUDA array (app/interop/interop.c maps GL's picture for that, read
+ * in place where it can be, else GL's copy of it).
  *
  * Each frame pushed is converted by a kernel to planar YUV 4:2:0 (BT.709,
  * limited range, top row first, the even part of the picture: the same

@@ -1,6 +1,6 @@
 /* video_frames.cu - a video's frames converted to YUV 4:2:0 by a kernel and
  * copied to pinned host memory by the copy engine (video.h says the order
- * of things). This replaces, where CUDA can read GL's pixel buffer, a GL
+ * of things). This replaces, where CUDA can read GL's picture, a GL
  * conversion pass and a GL read-back that cost the frame loop more
  * (docs/PERFORMANCE.md, "Recording").
  *
