@@ -122,7 +122,6 @@ typedef struct app_live {
     int diag_frame;         /* frame of the last sample */
     double diag_time;       /* when it ended (monotonic seconds) */
     double diag_cost;       /* seconds it took */
-    double energy_error;    /* (E - E0) / |E0| of the last sample, when both are valid */
     bool blown_up;          /* non-finite state or energy: paused until re-seeded */
     int64_t blown_up_step;  /* the first non-finite step (sim_nonfinite); 0: the energy only */
     double blown_up_time;   /* the simulated time at its end */
@@ -403,7 +402,8 @@ typedef struct app_colour {
     uint32_t potential_generation;
     double potential_at; /* base_now() when they were computed */
     /* The values last computed (density, radial velocity): kept for frames
-     * while their cost would exceed APP_COLOUR_DUTY of the wall time. */
+     * while their cost would exceed COLOUR_DUTY (app_colour.c) of the wall
+     * time. */
     render_color values_mode;
     int values_n;
     uint32_t values_generation;
@@ -476,8 +476,9 @@ typedef struct app {
 
 /* Makes the app for cfg: loads --script and --load, creates the simulation
  * (and prints the backend line on the CPU backend). NULL with the message
- * printed and *status the exit status: 2 for a bad --script (a bad command
- * line, before anything ran), else 1. */
+ * printed and *status the exit status: 2 for a bad command line found
+ * before anything ran (--script, --camera-path, --gpus with no CUDA
+ * device, NBODY_TEST_RUNAWAY), else 1. */
 app *app_create(const config *cfg, int *status);
 /* Makes the renderer and the overlays in the current GL context, and
  * resolves the interop path. offscreen: draw into an offscreen framebuffer
@@ -674,6 +675,11 @@ void app_ladder_update(app *a);
 int app_ladder_rows(app *a);
 /* The result of rung v at n bodies, or NULL. */
 const app_rung_result *app_ladder_result(const app *a, sim_variant v, int n);
+/* One unit of the ladder's work toward rung v's step time at this N (as the
+ * chart does it: a pilot on a subset first, an estimate where too slow);
+ * its result at this N, or NULL while there is none yet (also used by
+ * app_frontier.c). */
+const app_rung_result *app_ladder_measure(app *a, sim_variant v);
 /* The step time in ms of the running method at n bodies here: from its
  * result nearest to n (the running simulation's own steps, or the chart's
  * timings), else from a pilot timed now on min(n, APP_PILOT_N) bodies of
@@ -756,7 +762,8 @@ void app_snapshot_destroy(app *a);
  * one of them. */
 bool app_select_key(app *a, int key, int mods);
 /* A selection from --script or the mouse (box and sphere: fractions of the
- * window's picture); done in the next app_select_frame. */
+ * window's picture). Box and sphere wait for the next app_select_frame
+ * (they need its view); the others are done at once. */
 void app_select_request(app *a, const io_select *sel);
 /* Ctrl+left drag (x0, y0 to x1, y1) and Ctrl+right click (x, y): window
  * units of a window w x h. */
@@ -774,7 +781,8 @@ uint16_t *app_select_sim_tags(app *a);
 /* Carries the sets over to new bodies by identity: old_ids / new_ids the
  * IDs of the old and new bodies (NULL, or IDs that are not unique: index
  * order, the file's order); a body whose identity is not among the new
- * ones leaves its sets. false without memory (the sets then as before). */
+ * ones leaves its sets. false without memory: the sets are then as before,
+ * or cleared when the match by ID ran short. */
 bool app_select_remap(app_select *s, const uint64_t *old_ids, const uint64_t *new_ids, int new_n);
 /* Measures every set now (count, mass, centre, histogram) from the bodies. */
 void app_select_measure(app *a);
@@ -922,11 +930,6 @@ typedef struct app_copy_desc {
 /* Makes it, asking the app's stop hook during long evaluations; the running
  * simulation is only read. NULL with *err. */
 sim *app_copy_sim(app *a, const app_copy_desc *c, sim_error *err);
-/* One unit of the ladder's work toward rung v's step time at this N (as the
- * chart does it: a pilot on a subset first, an estimate where too slow);
- * its result at this N, or NULL while there is none yet. */
-const app_rung_result *app_ladder_measure(app *a, sim_variant v);
-
 /* Starts a sweep on a copy of the current bodies (and shows the view), or
  * stops the one under way (the points so far stay). */
 void app_frontier_start(app *a);
@@ -943,9 +946,10 @@ void app_frontier_destroy(app *a);
 
 /* ---- app_lecture.c: the lecture mode (--lecture) ------------------------- */
 
-/* In app_create, before the simulation is made: with --lecture, the first
- * rung of this backend's ladder and (where --n is not given) the lecture's
- * N, CONFIG_LECTURE_N_GPU or _CPU, into *resolved. */
+/* In app_create, before the simulation is made: with --lecture, where
+ * --variant is not given the first rung of this backend's ladder, and where
+ * --n is not given the lecture's N, CONFIG_LECTURE_N_GPU or _CPU, into
+ * *resolved. */
 void app_lecture_config(config *resolved, bool cpu);
 /* After it is made: the chart and the code panel shown, the first step's
  * caption; nothing without --lecture. */

@@ -5,7 +5,7 @@
  * tables, in this order: the knobs' keys (config_knobs.c, done by
  * app_knobs.c: K, P, Q, D, S, T, J, R, + and -, each with Shift stepping
  * the other way), the scenes' number keys (config_scenes.c), the
- * overlays' keys (ui.c: Tab, H, I, W and L), and the view and loop keys
+ * overlays' keys (ui.c: Tab, H, I, W, L, F6 and '), and the view and loop keys
  * below. The help and `nbody --help` list the same tables, so they cannot
  * drift from them. Every knob is live: nothing restarts, and only a scene, N or seed
  * change re-seeds. A change a variant or range cannot take is refused or

@@ -120,7 +120,7 @@ int main(int argc, char **argv) {
     printf("chart %d x %d: %ld blue, %ld orange, %ld dark pixels\n", w, h, blue, orange, dark);
     if (blue < 100 || orange < 100 || dark < 1000)
         failed++, printf("FAIL: the chart looks blank\n");
-    if (!io_write_png(argv[2], w, h, rgba)) failed++;
+    if (!io_write_png(argv[2], "--plot chart", w, h, rgba)) failed++;
     free(rgba);
 
     char bad[64] = "";

@@ -237,7 +237,7 @@ static bool write_plot(const bench_result *r, const char *path) {
                 why);
         return false;
     }
-    const bool ok = io_write_png(path, w, h, rgba);
+    const bool ok = io_write_png(path, "--plot chart", w, h, rgba);
     free(rgba);
     return ok;
 }

@@ -1,8 +1,9 @@
 /* bench_report.c - the benchmark's table, JSON and bar chart (see
- * bench.h), and the one table of what each force kernel executes.
+ * bench.h).
  *
  * Honest figures: each variant's "ceiling" is the rate its own inner loop
- * allows, issue slots per interaction counted in its SASS (below), so no row
+ * allows, issue slots per interaction counted in its SASS (sim/'s
+ * sim_loop_cost_of, in sim_kernels.cu), so no row
  * can pass 100 %. GFLOP/s is an equivalent figure, interactions/s x 20 flops
  * (30 in double precision) as NVIDIA's sample counts them, whatever a kernel executes
  * (best evaluates each pair once for two bodies: fewer flops). Tree rows get

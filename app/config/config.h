@@ -36,7 +36,7 @@ typedef struct config_real_list {
 } config_real_list;
 
 /* The knobs (config_knobs.c): everything that shapes the simulation, each
- * defined once with its flag, key, default, help and (in sim/) range. */
+ * defined once with its flag, key, default, help and range. */
 typedef enum config_knob {
     CONFIG_KNOB_N,
     CONFIG_KNOB_SCENE, /* --preset */
@@ -208,8 +208,8 @@ sim_desc config_scene_desc(int i, const config *cfg, bool cpu, bool startup);
 /* Steps per frame of scene i on this backend with force method v. */
 int config_scene_steps(int i, bool cpu, sim_variant v);
 config_scene_look config_scene_look_of(int i);
-/* Sprite brightness for n bodies of initial condition ic: the same total
- * light whatever N is. */
+/* Sprite brightness for n bodies of initial condition ic: a body's falls as
+ * 1 / sqrt(N) (at most 1), so a large N does not white the picture out. */
 float config_scene_brightness(int n, sim_ic ic);
 
 #endif /* NBODY_CONFIG_H */

@@ -236,9 +236,9 @@ static void range_cell(FILE *f, config_knob k) {
 }
 
 void config_markdown(FILE *f) {
-    fprintf(f, "## Knobs\n\nThe first block of `nbody --help`. Each knob is also a key (the "
-               "keys above) and a field of the status JSON under its flag's name; the range is "
-               "checked the same way for flags, keys and scripts.\n\n"
+    fprintf(f, "## Knobs\n\nThe first block of `nbody --help`. A knob with a key (the keys "
+               "above) steps the same value; each knob is a field of the status JSON under its "
+               "flag's name; the range is checked the same way for flags, keys and scripts.\n\n"
                "| flag | default | range | meaning |\n|---|---|---|---|\n");
     for (int k = 0; k < CONFIG_KNOB_COUNT; k++) {
         const config_knob_info *i = config_knob_get((config_knob)k);

@@ -7,9 +7,10 @@
  * in the status JSON), the default --help shows, one line of help, and the
  * key that steps it. The command line (config_cli.c), the key dispatch and
  * the help (app_keys.c), --help and the status JSON (app_status.c) all read
- * this table. Ranges are not here: sim_knob_check (sim/) is the one place
- * that accepts or refuses a value, for flags and keys alike, and its
- * message is shown with the user's own text.
+ * this table. Numeric ranges are sim/'s where sim/ has one: sim_knob_check
+ * accepts or refuses a value, for flags and keys alike, and its message is
+ * shown with the user's own text; seed, gpus and steps-per-frame are
+ * checked here, and range_text states every knob's range.
  */
 #include <GLFW/glfw3.h> /* key codes only */
 #include <limits.h>
@@ -113,7 +114,7 @@ static const knob_row rows[] = {
     [CONFIG_KNOB_MASS_RATIO] = {{"mass-ratio", "Q", "by scene: 1",
                                  "merger: mass of galaxy 2 / galaxy 1", 0, NULL, NULL, false},
                                 SIM_KNOB_MASS_RATIO},
-    [CONFIG_KNOB_PERICENTER] = {{"pericenter", "KPC", "by scene: 8",
+    [CONFIG_KNOB_PERICENTER] = {{"pericenter", "KPC", "by scene: 6",
                                  "merger: pericenter of the point-mass orbit", 0, NULL, NULL,
                                  false},
                                 SIM_KNOB_PERICENTER},
@@ -127,7 +128,7 @@ static const knob_row rows[] = {
                             "merger: tilt of galaxy 1's spin from the orbit's (0 prograde)", 0,
                             NULL, NULL, false},
                            SIM_KNOB_INCL1},
-    [CONFIG_KNOB_INCL2] = {{"incl2", "DEG", "by scene: 0", "merger: tilt of galaxy 2's spin", 0,
+    [CONFIG_KNOB_INCL2] = {{"incl2", "DEG", "by scene: 30", "merger: tilt of galaxy 2's spin", 0,
                             NULL, NULL, false},
                            SIM_KNOB_INCL2},
     [CONFIG_KNOB_RETROGRADE] = {{"retrograde", NULL, "off",

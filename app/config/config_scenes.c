@@ -268,7 +268,7 @@ config_scene_look config_scene_look_of(int i) {
 }
 
 float config_scene_brightness(int n, sim_ic ic) {
-    /* The same total light whatever N is; a galaxy spreads its light thinner. */
+    /* A body's light falls as 1 / sqrt(N); a galaxy spreads its light thinner. */
     float b = 0.3f * sqrtf(16384.0f / (float)n);
     if (sim_ic_galactic(ic)) b *= 2.0f;
     return b > 1.0f ? 1.0f : b;

@@ -70,9 +70,10 @@
  * window, so that path is tested headless too.
  *
  * Errors: this file does not use sim/'s CUDA_CHECK (private to sim/, and it
- * aborts). A failed CUDA call here is reported and answered with the host
- * copy; the only failure left to the caller is host memory running out for
- * the host copy, or GL for the vertex buffer.
+ * aborts). A failed CUDA call here is reported and answered with a
+ * fallback: the host copy for the vertices, the map for the EGL images,
+ * GL for the sprites, GL's read-back for a video (the recording reports
+ * it). Only host memory or GL running out is left to the caller.
  *
  * This is the only file that includes cuda_gl_interop.h and cuda_egl_interop.h.
  */
@@ -227,7 +228,6 @@ static void ensure_registered(interop *io, render *r) {
         return;
     }
     io->registered = true;
-    io->vbo = vbo;
 }
 
 /* A failed CUDA call on the video's path: kept for the recording to
@@ -384,8 +384,9 @@ static bool ensure_source(interop *io, render *r, int w, int h) {
 /* The frame with no map: the vertices into CUDA's own buffer (GL draws
  * none this frame), the sprites into the EGL image once GL's last read of
  * it is done (its fence), and splat_draw's wait before GL reads it again.
- * false: CUDA failed (the sprites are GL's from now on, and the caller
- * maps as before). */
+ * false: CUDA failed and the caller maps as before; a failed allocation
+ * leaves CUDA's sprites to the map, a failed values copy or draw hands
+ * them to GL from now on. */
 static bool write_direct(interop *io, sim *s, int n, const splat_view *sprites) {
     char why[512] = "";
     if (n > io->vertex_capacity) {

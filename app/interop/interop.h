@@ -34,7 +34,6 @@ typedef enum interop_path {
 typedef struct interop {
     interop_path path;
     bool registered;
-    uint32_t vbo; /* the GL buffer that is registered */
     struct cudaGraphicsResource *resource;
     void *frame_fence;   /* GLsync after the last frame's GL work (interop_fence_frame) */
     sim_vertex *staging; /* host-copy path */

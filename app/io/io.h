@@ -35,7 +35,8 @@ bool io_check_writable(const char *path, const char *flag);
 /* Whole files, written atomically (to a temporary renamed over path) where
  * path is a regular file or a new name, in place on devices, FIFOs and
  * stdout ("-"). false with a message printed and errno saying why. */
-bool io_write_png(const char *path, int width, int height, const uint8_t *rgba);
+bool io_write_png(const char *path, const char *what, int width, int height,
+                  const uint8_t *rgba);
 bool io_write_csv(const char *path, const sim_body *bodies, int n);
 bool io_write_text(const char *path, const char *what, const char *text);
 bool io_write_bytes(const char *path, const char *what, const void *data, size_t len);
@@ -138,7 +139,6 @@ typedef struct io_record_info {
     bool video;       /* a video; else a PNG sequence */
     long frames;      /* frames written so far (a video's: by its writer thread) */
     int fps;          /* the video's frames/s */
-    const char *path; /* its absolute path (the folder of a PNG sequence) */
 } io_record_info;
 io_record_info io_record_get_info(const io_recorder *rec);
 /* At the start of a frame: settles the videos whose ffmpeg has exited, and
@@ -259,7 +259,6 @@ bool io_series_glob(const char *pattern, char *out, size_t len);
 
 /* ---- --script (io_script.c) ---------------------------------------------- */
 
-/* A key press from --script: pressed just before frame `frame`. */
 #define IO_CAPTION_MAX 200 /* bytes of a caption line's text, its end included */
 
 /* "FRAME select SET ...": a selection line (the app's app_select.c does it). */
@@ -290,6 +289,7 @@ typedef struct io_select {
  * *out; false with why filled. */
 bool io_select_parse(const char *text, io_select *out, char *why, size_t len);
 
+/* A key press from --script: pressed just before frame `frame`. */
 typedef struct io_script_event {
     int frame;
     int key, mods;                /* GLFW_KEY_*, GLFW_MOD_*; key 0: a caption or select line */

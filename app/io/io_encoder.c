@@ -233,7 +233,6 @@ bool io_encoder_open(io_encoder *e, const char *path, int width, int height, int
                       .log = -1,
                       .fd = -1,
                       .width = width,
-                      .height = height,
                       .out_w = width & ~1,
                       .out_h = height & ~1};
     snprintf(e->path, sizeof e->path, "%s", path);
@@ -404,7 +403,7 @@ bool io_encoder_settle(io_encoder *e, int status, int sig, bool keep, const char
                           w.last[0] ? " (it said: " : "", w.last, w.last[0] ? ")" : "");
 }
 
-/* Ends the input, waits for ffmpeg and settles (encoder_settle). */
+/* Ends the input, waits for ffmpeg and settles (io_encoder_settle). */
 bool io_encoder_close(io_encoder *e, bool keep, const char *why, io_record_error *err) {
     if (e->fd >= 0) close(e->fd);
     e->fd = -1;

@@ -433,8 +433,9 @@ static void png_chunk(void *context, void *data, int size) {
     io_file_write(context, data, (size_t)size);
 }
 
-bool io_write_png(const char *path, int width, int height, const uint8_t *rgba) {
-    io_file *f = io_file_open(path, "screenshot", true);
+bool io_write_png(const char *path, const char *what, int width, int height,
+                  const uint8_t *rgba) {
+    io_file *f = io_file_open(path, what, true);
     if (!f) return false;
     /* stb encodes to memory and calls png_chunk; 0 means it had no memory. */
     if (!stbi_write_png_to_func(png_chunk, f, width, height, 4, rgba, width * 4)) {
@@ -499,7 +500,7 @@ bool io_screenshot(render *r, const char *path, int w, int h) {
     }
     render_read_pixels(r, w, h, rgba);
     for (size_t i = 3; i < (size_t)w * h * 4; i += 4) rgba[i] = 255;
-    const bool ok = io_write_png(path, w, h, rgba);
+    const bool ok = io_write_png(path, "screenshot", w, h, rgba);
     free(rgba);
     return ok;
 }

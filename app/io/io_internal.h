@@ -46,7 +46,7 @@ typedef struct io_encoder {
     int log;     /* ffmpeg's stderr, kept in memory to quote; -1 when none */
     pid_t pid;
     int fd;            /* the pipe to ffmpeg's stdin; -1 once closed */
-    int width, height; /* the frames given to io_encoder_write */
+    int width;         /* the frames' row length (io_encoder_write) */
     int out_w, out_h;  /* the video: rounded down to even */
     long frames;       /* written so far */
 } io_encoder;
@@ -61,7 +61,8 @@ bool io_encoder_write(io_encoder *e, const uint8_t *rgba, io_record_error *err);
 /* Ends the input, waits for ffmpeg and settles (io_encoder_settle). */
 bool io_encoder_close(io_encoder *e, bool keep, const char *why, io_record_error *err);
 /* After ffmpeg exited with status (or signal sig): renames its file over
- * e->path when keep and the status is 0, else removes it. why (may be
+ * e->path when keep and ffmpeg finished the file (status 0, and no
+ * unfinished file in its words), else removes it. why (may be
  * NULL) says what stopped the recording early, for the message. */
 bool io_encoder_settle(io_encoder *e, int status, int sig, bool keep, const char *why,
                        io_record_error *err);

@@ -121,7 +121,8 @@ static bool write_oldest(io_recorder *rec) {
     for (size_t i = 3; i < (size_t)r->width * r->height * 4; i += 4) r->rgba[i] = 255;
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/frame-%06ld.png", r->dir, r->frames);
-    if (!io_write_png(path, r->width, r->height, r->rgba)) { /* message printed */
+    if (!io_write_png(path, "--frames-dir frame", r->width, r->height, r->rgba)) {
+        /* message printed */
         io_record_fail(&err, "check the folder", "stopped writing frames to %s", r->dir);
         failed(rec, &err);
         return false;
@@ -369,8 +370,7 @@ io_record_info io_record_get_info(const io_recorder *rec) {
     return (io_record_info){.on = true,
                             .video = r->video,
                             .frames = r->frames,
-                            .fps = rec->desc.fps > 0 ? rec->desc.fps : IO_RECORD_DEFAULT_FPS,
-                            .path = r->shown};
+                            .fps = rec->desc.fps > 0 ? rec->desc.fps : IO_RECORD_DEFAULT_FPS};
 }
 
 /* Settles the videos whose ffmpeg has exited (block: waits for all). */

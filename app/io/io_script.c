@@ -39,7 +39,8 @@ static bool bad_line(const char *path, int line, const char *what) {
     fprintf(stderr, "nbody: --script %s line %d: %s\n", path, line, what);
     fprintf(stderr, "hint: lines are \"FRAME KEY\", e.g. \"120 K\" or \"240 Shift+P\", "
                     "\"FRAME caption TEXT\" or \"FRAME select SET WHAT\" (docs/USAGE.md); keys: "
-                    "letters, digits, Shift+X, Space, ., +, -, Tab, Esc, F1-F12\n");
+                    "letters, digits, Shift+X, Space, ., +, -, Tab, Esc, Enter, arrows, "
+                    "F1-F9, F11, F12\n");
     return false;
 }
 

@@ -164,9 +164,10 @@ typedef struct ui_tick {
 #define UI_COLORBAR_CLEAR 0.4f
 bool ui_colorbar_box(float w, float h, float m, int fb_width, int fb_height, float box[4]);
 
-/* The colour bar's ticks for d (ui_colorbar.c): lo, hi and the powers of
- * ten between (every other one, or fewer, when more would crowd), at the
- * palette's places; returns how many (at most UI_TICKS_MAX). */
+/* The colour bar's ticks for d (ui_colorbar.c): 0 (asinh only), the powers
+ * of ten in [lo, hi] (every other one, or fewer, when more would crowd)
+ * and hi when it is not one of them, at the palette's places; returns how
+ * many (at most UI_TICKS_MAX). */
 int ui_colorbar_ticks(const ui_density *d, ui_tick *out);
 
 /* ---- the lecture mode (--lecture; app/app_lecture.c steps it) ----------- */
@@ -322,14 +323,14 @@ typedef enum ui_chart_view {
 
 /* One row of the overlay table. */
 typedef struct ui_overlay {
-    const char *name;      /* for messages */
+    const char *name;      /* the row's name, for the reader of the table */
     int key;               /* GLFW key that shows / hides it */
     const char *key_label; /* as the help shows it */
     const char *help;      /* its line in the help */
     ui_layer layer;
     bool covers; /* while shown, the other panel and screen overlays are not drawn */
     void (*draw)(ui_state *ui, const ui_facts *f, int fb_width, int fb_height);
-    /* What to say when it is shown or hidden; NULL: "<name> on / off". */
+    /* What to say when it is shown or hidden; NULL: nothing is said. */
     void (*toggled)(ui_state *ui, const ui_facts *f, char *msg, size_t len);
     /* A second key (Shift: the other way), its help, and what it does; 0: none. */
     int adjust_key;

@@ -33,7 +33,7 @@ int ui_colorbar_ticks(const ui_density *d, ui_tick *out) {
         snprintf(out[count].label, sizeof out[count].label, "1e%d", e);
         count++;
     }
-    /* The ends, when no power of ten falls on them. */
+    /* The top end, when no power of ten falls on it. */
     if (count < UI_TICKS_MAX && fabs(log10(d->hi) - last) > 1e-6) {
         out[count].t = 1;
         snprintf(out[count].label, sizeof out[count].label, "%.2g", d->hi);

@@ -54,7 +54,6 @@ typedef struct legend_item {
  * that fits the scene to the rest of the window. */
 typedef struct hud_layout {
     bool panel;    /* the HUD panel is shown (HUD on, help closed) */
-    float font_px; /* the panel's font size; without the panel the wanted one */
     float x, y, w, h;
     ui_lines lines;
     int text_rows;    /* lines that fit (all, unless the window is tiny) */
@@ -67,7 +66,6 @@ typedef struct hud_layout {
     int legend_count;
 } hud_layout;
 
-/* The line about the look and the pipeline (who steps, who draws). */
 /* Several GPUs: each one's force time, the sum that joins their shares,
  * and the estimated parallel efficiency (sim_gpu_stats). */
 static void gpus_line(const ui_facts *f, const sim_method *m, ui_lines *l) {
@@ -87,6 +85,7 @@ static void gpus_line(const ui_facts *f, const sim_method *m, ui_lines *l) {
            g.sum_ms, g.sum_bytes / 1e6, 100 * g.efficiency);
 }
 
+/* The line about the look and the pipeline (who steps, who draws). */
 static void look_line(const ui_facts *f, ui_lines *l) {
     static const char *const colors[] = {"speed",   "per body",        "galaxy",   "component",
                                          "density", "radial velocity", "potential"};
@@ -462,11 +461,6 @@ static void fit_lens(hud_layout *L, float right_px, float bottom_px, float lh, i
     }
 }
 
-/* Lays the HUD panel out for a fb_width x fb_height window: the biggest font
- * up to the wanted one at which the wrapped lines, scale bar and legend fit
- * HUD_MAX_HEIGHT of the window; then the lens that centres the scene in the
- * part of the window the panel (and the selection panel below it)
- * leaves free. Sets the overlay's font. */
 /* Lecture mode: the compact lines in the layout's HUD box, and the lens on
  * its subject (whether the HUD is shown or not: the chart and the code
  * panel keep their places). */
@@ -478,7 +472,6 @@ static void lecture_layout(ui_state *ui, const ui_facts *f, int fb_width, int fb
     L->lens_scale = fminf(1.0f, fmaxf(0.05f, fminf(P.subject.w, P.subject.h) / side));
     L->lens_center[0] = P.subject.x + 0.5f * P.subject.w;
     L->lens_center[1] = P.subject.y + 0.5f * P.subject.h;
-    L->font_px = P.font_px;
     render_overlay *o = ui->text;
     if (!o || !L->panel) return;
     render_overlay_set_font_px(o, P.font_px);
@@ -500,12 +493,16 @@ static void lecture_layout(ui_state *ui, const ui_facts *f, int fb_width, int fb
     L->h = lh * L->text_rows + 2 * pad;
 }
 
+/* Lays the HUD panel out for a fb_width x fb_height window: the biggest font
+ * up to the wanted one at which the wrapped lines, scale bar and legend fit
+ * HUD_MAX_HEIGHT of the window; then the lens that centres the scene in the
+ * part of the window the panel (and the selection panel below it)
+ * leaves free. Sets the overlay's font. */
 static void layout(ui_state *ui, const ui_facts *f, int fb_width, int fb_height, hud_layout *L) {
     *L = (hud_layout){.lens_scale = 0};
     render_overlay *o = ui->text;
     const float want = ui_font_px(f);
     L->panel = ui->shown[UI_OVERLAY_HUD] && !ui->shown[UI_OVERLAY_HELP];
-    L->font_px = want; /* the help starts from it too */
     if (fb_width <= 0 || fb_height <= 0) return;
     if (f->lecture.on) {
         lecture_layout(ui, f, fb_width, fb_height, L);
@@ -542,7 +539,6 @@ static void layout(ui_state *ui, const ui_facts *f, int fb_width, int fb_height,
         px = fmaxf(UI_MIN_PX, floorf(px * 0.9f));
     }
     render_overlay_set_font_px(o, px);
-    L->font_px = render_overlay_font_px(o);
     const float lh = render_overlay_line_height(o), m = ui_margin(lh), pad = 0.5f * lh;
     const float max_w = fb_width - 2 * m - 2 * pad;
     for (int i = 0; i < raw.count; i++) ui_wrap(o, &raw.line[i], max_w, 1, 4, &L->lines);
