@@ -94,7 +94,8 @@ static const knob_row rows[] = {
                           NONE},
     [CONFIG_KNOB_VARIANT] =
         {{"variant", "NAME", "best",
-          "force method: a name from the methods below (a list or all with --benchmark)",
+          "force method: a cuda name from the methods below (a list or all with --benchmark); "
+          "the CPU backend runs its tree for tree and its reference for any other",
           GLFW_KEY_K, "next kernel variant", "previous kernel variant", true},
          NONE},
     [CONFIG_KNOB_P] = {{"p", "P|auto", "auto",
