@@ -469,7 +469,7 @@ int main(int argc, char **argv) {
     if (example.count < 4) return test_exit("test_campath");
     check_through_keyframes(&example);
     check_smooth(&example);
-    /* Knots not evenly spaced (gaps 2, 5, 1.5, 5.5, 2, ...): where uniform
+    /* Knots not evenly spaced (gaps 5, 1.5, 5.5, 2, 5, ...): where uniform
      * Catmull-Rom would have the velocity jump. */
     static io_campath uneven;
     uneven = example;

@@ -136,8 +136,8 @@ static void test_profile(void) {
      * a few pixels, 0.05 a per pixel here) and the ring's curvature blur
      * the core a little; past 3 a the truncation at 5 a removes a
      * noticeable part of the line of sight. Each ring holds 3000 or more
-     * bodies: its Poisson error is under 2 %; 6 % allows three of that
-     * and the 1 % of the depths. */
+     * bodies: its Poisson error is under 2 %; 6 % allows three times that
+     * with the depths' 1 % added in quadrature (independent errors). */
     for (double r0 = 0.5; r0 < 3.0 - 1e-9; r0 += 0.25) {
         double sum = 0;
         long count = 0;

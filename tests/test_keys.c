@@ -149,13 +149,16 @@ static void check_knobs(void) {
     CHECK(p.ic == SIM_IC_MERGER && p.body_count == 4096, "4: merger keeps N %d", p.body_count);
     const double spin4 = disk_spin_z(a->sim, 0);
     CHECK(spin4 > 0, "4: galaxy 1's disk spins with the orbit (L_z %.3g)", spin4);
+    const sim_diag m4 = sim_moments(a->sim);
+    CHECK(m4.galaxy_mass[0] > 0 && fabs(m4.galaxy_mass[1] / m4.galaxy_mass[0] - 1) < 1e-9,
+          "4: equal masses %.3f %.3f", m4.galaxy_mass[0], m4.galaxy_mass[1]);
     p = press(a, GLFW_KEY_5, 0);
     const double spin5 = disk_spin_z(a->sim, 0);
     CHECK(p.ic == SIM_IC_MERGER && a->scene == config_scene_find("retrograde") && spin5 < 0,
           "5: the retrograde encounter, galaxy 1's disk against the orbit (L_z %.3g)", spin5);
     const sim_diag m = sim_moments(a->sim);
     CHECK(m.galaxy_mass[0] > 0 && fabs(m.galaxy_mass[1] / m.galaxy_mass[0] - 1) < 1e-9,
-          "4: equal masses %.3f %.3f", m.galaxy_mass[0], m.galaxy_mass[1]);
+          "5: equal masses %.3f %.3f", m.galaxy_mass[0], m.galaxy_mass[1]);
     p = press(a, GLFW_KEY_6, 0);
     const sim_diag m6 = sim_moments(a->sim);
     CHECK(fabs(m6.galaxy_mass[1] / m6.galaxy_mass[0] - 0.25) < 1e-6, "6: 1:4, %.4f",

@@ -80,7 +80,7 @@ static void make_scene(scene *sc) {
     const float dir[3] = {cp * cosf(camera.yaw), cp * sinf(camera.yaw), sp}; /* to the eye */
     for (int i = 0; i < N; i++) {
         float p[3];
-        if (i < NEAR_BODIES) { /* in front of the eye, 0.05-0.3 away, a little off axis */
+        if (i < NEAR_BODIES) { /* in front of the eye, 0.02-0.3 away, a little off axis */
             const float e = 0.02f + 0.28f * (float)test_uniform(&st), d = camera.distance - e;
             for (int k = 0; k < 3; k++)
                 p[k] = dir[k] * d + 0.3f * e * (float)(test_uniform(&st) - 0.5);

@@ -13,8 +13,8 @@
  *    steps without a hook; stepping on without the hook ends bit for bit
  *    where the uninterrupted run does.
  * 3. sim_diagnostics stopped: stopped set, the potential 0; sim_get_bodies
- *    before any force was computed, stopped: false, every acc NaN, the
- *    positions whole.
+ *    before any force was computed, stopped: false, the accelerations NaN
+ *    (the first and the last body's checked), the positions whole.
  */
 #include <dirent.h>
 #include <string.h>

@@ -580,17 +580,13 @@ static void check_conservation(void) {
         "plummer N=%d, %d steps: |dE/E0| exact %.3g tree %.3g (bound t sum m|v||da|/|E0| = %.3g); "
         "|dP| exact %.3g tree %.3g (bound t sum m|da| = %.3g)\n",
         n, steps, de[0], de[1], t * err_energy_rate / e0, dp[0], dp[1], t * err_momentum_rate);
-    /* Energy, two bounds. (1) The standard the exact method is held to in
-     * test_leapfrog (|dE/E0| < 1e-4 over 2 time units at this N, dt and
-     * softening): the tree must meet it over 1 time unit. (2) A force error
-     * da changes E at the rate sum m v . da, so the tree's energy error can
-     * exceed the exact run's by at most t * sum m |v| |da| (errors all
-     * aligned with the velocities), about its value at the start for a
-     * sphere in equilibrium; a factor 2 covers its change along the run.
-     * Errors point every which way, so the excess measured is far below (2). */
+    /* Energy: the standard the exact method is held to in test_leapfrog
+     * (|dE/E0| < 1e-4 over 2 time units at this N, dt and softening): the
+     * tree must meet it over 1 time unit. The line above also prints the
+     * worst case a force error da allows, t * sum m |v| |da| / |E0| (errors
+     * all aligned with the velocities); it is far looser than 1e-4 here, so
+     * it is shown, not checked. */
     CHECK(de[1] < 1e-4, "tree |dE/E0| %.3g", de[1]);
-    CHECK(de[1] <= de[0] + 2 * t * err_energy_rate / e0, "tree |dE/E0| %.3g vs exact %.3g + %.3g",
-          de[1], de[0], 2 * t * err_energy_rate / e0);
     /* Momentum: the exact sum is pairwise antisymmetric (test_leapfrog:
      * rounding only). The tree's forces are not: dP/dt = sum m_i da_i, so
      * |dP| <= int sum m |da| dt ~ t * (its value at the start) for a sphere

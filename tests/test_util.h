@@ -93,7 +93,7 @@ static inline double test_uniform(unsigned long long *state) {
     return (double)(*state >> 11) * 0x1.0p-53;
 }
 
-/* n bodies in a unit cube, velocities in [-0.5, 0.5), unequal masses in
+/* n bodies in the cube [-1, 1)^3, velocities in [-0.5, 0.5), unequal masses in
  * [0.2, 1.8) / n. Values are rounded to float so a float backend starts from
  * exactly the same state as the double reference. */
 static inline void test_random_bodies(sim_body *b, int n, unsigned long long seed) {
