@@ -72,6 +72,12 @@ expect_refusal() {
     fi
     rm -rf "$tmp/out.png" "$tmp/out.csv" "$tmp/s.json" "$tmp/b.json" "$tmp/b.png"
 }
+# expect_reason DESCRIPTION TEXT: the refusal just checked said TEXT (so it
+# was refused for the reason meant, not another).
+expect_reason() {
+    checks=$((checks + 1))
+    grep -q -- "$2" "$tmp/.stderr" || { fail "($1): refused, but not for '$2'"; cat "$tmp/.stderr"; }
+}
 
 # The arguments of a small, quick run that writes every output file into
 # $tmp, leaving out the flag under test (so that flag's value is the only
@@ -110,10 +116,11 @@ expect_bad_value() {
     left=$(leftovers)
     shown=$(printf '%s ' "${arg[@]}")
     # The first "nbody: " line that names the flag (with or without --, as a
-    # whole word) and contains the value's text, and a "hint: " line after it.
+    # whole word) and quotes the value's text ('' for an empty one), and a
+    # "hint: " line after it.
     local line
     line=$(awk -v flag="$flag" -v value="$value" '
-        /^nbody: / && !found && (value == "" || index($0, value)) &&
+        /^nbody: / && !found && index($0, "\047" value "\047") &&
             (index($0, "--" flag) || match($0, "(^|[^-[:alnum:]])" flag "([^-[:alnum:]]|$)")) {
             found = NR; text = $0 }
         /^hint: / && found && NR > found { print text; exit }' "$tmp/.stderr")
@@ -133,9 +140,14 @@ expect_bad_value() {
 # A parse-time acceptance check: "--FLAG VALUE --help" exits 0 when VALUE is
 # accepted (help comes after it), 2 when refused. First make sure the parser
 # reads flags in order, so that a refused value before --help still fails.
-if "$nbody" --dt -1 --help >/dev/null 2>&1; then
+"$nbody" --dt -1 --help >/dev/null 2>&1
+rc=$?
+if [ "$rc" -eq 0 ]; then
     fail "(--dt -1 --help): exit 0: --help is handled before the flags before it," \
         "so the range ends cannot be checked at parse time"
+    parse_order=false
+elif [ "$rc" -ne 2 ]; then
+    fail "(--dt -1 --help): exit $rc, expected 2 (a bad command line)"
     parse_order=false
 else
     parse_order=true
@@ -259,8 +271,18 @@ while read -r name kind ctxkind lo hi below above; do
         context "$ctxkind" "$name"
         expect_refusal "--$name= empty" "${ctx[@]}" "--$name="
         expect_refusal "--$name '' empty" "${ctx[@]}" "--$name" ""
-        expect_refusal "--$name in a missing folder" "${ctx[@]}" "--$name" /nonexistent/dir/x
-        expect_refusal "--$name is a folder" "${ctx[@]}" "--$name" "$tmp/adir"
+        # Names of the kind the flag writes, so that the folder is the reason.
+        case $name in
+        screenshot | plot) ext=png ;;
+        dump) ext=csv ;;
+        record) ext=mp4 ;;
+        *) ext=json ;;
+        esac
+        mkdir -p "$tmp/fixtures/adir.$ext"
+        expect_refusal "--$name in a missing folder" "${ctx[@]}" "--$name" /nonexistent/dir/x.$ext
+        expect_reason "--$name in a missing folder" "No such file"
+        expect_refusal "--$name is a folder" "${ctx[@]}" "--$name" "$tmp/fixtures/adir.$ext"
+        expect_reason "--$name is a folder" "Is a directory"
         ;;
     outdir) # a folder written into, made when missing
         context "$ctxkind" "$name"
@@ -271,6 +293,7 @@ while read -r name kind ctxkind lo hi below above; do
         ;;
     input)
         context "$ctxkind" "$name"
+        [ "$name" = encode ] && ctx+=(--record "$tmp/e.mp4") # else it is refused for that
         expect_refusal "--$name= empty" "${ctx[@]}" "--$name="
         expect_refusal "--$name missing" "${ctx[@]}" "--$name" "$tmp/fixtures/none.txt"
         ;;
@@ -279,9 +302,9 @@ while read -r name kind ctxkind lo hi below above; do
         checks=$((checks + 1))
         timeout "$limit" "$nbody" "${ctx[@]}" "--$name=1" >"$tmp/.stdout" 2>"$tmp/.stderr"
         rc=$?
-        if [ "$rc" -ne 2 ] || ! grep -q "^nbody: .*$name" "$tmp/.stderr" ||
+        if [ "$rc" -ne 2 ] || ! grep -q "^nbody: --$name takes no value" "$tmp/.stderr" ||
            ! grep -q '^hint: ' "$tmp/.stderr" || [ -n "$(leftovers)" ]; then
-            fail "(--$name=1): exit $rc, expected 2 with 'nbody: ...$name' and 'hint:'"
+            fail "(--$name=1): exit $rc, expected 2 with 'nbody: --$name takes no value' and 'hint:'"
             head -n 3 "$tmp/.stderr"
         else
             echo "ok   (--$name=1): $(head -n 1 "$tmp/.stderr")"

@@ -66,8 +66,14 @@ run() { # run NAME [ENV=VALUE...] -- ARGS...: nbody with its output in NAME.out/
 same() { # same NAME A.png B.png
     cmp -s "$2" "$3" && ok "$1: $2 = $3" || failed "$1: $2 and $3 differ"
 }
-differ() { # differ NAME A.png B.png
-    cmp -s "$2" "$3" && failed "$1: $2 and $3 are the same" || ok "$1: $2 != $3"
+differ() { # differ NAME A.png B.png: both there, and not the same
+    if [ ! -f "$2" ] || [ ! -f "$3" ]; then
+        failed "$1: $2 or $3 is missing"
+    elif cmp -s "$2" "$3"; then
+        failed "$1: $2 and $3 are the same"
+    else
+        ok "$1: $2 != $3"
+    fi
 }
 
 # --- PNG sequences (no ffmpeg) ---------------------------------------------------
