@@ -83,8 +83,20 @@ static void check_stopped_steps(sim_variant v, int n) {
         const bool whole = sim_step(s, steps);
         const int64_t done = sim_get_params(s).steps;
         const int asked = st.asks;
-        st.stop_at = 0; /* the bodies' accelerations are known: no ask is needed to read them */
-        CHECK(sim_get_bodies(s, got), "k = %d: accelerations whole after a stop", k);
+        if (done > 0) {
+            /* The last whole step's accelerations are kept: reading them
+             * evaluates nothing, so a hook that stops at once is not asked. */
+            st.asks = 0;
+            st.stop_at = 1;
+            CHECK(sim_get_bodies(s, got) && st.asks == 0,
+                  "k = %d: the last whole step's accelerations kept after a stop (%d asks)", k,
+                  st.asks);
+            st.stop_at = 0; /* the steps below run on unstopped */
+        } else {
+            /* Stopped in the first evaluation: the read computes them. */
+            st.stop_at = 0;
+            CHECK(sim_get_bodies(s, got), "k = %d: accelerations whole after a stop", k);
+        }
         sim *ref = test_sim(desc_of(v, n));
         sim_step(ref, (int)done);
         sim_get_bodies(ref, want);
