@@ -155,8 +155,8 @@ static void check_merger(float e, float incl2) {
     }
     /* Each galaxy is moved to its orbit's point after its own centre and
      * momentum are zeroed, so the centres carry only double rounding over
-     * a few thousand bodies (1e-12 or so): 1e-6 has room for that, and a
-     * wrong orbit (another r_p, e or d) is off by percents. */
+     * a few thousand bodies (far below 1e-12): 1e-6 has room for that, and
+     * a wrong orbit (another r_p, e or d) is off by percents. */
     CHECK(fabs(sep / 60 - 1) < 1e-6, "separation %.9f, want 60", sep);
     CHECK(fabs(sqrt(vrel2) / vk - 1) < 1e-6, "relative speed %.9f, Kepler %.9f", sqrt(vrel2), vk);
     CHECK(fabs(l / lk - 1) < 1e-6, "angular momentum %.9f, Kepler %.9f (pericenter 10)", l, lk);
