@@ -307,10 +307,19 @@ int app_window_run(app *a) {
         replay_keys(&state);
         glfwPollEvents();
         if (a->fe.fullscreen_changed) apply_fullscreen(window, &state);
-        /* Without the display the last sizes stand. */
+        /* Without the display the last sizes stand. Losing it inside these
+         * calls leaves what they return undefined: keep only sizes read
+         * while the display was still there. */
         if (!state.display_lost) {
-            glfwGetWindowSize(window, &a->fe.window_width, &a->fe.window_height);
-            glfwGetFramebufferSize(window, &fbw, &fbh);
+            int ww = 0, wh = 0, w = 0, h = 0;
+            glfwGetWindowSize(window, &ww, &wh);
+            glfwGetFramebufferSize(window, &w, &h);
+            if (!state.display_lost) {
+                a->fe.window_width = ww;
+                a->fe.window_height = wh;
+                fbw = w;
+                fbh = h;
+            }
         }
         const bool closing = glfwWindowShouldClose(window) || a->fe.quit || base_signal_caught() ||
                              state.display_lost;

@@ -2,7 +2,7 @@
 """test_outputs.py - the files nbody writes arrive whole, where the user
 pointed them, or not at all; Ctrl-C and SIGTERM keep them.
 
-    test_outputs.py NBODY PNG_CHECK
+    test_outputs.py NBODY PNG_CHECK [X_LOST_SHIM]
 
 Every case runs the CPU backend headless with 64 bodies:
 
@@ -30,6 +30,12 @@ Every case runs the CPU backend headless with 64 bodies:
     status file are complete (the PNG loads, 64 CSV rows, every status line
     parses as JSON);
   - the same SIGINT to the window front-end, under Xvfb (skipped without);
+  - the X server going away mid-run: nbody says so, writes the outputs and
+    exits 1; and, through X_LOST_SHIM (tests/x_lost_shim.c, preloaded), the
+    connection broken inside each of GLFW's first size queries in turn: the
+    screenshot is whole at the window's size, or nbody says why there is
+    none, or Xlib ended the run before nbody could take over - never a
+    broken PNG;
   - a second signal while nbody is blocked writing (--dump to a FIFO with no
     reader blocks in open) ends it at once (within 5 s; the signal kills it);
   - progress: --progress with stderr in a file gives "frame N/N" lines;
@@ -53,10 +59,14 @@ import threading
 import time
 
 NBODY, PNG_CHECK = (os.path.abspath(p) for p in sys.argv[1:3])
+X_LOST_SHIM = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else None
 RUN_SH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts", "run.sh")
 CPU = [NBODY, "--backend", "cpu", "--headless"]
 BASE = CPU + ["--n", "64", "--width", "320", "--height", "180"]
 LONG = "100000000"
+# The window loop's first size queries come within the first calls of
+# XGetWindowAttributes (window creation makes a few before them).
+LOSE_CALLS = 20
 failures = []
 
 
@@ -437,6 +447,65 @@ def test_display_lost(tmp):
           f"status lines: {lines if lines is None else len(lines)}")
 
 
+def test_display_lost_inside(tmp):
+    """The connection broken inside GLFW's size queries (x_lost_shim), at
+    each of the first LOSE_CALLS calls in turn. Early calls come before the
+    window loop sets its handler: Xlib's own exit ends the run and nothing
+    may claim an output. Later ones must give exit 1 and either a whole
+    320x180 screenshot or a line saying why there is none; a size read from
+    the broken connection must never reach the PNG."""
+    if not X_LOST_SHIM:
+        print("skip display lost inside a size query: no x_lost_shim (Xlib without exit handler)")
+        return
+    xvfb = start_xvfb()
+    if not xvfb:
+        print("skip display lost inside a size query: no Xvfb")
+        return
+    d = os.path.join(tmp, "display lost inside")
+    os.mkdir(d)
+    # The shim is not sanitized: ASan must not insist on coming first.
+    env = dict(xvfb[1], LD_PRELOAD=X_LOST_SHIM,
+               ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0")
+    fired, whole, refused, bad = 0, [], 0, []
+    try:
+        for at in range(1, LOSE_CALLS + 1):
+            png = os.path.join(d, f"shot{at}.png")
+            r = run([a for a in BASE if a != "--headless"] + ["--frames", LONG, "--screenshot", png],
+                    env=dict(env, NBODY_TEST_LOSE_DISPLAY_AT=str(at)))
+            out, err = r.stdout.decode(), r.stderr.decode()
+            if "x_lost_shim: broke the connection" not in err:
+                continue
+            fired += 1
+            if "nbody: lost the display" not in err:  # Xlib's own exit
+                if r.returncode == 0 or os.path.exists(png) or "wrote" in out:
+                    bad.append(f"call {at}: exit {r.returncode}, {out}{err}")
+            elif r.returncode != 1:
+                bad.append(f"call {at}: exit {r.returncode}: {err}")
+            elif os.path.exists(png):
+                if png_ok(png) and f"wrote {png} (320x180)" in out:
+                    whole.append(at)
+                else:
+                    bad.append(f"call {at}: broken screenshot; {out}")
+            elif "not written: the window has no pixels" in err and "\nhint: " in err:
+                refused += 1
+            else:
+                bad.append(f"call {at}: no screenshot and no reason: {err}")
+    finally:
+        xvfb[0].terminate()
+        xvfb[0].wait()
+    if not fired:
+        print("skip display lost inside a size query: the shim never fired "
+              "(this GLFW does not call Xlib's XGetWindowAttributes through the dynamic linker)")
+        return
+    check("display lost inside a size query: never a broken or unexplained screenshot", not bad,
+          "; ".join(bad))
+    # Both queries (window size, framebuffer size) broken mid-run: two calls in a row.
+    check("display lost inside a size query: mid-run, the screenshot at the last good size",
+          any(at + 1 in whole for at in whole), f"whole screenshots at calls {whole}")
+    check("display lost inside a size query: before any size, says there is no screenshot",
+          refused > 0, f"{fired} runs broke the connection, {len(whole)} wrote the screenshot")
+
+
 def test_run_sh(tmp):
     """scripts/run.sh runs nbody in the user's folder: relative paths, and
     the files F12 writes, are the user's, not the checkout's. run.sh runs
@@ -612,6 +681,7 @@ def main():
         test_signal(tmp, signal.SIGTERM, 143)
         test_window_signal(tmp)
         test_display_lost(tmp)
+        test_display_lost_inside(tmp)
         test_second_signal(tmp)
         test_run_sh(tmp)
         test_progress(tmp)
