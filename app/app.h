@@ -847,8 +847,9 @@ void app_playback_destroy(app *a);
 
 /* ---- app_status.c, app_ui.c, app_profile.c -------------------------------- */
 
-/* Appends the live state as one JSON line to the status (--status-json). */
-void app_status_line(app *a);
+/* Appends the live state as one JSON line to the status (--status-json);
+ * at_exit marks the line written as the run ends. */
+void app_status_line(app *a, bool at_exit);
 /* What the overlays are told now (all but key_help, the key table's). */
 void app_ui_facts(app *a, ui_facts *f);
 /* --profile: adds the time since the last mark to phase p; starts over;

@@ -247,7 +247,7 @@ void app_frame(app *a, int fb_width, int fb_height) {
         ui_draw(&a->ui, &facts, UI_LAYER_SCREEN, fb_width, fb_height);
     }
     if (a->req.screenshot) save_screenshot(a, fb_width, fb_height);
-    if (a->cfg.status_every > 0 && a->live.frame % a->cfg.status_every == 0) app_status_line(a);
+    if (a->cfg.status_every > 0 && a->live.frame % a->cfg.status_every == 0) app_status_line(a, false);
     io_record_frame_end(&a->rec); /* and the fence for the next frame's map, if it polls */
     app_sprites_frame_end(a);
     /* The frame's drawing goes to the GPU now, not when the next frame's
@@ -302,7 +302,7 @@ bool app_finish(app *a, int fb_width, int fb_height) {
         ok = dumped && ok;
     }
     if (a->cfg.status_json) {
-        app_status_line(a); /* the state at exit */
+        app_status_line(a, true); /* the state at exit */
         ok = io_status_finish(&a->status) && ok;
     }
     return ok && !a->req.write_failed && !a->status.failed;

@@ -1,7 +1,7 @@
 /* app_status.c - --status-json FILE: the live state as JSON lines.
  *
  * At exit, and with --status-every N every N frames, one JSON object per
- * line (JSON Lines): every knob of the knob table under its flag's name
+ * line (JSON Lines; "at_exit" marks the one written at exit): every knob of the knob table under its flag's name
  * (config_knobs.c), then the numbers the HUD shows. The energy fields are
  * computed fresh from the exact sum for each line, against an exact E0, so
  * a script can check what each key press did; the *_live fields are the
@@ -26,7 +26,7 @@ static void number(char *out, size_t len, double v) {
     }
 }
 
-void app_status_line(app *a) {
+void app_status_line(app *a, bool at_exit) {
     const sim_params p = sim_get_params(a->sim);
     const sim_diag d = sim_diagnostics(a->sim);
     app_live *l = &a->live;
@@ -39,8 +39,10 @@ void app_status_line(app *a) {
                           ? (d.total - l->energy0_exact) / fabs(l->energy0_exact)
                           : 0.0;
     const bool zero_copy = p.backend == SIM_BACKEND_CUDA && a->interop.path == INTEROP_ZERO_COPY;
-    io_status_printf(&a->status, "{\"format\": \"nbody-status\", \"version\": 2, \"frame\": %d",
-                     l->frame);
+    io_status_printf(&a->status,
+                     "{\"format\": \"nbody-status\", \"version\": 2, \"at_exit\": %s, "
+                     "\"frame\": %d",
+                     at_exit ? "true" : "false", l->frame);
     for (int k = 0; k < CONFIG_KNOB_COUNT; k++) {
         char value[96];
         app_knob_json(a, (config_knob)k, value, sizeof value);

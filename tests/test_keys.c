@@ -506,7 +506,7 @@ static void check_status_line(void) {
     app *a = make_app(SIM_BACKEND_CPU, SIM_VARIANT_DEFAULT, 0, 0);
     sim_reset(a->sim, SIM_IC_PLUMMER, 1000, UINT64_MAX, NULL); /* the longest seed */
     a->live.frame = 2147483647;
-    for (int i = 0; i < 3; i++) app_status_line(a);
+    for (int i = 0; i < 3; i++) app_status_line(a, false);
     const char *s = a->status.buf;
     CHECK(s && a->status.len == strlen(s), "status buffer");
     int lines = 0;
