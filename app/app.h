@@ -120,6 +120,7 @@ typedef struct app_live {
     bool sample_due;        /* this frame samples the walk's energy (app_live_plan_sample) */
     double sample_at;       /* the start of the frame that last did (monotonic seconds) */
     int diag_frame;         /* frame of the last sample */
+    int64_t diag_steps;     /* the run's steps (status "steps") at the last sample */
     double diag_time;       /* when it ended (monotonic seconds) */
     double diag_cost;       /* seconds it took */
     bool blown_up;          /* non-finite state or energy: paused until re-seeded */

@@ -115,6 +115,7 @@ void app_live_sample(app *a) {
     l->diag_cost = l->diag_time - t0;
     l->diag_valid = true;
     l->diag_frame = l->frame;
+    l->diag_steps = app_snapshot_steps(a);
     l->sample_at = l->now;
     if (!isfinite(l->diag.total) || !isfinite(l->diag.kinetic)) {
         app_live_check_nonfinite(a); /* the step is known by now: sim_diagnostics waited */

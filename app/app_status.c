@@ -57,10 +57,13 @@ void app_status_line(app *a, bool at_exit) {
     number(ms, sizeof ms, playback ? NAN : (double)sim_last_step_ms(a->sim));
     number(ips, sizeof ips, playback ? NAN : app_interactions_per_s(a));
     /* The HUD's figures: from the tree's walk up to APP_SAMPLE_HZ times a
-     * second, else sampled every few frames; energy_live_frame says when. */
+     * second, else sampled every few frames; energy_live_steps says after
+     * how many steps (the line's own state when it equals "steps"). */
     const bool live = !playback && l->diag_valid && l->energy0_valid;
     number(e_live, sizeof e_live, live ? l->diag.total : NAN);
     number(de_live, sizeof de_live, live ? app_energy_error(a) : NAN);
+    char live_steps[24] = "null";
+    if (live) snprintf(live_steps, sizeof live_steps, "%lld", (long long)l->diag_steps);
     io_status_printf(&a->status, ", \"fullscreen\": %s, \"window\": [%d, %d]",
                      a->fe.fullscreen ? "true" : "false", a->fe.window_width, a->fe.window_height);
     char snapshot[3 * PATH_MAX + 1024]; /* "snapshot" and "playback" (app_snapshot.c) */
@@ -87,13 +90,13 @@ void app_status_line(app *a, bool at_exit) {
         ", \"mode\": \"%s\", \"t\": %.9g, \"steps\": %lld, \"paused\": %s, \"fps\": %.4g, "
         "\"ms_per_step\": %s, \"interactions_per_s\": %s, \"energy\": %s, \"dE_over_E0\": %s, "
         "\"virial_ratio\": %s, \"energy_live\": %s, \"dE_over_E0_live\": %s, "
-        "\"energy_live_source\": \"%s\", \"energy_live_frame\": %d, \"interop\": \"%s\", "
+        "\"energy_live_source\": \"%s\", \"energy_live_steps\": %s, \"interop\": \"%s\", "
         "\"sprites\": \"%s\", \"sprites_via\": \"%s\", \"sprites_mode\": \"%s\", \"color\": %d, "
         "\"hud\": %s, \"help\": %s, \"vsync\": %s, \"caption\": %s}\n",
         playback ? "playback" : "simulation", app_snapshot_time(a),
         (long long)app_snapshot_steps(a), l->paused ? "true" : "false", l->fps, ms, ips, e, de_s,
         vr, e_live, de_live, live && l->energy0_source == SIM_POTENTIAL_WALK ? "walk" : "exact",
-        live ? l->diag_frame : -1, zero_copy ? "zero-copy" : "host-copy",
+        live_steps, zero_copy ? "zero-copy" : "host-copy",
         a->interop.sprites_drawn ? "cuda" : "gl", via, config_sprites_name(a->sprites.mode),
         (int)a->view.color, a->ui.shown[UI_OVERLAY_HUD] ? "true" : "false",
         a->ui.shown[UI_OVERLAY_HELP] ? "true" : "false", a->fe.vsync ? "true" : "false", caption);

@@ -5,8 +5,8 @@ fields) against the exact sum the JSON's energy fields come from.
     test_energy_live.py NBODY CUDA_AVAILABLE cpu|cuda
 
 cuda: the GPU tree returns each body's potential from its walk, so the live
-energy comes from the walk, up to 60 times a second (energy_live_frame says
-which frame's state it is): it must change from sample to sample while the
+energy comes from the walk, up to 60 times a second (energy_live_steps says
+after how many steps): it must change from sample to sample while the
 run steps, agree with the exact sum at the frame it was sampled in within
 the tree's approximation (1e-3 relative: the walk's potential energy is
 within 1e-4 of the exact one, test_tree_gpu's test_energy, and the kinetic
@@ -15,7 +15,8 @@ that rate. Its ΔE/E₀ and the exact one both stay small over the short run
 (< 1e-3).
 cpu: the live energy is sampled from the exact sum, source "exact": frames
 20, 40, ... (APP_DIAG_EVERY) after their step, each equal to the JSON's own
-energy of that frame; frame 0's sample is the start's, taken before its step.
+energy of that frame; the start's sample, before the first step, is of 0
+steps and so matches no line.
 Both: a headless run whose |ΔE/E₀| ends above the HUD's warning says so on
 stderr, with a hint; one that conserves energy says nothing.
 Exit 77 for cuda without a device.
@@ -51,14 +52,14 @@ with tempfile.TemporaryDirectory() as tmp:
     stepped = [d for d in lines if d["steps"] > 0]
     if backend == "cuda":
         check(all(d["energy_live_source"] == "walk" for d in stepped), "live energy from the walk")
-        sampled = [d for d in stepped if d["energy_live_frame"] == d["frame"]]
+        sampled = [d for d in stepped if d["energy_live_steps"] == d["steps"]]
         check(len(sampled) >= 3, f"{len(sampled)} frames sampled the walk's energy")
         live = [d["energy_live"] for d in sampled]
         fresh = sum(1 for a, b in zip(live, live[1:]) if a != b)
         check(fresh == len(live) - 1, f"live energy new in {fresh} of {len(live) - 1} samples")
-        by_frame = {d["frame"]: d for d in lines}
-        held = [d for d in stepped if d["energy_live_frame"] in by_frame]
-        check(all(d["energy_live"] == by_frame[d["energy_live_frame"]]["energy_live"]
+        by_steps = {d["steps"]: d for d in lines}
+        held = [d for d in stepped if d["energy_live_steps"] in by_steps]
+        check(all(d["energy_live"] == by_steps[d["energy_live_steps"]]["energy_live"]
                   for d in held), "between samples the HUD holds the last sample")
         worst = max((abs(d["energy_live"] - d["energy"]) / abs(d["energy"]) for d in sampled),
                     default=1)
@@ -70,7 +71,7 @@ with tempfile.TemporaryDirectory() as tmp:
             check(len(sampled) < len(stepped), f"{fps:.0f} frames/s, every frame sampled")
     else:
         check(all(d["energy_live_source"] == "exact" for d in stepped), "live energy is exact")
-        sampled = [d for d in stepped if d["energy_live_frame"] == d["frame"] and d["frame"] > 0]
+        sampled = [d for d in stepped if d["energy_live_steps"] == d["steps"]]
         frames_sampled = [d["frame"] for d in sampled]
         check(frames_sampled == list(range(20, int(frames) + 1, 20)),
               f"sampled at frames {frames_sampled}, every 20")
