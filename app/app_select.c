@@ -56,6 +56,10 @@ _Static_assert(NBODY_TAG_DIM > (NBODY_TAG_SET_MASK << NBODY_TAG_SET_SHIFT) &&
 static const char *const QUANTITY_NAMES[APP_SELECT_QUANTITY_COUNT] = {
     "radius from its centre", "speed", "height above the disk"};
 static const char *const QUANTITY_KEYS[APP_SELECT_QUANTITY_COUNT] = {"radius", "speed", "height"};
+/* Their physical units in galaxy scenes, and the factors from model units. */
+static const char *const QUANTITY_UNITS[APP_SELECT_QUANTITY_COUNT] = {"kpc", "km/s", "kpc"};
+static const double QUANTITY_SCALES[APP_SELECT_QUANTITY_COUNT] = {
+    SIM_GALAXY_KPC_PER_LENGTH, SIM_GALAXY_KMS_PER_VELOCITY, SIM_GALAXY_KPC_PER_LENGTH};
 
 /* F7's properties, in order. */
 enum { PROP_GALAXY1, PROP_GALAXY2, PROP_DISK, PROP_BULGE, PROP_HALO, PROP_FAST, PROP_COUNT };
@@ -663,9 +667,12 @@ void app_select_measure(app *a) {
 
 ui_select app_select_facts(app *a) {
     app_select *s = &a->select;
+    const bool galactic = sim_ic_galactic(sim_get_params(a->sim).ic);
     return (ui_select){.sets = s->stats_valid ? s->stats : NULL,
                        .active = s->active,
                        .quantity = QUANTITY_NAMES[s->quantity],
+                       .units = galactic ? QUANTITY_UNITS[s->quantity] : NULL,
+                       .scale = QUANTITY_SCALES[s->quantity],
                        .colors = SET_RGB};
 }
 

@@ -125,6 +125,29 @@ static bool project(const render_view *v, const double p[3], double *fx, double 
     return true;
 }
 
+/* The panel's text for the active set (set 1: galaxy 1's disk) in galaxy
+ * units: its mass in M_sun, its centre in kpc, the histogram's range in
+ * kpc or km/s, each the model figure times the unit (sim.h). */
+static void check_panel_units(app *a) {
+    ui_facts f;
+    app_ui_facts(a, &f);
+    char text[1024], want[160];
+    ui_select_text(&f, text, sizeof text);
+    const ui_select_set *s = &a->select.stats[a->select.active];
+    const double e = floor(log10(s->mass * SIM_GALAXY_MSUN_PER_MASS));
+    snprintf(want, sizeof want, "mass %.4g (%.3ge%.0f M_sun)", s->mass,
+             s->mass * SIM_GALAXY_MSUN_PER_MASS / pow(10, e), e);
+    CHECK(strstr(text, want) != NULL, "panel has '%s':\n%s", want, text);
+    snprintf(want, sizeof want, "centre (%.3g, %.3g, %.3g) kpc",
+             s->center[0] * SIM_GALAXY_KPC_PER_LENGTH, s->center[1] * SIM_GALAXY_KPC_PER_LENGTH,
+             s->center[2] * SIM_GALAXY_KPC_PER_LENGTH);
+    CHECK(strstr(text, want) != NULL, "panel has '%s':\n%s", want, text);
+    const bool speed = a->select.quantity == APP_SELECT_SPEED;
+    const double k = speed ? SIM_GALAXY_KMS_PER_VELOCITY : SIM_GALAXY_KPC_PER_LENGTH;
+    snprintf(want, sizeof want, " %.3g to %.3g %s\n", k * s->lo, k * s->hi, speed ? "km/s" : "kpc");
+    CHECK(strstr(text, want) != NULL, "panel has '%s':\n%s", want, text);
+}
+
 static app *make_app(void) {
     config cfg = {.sim = {.backend = SIM_BACKEND_CPU, .body_count = N},
                   .preset = "antennae-like",
@@ -391,7 +414,8 @@ int main(void) {
     CHECK(a->select.stats[0].lo == 0 && fabs(a->select.stats[0].hi - rmax) <= 1e-12 * rmax,
           "radius range %g to %g, want 0 to %g", a->select.stats[0].lo, a->select.stats[0].hi,
           rmax);
-    /* Every quantity's histogram holds the whole set (Shift+F7 cycles). */
+    /* Every quantity's histogram holds the whole set (Shift+F7 cycles);
+     * the panel gives the merger's galaxy units beside the model's. */
     for (int q = 0; q < APP_SELECT_QUANTITY_COUNT; q++) {
         app_key(a, GLFW_KEY_F7, GLFW_MOD_SHIFT);
         frame(a, &view);
@@ -401,6 +425,7 @@ int main(void) {
             CHECK(sum == a->select.stats[k].count, "quantity %d set %d: %ld in bins of %ld",
                   (int)a->select.quantity, k + 1, sum, a->select.stats[k].count);
         }
+        check_panel_units(a);
     }
     CHECK(a->select.quantity == APP_SELECT_RADIUS, "Shift+F7 cycles back to the radius");
 
@@ -495,6 +520,24 @@ int main(void) {
     for (int k = 0; k < UI_SELECT_SETS; k++) left += a->select.stats[k].count;
     CHECK(left == 0, "after a re-seed %ld bodies are still selected", left);
     CHECK(strstr(a->msg.text, "cleared") != NULL, "the message says so: '%s'", a->msg.text);
+
+    /* A Plummer sphere is in model units: the panel gives no galaxy units. */
+    app_key(a, GLFW_KEY_1, 0);
+    app_key(a, GLFW_KEY_F7, GLFW_MOD_SHIFT); /* radius -> speed */
+    app_select_request(a, &(io_select){.op = IO_SELECT_MATCH,
+                                        .galaxy = -1,
+                                        .component = -1,
+                                        .speed = true,
+                                        .speed_lo = 0,
+                                        .speed_hi = 1e3});
+    frame(a, &view);
+    ui_facts facts;
+    app_ui_facts(a, &facts);
+    char text[1024];
+    ui_select_text(&facts, text, sizeof text);
+    CHECK(a->select.stats[0].count == sim_get_params(a->sim).body_count && strstr(text, "speed ") &&
+              !strstr(text, "M_sun") && !strstr(text, "kpc") && !strstr(text, "km/s"),
+          "Plummer sphere: %ld selected, panel:\n%s", a->select.stats[0].count, text);
 
     check_remap_by_ids();
     check_series_by_ids();

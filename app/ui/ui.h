@@ -85,6 +85,8 @@ typedef struct ui_select {
     const ui_select_set *sets; /* UI_SELECT_SETS of them; NULL: none yet */
     int active;                /* the set the keys act on */
     const char *quantity;      /* the histogram's quantity, in words */
+    const char *units;         /* galaxy scenes: its physical units ("kpc"); NULL: none */
+    double scale;              /* model units to those */
     const float (*colors)[3];  /* each set's colour (shaders/nbody_shared.h) */
 } ui_select;
 /* The density view (app/app_density.c): what its colour bar shows. */
@@ -410,6 +412,9 @@ bool ui_layer_draws(const ui_state *ui, const ui_facts *f, ui_layer layer);
  * colour legend last as words ("colour: speed 0 | 1 and more"); no GL
  * needed (tests). */
 void ui_hud_text(ui_state *ui, const ui_facts *f, bool help, char *out, size_t len);
+/* The selection panel's lines (F6), one per line, into out; empty before
+ * the sets are measured. No GL needed (tests). */
+void ui_select_text(const ui_facts *f, char *out, size_t len);
 
 /* The sparkline's samples. */
 void ui_spark_push(ui_spark *s, double t, double de);

@@ -725,13 +725,7 @@ void ui_hud_text(ui_state *ui, const ui_facts *f, bool help, char *out, size_t l
     } else {
         ui_hud_lines(f, &l);
     }
-    size_t used = 0;
-    if (len) out[0] = 0;
-    for (int i = 0; i < l.count && used + 1 < len; i++) {
-        const int w = snprintf(out + used, len - used, "%s\n", l.line[i].text);
-        if (w < 0) break;
-        used += (size_t)w < len - used ? (size_t)w : len - used - 1;
-    }
+    const size_t used = ui_lines_text(&l, out, len);
     if (help) return;
     hud_layout L = {0}; /* the legend's row, as one line of words */
     legend(f, &L);

@@ -22,6 +22,9 @@ typedef struct ui_lines {
     int count;
 } ui_lines;
 
+/* The lines' texts into out, each ending in '\n' (cut at len); returns the
+ * bytes written. */
+size_t ui_lines_text(const ui_lines *l, char *out, size_t len);
 /* Appends a formatted line (dropped past UI_MAX_LINES). */
 void ui_add(ui_lines *l, const float *color, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

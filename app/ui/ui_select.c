@@ -1,7 +1,8 @@
 /* ui_select.c - the selection panel (overlay F6): the active selection
  * set's name, count, total mass and centre of mass, a histogram of the
  * quantity Shift+F7 picks (radius from the set's centre, speed, height
- * above its galaxy's disk plane) in the set's colour, and one line with
+ * above its galaxy's disk plane) in the set's colour (galaxy scenes give
+ * the mass in M_sun too, and the rest in kpc or km/s), and one line with
  * every set's count in its colour (* the active one). Its size is fixed
  * for a font size, so the lens does not move as the figures change. The app measures the sets
  * (app_select.c) and hands them in as ui_facts.select; this file only draws them.
@@ -39,13 +40,33 @@ static void lines_of(const ui_facts *f, ui_lines *l) {
     } else {
         ui_add(l, UI_WHITE, "Set %d: %s", s->active + 1, a->name);
     }
-    ui_add(l, UI_WHITE, "%s %s, mass %.4g", n, a->count == 1 ? "body" : "bodies", a->mass);
+    const char *what = a->count == 1 ? "body" : "bodies";
+    if (f->galactic && a->mass > 0) {
+        char msun[32];
+        ui_sci(a->mass * SIM_GALAXY_MSUN_PER_MASS, msun, sizeof msun);
+        ui_add(l, UI_WHITE, "%s %s, mass %.4g (%s M_sun)", n, what, a->mass, msun);
+    } else {
+        ui_add(l, UI_WHITE, "%s %s, mass %.4g", n, what, a->mass);
+    }
     if (a->count > 0) {
-        ui_add(l, UI_WHITE, "centre (%.3g, %.3g, %.3g)", a->center[0], a->center[1], a->center[2]);
+        const double k = f->galactic ? SIM_GALAXY_KPC_PER_LENGTH : 1;
+        ui_add(l, UI_WHITE, "centre (%.3g, %.3g, %.3g)%s", k * a->center[0], k * a->center[1],
+               k * a->center[2], f->galactic ? " kpc" : "");
     } else {
         ui_add(l, UI_DIM, "F7: by property; Ctrl+drag: a box");
     }
-    ui_add(l, UI_DIM, "%s %.3g to %.3g", s->quantity, a->lo, a->hi);
+    if (s->units) {
+        ui_add(l, UI_DIM, "%s %.3g to %.3g %s", s->quantity, s->scale * a->lo, s->scale * a->hi,
+               s->units);
+    } else {
+        ui_add(l, UI_DIM, "%s %.3g to %.3g", s->quantity, a->lo, a->hi);
+    }
+}
+
+void ui_select_text(const ui_facts *f, char *out, size_t len) {
+    ui_lines l = {.count = 0};
+    if (f->select.sets) lines_of(f, &l);
+    ui_lines_text(&l, out, len);
 }
 
 bool ui_select_size(ui_state *ui, const ui_facts *f, float *w, float *h) {

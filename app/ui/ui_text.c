@@ -31,6 +31,17 @@ void ui_sci(double v, char *out, size_t len) {
     snprintf(out, len, "%.3ge%d", m >= 9.995 ? m / 10 : m, m >= 9.995 ? e + 1 : e);
 }
 
+size_t ui_lines_text(const ui_lines *l, char *out, size_t len) {
+    size_t used = 0;
+    if (len) out[0] = 0;
+    for (int i = 0; i < l->count && used + 1 < len; i++) {
+        const int w = snprintf(out + used, len - used, "%s\n", l->line[i].text);
+        if (w < 0) break;
+        used += (size_t)w < len - used ? (size_t)w : len - used - 1;
+    }
+    return used;
+}
+
 float ui_margin(float line_height) {
     return line_height * 0.6f;
 }
