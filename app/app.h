@@ -912,9 +912,8 @@ void app_colour_radial(const sim_body *b, int n, float *out);
 bool app_colour_range(render_color m, const float *raw, int n, double *lo, double *hi);
 /* Where v falls in [lo, hi], 0..1 (density: by log); NaN goes to 0. */
 float app_colour_place(render_color m, double lo, double hi, float v);
-/* The quantity's name, and its units for a scene (galactic: SIM_GALAXY_*)
- * with the factor from model units to them. */
-const char *app_colour_name(render_color m);
+/* The quantity's units for a scene (galactic: SIM_GALAXY_*) with the
+ * factor from model units to them (its name: render_color_name). */
 const char *app_colour_units(render_color m, bool galactic, double *factor);
 
 /* ---- app_copy.c, app_frontier.c: temporary sims, the tree's frontier ------ */

@@ -64,19 +64,6 @@ static bool is_quantity(render_color m) {
     return m >= RENDER_COLOR_DENSITY && m < RENDER_COLOR_COUNT;
 }
 
-const char *app_colour_name(render_color m) {
-    switch (m) {
-    case RENDER_COLOR_DENSITY:
-        return "density";
-    case RENDER_COLOR_RADIAL:
-        return "radial velocity";
-    case RENDER_COLOR_POTENTIAL:
-        return "potential";
-    default:
-        return "?";
-    }
-}
-
 const char *app_colour_units(render_color m, bool galactic, double *factor) {
     const double kms = SIM_GALAXY_KMS_PER_VELOCITY;
     switch (m) {
@@ -347,7 +334,7 @@ void app_colour_frame(app *a, const render_view *view) {
         }
         if (!app_colour_quantity(m, c->bodies, c->vertices, n, &dv, c->raw)) {
             base_msg_post(&a->msg, "colour: out of host memory for the %s; by speed instead",
-                          app_colour_name(m));
+                          render_color_name(m));
             a->view.color = RENDER_COLOR_SPEED;
             c->shown.on = false;
             return;
@@ -369,7 +356,7 @@ void app_colour_frame(app *a, const render_view *view) {
     const char *units = app_colour_units(m, sim_ic_galactic(p.ic), &factor);
     c->shown = (ui_quantity){.on = true,
                              .computed = computed,
-                             .name = app_colour_name(m),
+                             .name = render_color_name(m),
                              .units = units,
                              .lo = lo * factor,
                              .hi = hi * factor,

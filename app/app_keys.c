@@ -52,11 +52,8 @@ static void step_once(app *a) {
 }
 
 static void color_next(app *a) {
-    static const char *const names[] = {"speed",   "per body",        "galaxy",   "component",
-                                        "density", "radial velocity", "potential"};
-    _Static_assert(sizeof names / sizeof names[0] == RENDER_COLOR_COUNT, "one name per mode");
     a->view.color = (render_color)((a->view.color + 1) % RENDER_COLOR_COUNT);
-    base_msg_post(&a->msg, "colour by %s", names[a->view.color]);
+    base_msg_post(&a->msg, "colour by %s", render_color_name(a->view.color));
 }
 
 static void set_exposure(app *a, float factor) {

@@ -518,6 +518,13 @@ void render_read_pixels(render *r, int width, int height, uint8_t *rgba) {
     GL_CHECK("render_read_pixels");
 }
 
+const char *render_color_name(render_color c) {
+    static const char *const names[] = {"speed",   "per body",        "galaxy",   "component",
+                                        "density", "radial velocity", "potential"};
+    _Static_assert(sizeof names / sizeof names[0] == RENDER_COLOR_COUNT, "one name per mode");
+    return c >= 0 && c < RENDER_COLOR_COUNT ? names[c] : "?";
+}
+
 const char *render_gl_renderer(void) {
     const GLubyte *s = glGetString(GL_RENDERER);
     return s ? (const char *)s : "?";

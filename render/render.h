@@ -66,6 +66,10 @@ typedef enum render_color {
     RENDER_COLOR_COUNT
 } render_color;
 
+/* The mode in words, as the HUD and the keys say it: "speed", "per body",
+ * "galaxy", "component", "density", "radial velocity", "potential". */
+const char *render_color_name(render_color c);
+
 /* What one frame looks like. Zero means default where noted. */
 typedef struct render_view {
     int fb_width, fb_height; /* framebuffer pixels (not window units: HiDPI) */

@@ -7,6 +7,8 @@
  *     later in the frame than the frame's start);
  *   - L stops at the tree's depth and says so; Shift+J and J reach both
  *     ends of θ's range;
+ *   - the colour legend names the merger's galaxies, and in the density
+ *     view says the sprites' colours are not shown;
  *   - F (fit) frames the bodies drawn: a disk whose halo is hidden is
  *     framed by the disk, not by the halo;
  *   - a foreign file (tipsy without our sidecar, time 1.25): the HUD's
@@ -130,6 +132,22 @@ static void check_tree_levels_and_theta(void) {
 }
 
 /* The disk preset hides its halo: F frames the disk and bulge. */
+/* The legend row names the sprites' colours; in the density view, whose
+ * colour bar says what the map's colours are, it says they are not shown. */
+static void check_legend_in_density_view(void) {
+    app *a = make(SIM_BACKEND_CPU, 2000, "antennae-like", NULL, true);
+    CHECK(strstr(hud(a), "\ncolour: galaxy | first | second\n") != NULL,
+          "the merger's legend: galaxies first and second:\n%s", text);
+    ui_facts f;
+    app_ui_facts(a, &f);
+    f.density.on = true; /* as app_density_draw says when it drew the map */
+    ui_hud_text(&a->ui, &f, false, text, sizeof text);
+    CHECK(strstr(text, "\ncolour: galaxy | (the sprites': not in the density view)\n") != NULL &&
+              !strstr(text, "| first"),
+          "the density view's legend:\n%s", text);
+    app_destroy(a);
+}
+
 static void check_fit(void) {
     app *a = make(SIM_BACKEND_CPU, 4096, "disk", NULL, true);
     CHECK(a->view.hide_halo, "the disk scene hides its halo");
@@ -417,6 +435,7 @@ int main(void) {
     check_energy_and_ages();
     check_tree_levels_and_theta();
     check_fit();
+    check_legend_in_density_view();
     check_foreign_file(dir);
     check_playback(dir);
     check_hint_and_rec();

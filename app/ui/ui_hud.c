@@ -87,16 +87,13 @@ static void gpus_line(const ui_facts *f, const sim_method *m, ui_lines *l) {
 
 /* The line about the look and the pipeline (who steps, who draws). */
 static void look_line(const ui_facts *f, ui_lines *l) {
-    static const char *const colors[] = {"speed",   "per body",        "galaxy",   "component",
-                                         "density", "radial velocity", "potential"};
-    _Static_assert(sizeof colors / sizeof colors[0] == RENDER_COLOR_COUNT, "one name per mode");
     const bool cuda = sim_get_params(f->sim).backend == SIM_BACKEND_CUDA;
     const render_view *v = &f->view;
     ui_add(l, UI_DIM,
            "%s · %s · sprites by %s%s · colour: %s · sprite %.3g · exposure %.3g%s%s%s · H for "
            "help",
            cuda ? "CUDA" : "CPU", f->interop, f->sprites_by_cuda ? "CUDA" : "GL",
-           f->sprites_auto ? " (auto)" : "", colors[v->color], v->point_size, f->exposure,
+           f->sprites_auto ? " (auto)" : "", render_color_name(v->color), v->point_size, f->exposure,
            v->auto_exposure ? " (auto)" : "", v->bloom ? " · bloom" : "",
            f->galactic ? (v->hide_halo ? " · halo hidden" : " · halo shown") : "");
 }
@@ -322,6 +319,14 @@ static void legend(const ui_facts *f, hud_layout *L) {
     const sim_params p = sim_get_params(f->sim);
     L->legend_count = 0;
     legend_item *it = L->legend;
+    if (f->density.on) { /* the map's colour bar says what its colours are */
+        snprintf(L->legend_head, sizeof L->legend_head, "colour: %s",
+                 render_color_name(f->view.color));
+        snprintf(it[0].label, sizeof it[0].label, "(the sprites': not in the density view)");
+        it[0].rgb[0] = -1; /* no swatch */
+        L->legend_count = 1;
+        return;
+    }
     switch (f->view.color) {
     case RENDER_COLOR_SPEED: {
         snprintf(L->legend_head, sizeof L->legend_head, "colour: speed 0");
@@ -362,9 +367,8 @@ static void legend(const ui_facts *f, hud_layout *L) {
         const ui_quantity *q = &f->quantity;
         if (!q->on || !q->computed) {
             snprintf(L->legend_head, sizeof L->legend_head, "colour: %s",
-                     q->name ? q->name : "a quantity");
-            snprintf(it[0].label, sizeof it[0].label, "%s",
-                     q->on ? "(not computed yet)" : "(not in the density view)");
+                     render_color_name(f->view.color));
+            snprintf(it[0].label, sizeof it[0].label, "(not computed yet)");
             it[0].rgb[0] = -1; /* no swatch */
             L->legend_count = 1;
             break;
