@@ -10,7 +10,9 @@
  * running simulation's bodies after the sweep are bit-identical to those
  * of the same run without it; Shift+X stops a sweep, closes the view and
  * sweeps anew. The picture: the panel left and low, clear of the chart,
- * each point's markers in its series' colour, the exact line drawn.
+ * each point's markers in its series' colour, the exact line drawn; at
+ * 1280x720 and 960x540 everything the frontier and the chart (bars and
+ * ceilings) drew, text included, in the window, each in its own half.
  *
  *     test_frontier
  */
@@ -109,6 +111,30 @@ static bool near_rgb(uint32_t a, uint32_t b) {
         if (abs((int)(a >> s & 255) - (int)(b >> s & 255)) > 3) return false;
     }
     return true;
+}
+
+/* At smaller windows, beside the chart's bars (I) and its ceilings view
+ * (Shift+I): all they drew (text included, ui_draw's boxes) inside the
+ * window, the frontier in the left half, the chart right of it. */
+static void check_layout(app *a) {
+    static const int sizes[][2] = {{1280, 720}, {960, 540}};
+    if (!a->ui.shown[UI_OVERLAY_CHART]) app_key(a, GLFW_KEY_I, 0);
+    for (int s = 0; s < 2; s++) {
+        for (int view = 0; view < 2; view++) {
+            const int w = sizes[s][0], h = sizes[s][1];
+            app_frame(a, w, h);
+            const float *fb = a->ui.code.drawn[UI_OVERLAY_FRONTIER];
+            const float *cb = a->ui.code.drawn[UI_OVERLAY_CHART];
+            const char *what = a->ui.chart_view == UI_CHART_CEILINGS ? "ceilings" : "bars";
+            CHECK(fb[2] > 0 && cb[2] > 0, "%dx%d, %s: both drawn", w, h, what);
+            CHECK(fb[0] >= 0 && fb[0] + fb[2] <= 0.5f * w, "%dx%d, %s: frontier x %.0f to %.0f",
+                  w, h, what, fb[0], fb[0] + fb[2]);
+            CHECK(cb[0] >= fb[0] + fb[2] && cb[0] + cb[2] <= w && cb[1] >= 0 && cb[1] + cb[3] <= h,
+                  "%dx%d, %s: chart x %.0f to %.0f, y %.0f to %.0f, beside the frontier to %.0f", w,
+                  h, what, cb[0], cb[0] + cb[2], cb[1], cb[1] + cb[3], fb[0] + fb[2]);
+            app_key(a, GLFW_KEY_I, GLFW_MOD_SHIFT); /* the other view of the chart */
+        }
+    }
 }
 
 static void check_picture(app *a) {
@@ -234,6 +260,7 @@ int main(void) {
     free(start);
 
     check_picture(a);
+    check_layout(a);
 
     /* Shift+X: closes the finished view; sweeps anew; stops that sweep. */
     app_key(a, GLFW_KEY_X, GLFW_MOD_SHIFT);

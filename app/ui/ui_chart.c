@@ -101,6 +101,7 @@ void ui_chart_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height)
      * figures or the rows would not fit. */
     ui_lecture_layout place = {0};
     if (f->lecture.on) ui_lecture_layout_of(f, fb_width, fb_height, &place);
+    const bool beside_frontier = ui_frontier_shown(ui, f);
     float px = f->lecture.on ? place.font_px : ui_font_px(f);
     char n[32], line[512];
     base_commas(p.body_count, n, sizeof n);
@@ -127,13 +128,18 @@ void ui_chart_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height)
         label_w += lh;
         heading.count = 0;
         float text_w = 0;
+        /* The heading wrapped to the lecture's box, or to the right half
+         * beside the frontier; else a line each. */
+        const float wrap_w = f->lecture.on ? place.chart.w - 2 * pad
+                             : beside_frontier ? ui_half_width(fb_width, margin) - 2 * pad
+                                               : 0;
         for (int i = 0; i < (cpu ? 4 : 3); i++) {
             const ui_line one = {.color = colors[i]};
             ui_line *l = &heading.line[heading.count];
-            if (f->lecture.on) {
+            if (wrap_w > 0) {
                 ui_line full = one;
                 snprintf(full.text, sizeof full.text, "%s", lines[i]);
-                ui_wrap(o, &full, place.chart.w - 2 * pad, 1, 2, &heading);
+                ui_wrap(o, &full, wrap_w, 1, 2, &heading);
             } else {
                 *l = one;
                 snprintf(l->text, sizeof l->text, "%s", lines[i]);
@@ -144,22 +150,28 @@ void ui_chart_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height)
             text_w = fmaxf(text_w, render_overlay_text_width(o, heading.line[i].text));
         }
         h = 2 * pad + lh * heading.count + 0.4f * lh + row * count + 1.2f * lh;
-        if (!f->lecture.on) {
+        float room_h = place.chart.h;
+        if (beside_frontier) { /* the right half, low: smaller text where the rows need it */
+            w = ui_half_width(fb_width, margin);
+            x = fb_width - margin - w, y = fmaxf(margin, fb_height - margin - 2.4f * lh - h);
+            room_h = fb_height - 2 * margin - 2.4f * lh;
+        } else if (!f->lecture.on) {
             w = fminf(fb_width - 2 * margin, fmaxf(0.5f * fb_width, text_w + 2 * pad));
             /* Right and low, above the message line: clear of the HUD where the screen allows. */
             x = fb_width - margin - w, y = fmaxf(margin, fb_height - margin - 2.4f * lh - h);
             break;
+        } else {
+            w = place.chart.w, x = place.chart.x, y = place.chart.y;
         }
-        w = place.chart.w, x = place.chart.x, y = place.chart.y;
         float rows_w = 0;
         for (int i = 0; i < count; i++) {
             if (rungs[i].status != UI_RUNG_OK) continue;
             char figures[256];
-            row_text(rungs, i, rates, vs_prev, vs_first, true, figures, sizeof figures);
+            row_text(rungs, i, rates, vs_prev, vs_first, f->lecture.on, figures, sizeof figures);
             rows_w = fmaxf(rows_w, render_overlay_text_width(o, figures));
         }
         const float need = fmaxf(label_w + 0.4f * lh + rows_w, text_w) + 2 * pad;
-        const float shrink = fminf(w / need, place.chart.h / h);
+        const float shrink = fminf(w / need, room_h / h);
         if (shrink >= 1 || px <= UI_MIN_PX) break;
         px = fmaxf(UI_MIN_PX, floorf(px * fmaxf(0.8f, shrink)));
     }

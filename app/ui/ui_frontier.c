@@ -5,8 +5,9 @@
  * filled and a hollow square, joined), the two series (theta alone; alpha
  * at theta 1) in two colours with a legend, the running setting ringed,
  * and the exact kernel's step time at this N as a vertical line. Points
- * appear as they are measured. The panel sits at the left, low: clear of
- * the HUD (left, top) and of the ladder chart (right, low).
+ * appear as they are measured. The panel sits at the left, low, at most
+ * half the window wide: clear of the HUD (left, top) and of the ladder
+ * chart, which keeps to the right half while the frontier is shown.
  */
 #include <math.h>
 #include <stdio.h>
@@ -131,18 +132,21 @@ void ui_frontier_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heig
 
     char line[512], n[32];
     base_commas(fr->n, n, sizeof n);
-    /* In the lecture's narrow column, short lines, so that the text is set
-     * at the lecture's size rather than shrunk to fit (the chart beside it
-     * names the GPU). */
-    if (f->lecture.on) {
+    /* In the lecture's narrow column, and where the long lines would not
+     * fit the left half of the window, short lines, so that the text is set
+     * at its size rather than shrunk to fit or running past the panel (the
+     * chart names the GPU). */
+    snprintf(line, sizeof line, "Tree frontier at N = %s on %.300s, on a copy of the bodies", n,
+             fr->device ? fr->device : "this machine");
+    const char *sub = "multipole order: no knob (quadrupoles, monopoles where negligible), so no "
+                      "series of it";
+    const float lh_long = render_overlay_line_height(o);
+    const float long_w =
+        fmaxf(render_overlay_text_width(o, line), render_overlay_text_width(o, sub));
+    if (f->lecture.on || long_w + 1.2f * lh_long > ui_half_width(fb_width, ui_margin(lh_long))) {
         snprintf(line, sizeof line, "Tree frontier at N = %s, on a copy", n);
-    } else {
-        snprintf(line, sizeof line, "Tree frontier at N = %s on %.300s, on a copy of the bodies", n,
-                 fr->device ? fr->device : "this machine");
+        sub = "multipole order: no knob, no series";
     }
-    const char *sub = f->lecture.on ? "multipole order: no knob, no series"
-                                    : "multipole order: no knob (quadrupoles, monopoles where "
-                                      "negligible), so no series of it";
     char running[96];
     if (fr->tree_running && fr->alpha > 0) {
         snprintf(running, sizeof running, "running: θ %g, α %g", fr->theta, fr->alpha);
@@ -152,20 +156,23 @@ void ui_frontier_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heig
         snprintf(running, sizeof running, "running: an exact method (no ring)");
     }
     float text_w = fmaxf(render_overlay_text_width(o, line), render_overlay_text_width(o, sub));
-    if (f->lecture.on) { /* every row fits the column: the text is set smaller where not */
+    { /* every row fits the lecture's column or half the window: smaller text where not */
         const float lh0 = render_overlay_line_height(o), sq0 = 0.6f * lh0;
         const float legend = 3 * (sq0 + 0.4f * lh0) + 2 * 1.2f * lh0 + 1.8f * sq0 +
                              render_overlay_text_width(o, "median") +
                              render_overlay_text_width(o, "99th percentile") +
                              render_overlay_text_width(o, running);
         const float widest = fmaxf(fmaxf(text_w, legend), render_overlay_text_width(o, Y_TITLE));
-        const float wide = 1.1f * (widest + 1.2f * lh0) / lecture.code.w;
-        if (wide > 1) render_overlay_set_font_px(o, fmaxf(UI_MIN_PX, lecture.font_px / wide));
+        const float room =
+            f->lecture.on ? lecture.code.w : ui_half_width(fb_width, ui_margin(lh0));
+        const float wide = 1.1f * (widest + 1.2f * lh0) / room;
+        const float px0 = f->lecture.on ? lecture.font_px : ui_font_px(f);
+        if (wide > 1) render_overlay_set_font_px(o, fmaxf(UI_MIN_PX, px0 / wide));
         text_w = fmaxf(render_overlay_text_width(o, line), render_overlay_text_width(o, sub));
     }
     const float lh = render_overlay_line_height(o), pad = 0.6f * lh, m = ui_margin(lh);
     const float bottom = fb_height - m - 2.4f * lh; /* above the message line */
-    float w = fminf(fmaxf(text_w + 2 * pad, 34 * lh), 0.5f * fb_width - 1.5f * m);
+    float w = fminf(fmaxf(text_w + 2 * pad, 34 * lh), ui_half_width(fb_width, m));
     float h = fminf(28 * lh, fmaxf(bottom - hud_bottom, 14 * lh));
     float x = m, y = fmaxf(m, bottom - h);
     if (f->lecture.on) {

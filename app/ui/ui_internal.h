@@ -22,6 +22,11 @@ typedef struct ui_lines {
     int count;
 } ui_lines;
 
+/* The frontier (Shift+X) shares the window's lower half with the chart
+ * (I / Shift+I) outside the lecture: the frontier takes the left half,
+ * the chart the right, each at most ui_half_width wide. */
+bool ui_frontier_shown(const ui_state *ui, const ui_facts *f);
+float ui_half_width(int fb_width, float margin);
 /* The lines' texts into out, each ending in '\n' (cut at len); returns the
  * bytes written. */
 size_t ui_lines_text(const ui_lines *l, char *out, size_t len);

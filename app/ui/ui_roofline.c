@@ -266,6 +266,12 @@ void ui_roofline_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heig
         text_w = fmaxf(text_w, render_overlay_text_width(o, l.line[i].text));
     }
     float w = fminf(fb_width - 2 * margin, fmaxf(0.55f * fb_width, text_w + 2 * pad));
+    if (ui_frontier_shown(ui, f)) { /* the right half, the lines wrapped to it */
+        w = ui_half_width(fb_width, margin);
+        const ui_lines all = l;
+        l.count = 0;
+        for (int i = 0; i < all.count; i++) ui_wrap(o, &all.line[i], w - 2 * pad, 1, 2, &l);
+    }
     const float plot_h = fmaxf(8 * lh, 0.4f * fb_height);
     float h = fminf(2 * pad + lh * (l.count + 1.6f) + plot_h, fb_height - 2 * margin - 2.4f * lh);
     /* Right and low, above the message line, as the bars: clear of the HUD. */
@@ -399,12 +405,16 @@ void ui_roofline_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heig
                  m && !m->exact ? " (N² equivalent)" : "");
         const float lw = render_overlay_text_width(o, label);
         float lx = px + 0.6f * dot, ly = py - 0.5f * lh;
-        /* Right of the point; else left of it; else below the labels in the way. */
-        bool clear = label_clear(placed, placed_count, lx, ly, lw, lh);
-        if (!clear && label_clear(placed, placed_count, px - 0.6f * dot - lw, ly, lw, lh)) {
-            lx = px - 0.6f * dot - lw;
+        /* Right of the point; else left of it; else below the labels in the
+         * way, on the side that stays in the plot. */
+        const float left = px - 0.6f * dot - lw;
+        const bool fits_right = lx + lw <= ax.x + ax.w, fits_left = left >= ax.x;
+        bool clear = fits_right && label_clear(placed, placed_count, lx, ly, lw, lh);
+        if (!clear && fits_left && label_clear(placed, placed_count, left, ly, lw, lh)) {
+            lx = left;
             clear = true;
         }
+        if (!clear && !fits_right && fits_left) lx = left;
         for (bool moved = !clear; moved;) {
             moved = false;
             for (int k = 0; k < placed_count; k++) {

@@ -31,6 +31,14 @@ void ui_sci(double v, char *out, size_t len) {
     snprintf(out, len, "%.3ge%d", m >= 9.995 ? m / 10 : m, m >= 9.995 ? e + 1 : e);
 }
 
+bool ui_frontier_shown(const ui_state *ui, const ui_facts *f) {
+    return ui->shown[UI_OVERLAY_FRONTIER] && f->frontier.on && !f->lecture.on;
+}
+
+float ui_half_width(int fb_width, float margin) {
+    return 0.5f * fb_width - 1.5f * margin;
+}
+
 size_t ui_lines_text(const ui_lines *l, char *out, size_t len) {
     size_t used = 0;
     if (len) out[0] = 0;
