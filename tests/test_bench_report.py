@@ -105,6 +105,11 @@ with tempfile.TemporaryDirectory() as tmp:
     dark = sum(1 for p in pixels if max(p) < 80)
     print("chart: %d x %d, %d blue, %d dark pixels" % (w, h, blue, dark))
     check(blue > 1000 and dark > 500, "the chart looks blank")
+    # The progress lines on stderr give the block shape as the table does:
+    # none for the CPU's reference.
+    progress = [ln.split() for ln in r.stderr.splitlines() if ln.startswith("  reference N=")]
+    check(len(progress) == 2 and all(ln[2] == "-" for ln in progress),
+          "the CPU reference's progress lines have no p x q: %s" % progress)
 
     # The tree on the CPU backend: one row per theta, its own figures, no N^2 ones.
     tj = os.path.join(tmp, "tree.json")
