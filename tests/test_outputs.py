@@ -413,15 +413,23 @@ def test_window_signal(tmp):
         xvfb[0].wait()
 
 
-def test_display_lost(tmp):
-    """The X server going away mid-run: the outputs are still written."""
+def xvfb_for_display_lost(case):
+    """An Xvfb for a case that takes the display away, or None after saying
+    why the case is skipped."""
     with open(NBODY, "rb") as f:
         if b"XSetIOErrorExitHandler" not in f.read():
-            print("skip display lost: this nbody was built without Xlib's exit handler")
-            return
+            print(f"skip {case}: this nbody was built without Xlib's exit handler")
+            return None
     xvfb = start_xvfb()
     if not xvfb:
-        print("skip display lost: no Xvfb")
+        print(f"skip {case}: no Xvfb")
+    return xvfb
+
+
+def test_display_lost(tmp):
+    """The X server going away mid-run: the outputs are still written."""
+    xvfb = xvfb_for_display_lost("display lost")
+    if not xvfb:
         return
     d = os.path.join(tmp, "display lost")
     os.mkdir(d)
@@ -463,9 +471,8 @@ def test_display_lost_inside(tmp):
     if not X_LOST_SHIM:
         print("skip display lost inside a size query: no x_lost_shim (Xlib without exit handler)")
         return
-    xvfb = start_xvfb()
+    xvfb = xvfb_for_display_lost("display lost inside a size query")
     if not xvfb:
-        print("skip display lost inside a size query: no Xvfb")
         return
     d = os.path.join(tmp, "display lost inside")
     os.mkdir(d)

@@ -315,16 +315,20 @@ static void scale_bar(const ui_facts *f, int fb_width, int fb_height, hud_layout
     }
 }
 
+/* The legend as the colour mode's name and a note, no swatch. */
+static void legend_note(const ui_facts *f, hud_layout *L, const char *note) {
+    snprintf(L->legend_head, sizeof L->legend_head, "colour: %s", render_color_name(f->view.color));
+    snprintf(L->legend[0].label, sizeof L->legend[0].label, "%s", note);
+    L->legend[0].rgb[0] = -1;
+    L->legend_count = 1;
+}
+
 static void legend(const ui_facts *f, hud_layout *L) {
     const sim_params p = sim_get_params(f->sim);
     L->legend_count = 0;
     legend_item *it = L->legend;
     if (f->density.on) { /* the map's colour bar says what its colours are */
-        snprintf(L->legend_head, sizeof L->legend_head, "colour: %s",
-                 render_color_name(f->view.color));
-        snprintf(it[0].label, sizeof it[0].label, "(the sprites': not in the density view)");
-        it[0].rgb[0] = -1; /* no swatch */
-        L->legend_count = 1;
+        legend_note(f, L, "(the sprites': not in the density view)");
         return;
     }
     switch (f->view.color) {
@@ -366,11 +370,7 @@ static void legend(const ui_facts *f, hud_layout *L) {
          * [gradient] 30 M_sun/kpc² (log)"; the palette is the speed's. */
         const ui_quantity *q = &f->quantity;
         if (!q->on || !q->computed) {
-            snprintf(L->legend_head, sizeof L->legend_head, "colour: %s",
-                     render_color_name(f->view.color));
-            snprintf(it[0].label, sizeof it[0].label, "(not computed yet)");
-            it[0].rgb[0] = -1; /* no swatch */
-            L->legend_count = 1;
+            legend_note(f, L, "(not computed yet)");
             break;
         }
         snprintf(L->legend_head, sizeof L->legend_head, "colour: %s %.3g", q->name, q->lo);
