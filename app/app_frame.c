@@ -173,7 +173,7 @@ void app_frame(app *a, int fb_width, int fb_height) {
     view.fb_width = fb_width;
     view.fb_height = fb_height;
     render_view window = view;
-    ui_fit_view(&a->ui, &facts, fb_width, fb_height, &window); /* the HUD never covers the scene */
+    ui_fit_view(&a->ui, &facts, fb_width, fb_height, &window); /* the HUD keeps clear of the scene's middle */
     app_select_frame(a, &window, &tags); /* selections in this view, their colours in the tags */
     app_colour_frame(a, &window); /* a quantity's colours, over the vertices' speed */
     /* The vertices, and (app_sprites.c says when) the window's sprites drawn

@@ -7,8 +7,12 @@
  *     later in the frame than the frame's start);
  *   - L stops at the tree's depth and says so; Shift+J and J reach both
  *     ends of θ's range;
+ *   - the lens holds still while the panels' width changes a little,
+ *     follows a step wider or a few lines narrower, changes side only for
+ *     a square 10 % larger, and starts afresh in a new window size;
  *   - the colour legend names the merger's galaxies, and in the density
- *     view says the sprites' colours are not shown;
+ *     view says the sprites' colours are not shown, and its colour bar
+ *     is not drawn under the help;
  *   - F (fit) frames the bodies drawn: a disk whose halo is hidden is
  *     framed by the disk, not by the halo;
  *   - a foreign file (tipsy without our sidecar, time 1.25): the HUD's
@@ -145,7 +149,58 @@ static void check_legend_in_density_view(void) {
     CHECK(strstr(text, "\ncolour: galaxy | (the sprites': not in the density view)\n") != NULL &&
               !strstr(text, "| first"),
           "the density view's legend:\n%s", text);
+    /* Its colour bar, but not under the help. */
+    CHECK(ui_colorbar_shown(&a->ui, &f), "the density view's colour bar drawn");
+    press(a, GLFW_KEY_H, 0);
+    CHECK(a->ui.shown[UI_OVERLAY_HELP] && !ui_colorbar_shown(&a->ui, &f),
+          "no colour bar under the help");
     app_destroy(a);
+}
+
+/* The lens stays put while the panels' text changes a little, and follows
+ * real changes (ui_lens_fit): a window 1280 x 720, lines 20 px. */
+static void check_lens_hold(void) {
+    const float lh = 20, step = UI_LENS_WIDTH_STEP * lh;
+    /* Panels 690 px wide: a strip of 590 right of them (the lens there,
+     * scaled below 1); the width's step ends at `edge`. */
+    const float wide = 690, edge = ceilf(wide / step) * step;
+    ui_lens_hold hold = {0};
+    float s0 = 0, c0[2], s = 0, c[2];
+    ui_lens_fit(&hold, wide, 300, lh, 1280, 720, &s0, c0);
+    CHECK(c0[1] == 360 && c0[0] > 640 && s0 < 1, "panels 690 px wide: the lens right of them");
+    /* A line narrower (a step less, were it not held), or wider within the
+     * step: as it was. */
+    ui_lens_fit(&hold, wide - lh, 300, lh, 1280, 720, &s, c);
+    CHECK(s == s0 && c[0] == c0[0], "a line narrower: lens %g at %g, was %g at %g", s, c[0], s0,
+          c0[0]);
+    ui_lens_fit(&hold, edge - 1, 300, lh, 1280, 720, &s, c);
+    CHECK(s == s0 && c[0] == c0[0], "a little wider, same step: lens %g at %g, was %g at %g", s,
+          c[0], s0, c0[0]);
+    /* Past the step: at once; then narrower than the hold: follows. */
+    ui_lens_fit(&hold, edge + 1, 300, lh, 1280, 720, &s, c);
+    CHECK(s < s0 && c[0] > c0[0], "a step wider: lens %g at %g, was %g at %g", s, c[0], s0, c0[0]);
+    ui_lens_fit(&hold, wide - (UI_LENS_HOLD_LINES + 2) * lh, 300, lh, 1280, 720, &s, c);
+    CHECK(s > s0, "narrower past the hold: lens %g, was %g", s, s0);
+    /* Side: the free part moves below only for a square UI_LENS_SWITCH_GAIN
+     * larger. Panels 380 px tall (19 lines, plus half a margin: 386) leave
+     * 334 px below; 880, 960 and 1000 px wide (whole steps, plus 6) leave
+     * strips of 394, 314 and 274 px right. */
+    hold = (ui_lens_hold){0};
+    ui_lens_fit(&hold, 960, 380, lh, 1280, 720, &s, c);
+    CHECK(c[0] == 640 && c[1] > 360, "fresh, 314 right, 334 below: below (%g, %g)", c[0], c[1]);
+    hold = (ui_lens_hold){0};
+    ui_lens_fit(&hold, 880, 380, lh, 1280, 720, &s, c);
+    CHECK(c[1] == 360 && c[0] > 640, "fresh, 394 right, 334 below: right (%g, %g)", c[0], c[1]);
+    ui_lens_fit(&hold, 960, 380, lh, 1280, 720, &s, c);
+    CHECK(c[1] == 360, "then 314 right: below only 6 %% larger, stays right (%g, %g)", c[0],
+          c[1]);
+    ui_lens_fit(&hold, 1000, 380, lh, 1280, 720, &s, c);
+    CHECK(c[0] == 640 && c[1] > 360, "then 274 right: below 22 %% larger, moves (%g, %g)", c[0],
+          c[1]);
+    /* Another window size starts afresh. */
+    ui_lens_fit(&hold, wide, 300, lh, 1920, 1080, &s, c);
+    ui_lens_fit(&hold, wide - 2 * step, 300, lh, 1280, 720, &s, c);
+    CHECK(s > s0, "a new window size: no hold (lens %g, the held one %g)", s, s0);
 }
 
 static void check_fit(void) {
@@ -436,6 +491,7 @@ int main(void) {
     check_tree_levels_and_theta();
     check_fit();
     check_legend_in_density_view();
+    check_lens_hold();
     check_foreign_file(dir);
     check_playback(dir);
     check_hint_and_rec();

@@ -344,6 +344,22 @@ const ui_overlay *ui_overlay_get(ui_overlay_id id);
 
 /* ---- the state ----------------------------------------------------------- */
 
+/* The steps (line heights) the panels' width is rounded up to for the
+ * lens, how far they may shrink before the lens follows, and how much
+ * larger (fraction) the other free part's square must be for it to move
+ * there (ui_lens_fit). */
+#define UI_LENS_WIDTH_STEP 1.0f
+#define UI_LENS_HOLD_LINES 2.0f
+#define UI_LENS_SWITCH_GAIN 0.1f
+
+/* What the lens was last made for, so that small changes of the panels'
+ * width (a legend's words, an exposure's digits) do not move the picture. */
+typedef struct ui_lens_hold {
+    int fb_width, fb_height; /* 0: nothing held */
+    float right, bottom;     /* the panels' extents it was made for, pixels */
+    bool below;              /* the free part it chose: below the panels, else right */
+} ui_lens_hold;
+
 typedef struct ui_gl_desc {
     const char *shader_dir; /* render/'s shaders */
     const char *font_path;  /* the TrueType font of every text */
@@ -355,6 +371,7 @@ struct ui_state {
     render_boxes *boxes;  /* the tree's cells */
     bool shown[UI_OVERLAY_COUNT];
     float lens_scale;     /* the HUD's last lens (ui_fit_view); 0: none */
+    ui_lens_hold lens_hold; /* the panels' extents the lens was made for (ui_hud.c) */
     int tree_depth;       /* cells: levels drawn below the first that fits the view */
     int tree_first;       /* cells: that first level, as last drawn */
     /* The first-run hint (ui_hint.c): on in the window, from its first
@@ -412,9 +429,17 @@ bool ui_layer_draws(const ui_state *ui, const ui_facts *f, ui_layer layer);
  * colour legend last as words ("colour: speed 0 | 1 and more"); no GL
  * needed (tests). */
 void ui_hud_text(ui_state *ui, const ui_facts *f, bool help, char *out, size_t len);
+/* The lens for panels reaching right and down to (right_px, bottom_px) in
+ * a fb_width x fb_height window, text line height lh: its scale and centre
+ * (ui_hud.c says how; hold keeps what it was made for between frames). */
+void ui_lens_fit(ui_lens_hold *hold, float right_px, float bottom_px, float lh, int fb_width,
+                 int fb_height, float *scale, float center[2]);
 /* The selection panel's lines (F6), one per line, into out; empty before
  * the sets are measured. No GL needed (tests). */
 void ui_select_text(const ui_facts *f, char *out, size_t len);
+/* Whether the density view's colour bar is drawn: the map is on and the
+ * help, which covers the window, is not. */
+bool ui_colorbar_shown(const ui_state *ui, const ui_facts *f);
 
 /* The sparkline's samples. */
 void ui_spark_push(ui_spark *s, double t, double de);

@@ -55,9 +55,13 @@ bool ui_colorbar_box(float w, float h, float m, int fb_width, int fb_height, flo
     return fits && (box[0] >= right || box[1] >= bottom);
 }
 
+bool ui_colorbar_shown(const ui_state *ui, const ui_facts *f) {
+    return f->density.on && !ui->shown[UI_OVERLAY_HELP]; /* the help covers the window */
+}
+
 void ui_colorbar_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height) {
     const ui_density *d = &f->density;
-    if (!d->on) return;
+    if (!ui_colorbar_shown(ui, f)) return;
     render_overlay *o = ui->text; /* at the size the HUD or the help last set */
     render_overlay_begin(o, fb_width, fb_height);
     const float lh = render_overlay_line_height(o), m = ui_margin(lh), pad = 0.5f * lh;

@@ -10,10 +10,11 @@
  * help (H, F1) lists the key table and what p and q mean for the current
  * kernel.
  *
- * The panel never covers the scene's subject: ui_fit_view lays the panel
+ * The panel keeps clear of the scene's middle: ui_fit_view lays the panel
  * out before the scene is drawn and gives the renderer a lens (an
- * off-centre, scaled projection) that puts the camera's target in the
- * middle of the part of the window the panel leaves free. Sizes follow the
+ * off-centre, scaled projection) that fits the square the camera frames
+ * around its target into the part of the window the panel leaves free
+ * (ui_lens_fit, which holds it still while the text changes a little). Sizes follow the
  * window's content scale, so both read on a HiDPI laptop and on a
  * projector; in a small window the lines wrap and the font shrinks (to
  * UI_MIN_PX) until the panel fits HUD_MAX_HEIGHT of the window's height
@@ -443,26 +444,47 @@ static void draw_legend(render_overlay *o, const hud_layout *L, float x, float y
 /* The lens for panels that reach right and down to (right, bottom): the
  * free part is right of them (full height) or below them (full width),
  * whichever holds the larger square; the square the camera frames in the
- * whole window (its shorter side) is scaled to it. The panels' edges are
- * rounded up to whole lines so the frame rate's changing digits do not
- * shake the picture. */
-static void fit_lens(hud_layout *L, float right_px, float bottom_px, float lh, int fb_width,
-                     int fb_height) {
+ * whole window (its shorter side) is scaled to it. So that the picture
+ * stays put while the panels' text changes (the frame rate's digits, a
+ * legend's words), the width counts in steps of UI_LENS_WIDTH_STEP lines and
+ * the height in whole lines, and the lens holds on to what it was made
+ * for: the extents grow at once but shrink only past UI_LENS_HOLD_LINES
+ * lines, and the free part changes side only when the other holds a
+ * square UI_LENS_SWITCH_GAIN larger; a new window size starts afresh. */
+void ui_lens_fit(ui_lens_hold *hold, float right_px, float bottom_px, float lh, int fb_width,
+                 int fb_height, float *scale, float center[2]) {
     const float m = ui_margin(lh);
-    const float right = ceilf(right_px / lh) * lh + 0.5f * m;
-    const float bottom = ceilf(bottom_px / lh) * lh + 0.5f * m;
+    float right = ceilf(right_px / (UI_LENS_WIDTH_STEP * lh)) * UI_LENS_WIDTH_STEP * lh + 0.5f * m;
+    float bottom = ceilf(bottom_px / lh) * lh + 0.5f * m;
+    const bool held = hold->fb_width == fb_width && hold->fb_height == fb_height;
+    if (held && right <= hold->right && right >= hold->right - UI_LENS_HOLD_LINES * lh) {
+        right = hold->right;
+    }
+    if (held && bottom <= hold->bottom && bottom >= hold->bottom - UI_LENS_HOLD_LINES * lh) {
+        bottom = hold->bottom;
+    }
     const float side = (float)(fb_width < fb_height ? fb_width : fb_height);
     const float s_right = fminf(fb_width - right, (float)fb_height) / side;
     const float s_below = fminf((float)fb_width, fb_height - bottom) / side;
-    if (s_right >= s_below) {
-        L->lens_scale = fminf(1.0f, fmaxf(s_right, 0.05f));
-        L->lens_center[0] = 0.5f * (right + fb_width);
-        L->lens_center[1] = 0.5f * fb_height;
+    const bool below = held ? (hold->below ? s_right <= (1 + UI_LENS_SWITCH_GAIN) * s_below
+                                           : s_below > (1 + UI_LENS_SWITCH_GAIN) * s_right)
+                            : s_below > s_right;
+    *hold = (ui_lens_hold){
+        .fb_width = fb_width, .fb_height = fb_height, .right = right, .bottom = bottom, .below = below};
+    if (!below) {
+        *scale = fminf(1.0f, fmaxf(s_right, 0.05f));
+        center[0] = 0.5f * (right + fb_width);
+        center[1] = 0.5f * fb_height;
     } else {
-        L->lens_scale = fminf(1.0f, fmaxf(s_below, 0.05f));
-        L->lens_center[0] = 0.5f * fb_width;
-        L->lens_center[1] = 0.5f * (bottom + fb_height);
+        *scale = fminf(1.0f, fmaxf(s_below, 0.05f));
+        center[0] = 0.5f * fb_width;
+        center[1] = 0.5f * (bottom + fb_height);
     }
+}
+
+static void fit_lens(ui_lens_hold *hold, hud_layout *L, float right_px, float bottom_px, float lh,
+                     int fb_width, int fb_height) {
+    ui_lens_fit(hold, right_px, bottom_px, lh, fb_width, fb_height, &L->lens_scale, L->lens_center);
 }
 
 /* Lecture mode: the compact lines in the layout's HUD box, and the lens on
@@ -518,7 +540,9 @@ static void layout(ui_state *ui, const ui_facts *f, int fb_width, int fb_height,
         render_overlay_set_font_px(o, want);
         const float lh = render_overlay_line_height(o), m = ui_margin(lh);
         float sw = 0, sh = 0;
-        if (ui_select_size(ui, f, &sw, &sh)) fit_lens(L, m + sw, m + sh, lh, fb_width, fb_height);
+        if (ui_select_size(ui, f, &sw, &sh)) {
+            fit_lens(&ui->lens_hold, L, m + sw, m + sh, lh, fb_width, fb_height);
+        }
         return;
     }
     ui_lines raw = {.count = 0};
@@ -564,7 +588,7 @@ static void layout(ui_state *ui, const ui_facts *f, int fb_width, int fb_height,
         right = fmaxf(right, m + sw);
         bottom += m + sh;
     }
-    fit_lens(L, right, bottom, lh, fb_width, fb_height);
+    fit_lens(&ui->lens_hold, L, right, bottom, lh, fb_width, fb_height);
     scale_bar(f, fb_width, fb_height, L);
     if (L->bar_px > max_w - render_overlay_text_width(o, L->bar_label) - lh) {
         L->bar_px = 0; /* no room for it: a tiny window */
