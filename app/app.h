@@ -378,6 +378,7 @@ typedef struct app_density {
     double hi;            /* the upper end set, model units (manual) */
     render_stretch stretch;
     ui_density shown;     /* the last map's range and labels, for the colour bar */
+    char label[64];       /* its bodies in words (shown.bodies points here) */
     float *map;           /* width x height, model units */
     size_t map_pixels;
     float *vertices;      /* the CPU backend's host copy of the positions */
@@ -397,6 +398,9 @@ typedef struct app_colour {
     float *values;       /* per body: its place in the palette, 0..1 (interop.values) */
     float *vertices;     /* positions, x, y, z, speed (density) */
     sim_body *bodies;    /* positions, velocities, masses, tags (radial velocity, density) */
+    uint8_t *tags;       /* per body, for the range's bodies drawn (of tags_n, _generation) */
+    int tags_n;
+    uint32_t tags_generation;
     int capacity;        /* bodies the arrays hold */
     bool have_potential; /* raw holds the potentials of potential_steps, _generation */
     int64_t potential_steps;
@@ -408,6 +412,7 @@ typedef struct app_colour {
     render_color values_mode;
     int values_n;
     uint32_t values_generation;
+    bool values_hide;              /* whether the halo was hidden (the range's bodies) */
     double values_at, values_cost; /* base_now() when computed; seconds it took */
     ui_quantity shown;             /* for the legend */
     /* The CUDA backend's density and radial velocity, taken on the GPU: its
@@ -906,10 +911,20 @@ bool app_colour_quantity(render_color m, const sim_body *b, const float *vertice
  * centre of mass x_c and bulk velocity v_c of its galaxy (the tag's galaxy
  * bits; a scene of one galaxy: all bodies), into out[n]; 0 at x_c itself. */
 void app_colour_radial(const sim_body *b, int n, float *out);
+/* Which values a range ranks: value j is body j * stride's, counted when
+ * its tag tags[j * stride] is in `mask` (bit t: tag t; the bodies drawn,
+ * app_density_filter_tags(0, hide_halo)). */
+typedef struct app_colour_drawn {
+    const uint8_t *tags;
+    int stride;
+    uint32_t mask;
+} app_colour_drawn;
 /* The auto range of mode m over raw[n]: the 1st and 99th percentiles of the
- * finite values (density: of the positive ones; radial velocity: symmetric
- * about 0, so 0 is the palette's middle). false when there is no value. */
-bool app_colour_range(render_color m, const float *raw, int n, double *lo, double *hi);
+ * finite values of the bodies drawn (drawn NULL: all; density: of the
+ * positive ones; radial velocity: symmetric about 0, so 0 is the
+ * palette's middle). false when there is no value. */
+bool app_colour_range(render_color m, const float *raw, int n, const app_colour_drawn *drawn,
+                      double *lo, double *hi);
 /* Where v falls in [lo, hi], 0..1 (density: by log); NaN goes to 0. */
 float app_colour_place(render_color m, double lo, double hi, float v);
 /* The quantity's units for a scene (galactic: SIM_GALAXY_*) with the

@@ -3,8 +3,9 @@
  *
  * How a value reaches the sprites: each frame one of these modes is on,
  * every body's value is computed (model units: colour.raw on the host, or
- * on the GPU, below), the auto range taken (the 1st..99th percentile,
- * app_colour_range) and each body's place in it, 0..1 (colour.values, or
+ * on the GPU, below), the auto range taken (the 1st..99th percentile of
+ * the bodies drawn: a hidden halo's do not count, app_colour_range) and
+ * each body's place in it, 0..1 (colour.values, or
  * device memory), handed to the vertex upload (interop.values), which
  * writes it over the vertex's 4th float,
  * the speed, on both paths: so GL's shaders (bodies.vert) and CUDA's
@@ -127,13 +128,16 @@ bool app_colour_quantity(render_color m, const sim_body *b, const float *vertice
     return ok;
 }
 
-bool app_colour_range(render_color m, const float *raw, int n, double *lo, double *hi) {
+bool app_colour_range(render_color m, const float *raw, int n, const app_colour_drawn *drawn,
+                      double *lo, double *hi) {
     const int stride = n > RANGE_SAMPLE ? (n + RANGE_SAMPLE - 1) / RANGE_SAMPLE : 1;
     float *s = malloc(sizeof *s * (size_t)(n / stride + 1));
     int count = 0;
     for (int i = 0; s && i < n; i += stride) {
         const float v = raw[i];
-        if (isfinite(v) && (m != RENDER_COLOR_DENSITY || v > 0)) s[count++] = v;
+        const bool shown = !drawn || !drawn->tags ||
+                           (drawn->mask >> (drawn->tags[(size_t)i * drawn->stride] & 15u)) & 1u;
+        if (shown && isfinite(v) && (m != RENDER_COLOR_DENSITY || v > 0)) s[count++] = v;
     }
     if (count == 0) {
         free(s);
@@ -170,6 +174,7 @@ void app_colour_destroy(app *a) {
     free(c->values);
     free(c->vertices);
     free(c->bodies);
+    free(c->tags);
     *c = (app_colour){0};
     a->interop.values = NULL;
     a->interop.value_count = 0;
@@ -185,7 +190,8 @@ static bool reserve(app *a, int n) {
     c->values = malloc(sizeof *c->values * (size_t)n);
     c->vertices = malloc(sizeof(sim_vertex) * (size_t)n);
     c->bodies = malloc(sizeof *c->bodies * (size_t)n);
-    if (!c->raw || !c->values || !c->vertices || !c->bodies) {
+    c->tags = malloc((size_t)n);
+    if (!c->raw || !c->values || !c->vertices || !c->bodies || !c->tags) {
         app_colour_destroy(a);
         base_msg_post(&a->msg, "colour: out of host memory for %d bodies; by speed instead", n);
         return false;
@@ -211,6 +217,20 @@ static bool take_potentials(app *a, const sim_params *p) {
     c->potential_steps = p->steps;
     c->potential_at = base_now();
     return true;
+}
+
+/* The bodies the range is of: those drawn (a hidden halo's are not), by
+ * their tags, read once per generation of bodies; value j of the ranked
+ * values is body j * stride's. */
+static app_colour_drawn drawn_of(app *a, const sim_params *p, int stride) {
+    app_colour *c = &a->colour;
+    if (c->tags_n != p->body_count || c->tags_generation != p->generation) {
+        sim_get_tags(a->sim, c->tags);
+        c->tags_n = p->body_count;
+        c->tags_generation = p->generation;
+    }
+    return (app_colour_drawn){
+        .tags = c->tags, .stride = stride, .mask = app_density_filter_tags(0, a->view.hide_halo)};
 }
 
 /* The window's picture as density/ sees it. */
@@ -270,7 +290,8 @@ static bool take_on_gpu(app *a, const render_view *view, const sim_params *p, do
     const int stride = n > RANGE_SAMPLE ? (n + RANGE_SAMPLE - 1) / RANGE_SAMPLE : 1;
     const int count = (n + stride - 1) / stride; /* <= RANGE_SAMPLE: all of them are ranked */
     if (!density_gpu_sample(raw, n, stride, c->raw, err)) return false;
-    *computed = app_colour_range(m, c->raw, count, lo, hi);
+    const app_colour_drawn drawn = drawn_of(a, p, stride);
+    *computed = app_colour_range(m, c->raw, count, &drawn, lo, hi);
     if (!*computed) *lo = *hi = 0; /* every place 0.5, as the host's, where finite */
     if (!density_gpu_place(raw, n, *lo, *hi, *computed && m == RENDER_COLOR_DENSITY, place, err)) {
         return false;
@@ -303,7 +324,8 @@ void app_colour_frame(app *a, const render_view *view) {
     const double now = base_now();
     const bool on_gpu = p.backend == SIM_BACKEND_CUDA && m != RENDER_COLOR_POTENTIAL;
     if (!on_gpu && m != RENDER_COLOR_POTENTIAL && c->values_mode == m && c->values_n == n &&
-        c->values_generation == p.generation && c->shown.on &&
+        c->values_generation == p.generation && c->values_hide == a->view.hide_halo &&
+        c->shown.on &&
         now - c->values_at < c->values_cost / COLOUR_DUTY) {
         a->interop.values = c->values; /* the last values, legend as it was */
         a->interop.value_count = n;
@@ -341,7 +363,8 @@ void app_colour_frame(app *a, const render_view *view) {
         }
     }
     if (!on_gpu) {
-        computed = computed && app_colour_range(m, c->raw, n, &lo, &hi);
+        const app_colour_drawn drawn = drawn_of(a, &p, 1);
+        computed = computed && app_colour_range(m, c->raw, n, &drawn, &lo, &hi);
         for (int i = 0; i < n; i++) {
             c->values[i] = computed ? app_colour_place(m, lo, hi, c->raw[i]) : 0.5f;
         }
@@ -351,6 +374,7 @@ void app_colour_frame(app *a, const render_view *view) {
     c->values_mode = m;
     c->values_n = n;
     c->values_generation = p.generation;
+    c->values_hide = a->view.hide_halo;
     c->values_at = now;
     c->values_cost = base_now() - now;
     const char *units = app_colour_units(m, sim_ic_galactic(p.ic), &factor);

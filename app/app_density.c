@@ -43,15 +43,17 @@ static const filter filters[] = {
 };
 #define FILTER_COUNT ((int)(sizeof filters / sizeof filters[0]))
 
-/* The tags filter k lets through, as a density_view's tags mask: "all
- * bodies" means the bodies drawn, so without the halo while O hides it. */
+/* The tags filter k lets through, as a density_view's tags mask: the
+ * bodies drawn, so without the halo while O hides it, but for "halo",
+ * which asks for it. */
 uint32_t app_density_filter_tags(int k, bool hide_halo) {
     uint32_t mask = 0;
     for (unsigned t = 0; t < 16; t++) {
         const bool g = filters[k].galaxy < 0 || (int)SIM_TAG_GALAXY(t) == filters[k].galaxy;
         const bool c =
             filters[k].component < 0 || (int)SIM_TAG_COMPONENT(t) == filters[k].component;
-        const bool hidden = k == 0 && hide_halo && SIM_TAG_COMPONENT(t) == SIM_COMPONENT_HALO;
+        const bool hidden = filters[k].component != (int)NBODY_COMPONENT_HALO && hide_halo &&
+                            SIM_TAG_COMPONENT(t) == SIM_COMPONENT_HALO;
         if (g && c && !hidden) mask |= 1u << t;
     }
     return mask;
@@ -59,6 +61,16 @@ uint32_t app_density_filter_tags(int k, bool hide_halo) {
 
 static uint32_t filter_tags(int k) {
     return app_density_filter_tags(k, false);
+}
+
+/* Filter k's bodies in words, as the colour bar and Shift+N's message say
+ * them: "galaxy 1 but the hidden halo (O)" where the hidden halo leaves
+ * some of them out. */
+static void filter_label(const app_density *d, int k, bool hide_halo, char *out, size_t len) {
+    const uint32_t all = filter_tags(k) & d->present;
+    const bool less = (app_density_filter_tags(k, hide_halo) & d->present) != all;
+    snprintf(out, len, "%s%s", k == 0 && less ? "all" : filters[k].name,
+             less ? " but the hidden halo (O)" : "");
 }
 
 /* Whether filter k picks some of the bodies but not all of them (or is "all"). */
@@ -218,8 +230,7 @@ bool app_density_draw(app *a, const render_view *view, ui_facts *facts, int n) {
     }
     render_sprite_params sp;
     render_sprite_params_of(view, &sp);
-    const bool no_halo = d->filter == 0 && a->view.hide_halo &&
-                         (d->present & ~app_density_filter_tags(0, true)) != 0;
+    filter_label(d, d->filter, a->view.hide_halo, d->label, sizeof d->label);
     density_view dv = {
         .width = w, .height = h, .tags = app_density_filter_tags(d->filter, a->view.hide_halo)};
     memcpy(dv.view, sp.view, sizeof dv.view);
@@ -245,7 +256,7 @@ bool app_density_draw(app *a, const render_view *view, ui_facts *facts, int n) {
                      .stretch = d->stretch,
                      .manual = d->manual,
                      .units = units,
-                     .bodies = no_halo ? "all but the hidden halo (O)" : filters[d->filter].name};
+                     .bodies = d->label};
     facts->density = d->shown;
     return true;
 }
@@ -274,8 +285,9 @@ bool app_density_key(app *a, int key, int mods) {
             if (filter_useful(d, k)) break;
         }
         d->filter = k;
-        base_msg_post(&a->msg, "density of: %s%s", filters[k].name,
-                      d->on ? "" : " (N shows the density view)");
+        char label[sizeof d->label];
+        filter_label(d, k, a->view.hide_halo, label, sizeof label);
+        base_msg_post(&a->msg, "density of: %s%s", label, d->on ? "" : " (N shows the density view)");
         return true;
     }
     if (key == GLFW_KEY_N) {

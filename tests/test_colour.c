@@ -197,7 +197,7 @@ static void test_range(void) {
     raw[500] = 1e9f;                               /* an outlier */
     raw[501] = NAN;                                /* a body with none */
     double lo, hi;
-    CHECK(app_colour_range(RENDER_COLOR_POTENTIAL, raw, N, &lo, &hi), "a range");
+    CHECK(app_colour_range(RENDER_COLOR_POTENTIAL, raw, N, NULL, &lo, &hi), "a range");
     /* 1000 finite values: ranks 10 and 989 of them (0-based), 500 and 501 gone */
     CHECK(lo == 10 && hi == 991, "percentiles %g .. %g, want 10 .. 991", lo, hi);
     CHECK(app_colour_place(RENDER_COLOR_POTENTIAL, lo, hi, 10) == 0.0f &&
@@ -207,20 +207,41 @@ static void test_range(void) {
               app_colour_place(RENDER_COLOR_POTENTIAL, lo, hi, NAN) == 0.0f,
           "linear places");
     for (int i = 0; i < N; i++) raw[i] = (float)(i - 300); /* -300 .. 700 */
-    CHECK(app_colour_range(RENDER_COLOR_RADIAL, raw, N, &lo, &hi), "a range");
+    CHECK(app_colour_range(RENDER_COLOR_RADIAL, raw, N, NULL, &lo, &hi), "a range");
     CHECK(lo == -690 && hi == 690, "radial: %g .. %g, want -690 .. 690 (symmetric)", lo, hi);
     CHECK(app_colour_place(RENDER_COLOR_RADIAL, lo, hi, 0) == 0.5f, "radial 0 is the middle");
     for (int i = 0; i < N; i++) raw[i] = (float)pow(10.0, (i - 500) / 100.0); /* 1e-5 .. 1e5 */
     raw[0] = 0;
     raw[1] = -1;
-    CHECK(app_colour_range(RENDER_COLOR_DENSITY, raw, N, &lo, &hi), "a range");
+    CHECK(app_colour_range(RENDER_COLOR_DENSITY, raw, N, NULL, &lo, &hi), "a range");
     const double want_lo = pow(10.0, (2 + 10 - 500) / 100.0),
                  want_hi = pow(10.0, (2 + 988 - 500) / 100.0);
     CHECK(fabs(lo / want_lo - 1) < 1e-6 && fabs(hi / want_hi - 1) < 1e-6,
           "density: %g .. %g, want %g .. %g (positive values only)", lo, hi, want_lo, want_hi);
     CHECK(fabsf(app_colour_place(RENDER_COLOR_DENSITY, 1, 100, 10) - 0.5f) < 1e-6f,
           "density is placed by log");
-    CHECK(!app_colour_range(RENDER_COLOR_DENSITY, raw, 2, &lo, &hi), "no positive density: none");
+    CHECK(!app_colour_range(RENDER_COLOR_DENSITY, raw, 2, NULL, &lo, &hi), "no positive density: none");
+
+    /* Of the bodies drawn: a hidden halo's values (here the wide ones,
+     * every odd body) do not set the range, in a strided sample too. */
+    static uint8_t tags[N];
+    for (int i = 0; i < N; i++) {
+        const bool halo = i % 2;
+        tags[i] = (uint8_t)SIM_TAG(0, halo ? SIM_COMPONENT_HALO : SIM_COMPONENT_DISK);
+        raw[i] = halo ? (float)(10 * (i - 500)) : (float)(i - 500) / 10; /* halo +-5000, disk +-50 */
+    }
+    const app_colour_drawn all = {tags, 1, app_density_filter_tags(0, false)};
+    const app_colour_drawn no_halo = {tags, 1, app_density_filter_tags(0, true)};
+    CHECK(app_colour_range(RENDER_COLOR_RADIAL, raw, N, &all, &lo, &hi) && hi > 4000,
+          "halo shown: %g .. %g, the halo's", lo, hi);
+    CHECK(app_colour_range(RENDER_COLOR_RADIAL, raw, N, &no_halo, &lo, &hi) && hi <= 50 && hi > 45,
+          "halo hidden: %g .. %g, the disk's", lo, hi);
+    static float sample[(N + 2) / 3];
+    int count = 0;
+    for (int i = 0; i < N; i += 3) sample[count++] = raw[i];
+    const app_colour_drawn sampled = {tags, 3, app_density_filter_tags(0, true)};
+    CHECK(app_colour_range(RENDER_COLOR_RADIAL, sample, count, &sampled, &lo, &hi) && hi <= 50,
+          "halo hidden, every 3rd body: %g .. %g, the disk's", lo, hi);
 }
 
 /* The HUD's legend (ui_hud_text's last line) names the quantity, its
@@ -249,9 +270,14 @@ static void check_legend(app *a, render_color m, const char *name, const char *u
     CHECK(q->on && q->computed && q->lo < q->hi, "%s: on %d computed %d, %g .. %g", name, q->on,
           q->computed, q->lo, q->hi);
     const int n = sim_get_params(a->sim).body_count;
+    uint8_t *tags = malloc((size_t)n);
+    if (!tags) exit(1);
+    sim_get_tags(a->sim, tags);
+    const uint32_t drawn = app_density_filter_tags(0, a->view.hide_halo); /* the range's bodies */
     int lo = 0, hi = 0, valued = 0;
     for (int i = 0; i < n; i++) {
         if (!isfinite(a->colour.raw[i])) continue; /* density: off the picture */
+        if (!((drawn >> (tags[i] & 15u)) & 1u)) continue; /* a hidden halo */
         valued++;
         lo += a->colour.values[i] == 0.0f;
         hi += a->colour.values[i] == 1.0f;
@@ -259,7 +285,8 @@ static void check_legend(app *a, render_color m, const char *name, const char *u
     /* The range is the 1st..99th percentile: about 1 % of the bodies with
      * a value at each end (radial velocity's symmetric range: 1 % at one
      * end, fewer at the other; density: the bodies of one cell tie). */
-    printf("%s: %d bodies at the bottom, %d at the top, of %d with a value\n", name, lo, hi,
+    free(tags);
+    printf("%s: %d bodies at the bottom, %d at the top, of %d drawn with a value\n", name, lo, hi,
            valued);
     CHECK(valued > n / 2 && lo + hi >= valued / 100 && lo + hi <= 3 * valued / 100,
           "%s: %d bodies at the ends of %d", name, lo + hi, valued);

@@ -144,7 +144,7 @@ static void test_density_place(sim *s, const sim_body *b, float *raw, float *pla
         }
         CHECK(wrong == 0, "the sample is every 7th value (%d differ)", wrong);
         double lo = 0, hi = 0;
-        CHECK(app_colour_range(RENDER_COLOR_DENSITY, sample, count, &lo, &hi) && hi > lo,
+        CHECK(app_colour_range(RENDER_COLOR_DENSITY, sample, count, NULL, &lo, &hi) && hi > lo,
               "a range");
         CHECK(density_gpu_place(raw, N, lo, hi, true, place, &err), "%s", err.message);
         float *placed = from_device(place, N), *want = malloc(sizeof *want * N);

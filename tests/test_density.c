@@ -274,8 +274,9 @@ static int cmp_float(const void *pa, const void *pb) {
     return (a > b) - (a < b);
 }
 
-/* "All bodies" maps what the sprites draw: every tag, or every tag but the
- * halo's while O hides it; the other filters do not depend on O. */
+/* Each filter maps what the sprites draw: while O hides the halo, every
+ * filter but "halo" (index 3, which asks for it) leaves the halo's tags
+ * out - "all bodies" and each galaxy alike. */
 static void test_filter_halo(void) {
     uint32_t all = 0, no_halo = 0;
     for (unsigned t = 0; t < 16; t++) {
@@ -287,9 +288,13 @@ static void test_filter_halo(void) {
     CHECK(app_density_filter_tags(0, true) == no_halo, "all bodies, halo hidden: %#x vs %#x",
           app_density_filter_tags(0, true), no_halo);
     for (int k = 1; k < 6; k++) {
-        CHECK(app_density_filter_tags(k, true) == app_density_filter_tags(k, false),
-              "filter %d depends on O", k);
+        const uint32_t shown = app_density_filter_tags(k, false);
+        const uint32_t hidden = app_density_filter_tags(k, true);
+        const uint32_t want = k == 3 ? shown : shown & no_halo;
+        CHECK(hidden == want, "filter %d with the halo hidden: %#x, want %#x", k, hidden, want);
     }
+    CHECK(app_density_filter_tags(4, true) != app_density_filter_tags(4, false),
+          "galaxy 1 leaves its hidden halo out");
 }
 
 static void test_auto_top(void) {
