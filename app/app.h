@@ -225,6 +225,7 @@ typedef struct app_playback {
     app_interp_mode shown_mode;
     double time;        /* the play time shown */
     bool time_is_index; /* the files' times do not increase: time is the position */
+    bool time_of_file;  /* time is a file's own: on a file, or no interpolation */
     char interp[128];   /* what the frame did, and why where it fell back */
     char match_note[96];
 } app_playback;

@@ -190,6 +190,7 @@ static bool put(app *a, double pos) {
     const char *why = "";
     pb->time = sa.time;
     pb->time_is_index = false;
+    pb->time_of_file = fb < 0;
     if (fb >= 0) {
         const app_interp_snap sb = snap_of(pb, kb);
         u = pos - fa;
@@ -243,7 +244,8 @@ static bool put(app *a, double pos) {
         }
     }
     if (fb < 0 && pb->mode != APP_INTERP_NONE) {
-        snprintf(pb->interp, sizeof pb->interp, "on a file: the file itself");
+        snprintf(pb->interp, sizeof pb->interp, "%s, on a file: the file itself",
+                 app_interp_mode_name(pb->mode));
     } else {
         snprintf(pb->interp, sizeof pb->interp, "%s%s", app_interp_mode_name(used), why);
     }

@@ -138,7 +138,8 @@ ui_playback app_snapshot_playback_facts(const app *a) {
                          .speed = pb->speed,
                          .interp = pb->interp[0] ? pb->interp : "none",
                          .match = pb->match_note[0] ? pb->match_note : NULL,
-                         .time_is_index = pb->time_is_index};
+                         .time_is_index = pb->time_is_index,
+                         .time_of_file = pb->time_of_file};
 }
 
 bool app_snapshot_playback(const app *a) {

@@ -18,7 +18,9 @@
  *   - a foreign file (tipsy without our sidecar, time 1.25): the HUD's
  *     title is its name, t goes on from 1.25; new bodies (R) end that;
  *   - a series plays: the HUD shows the series' rows (file, k of n, its
- *     time, N, frames per snapshot) and none of the simulation's; every
+ *     time, N, frames per snapshot) and none of the simulation's; t is
+ *     named the file's own on a file (the mode named too) and with no
+ *     interpolation, and interpolated between files; every
  *     key that changes the simulation (+ - R Shift+R T S D J K P Q, 1-7,
  *     F9) is refused with the reason and "Enter"; the playback keys say
  *     what they did; Enter leaves the playback and the simulation runs on
@@ -364,6 +366,25 @@ static void check_playback(const char *dir) {
     hud(a);
     CHECK(strstr(text, "PLAYBACK 3.00 of 3") && strstr(text, "60 bodies") && strstr(text, "t = 1,"),
           "the HUD follows:\n%s", text);
+    /* Where t comes from: on a file, the file's own (the mode named);
+     * between files, interpolated, or the file's own with no interpolation. */
+    char mode[64];
+    snprintf(mode, sizeof mode, "interpolation: %s, on a file: the file itself",
+             app_interp_mode_name(a->playback.mode));
+    CHECK(strstr(text, "t = 1, the file's own") && strstr(text, mode), "on a file:\n%s", text);
+    a->playback.pos = 1.5;
+    app_snapshot_frame(a);
+    hud(a);
+    CHECK(strstr(text, "t = 0.75, interpolated between the files' times"), "between files:\n%s",
+          text);
+    for (int i = 0; i < 3 && a->playback.mode != APP_INTERP_NONE; i++) {
+        press(a, GLFW_KEY_BACKSLASH, 0);
+    }
+    app_snapshot_frame(a);
+    hud(a);
+    CHECK(a->playback.mode == APP_INTERP_NONE && strstr(text, "t = 0.5, the file's own") &&
+              strstr(text, "interpolation: none"),
+          "between files with no interpolation:\n%s", text);
 
     /* Enter: the simulation runs on from the snapshot on screen. */
     press(a, GLFW_KEY_ENTER, 0);

@@ -55,6 +55,7 @@ typedef struct ui_playback {
     const char *interp; /* what the frame did: "Hermite", "linear", "none", with why */
     const char *match;  /* how bodies are matched: by particle ID, or by file order (why) */
     bool time_is_index; /* the files' times do not increase: t is the position */
+    bool time_of_file;  /* t is the file's own: on a file, or no interpolation */
 } ui_playback;
 
 /* A recording running (--record, --frames-dir, M): the REC indicator. */

@@ -116,8 +116,9 @@ static void playback_lines(const ui_facts *f, ui_lines *l) {
         snprintf(when, sizeof when, " (%.4g Myr)", pb->time * SIM_GALAXY_MYR_PER_TIME);
     ui_add(l, UI_WHITE, "%s bod%s   t = %.6g%s, %s", n, p.body_count == 1 ? "y" : "ies", pb->time,
            when,
-           pb->time_is_index ? "the file's index (the files' times do not increase)"
-                             : "interpolated between the files' times");
+           pb->time_is_index  ? "the file's index (the files' times do not increase)"
+           : pb->time_of_file ? "the file's own"
+                              : "interpolated between the files' times");
     ui_add(l, UI_WHITE, "%.3g snapshots/s (9 slower, 0 faster)   interpolation: %s", pb->speed,
            pb->interp ? pb->interp : "none");
     ui_add(l, UI_WHITE, "bodies matched %s", pb->match ? pb->match : "by file order");
