@@ -32,9 +32,12 @@
 
 #define HUD_MAX_HEIGHT 0.45f /* of the window's height: beyond it the HUD font shrinks */
 #define HELP_LABEL 18        /* characters of the key column in the help */
-#define PANEL_ROWS_BELOW                                                                           \
-    7 /* rows under the HUD's text: the scale bar, the legend, the                                 \
-         energy sparkline (4.5 rows) */
+/* Rows under the HUD's text: the scale bar, the legend and the energy
+ * sparkline (4.5 rows, kept while it has no samples yet so the panel does
+ * not grow), but no sparkline while a series plays: nothing is simulated. */
+static int rows_below(const ui_facts *f) {
+    return f->playback.on ? 2 : 7;
+}
 
 /* The palettes of the colour modes, for the legend (shaders/nbody_shared.h). */
 static const float SPEED_COLD[3] = {NBODY_RGB_SPEED_COLD}, SPEED_MID[3] = {NBODY_RGB_SPEED_MID},
@@ -562,7 +565,7 @@ static void layout(ui_state *ui, const ui_facts *f, int fb_width, int fb_height,
         ui_lines wrapped = {.count = 0};
         for (int i = 0; i < raw.count; i++)
             ui_wrap(o, &raw.line[i], max_w, px / baked, 4, &wrapped);
-        const float h = lh * (wrapped.count + PANEL_ROWS_BELOW) + 2 * pad;
+        const float h = lh * (wrapped.count + rows_below(f)) + 2 * pad;
         if (h + 2 * m <= share * fb_height && legend_w1 * px <= max_w) break;
         if (px <= UI_MIN_PX) break;
         px = fmaxf(UI_MIN_PX, floorf(px * 0.9f));
@@ -572,7 +575,7 @@ static void layout(ui_state *ui, const ui_facts *f, int fb_width, int fb_height,
     const float max_w = fb_width - 2 * m - 2 * pad;
     for (int i = 0; i < raw.count; i++) ui_wrap(o, &raw.line[i], max_w, 1, 4, &L->lines);
     /* The panel never leaves the window: in a tiny one, the last lines go. */
-    const int fit = (int)((fb_height - 2 * m - 2 * pad) / lh) - PANEL_ROWS_BELOW;
+    const int fit = (int)((fb_height - 2 * m - 2 * pad) / lh) - rows_below(f);
     L->text_rows = L->lines.count < fit ? L->lines.count : (fit > 0 ? fit : 0);
     float w = fminf(legend_width(o, L), max_w);
     for (int i = 0; i < L->text_rows; i++) {
@@ -581,7 +584,7 @@ static void layout(ui_state *ui, const ui_facts *f, int fb_width, int fb_height,
     L->x = m;
     L->y = m;
     L->w = w + 2 * pad;
-    L->h = lh * (L->text_rows + PANEL_ROWS_BELOW) + 2 * pad;
+    L->h = lh * (L->text_rows + rows_below(f)) + 2 * pad;
 
     /* The selection panel goes below the HUD's (ui_select_place). */
     float right = L->x + L->w, bottom = L->y + L->h, sw = 0, sh = 0;
@@ -693,7 +696,7 @@ void ui_hud_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height) {
         render_overlay_end(o);
         return;
     }
-    ui_panel(o, L.x, L.y, &shown, L.w - 2 * pad, PANEL_ROWS_BELOW);
+    ui_panel(o, L.x, L.y, &shown, L.w - 2 * pad, rows_below(f));
     /* The scale bar: a line with end ticks, its length beside it. */
     const float bx = L.x + pad, by = L.y + pad + lh * L.text_rows;
     if (L.bar_px > 0) {
