@@ -53,7 +53,7 @@ static void step_once(app *a) {
 
 static void color_next(app *a) {
     a->view.color = (render_color)((a->view.color + 1) % RENDER_COLOR_COUNT);
-    base_msg_post(&a->msg, "colour by %s", render_color_name(a->view.color));
+    base_msg_post(&a->msg, "colour: %s", render_color_name(a->view.color));
 }
 
 static void set_exposure(app *a, float factor) {
