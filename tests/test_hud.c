@@ -10,6 +10,8 @@
  *   - the lens holds still while the panels' width changes a little,
  *     follows a step wider or a few lines narrower, changes side only for
  *     a square 10 % larger, and starts afresh in a new window size;
+ *   - before the first frame is timed and exposed: "not measured yet",
+ *     not 0 frames/s and exposure 0;
  *   - the colour legend names the merger's galaxies, and in the density
  *     view says the sprites' colours are not shown, and its colour bar
  *     is not drawn under the help;
@@ -138,6 +140,27 @@ static void check_tree_levels_and_theta(void) {
 }
 
 /* The disk preset hides its halo: F frames the disk and bulge. */
+/* Before the first frame is timed and its picture exposed, the HUD says
+ * so rather than "0 frames/s" and "exposure 0". */
+static void check_first_frame(void) {
+    app *a = make(SIM_BACKEND_CPU, 1000, NULL, NULL, true);
+    a->live.fps = 0;
+    ui_facts f;
+    app_ui_facts(a, &f);
+    f.exposure = 0; /* the renderer's, before its first automatic exposure */
+    f.view.auto_exposure = true;
+    ui_hud_text(&a->ui, &f, false, text, sizeof text);
+    CHECK(strstr(text, "frames/s not measured yet") && !strstr(text, "0 frames/s") &&
+              strstr(text, "exposure not measured yet") && !strstr(text, "exposure 0"),
+          "the first frame's HUD:\n%s", text);
+    a->live.fps = 59.6;
+    app_ui_facts(a, &f);
+    f.exposure = 2.5;
+    ui_hud_text(&a->ui, &f, false, text, sizeof text);
+    CHECK(strstr(text, "60 frames/s") && strstr(text, "exposure 2.5"), "later:\n%s", text);
+    app_destroy(a);
+}
+
 /* The legend row names the sprites' colours; in the density view, whose
  * colour bar says what the map's colours are, it says they are not shown. */
 static void check_legend_in_density_view(void) {
@@ -512,6 +535,7 @@ int main(void) {
     check_tree_levels_and_theta();
     check_fit();
     check_legend_in_density_view();
+    check_first_frame();
     check_lens_hold();
     check_foreign_file(dir);
     check_playback(dir);

@@ -93,12 +93,15 @@ static void gpus_line(const ui_facts *f, const sim_method *m, ui_lines *l) {
 static void look_line(const ui_facts *f, ui_lines *l) {
     const bool cuda = sim_get_params(f->sim).backend == SIM_BACKEND_CUDA;
     const render_view *v = &f->view;
-    ui_add(l, UI_DIM,
-           "%s · %s · sprites by %s%s · colour: %s · sprite %.3g · exposure %.3g%s%s%s · H for "
-           "help",
+    char exposure[48] = "exposure not measured yet"; /* the renderer's, before its first picture */
+    if (f->exposure > 0) {
+        snprintf(exposure, sizeof exposure, "exposure %.3g%s", f->exposure,
+                 v->auto_exposure ? " (auto)" : "");
+    }
+    ui_add(l, UI_DIM, "%s · %s · sprites by %s%s · colour: %s · sprite %.3g · %s%s%s · H for help",
            cuda ? "CUDA" : "CPU", f->interop, f->sprites_by_cuda ? "CUDA" : "GL",
-           f->sprites_auto ? " (auto)" : "", render_color_name(v->color), v->point_size, f->exposure,
-           v->auto_exposure ? " (auto)" : "", v->bloom ? " · bloom" : "",
+           f->sprites_auto ? " (auto)" : "", render_color_name(v->color), v->point_size, exposure,
+           v->bloom ? " · bloom" : "",
            f->galactic ? (v->hide_halo ? " · halo hidden" : " · halo shown") : "");
 }
 
@@ -175,8 +178,10 @@ void ui_hud_lines(const ui_facts *f, ui_lines *l) {
     const float ms = sim_last_step_ms(f->sim);
     const double ips = f->interactions_per_s, fpi = f->flops_per_interaction;
 
-    ui_add(l, UI_WHITE, "%.0f frame%s/s   %.3f ms/step (%s)   %d step%s/frame%s", f->fps,
-           base_plural(lround(f->fps)), ms, cuda ? "CUDA events" : "CPU clock", f->steps_per_frame,
+    char fps[32] = "frames/s not measured yet"; /* the first frame's */
+    if (f->fps > 0) snprintf(fps, sizeof fps, "%.0f frame%s/s", f->fps, base_plural(lround(f->fps)));
+    ui_add(l, UI_WHITE, "%s   %.3f ms/step (%s)   %d step%s/frame%s", fps, ms,
+           cuda ? "CUDA events" : "CPU clock", f->steps_per_frame,
            base_plural(f->steps_per_frame),
            f->headless ? ""
            : f->vsync  ? "   vsync"
