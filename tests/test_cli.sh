@@ -374,6 +374,18 @@ expect_runs() {
 }
 tiny=(--headless --n 8 --frames 1 --width 16 --height 16)
 printf '0 Space\n' >"$tmp/fixtures/keys.txt"
+# A value left out does not take the next flag as its own (--dump --headless
+# wrote a file named --headless and opened a window).
+expect_bad_line "--dump's file left out" "--dump needs a file name; '--headless' is a flag" \
+    --dump --headless --backend cpu --n 8 --frames 1
+expect_bad_line "--load's file left out" "--load needs a file name; '--backend' is a flag" \
+    "${tiny[@]}" --load --backend cpu
+expect_bad_line "--frames-dir's folder left out" "--frames-dir needs a folder; '--n=8' is a flag" \
+    --headless --backend cpu --frames-dir --n=8 --frames 1
+expect_bad_line "--frames-dir ''" "--frames-dir needs a folder, not an empty value" \
+    --headless --backend cpu --n 8 --frames 1 --frames-dir ''
+expect_bad_line "--preset's name left out" "--preset needs a value (NAME); '--headless' is a flag" \
+    --preset --headless --backend cpu --n 8 --frames 1
 bench=(--benchmark --backend cpu --n 8 --steps 1)
 expect_bad_line "--p on --backend cpu" "--p and --q shape the GPU kernels" "${tiny[@]}" \
     --backend cpu --p 64

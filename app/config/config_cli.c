@@ -325,12 +325,23 @@ static bool number(const option_spec *o, const char *v, double *out) {
     return false;
 }
 
+/* What a flag's value is, for messages: "a file name", "a folder" (a PATH
+ * whose metavar names no file) or "a value (METAVAR)". */
+static const char *value_noun(const char *metavar, bool path, char *out, size_t len) {
+    if (path) return strstr(metavar, "FILE") ? "a file name" : "a folder";
+    snprintf(out, len, "a value (%s)", metavar);
+    return out;
+}
+
 /* Applies one option with its value (NULL for switches). Returns 0 or 2. */
 static int apply(config *c, const option_spec *o, const char *v) {
     double d = 0;
     if ((o->kind == WHOLE || o->kind == REAL) && !number(o, v, &d)) return 2;
     if (o->kind == PATH && v[0] == 0) {
-        return bad("give a file name", "--%s needs a file name, not an empty value", o->name);
+        char buf[64];
+        const char *noun = value_noun(o->metavar, true, buf, sizeof buf);
+        return bad(strcmp(noun, "a folder") == 0 ? "give a folder" : "give a file name",
+                   "--%s needs %s, not an empty value", o->name, noun);
     }
     switch (o->id) {
     case O_HEADLESS:
@@ -677,6 +688,19 @@ config_result config_parse(int argc, char **argv, config *c) {
                 value = eq + 1;
             } else if (i + 1 < argc) {
                 value = argv[++i];
+                /* A missing value would take the next flag as one (--dump --headless). */
+                const size_t vlen = strcspn(value, "=");
+                if (strncmp(value, "--", 2) == 0 &&
+                    (config_knob_find(value + 2, vlen - 2) != CONFIG_KNOB_COUNT ||
+                     find_option(value + 2, vlen - 2))) {
+                    const bool path = o && o->kind == PATH;
+                    char noun[64], hint[160];
+                    snprintf(hint, sizeof hint, "put it right after --%s%s%s", flag,
+                             path ? "; for one named so, write ./" : "", path ? value : "");
+                    bad(hint, "--%s needs %s; '%s' is a flag", flag,
+                        value_noun(metavar, path, noun, sizeof noun), value);
+                    return CONFIG_BAD;
+                }
             } else {
                 bad("give the flag a value; see nbody --help", "--%s needs a value (%s)", flag,
                     metavar);
