@@ -384,6 +384,29 @@ expect_bad_line "--frames-dir's folder left out" "--frames-dir needs a folder; '
     --headless --backend cpu --frames-dir --n=8 --frames 1
 expect_bad_line "--frames-dir ''" "--frames-dir needs a folder, not an empty value" \
     --headless --backend cpu --n 8 --frames 1 --frames-dir ''
+# An extension nbody does not write is refused (x.hdf was written as CSV,
+# x.jpg as PNG); a name without one is written as before.
+for name in x.hdf x.gadget x.tipsy.gz x.txt; do
+    expect_bad_line "--dump $name" "--dump $tmp/$name: .* is not a format nbody writes" \
+        "${tiny[@]}" --backend cpu --dump "$tmp/$name"
+    expect_reason "--dump $name: the hint" ".csv (a table), .tipsy"
+    rm -f "$tmp/$name"
+done
+expect_bad_line "--screenshot x.jpg" "--screenshot $tmp/x.jpg: .jpg is not a format" \
+    "${tiny[@]}" --backend cpu --screenshot "$tmp/x.jpg"
+expect_bad_line "--plot x.jpg" "--plot $tmp/x.jpg: .jpg is not a format" \
+    --benchmark --backend cpu --n 8 --steps 1 --plot "$tmp/x.jpg"
+rm -f "$tmp/x.jpg"
+expect_runs "--dump and --screenshot without an extension" "" "${tiny[@]}" --backend cpu \
+    --dump "$tmp/plain" --screenshot "$tmp/picture" --status-json "$tmp/s.CSV"
+checks=$((checks + 1))
+if [ "$(head -n 1 "$tmp/plain")" = "x,y,z,vx,vy,vz,m,ax,ay,az" ] &&
+   [ "$(head -c 4 "$tmp/picture" | tail -c 3)" = PNG ]; then
+    echo "ok   (a name without an extension: CSV and PNG)"
+else
+    fail "(a name without an extension): not CSV and PNG"
+fi
+rm -f "$tmp/plain" "$tmp/picture" "$tmp/s.CSV"
 expect_bad_line "--preset's name left out" "--preset needs a value (NAME); '--headless' is a flag" \
     --preset --headless --backend cpu --n 8 --frames 1
 bench=(--benchmark --backend cpu --n 8 --steps 1)

@@ -1,13 +1,38 @@
 /* io_check.c - the files a command line names, checked before anything
- * runs: outputs writable, --load readable (read whole, so a bad snapshot
- * stops the program before a window opens), --dump's format built in,
+ * runs: outputs of a format nbody writes and writable, --load readable (read
+ * whole, so a bad snapshot stops the program before a window opens),
+ * --dump's format built in,
  * --frames-dir empty, --encode a folder. config_parse has checked the
  * syntax and the combinations by then.
  */
 #include <stdio.h>
+#include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
-#include "io.h"
+#include "io_internal.h"
+
+/* The extension of path's last part (".png"), or NULL when it has none (a
+ * leading dot is a hidden file's, not an extension). */
+static const char *extension(const char *path) {
+    const char *base = io_base_name(path), *dot = strrchr(base, '.');
+    return dot && dot != base ? dot : NULL;
+}
+
+/* Whether path's extension is one of exts (NULL-terminated, any case); a
+ * name without one, and a stream (stdout, a FIFO, a device), are written
+ * whatever their name. false with a message naming flag. */
+static bool check_extension(const char *path, const char *flag, const char *const *exts,
+                            const char *hint) {
+    const char *ext = extension(path);
+    if (!ext || io_is_stream(path)) return true;
+    for (int i = 0; exts[i]; i++) {
+        if (strcasecmp(ext, exts[i]) == 0) return true;
+    }
+    fprintf(stderr, "nbody: %s %s: %s is not a format nbody writes there\nhint: %s\n", flag, path,
+            ext, hint);
+    return false;
+}
 
 static bool check_load(const char *load) {
     bool series = false;
@@ -57,6 +82,17 @@ static bool check_series_pattern(const config *c, char *first, size_t len) {
 bool io_check_config(const config *c) {
     char series_first[4096];
     if (c->snapshot_every && !check_series_pattern(c, series_first, sizeof series_first)) {
+        return false;
+    }
+    static const char *const png[] = {".png", NULL};
+    static const char *const dump[] = {".csv", ".tipsy", ".hdf5", ".h5", NULL};
+    if ((c->screenshot && !check_extension(c->screenshot, "--screenshot", png,
+                                           "name it .png (screenshots are PNG)")) ||
+        (c->plot && !check_extension(c->plot, "--plot", png, "name it .png (the chart is PNG)")) ||
+        (c->dump && !c->snapshot_every &&
+         !check_extension(c->dump, "--dump", dump,
+                          "name it .csv (a table), .tipsy (with its .nbody sidecar), .hdf5 or .h5 "
+                          "(a snapshot)"))) {
         return false;
     }
     const struct {
