@@ -384,6 +384,39 @@ expect_bad_line "--frames-dir's folder left out" "--frames-dir needs a folder; '
     --headless --backend cpu --frames-dir --n=8 --frames 1
 expect_bad_line "--frames-dir ''" "--frames-dir needs a folder, not an empty value" \
     --headless --backend cpu --n 8 --frames 1 --frames-dir ''
+# Two outputs naming one file: the later silently replaced the earlier and
+# both said "wrote". The same file by another spelling, through a symlinked
+# folder, a tipsy dump's sidecar, one of a --snapshot-every pattern's files,
+# or stdout twice.
+mkdir -p "$tmp/fixtures/real" && ln -sfn real "$tmp/fixtures/link"
+same_hint="give each output a file of its own"
+expect_bad_line "--record and --screenshot one file" \
+    "--screenshot and --record name the same file $tmp/out.mp4" \
+    "${tiny[@]}" --backend cpu --record "$tmp/out.mp4" --screenshot "$tmp/out.mp4"
+expect_reason "one file: the hint" "$same_hint"
+expect_bad_line "--dump and --status-json one file" \
+    "--dump and --status-json name the same file $tmp/same.csv" \
+    "${tiny[@]}" --backend cpu --dump "$tmp/same.csv" --status-json "$tmp/same.csv"
+expect_bad_line "./a.png and a.png" \
+    "--screenshot and --dump name the same file ($tmp/a.png and $tmp/./a.png)" \
+    "${tiny[@]}" --backend cpu --screenshot "$tmp/a.png" --dump "$tmp/./a.png"
+expect_bad_line "a symlinked folder" "--dump and --status-json name the same file" \
+    "${tiny[@]}" --backend cpu --dump "$tmp/fixtures/link/x.csv" \
+    --status-json "$tmp/fixtures/real/x.csv"
+expect_bad_line "a tipsy dump's sidecar" \
+    "--dump $tmp/a.tipsy and --status-json name the same file $tmp/a.tipsy.nbody" \
+    "${tiny[@]}" --backend cpu --dump "$tmp/a.tipsy" --status-json "$tmp/a.tipsy.nbody"
+expect_bad_line "--json and --plot one file" "--json and --plot name the same file $tmp/b.png" \
+    --benchmark --backend cpu --n 8 --steps 1 --json "$tmp/b.png" --plot "$tmp/b.png"
+expect_bad_line "two outputs to stdout" "--dump and --status-json both write to stdout" \
+    "${tiny[@]}" --backend cpu --dump - --status-json /dev/stdout
+expect_bad_line "one of a pattern's files" \
+    "--status-json $tmp/r_0003.h5 is one of the files of --dump $tmp/r_%04d.h5" \
+    "${tiny[@]}" --backend cpu --snapshot-every 1 --dump "$tmp/r_%04d.h5" \
+    --status-json "$tmp/r_0003.h5"
+expect_runs "outputs to /dev/null twice" "" "${tiny[@]}" --backend cpu --dump /dev/null \
+    --screenshot /dev/null
+
 # An extension nbody does not write is refused (x.hdf was written as CSV,
 # x.jpg as PNG); a name without one is written as before.
 for name in x.hdf x.gadget x.tipsy.gz x.txt; do

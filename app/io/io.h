@@ -254,6 +254,8 @@ bool io_series_pattern_check(const char *pattern, int *width, char *why, size_t 
 /* The pattern's file name for index into out; false when the index needs
  * more digits than the pattern's width, or out is too small. */
 bool io_series_name(const char *pattern, int index, char *out, size_t len);
+/* Whether name is one of the pattern's file names (any index its width holds). */
+bool io_series_match(const char *pattern, const char *name);
 /* The glob that matches its names (the number as "*"), for --load. */
 bool io_series_glob(const char *pattern, char *out, size_t len);
 

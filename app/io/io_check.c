@@ -1,10 +1,11 @@
 /* io_check.c - the files a command line names, checked before anything
- * runs: outputs of a format nbody writes and writable, --load readable (read
- * whole, so a bad snapshot stops the program before a window opens),
- * --dump's format built in,
- * --frames-dir empty, --encode a folder. config_parse has checked the
- * syntax and the combinations by then.
+ * runs: outputs each to a file of its own, of a format nbody writes and
+ * writable, --load readable (read whole, so a bad snapshot stops the
+ * program before a window opens), --dump's format built in, --frames-dir
+ * empty, --encode a folder. config_parse has checked the syntax and the
+ * combinations by then.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -79,11 +80,79 @@ static bool check_series_pattern(const config *c, char *first, size_t len) {
     return io_series_name(c->dump, 0, first, len);
 }
 
+/* One file a run writes: its flag, its name, and whether the name is a
+ * --snapshot-every pattern standing for its files. */
+typedef struct output {
+    const char *flag, *path;
+    bool pattern;
+    bool sidecar; /* the FILE.nbody beside --dump FILE.tipsy */
+} output;
+
+/* Whether x's file (or one of a pattern's files) is y's. */
+static bool same_output(const output *x, const output *y, io_same *how) {
+    *how = IO_SAME_FILE;
+    if (x->pattern && y->pattern) return false; /* one pattern at most, and its sidecar's */
+    if (!x->pattern && !y->pattern) return (*how = io_same_output(x->path, y->path)) != 0;
+    const output *p = x->pattern ? x : y, *f = x->pattern ? y : x;
+    char cp[PATH_MAX + 256], cf[PATH_MAX + 256];
+    return io_canonical(p->path, cp, sizeof cp) && io_canonical(f->path, cf, sizeof cf) &&
+           io_series_match(cp, cf);
+}
+
+/* No two outputs write one file: the later would silently replace the
+ * earlier, and both would say "wrote". */
+static bool check_distinct(const config *c) {
+    char sidecar[PATH_MAX + 16] = "";
+    const bool tipsy = c->dump && io_dump_format(c->dump) == SNAP_FORMAT_TIPSY;
+    if (tipsy) snprintf(sidecar, sizeof sidecar, "%s%s", c->dump, SNAP_SIDECAR_SUFFIX);
+    const bool series = c->snapshot_every > 0;
+    const output all[] = {{"--screenshot", c->screenshot, false, false},
+                          {"--dump", c->dump, series, false},
+                          {"--dump", tipsy ? sidecar : NULL, series, true},
+                          {"--status-json", c->status_json, false, false},
+                          {"--json", c->json, false, false},
+                          {"--plot", c->plot, false, false},
+                          {"--record", c->record, false, false}};
+    const int count = (int)(sizeof all / sizeof all[0]);
+    for (int i = 0; i < count; i++) {
+        for (int j = i + 1; all[i].path && j < count; j++) {
+            io_same how;
+            if (!all[j].path || !same_output(&all[i], &all[j], &how)) continue;
+            const output *x = &all[i], *y = &all[j];
+            if (how == IO_SAME_FD) {
+                const bool out = !strcmp(x->path, "-") || !strcmp(x->path, "/dev/stdout");
+                fprintf(stderr, "nbody: %s and %s both write to %s\n", x->flag, y->flag,
+                        out ? "stdout" : x->path);
+            } else if (x->pattern || y->pattern) {
+                const output *p = x->pattern ? x : y, *f = x->pattern ? y : x;
+                fprintf(stderr, "nbody: %s %s is one of the files of --dump %s%s\n", f->flag,
+                        f->path, c->dump, p->sidecar ? " (a tipsy file's .nbody sidecar)" : "");
+            } else if (x->sidecar || y->sidecar) {
+                const output *o = x->sidecar ? y : x;
+                fprintf(stderr,
+                        "nbody: --dump %s and %s name the same file %s (the tipsy file's "
+                        ".nbody sidecar)\n",
+                        c->dump, o->flag, o->path);
+            } else if (strcmp(x->path, y->path) == 0) {
+                fprintf(stderr, "nbody: %s and %s name the same file %s\n", x->flag, y->flag,
+                        x->path);
+            } else {
+                fprintf(stderr, "nbody: %s and %s name the same file (%s and %s)\n", x->flag,
+                        y->flag, x->path, y->path);
+            }
+            fprintf(stderr, "hint: give each output a file of its own\n");
+            return false;
+        }
+    }
+    return true;
+}
+
 bool io_check_config(const config *c) {
     char series_first[4096];
     if (c->snapshot_every && !check_series_pattern(c, series_first, sizeof series_first)) {
         return false;
     }
+    if (!check_distinct(c)) return false;
     static const char *const png[] = {".png", NULL};
     static const char *const dump[] = {".csv", ".tipsy", ".hdf5", ".h5", NULL};
     if ((c->screenshot && !check_extension(c->screenshot, "--screenshot", png,

@@ -36,6 +36,7 @@
  * minutes of simulation; the check never opens a device or a FIFO (a FIFO
  * without a reader would block) and creates nothing next to them.
  */
+#define _XOPEN_SOURCE 700 /* realpath, with the POSIX 2008 the build asks for */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -207,6 +208,53 @@ bool io_check_writable(const char *path, const char *flag) {
     }
     free(target);
     return ok;
+}
+
+bool io_canonical(const char *path, char *out, size_t len) {
+    char *target = resolve(path);
+    const char *name = target ? target : path;
+    const char *slash = strrchr(name, '/');
+    char dir[PATH_MAX], real[PATH_MAX];
+    const int dir_len = !slash || slash == name ? 1 : (int)(slash - name); /* "/" or "." */
+    snprintf(dir, sizeof dir, "%.*s", dir_len, slash ? name : ".");
+    int n;
+    if (!realpath(dir, real)) {
+        n = snprintf(out, len, "%s", name);
+    } else {
+        n = snprintf(out, len, "%s%s%s", real, strcmp(real, "/") == 0 ? "" : "/",
+                     slash ? slash + 1 : name);
+    }
+    free(target);
+    return n >= 0 && (size_t)n < len;
+}
+
+/* The identity of what path names (the descriptor's file for "-" and the
+ * like); false when it does not exist yet. */
+static bool identity(const char *path, struct stat *st) {
+    const int fd = named_fd(path);
+    if (fd >= 0) return fstat(fd, st) == 0;
+    char *target = resolve(path);
+    const bool ok = target && stat(target, st) == 0;
+    free(target);
+    return ok;
+}
+
+io_same io_same_output(const char *a, const char *b) {
+    const int fa = named_fd(a), fb = named_fd(b);
+    if (fa >= 0 && fa == fb) return IO_SAME_FD;
+    struct stat sa, sb;
+    const bool has_a = identity(a, &sa), has_b = identity(b, &sb);
+    if ((has_a && (S_ISCHR(sa.st_mode) || S_ISBLK(sa.st_mode))) ||
+        (has_b && (S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode)))) {
+        return IO_SAME_NONE; /* a device (/dev/null, a terminal) takes what it is given */
+    }
+    if (has_a && has_b && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino) return IO_SAME_FILE;
+    char ca[PATH_MAX + 256], cb[PATH_MAX + 256];
+    if (fa < 0 && fb < 0 && io_canonical(a, ca, sizeof ca) && io_canonical(b, cb, sizeof cb) &&
+        strcmp(ca, cb) == 0) {
+        return IO_SAME_FILE;
+    }
+    return IO_SAME_NONE;
 }
 
 bool io_claim_stdout(const char **paths[], int count, char *name, size_t len) {

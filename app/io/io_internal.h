@@ -110,5 +110,16 @@ bool io_is_stream(const char *path);
 /* path (io_is_stream) opened for writing, the way io_file_open opens it
  * (a FIFO with no reader says it waits); -1 with errno, nothing printed. */
 int io_open_stream(const char *path);
+/* Whether two outputs would write one file: IO_SAME_FD when both name one
+ * descriptor ("-" and /dev/stdout), IO_SAME_FILE when both reach one file
+ * (./a.png and a.png, a path through a symlinked folder or a link to the
+ * file, the file behind a descriptor), else IO_SAME_NONE. Devices such as
+ * /dev/null may take several outputs. */
+typedef enum io_same { IO_SAME_NONE, IO_SAME_FD, IO_SAME_FILE } io_same;
+io_same io_same_output(const char *a, const char *b);
+/* path with its folder made canonical (realpath; the file need not exist,
+ * links to it followed), for comparing names; path itself when the folder
+ * cannot be resolved. false when out is too small. */
+bool io_canonical(const char *path, char *out, size_t len);
 
 #endif /* NBODY_IO_INTERNAL_H */

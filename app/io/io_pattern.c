@@ -89,6 +89,24 @@ bool io_series_name(const char *pattern, int index, char *out, size_t len) {
            literal(tail, strlen(tail), out, len, &o);
 }
 
+bool io_series_match(const char *pattern, const char *name) {
+    size_t head = 0, h = 0, t = 0;
+    int width = 0;
+    const char *tail = NULL;
+    char why[160], head_text[4096], tail_text[4096];
+    if (!parse(pattern, &head, &width, &tail, why, sizeof why) ||
+        !literal(pattern, head, head_text, sizeof head_text, &h) ||
+        !literal(tail, strlen(tail), tail_text, sizeof tail_text, &t) ||
+        strlen(name) != h + (size_t)width + t || strncmp(name, head_text, h) != 0 ||
+        strcmp(name + h + width, tail_text) != 0) {
+        return false;
+    }
+    for (int i = 0; i < width; i++) {
+        if (name[h + i] < '0' || name[h + i] > '9') return false;
+    }
+    return true;
+}
+
 bool io_series_glob(const char *pattern, char *out, size_t len) {
     size_t head = 0, o = 0;
     int width = 0;
