@@ -277,7 +277,10 @@ bool app_finish(app *a, int fb_width, int fb_height) {
         ok = false;
     } else if (a->cfg.screenshot) {
         const bool written = io_screenshot(a->render, a->cfg.screenshot, fb_width, fb_height);
-        if (written) printf("nbody: wrote %s (%dx%d)\n", a->cfg.screenshot, fb_width, fb_height);
+        if (written) {
+            printf("nbody: wrote %s (%dx%d)\n", io_shown_name(&a->cfg, a->cfg.screenshot), fb_width,
+                   fb_height);
+        }
         ok = written && ok;
     }
     bool snapshot = false;
@@ -298,7 +301,10 @@ bool app_finish(app *a, int fb_width, int fb_height) {
         }
         const bool dumped = b && io_write_csv(a->cfg.dump, b, n);
         free(b);
-        if (dumped) printf("nbody: wrote %s (%d %s)\n", a->cfg.dump, n, n == 1 ? "body" : "bodies");
+        if (dumped) {
+            printf("nbody: wrote %s (%d %s)\n", io_shown_name(&a->cfg, a->cfg.dump), n,
+                   n == 1 ? "body" : "bodies");
+        }
         ok = dumped && ok;
     }
     if (a->cfg.status_json) {

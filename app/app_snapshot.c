@@ -302,8 +302,8 @@ bool app_snapshot_dump(app *a, const char *path, bool *ok) {
     *ok = write_snapshot(a, path, f);
     if (*ok) {
         const int n = sim_get_params(a->sim).body_count;
-        printf("nbody: wrote %s (%s, %d %s)\n", path, snap_format_name(f), n,
-               n == 1 ? "body" : "bodies");
+        printf("nbody: wrote %s (%s, %d %s)\n", io_shown_name(&a->cfg, path), snap_format_name(f),
+               n, n == 1 ? "body" : "bodies");
     }
     return true;
 }

@@ -42,11 +42,12 @@ int main(int argc, char **argv) {
      * to the config belongs here too. */
     const char **outputs[] = {&cfg.screenshot, &cfg.dump, &cfg.status_json,
                               &cfg.json,       &cfg.plot, &cfg.record};
-    char stdout_name[32];
+    char stdout_name[32] = "";
     if (!io_claim_stdout(outputs, (int)(sizeof outputs / sizeof outputs[0]), stdout_name,
                          sizeof stdout_name)) {
         return 1;
     }
+    cfg.stdout_name = stdout_name[0] ? stdout_name : NULL; /* "wrote stdout", not /dev/fd/N */
     if (cfg.benchmark) return bench_run(&cfg);
     if (cfg.encode) return io_encode(cfg.encode, cfg.record, cfg.record_fps); /* no simulation */
     base_signal_install(); /* after --benchmark, which Ctrl-C simply stops */

@@ -384,6 +384,20 @@ expect_bad_line "--frames-dir's folder left out" "--frames-dir needs a folder; '
     --headless --backend cpu --frames-dir --n=8 --frames 1
 expect_bad_line "--frames-dir ''" "--frames-dir needs a folder, not an empty value" \
     --headless --backend cpu --n 8 --frames 1 --frames-dir ''
+# Messages that say what is true: an underflow is too small, not too large;
+# a missing --load file named once; a name too long gets a hint about its
+# length.
+expect_bad_line "--dt 1e-400 underflows" "--dt '1e-400': too small for a double to hold" \
+    "${tiny[@]}" --backend cpu --dt 1e-400
+expect_bad_line "--dt 1e400 overflows" "--dt '1e400': beyond what a double can hold" \
+    "${tiny[@]}" --backend cpu --dt 1e400
+expect_bad_line "--load a missing file, named once" \
+    "--load $tmp/fixtures/none.tipsy: cannot open" "${tiny[@]}" --backend cpu \
+    --load "$tmp/fixtures/none.tipsy"
+long=$(printf 'a%.0s' $(seq 300))
+expect_refusal "a file name too long" "${tiny[@]}" --backend cpu --dump "$tmp/$long.csv"
+expect_reason "a file name too long: the hint" "^hint: shorten the file's name"
+
 # Two outputs naming one file: the later silently replaced the earlier and
 # both said "wrote". The same file by another spelling, through a symlinked
 # folder, a tipsy dump's sidecar, one of a --snapshot-every pattern's files,

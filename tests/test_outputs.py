@@ -10,7 +10,8 @@ Every case runs the CPU backend headless with 64 bodies:
     (header and 64 rows) and the FIFO is still a FIFO afterwards;
   - stdout: --dump /dev/stdout and --dump - piped into a reader, and
     --screenshot - : the pipe carries exactly the file (the CSV parses
-    whole, the PNG loads), nbody's own lines go to stderr;
+    whole, the PNG loads), nbody's own lines go to stderr and say it wrote
+    stdout;
   - symlink: --dump through a relative symbolic link: the link stays a link
     to the same name, its target gets the CSV; a dangling link's target is
     created;
@@ -173,13 +174,15 @@ def test_stdout(tmp):
         check(f"--dump {name}: exit 0", r.returncode == 0, f"exit {r.returncode}: {r.stderr!r}")
         check(f"--dump {name}: the pipe holds exactly the CSV", csv_whole(r.stdout),
               f"stdout was {r.stdout[:300]!r}")
-        check(f"--dump {name}: nbody's lines on stderr", b"nbody: wrote" in r.stderr,
-              f"stderr {r.stderr!r}")
+        check(f"--dump {name}: nbody's lines on stderr, naming stdout",
+              b"nbody: wrote stdout (64 bodies)" in r.stderr, f"stderr {r.stderr!r}")
     r = run(BASE + ["--frames", "3", "--screenshot", "-"])
     png = os.path.join(tmp, "stdout.png")
     with open(png, "wb") as f:
         f.write(r.stdout)
-    check("--screenshot -: exit 0", r.returncode == 0, f"exit {r.returncode}: {r.stderr!r}")
+    check("--screenshot -: exit 0, says it wrote stdout",
+          r.returncode == 0 and b"nbody: wrote stdout (320x180)" in r.stderr,
+          f"exit {r.returncode}: {r.stderr!r}")
     check("--screenshot -: the pipe holds exactly a PNG",
           r.stdout.startswith(b"\x89PNG\r\n\x1a\n") and png_ok(png), f"stdout {r.stdout[:64]!r}")
     check("stdout: no temporary in /dev", not [f for f in os.listdir("/dev") if ".tmp-" in f],

@@ -160,6 +160,9 @@ typedef struct config {
     bool progress;    /* --progress: the headless progress line even into a file */
     bool profile;     /* --profile: at exit, where each frame's time went */
     bool lecture;     /* --lecture: the lecture mode (app/app_lecture.c) */
+    /* Set by main, not the command line: the name io_claim_stdout gave the
+     * output that goes to stdout ("/dev/fd/N"), or NULL. */
+    const char *stdout_name;
 } config;
 
 /* What config_parse found. */

@@ -190,8 +190,14 @@ static int real_value(config_knob k, const char *text, double *out) {
         rc = base_parse_real(text, out);
     }
     if (rc == BASE_NUMBER_RANGE) {
-        return refuse(k, text, hint, "beyond what %s can hold",
-                      r != NONE && sim_knob_get(r)->integer ? "a 64-bit integer" : "a double");
+        if (r != NONE && sim_knob_get(r)->integer) {
+            return refuse(k, text, hint, "beyond what a 64-bit integer can hold");
+        }
+        /* Well formed, so strtod reads it: 0 or a subnormal where it underflowed. */
+        return refuse(k, text, hint, "%s",
+                      fabs(strtod(text, NULL)) < 1
+                          ? "too small for a double to hold (it underflows)"
+                          : "beyond what a double can hold");
     }
     if (rc != BASE_NUMBER_OK) return refuse(k, text, hint, "%s", base_number_problem(rc));
     if (r != NONE && !sim_knob_check(r, *out, &err)) {

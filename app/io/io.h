@@ -65,6 +65,9 @@ bool io_claim_stdout(const char **paths[], int count, char *name, size_t len);
 
 /* path, made absolute against the current folder (for messages). */
 void io_absolute(const char *path, char *out, size_t len);
+/* path as messages name it: "stdout" for the output io_claim_stdout gave
+ * c->stdout_name, else path itself. */
+const char *io_shown_name(const config *c, const char *path);
 /* "nbody-<local date>-<time>[-f<frame>]<suffix>" (frame < 0: none). */
 void io_stamped_name(char *out, size_t len, const char *suffix, int frame);
 /* The w x h picture GL drew last, as PNG (opaque); false with a message. */

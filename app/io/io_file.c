@@ -85,6 +85,8 @@ const char *io_file_hint(int err) {
         return "write to a folder you may write to";
     case EINTR:
         return "start the reader first (for example: cat FILE > copy), then run nbody";
+    case ENAMETOOLONG:
+        return "shorten the file's name or the path to it";
     case EFBIG:
         return "the file grew past this shell's file size limit (ulimit -f): raise it";
     default:
@@ -524,6 +526,10 @@ void io_absolute(const char *path, char *out, size_t len) {
         snprintf(out, len, "%s/%s", cwd, path) >= (int)len) {
         snprintf(out, len, "%s", path);
     }
+}
+
+const char *io_shown_name(const config *c, const char *path) {
+    return c->stdout_name && path && strcmp(path, c->stdout_name) == 0 ? "stdout" : path;
 }
 
 void io_stamped_name(char *out, size_t len, const char *suffix, int frame) {

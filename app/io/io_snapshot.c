@@ -430,10 +430,17 @@ bool io_series_resolve(const char *arg, bool *series, char ***list, int *count, 
 }
 
 void io_load_error(const char *arg, const snap_error *err) {
-    /* snap/'s messages start with the file's name, which this line already gives. */
-    const char *what = err->message, *name = io_base_name(arg);
-    const size_t len = strlen(name);
-    if (strncmp(what, name, len) == 0 && strncmp(what + len, ": ", 2) == 0) what += len + 2;
+    /* snap/'s messages start with the file's name (as given, its tail or its
+     * last part), which this line already gives. */
+    const char *what = err->message;
+    const size_t arg_len = strlen(arg);
+    for (const char *c = strstr(what, ": "); c; c = strstr(c + 1, ": ")) {
+        const size_t len = (size_t)(c - what);
+        if (len > 0 && len <= arg_len && strncmp(what, arg + arg_len - len, len) == 0) {
+            what = c + 2;
+            break;
+        }
+    }
     fprintf(stderr, "nbody: --load %s: %s\nhint: %s\n", arg, what,
             err->hint[0] ? err->hint : "check the file");
 }
