@@ -384,6 +384,24 @@ expect_bad_line "--frames-dir's folder left out" "--frames-dir needs a folder; '
     --headless --backend cpu --frames-dir --n=8 --frames 1
 expect_bad_line "--frames-dir ''" "--frames-dir needs a folder, not an empty value" \
     --headless --backend cpu --n 8 --frames 1 --frames-dir ''
+# Script lines: PgUp and PgDn as --help writes them; the hint lists the
+# parser's own key names; a criterion given twice in a select line and a #
+# in a caption (which would cut it) are refused with the line number.
+printf '0 PgDn\n1 PgUp\n2 pageup\n' >"$tmp/fixtures/pg.txt"
+expect_runs "script PgUp, PgDn" "" "${tiny[@]}" --backend cpu --script "$tmp/fixtures/pg.txt"
+printf '10 Hyper\n' >"$tmp/fixtures/hyper.txt"
+expect_bad_line "script: unknown key" "line 1: unknown key 'Hyper'" "${tiny[@]}" --backend cpu \
+    --script "$tmp/fixtures/hyper.txt"
+for name in "Left Right Up Down PageUp PageDown PgUp PgDn Home" " , Comma \[ \] " " \\\\ " " ' "; do
+    expect_reason "script: the hint lists$name" "^hint: .*keys: .*$name"
+done
+printf '0 select 1 galaxy 1 galaxy 2\n' >"$tmp/fixtures/twice.txt"
+expect_bad_line "select: a criterion twice" "line 1: select: 'galaxy' given twice" \
+    "${tiny[@]}" --backend cpu --script "$tmp/fixtures/twice.txt"
+printf '0 K\n5 caption Act # one\n' >"$tmp/fixtures/hash.txt"
+expect_bad_line "caption with #" "line 2: a caption cannot hold '#'" "${tiny[@]}" --backend cpu \
+    --script "$tmp/fixtures/hash.txt"
+
 # Messages that say what is true: an underflow is too small, not too large;
 # a missing --load file named once; a name too long gets a hint about its
 # length.

@@ -35,12 +35,62 @@ static int by_frame(const void *x, const void *y) {
     return (a->line > b->line) - (a->line < b->line); /* same frame: file order */
 }
 
+/* Names --script understands beyond single letters and digits (PgUp and
+ * PgDn as --help writes them); a bad line's hint lists them all. */
+static const struct {
+    const char *name;
+    int key;
+} key_names[] = {
+    {"Space", GLFW_KEY_SPACE},
+    {".", GLFW_KEY_PERIOD},
+    {"Period", GLFW_KEY_PERIOD},
+    {"+", GLFW_KEY_EQUAL},
+    {"Plus", GLFW_KEY_EQUAL},
+    {"-", GLFW_KEY_MINUS},
+    {"Minus", GLFW_KEY_MINUS},
+    {"Tab", GLFW_KEY_TAB},
+    {"Esc", GLFW_KEY_ESCAPE},
+    {"Escape", GLFW_KEY_ESCAPE},
+    {"F1", GLFW_KEY_F1},
+    {"F12", GLFW_KEY_F12},
+    {"Left", GLFW_KEY_LEFT},
+    {"Right", GLFW_KEY_RIGHT},
+    {"Up", GLFW_KEY_UP},
+    {"Down", GLFW_KEY_DOWN},
+    {"PageUp", GLFW_KEY_PAGE_UP},
+    {"PageDown", GLFW_KEY_PAGE_DOWN},
+    {"PgUp", GLFW_KEY_PAGE_UP},
+    {"PgDn", GLFW_KEY_PAGE_DOWN},
+    {"Home", GLFW_KEY_HOME},
+    {"F11", GLFW_KEY_F11},
+    {"F5", GLFW_KEY_F5},
+    {"F9", GLFW_KEY_F9},
+    {"F6", GLFW_KEY_F6},
+    {"F7", GLFW_KEY_F7},
+    {"F8", GLFW_KEY_F8},
+    {",", GLFW_KEY_COMMA},
+    {"Comma", GLFW_KEY_COMMA},
+    {"[", GLFW_KEY_LEFT_BRACKET},
+    {"]", GLFW_KEY_RIGHT_BRACKET},
+    {"Enter", GLFW_KEY_ENTER},
+    {"F2", GLFW_KEY_F2},
+    {"F3", GLFW_KEY_F3},
+    {"F4", GLFW_KEY_F4},
+    {"\\", GLFW_KEY_BACKSLASH},
+    {"Backslash", GLFW_KEY_BACKSLASH},
+    {"'", GLFW_KEY_APOSTROPHE},
+    {"Apostrophe", GLFW_KEY_APOSTROPHE},
+};
+
 static bool bad_line(const char *path, int line, const char *what) {
     fprintf(stderr, "nbody: --script %s line %d: %s\n", path, line, what);
     fprintf(stderr, "hint: lines are \"FRAME KEY\", e.g. \"120 K\" or \"240 Shift+P\", "
                     "\"FRAME caption TEXT\" or \"FRAME select SET WHAT\" (docs/USAGE.md); keys: "
-                    "letters, digits, Shift+X, Space, ., +, -, Tab, Esc, Enter, arrows, "
-                    "F1-F9, F11, F12\n");
+                    "letters, digits, Shift+X, and");
+    for (size_t i = 0; i < sizeof key_names / sizeof key_names[0]; i++) { /* the table's own */
+        fprintf(stderr, " %s", key_names[i].name);
+    }
+    fprintf(stderr, "\n");
     return false;
 }
 
@@ -159,7 +209,20 @@ bool io_script_load(const char *path, io_script_event **out, int *out_count) {
     while (ok && getline(&buf, &buf_cap, f) != -1) {
         line++;
         char *hash = strchr(buf, '#');
-        if (hash) *hash = 0;
+        if (hash) { /* a comment, except inside a caption's text, which is refused */
+            char *q = buf, *w;
+            next_word(&q, &w);
+            const size_t key_len = next_word(&q, &w);
+            if (key_len == 7 && !strncmp(w, "caption", 7) && w < hash) {
+                fprintf(stderr, "nbody: --script %s line %d: a caption cannot hold '#'\n", path,
+                        line);
+                fprintf(stderr, "hint: write the caption without # (it starts a comment, which "
+                                "would cut the caption there)\n");
+                ok = false;
+                break;
+            }
+            *hash = 0;
+        }
         if (strspn(buf, " \t\r\n\f\v") == strlen(buf)) continue; /* blank or comment */
         io_script_event e = {0};
         if (!parse_line(path, line, buf, &e)) {
@@ -193,26 +256,6 @@ bool io_script_load(const char *path, io_script_event **out, int *out_count) {
     *out_count = count;
     return true;
 }
-
-/* Names --script understands beyond single letters and digits. */
-static const struct {
-    const char *name;
-    int key;
-} key_names[] = {
-    {"Space", GLFW_KEY_SPACE},    {".", GLFW_KEY_PERIOD},        {"Period", GLFW_KEY_PERIOD},
-    {"+", GLFW_KEY_EQUAL},        {"Plus", GLFW_KEY_EQUAL},      {"-", GLFW_KEY_MINUS},
-    {"Minus", GLFW_KEY_MINUS},    {"Tab", GLFW_KEY_TAB},         {"Esc", GLFW_KEY_ESCAPE},
-    {"Escape", GLFW_KEY_ESCAPE},  {"F1", GLFW_KEY_F1},           {"F12", GLFW_KEY_F12},
-    {"Left", GLFW_KEY_LEFT},      {"Right", GLFW_KEY_RIGHT},     {"Up", GLFW_KEY_UP},
-    {"Down", GLFW_KEY_DOWN},      {"PageUp", GLFW_KEY_PAGE_UP},  {"PageDown", GLFW_KEY_PAGE_DOWN},
-    {"Home", GLFW_KEY_HOME},      {"F11", GLFW_KEY_F11},         {"F5", GLFW_KEY_F5},
-    {"F9", GLFW_KEY_F9},          {"F6", GLFW_KEY_F6},           {"F7", GLFW_KEY_F7},
-    {"F8", GLFW_KEY_F8},          {",", GLFW_KEY_COMMA},         {"Comma", GLFW_KEY_COMMA},
-    {"[", GLFW_KEY_LEFT_BRACKET}, {"]", GLFW_KEY_RIGHT_BRACKET}, {"Enter", GLFW_KEY_ENTER},
-    {"F2", GLFW_KEY_F2},          {"F3", GLFW_KEY_F3},           {"F4", GLFW_KEY_F4},
-    {"\\", GLFW_KEY_BACKSLASH},   {"Backslash", GLFW_KEY_BACKSLASH},
-    {"'", GLFW_KEY_APOSTROPHE},    {"Apostrophe", GLFW_KEY_APOSTROPHE},
-};
 
 bool io_key_parse(const char *name, int *key, int *mods) {
     *mods = 0;
@@ -317,8 +360,19 @@ bool io_select_parse(const char *text, io_select *out, char *why, size_t len) {
         }
         return true;
     }
-    /* Criteria, all of which a body must meet. */
+    /* Criteria, all of which a body must meet, each given once. */
+    static const char *const criteria[] = {"all", "galaxy", "component", "speed"};
+    bool seen[4] = {false};
     do {
+        for (int k = 0; k < 4; k++) {
+            if (strcmp(w, criteria[k]) != 0) continue;
+            if (seen[k]) {
+                snprintf(why, len, "select: '%s' given twice (a body meets every criterion)",
+                         criteria[k]);
+                return false;
+            }
+            seen[k] = true;
+        }
         if (!strcmp(w, "all")) continue;
         if (!strcmp(w, "galaxy")) {
             long long g = 0;
