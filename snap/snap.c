@@ -285,8 +285,10 @@ static int open_regular(const char *path, struct stat *st, snap_error *err) {
     return fd;
 }
 
-/* Reads up to max bytes (the whole file when max is SIZE_MAX) into a malloc'd buffer. */
-static bool read_path(const char *path, size_t max, uint8_t **data, size_t *len, snap_error *err) {
+/* Reads up to max bytes (the whole file when max is SIZE_MAX) into a
+ * malloc'd buffer; the file's whole size into *size unless it is NULL. */
+static bool read_path(const char *path, size_t max, uint8_t **data, size_t *len, uintmax_t *size,
+                      snap_error *err) {
     *data = NULL;
     *len = 0;
     struct stat st;
@@ -297,6 +299,7 @@ static bool read_path(const char *path, size_t max, uint8_t **data, size_t *len,
         return snap_fail(err, path, "the file is too large for this machine's memory",
                          "is %jd bytes", (intmax_t)st.st_size);
     }
+    if (size) *size = (uintmax_t)st.st_size;
     size_t want = (size_t)st.st_size < max ? (size_t)st.st_size : max;
     uint8_t *buf = malloc(want ? want : 1);
     if (!buf) {
@@ -328,22 +331,25 @@ static const char unknown_hint[] =
     "nbody reads tipsy, GADGET-2 binary (SnapFormat 1 or 2) and HDF5 (GADGET/AREPO/SWIFT) "
     "snapshots, recognised by their content";
 
-static bool fail_unknown(const uint8_t *data, size_t len, const char *name, snap_error *err) {
-    if (len == 0) return snap_fail(err, name, unknown_hint, "is empty");
+/* data: the first len bytes of a file (or image) of size bytes. */
+static bool fail_unknown(const uint8_t *data, size_t len, uintmax_t size, const char *name,
+                         snap_error *err) {
+    if (size == 0) return snap_fail(err, name, unknown_hint, "is empty");
     char first[40] = "";
     for (size_t i = 0; i < len && i < 8; i++)
         snprintf(first + 3 * i, sizeof first - 3 * i, "%02x ", data[i]);
     first[strlen(first) - 1] = '\0';
     return snap_fail(err, name, unknown_hint,
-                     "is not a snapshot this nbody can read (%zu bytes, starting %s)", len, first);
+                     "is not a snapshot this nbody can read (%ju bytes, starting %s)", size, first);
 }
 
 snap_format snap_detect_file(const char *path, snap_error *err) {
     uint8_t *data;
     size_t len;
-    if (!read_path(path, DETECT_BYTES, &data, &len, err)) return SNAP_FORMAT_UNKNOWN;
+    uintmax_t size = 0;
+    if (!read_path(path, DETECT_BYTES, &data, &len, &size, err)) return SNAP_FORMAT_UNKNOWN;
     snap_format f = snap_detect_memory(data, len);
-    if (f == SNAP_FORMAT_UNKNOWN) fail_unknown(data, len, path, err);
+    if (f == SNAP_FORMAT_UNKNOWN) fail_unknown(data, len, size, path, err);
     free(data);
     return f;
 }
@@ -369,7 +375,7 @@ bool snap_read_memory_sidecar(const uint8_t *data, size_t len, const uint8_t *si
                        "is HDF5, which is read from a file, not from memory");
         break;
     default:
-        ok = fail_unknown(data, len, name, err);
+        ok = fail_unknown(data, len, len, name, err);
         break;
     }
     if (ok) ok = snap_check_bodies(out, name, err);
@@ -388,7 +394,7 @@ typedef bool (*part_reader)(const char *path, snap_data *out, int *num_files, sn
 static bool gadget_part(const char *path, snap_data *out, int *num_files, snap_error *err) {
     uint8_t *data;
     size_t len;
-    if (!read_path(path, SIZE_MAX, &data, &len, err)) return false;
+    if (!read_path(path, SIZE_MAX, &data, &len, NULL, err)) return false;
     bool ok = snap_gadget_read_part(data, len, path, out, num_files, err);
     free(data);
     return ok;
@@ -523,7 +529,7 @@ bool snap_read_file(const char *path, snap_data *out, snap_error *err) {
     }
     uint8_t *data;
     size_t len;
-    if (!read_path(path, SIZE_MAX, &data, &len, err)) return false;
+    if (!read_path(path, SIZE_MAX, &data, &len, NULL, err)) return false;
     uint8_t *side = NULL;
     size_t side_len = 0;
     if (f == SNAP_FORMAT_TIPSY) {
@@ -538,7 +544,7 @@ bool snap_read_file(const char *path, snap_data *out, snap_error *err) {
         struct stat st;
         bool ok = true;
         if (lstat(side_path, &st) == 0 || errno != ENOENT) {
-            ok = read_path(side_path, SIZE_MAX, &side, &side_len, err);
+            ok = read_path(side_path, SIZE_MAX, &side, &side_len, NULL, err);
             if (!ok) /* the message names the sidecar's path */
                 snprintf(err->hint, sizeof err->hint,
                          "make the sidecar a readable file, or remove it to load the tipsy file "

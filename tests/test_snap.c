@@ -500,6 +500,18 @@ static void test_not_files(void) {
     CHECK(strstr(err.message, "missing.tipsy") != NULL, "message lacks the name: %s", err.message);
     expect_fail(snap_read_file("", &d, &err), &err, "no file name", "empty name");
 
+    /* Longer than detection reads: the message gives the file's own size. */
+    static uint8_t orphan[11528];
+    memcpy(orphan, "NBODYSC\1", 8);
+    char orphan_path[300];
+    snprintf(orphan_path, sizeof orphan_path, "%s/orphan.nbody", dir);
+    CHECK(write_file(orphan_path, orphan, sizeof orphan), "write");
+    CHECK(snap_detect_file(orphan_path, &err) == SNAP_FORMAT_UNKNOWN, "a sidecar alone detected");
+    CHECK(strstr(err.message, "(11528 bytes, starting 4e 42 4f 44") != NULL,
+          "an 11528-byte file's size: %s", err.message);
+    expect_fail(snap_read_file(orphan_path, &d, &err), &err, "(11528 bytes", "sidecar alone");
+    unlink(orphan_path);
+
     /* an HDF5 signature with garbage after it */
     uint8_t fake[600] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
     memset(fake + 8, 0xAB, sizeof fake - 8);
