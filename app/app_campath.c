@@ -345,8 +345,15 @@ void app_campath_frame(app *a) {
     cam->fov_y = (float)pose.fov_y;
     c->t = t;
     c->key = pose.key;
-    snprintf(c->hud, sizeof c->hud, "path: keyframe %d/%d, t = %.1f s of %.1f s%s", pose.key + 1,
-             p->count, t, length, end ? ", at its end (F3 plays it again)" : "   (F3 stops)");
+    /* t floored to the tenth shown, so that it reads less than the length
+     * until the end; a length between tenths is shown as it is. */
+    char of[32], at[32];
+    snprintf(of, sizeof of, fabs(length * 10 - round(length * 10)) < 1e-6 ? "%.1f" : "%.6g",
+             length);
+    snprintf(at, sizeof at, "%.1f", floor(t * 10) / 10);
+    snprintf(c->hud, sizeof c->hud, "path: keyframe %d/%d, t = %.16s s of %.16s s%s", pose.key + 1,
+             p->count, end ? of : at, of,
+             end ? ", at its end (F3 plays it again)" : "   (F3 stops)");
     if (!end) return;
     c->playing = false;
     const bool records = a->cfg.record || a->cfg.frames_dir;

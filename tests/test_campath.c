@@ -11,7 +11,8 @@
  * that follows a galaxy moves with its centre. The format: the example
  * path loads, and save -> load -> save gives the same keyframes and the
  * same text; bad texts are refused. The keys (an app on the CPU backend,
- * no GL): F2 / Shift+F2 / F3 / F4 and the HUD's line.
+ * no GL): F2 / Shift+F2 / F3 / F4 and the HUD's line, whose time reads
+ * less than the path's length until its end.
  */
 #include <GLFW/glfw3.h>
 #include <math.h>
@@ -431,6 +432,11 @@ static void check_keys(void) {
             ui_hud_text(&a->ui, &facts, false, hud, sizeof hud);
             CHECK(strstr(hud, "path: keyframe 1/3, t = 1.0 s of 6.0 s"), "the HUD: %s", hud);
             CHECK(fabs(a->view.camera.yaw - c0.yaw) > 1e-4, "a second in, the camera turned");
+        }
+        if (f == frames - 1) { /* a frame before the end, t = 5.97 s: not yet 6.0 */
+            CHECK(strstr(a->campath.hud, "t = 5.9 s of 6.0 s") &&
+                      strstr(a->campath.hud, "F3 stops"),
+                  "a frame before the end: %s", a->campath.hud);
         }
         CHECK(a->campath.playing == (f < frames), "frame %ld: playing %d", f, a->campath.playing);
     }
