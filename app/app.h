@@ -104,6 +104,7 @@ typedef struct app_live {
     int steps_per_frame;      /* the scene's, or --steps-per-frame */
     double damping_gap;       /* 1 - damping as the D keys set it (0: none) */
     int frame;                /* frames drawn */
+    int frames_stepped;       /* of them, those that stepped the simulation */
     double now;               /* monotonic seconds at the start of this frame */
     double fps;               /* frames/s: over the last half second, or since the first frame */
     double fps_since;         /* start of the current averaging window */

@@ -158,6 +158,7 @@ void app_frame(app *a, int fb_width, int fb_height) {
     if (!playback && (!a->live.paused || a->live.step_once) && !app_stopping(a)) {
         app_step_frame(a);
         a->live.step_once = false;
+        a->live.frames_stepped++;
     }
     if (!playback && !app_stopping(a)) app_live_queue_sample(a); /* collected after the upload */
     app_profile_mark(a, APP_PHASE_STEP);

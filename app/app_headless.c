@@ -218,15 +218,34 @@ int app_headless_run(app *a) {
     app_profile_mark(a, APP_PHASE_LOOP); /* the last frame's GPU work */
     progress_update(&pr, a, frames, true);
     const double seconds = base_now() - t0;
-    const int timed = a->live.frame - 1;
+    /* Every frame ran is counted; the first (allocation, registration) is
+     * left out of the timing, and the line says so. */
+    const int ran = a->live.frame, timed = ran - 1, steps = a->live.steps_per_frame;
     const sim_params end = sim_get_params(a->sim);
+    char per_frame[64];
+    if (a->live.frames_stepped > 0) {
+        snprintf(per_frame, sizeof per_frame, "%d step%s/frame", steps, base_plural(steps));
+    } else {
+        snprintf(per_frame, sizeof per_frame, "%sno steps taken",
+                 app_snapshot_playback(a) ? "a series played, " : "");
+    }
+    printf("nbody: %d frame%s of %d %s (%s)", ran, base_plural(ran), end.body_count,
+           end.body_count == 1 ? "body" : "bodies", per_frame);
     if (timed > 0) {
-        printf("nbody: %d %s of %d %s (%d %s/frame) in %.3f s: %.1f frames/s, %.3f ms/step\n",
-               timed, timed == 1 ? "frame" : "frames", end.body_count,
-               end.body_count == 1 ? "body" : "bodies", a->live.steps_per_frame,
-               a->live.steps_per_frame == 1 ? "step" : "steps", seconds, timed / seconds,
-               sim_last_step_ms(a->sim));
-        if (a->cfg.profile) app_profile_print(a);
+        char last[32] = "one";
+        if (timed > 1) snprintf(last, sizeof last, "%d", timed);
+        printf("; timed: the last %s (the first is warm-up), in %.3f s: %.1f frames/s", last,
+               seconds, timed / seconds);
+        if (a->live.frames_stepped > 0) printf(", %.3f ms/step", sim_last_step_ms(a->sim));
+        printf("\n");
+    } else {
+        printf("; none timed (the first is warm-up)\n");
+    }
+    if (a->cfg.profile && timed > 0) {
+        app_profile_print(a);
+    } else if (a->cfg.profile) {
+        printf("nbody: --profile: nothing to profile: only the first frame ran, which is warm-up "
+               "and not timed (--frames 2 or more)\n");
     }
     /* A blow-up stops the run at its frame; the outputs show that frame. */
     const bool blown_up = a->live.blown_up;

@@ -319,7 +319,7 @@ fi
 # must report at least one frame timed.
 if run profile --n 256 --frames 40 --no-hud --width 320 --height 180 --profile; then
     out="$tmp/profile.out"
-    seconds=$(sed -n 's/^nbody: \([0-9]*\) frames of .* in \([0-9.]*\) s:.*/\1 \2/p' "$out")
+    seconds=$(sed -n 's/^nbody: [0-9]* frames of .*; timed: the last \([0-9]*\) .* in \([0-9.]*\) s:.*/\1 \2/p' "$out")
     total=$(sed -n 's/^  total *\([0-9.]*\) ms$/\1/p' "$out")
     parts=$(awk '/^  (input|step|diagnostics|upload|draw|hud|rest|loop) / { s += $(NF - 3) }
                  END { print s }' "$out")

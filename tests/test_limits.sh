@@ -12,7 +12,9 @@
 #   - a directory, a FIFO (no writer: must not hang, run under timeout) and a
 #     device are refused up front with one "nbody:" line naming the kind and
 #     a "hint:" line.
-# --preset and --ic that disagree are refused; "1 body", "1 step/frame".
+# --preset and --ic that disagree are refused; "1 body", "1 step/frame";
+# the summary counts every frame and says the first was not timed, and
+# --profile of one frame says there is nothing to profile.
 # A blow-up in a headless run (NBODY_TEST_RUNAWAY=F: body 0's velocity
 # becomes infinite before frame F's steps): the run stops at that frame
 # (F + 1 frames of the 100 asked), names step 1 and its simulated time (dt),
@@ -95,13 +97,21 @@ done
 run --frames 1 --preset disk --ic disk
 [ "$rc" -eq 0 ] && echo "ok   (--preset disk --ic disk runs)" || fail "(--preset disk --ic disk): $rc"
 
-# One body, one step: singular words.
+# One body, one step: singular words. The summary counts every frame ran
+# and says which were timed; one frame has none to time or profile.
 run --frames 3 --n 1 --steps-per-frame 1
 if [ "$rc" -ne 0 ] || ! grep -q 'CPU backend (--backend cpu), 1 body$' "$tmp/out" ||
-   ! grep -q '2 frames of 1 body (1 step/frame)' "$tmp/out"; then
+   ! grep -q '^nbody: 3 frames of 1 body (1 step/frame); timed: the last 2 (the first is warm-up), in ' "$tmp/out"; then
     fail "(--n 1): exit $rc or plural words:"; cat "$tmp/out"
 else
-    echo "ok   (--n 1): '1 body', '1 step/frame'"
+    echo "ok   (--n 1): '1 body', '1 step/frame', 3 frames of which the last 2 timed"
+fi
+run --frames 1 --n 1 --profile
+if [ "$rc" -ne 0 ] || ! grep -q '^nbody: 1 frame of 1 body (1 step/frame); none timed' "$tmp/out" ||
+   ! grep -q '^nbody: --profile: nothing to profile' "$tmp/out"; then
+    fail "(--frames 1 --profile): exit $rc, or no word of nothing timed:"; cat "$tmp/out"
+else
+    echo "ok   (--frames 1 --profile): nothing timed, nothing to profile"
 fi
 
 # The blow-up.
