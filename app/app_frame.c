@@ -78,13 +78,16 @@ void app_step_frame(app *a) {
     }
 }
 
-/* --record, --frames-dir (from the first frame) and M. */
+/* --record, --frames-dir (from the first frame) and M. A --record or
+ * --frames-dir that failed (message printed) ends the run at once: the
+ * frames after it would be simulated for nothing. */
 static void record_requests(app *a, int fb_width, int fb_height) {
     io_record_update(&a->rec, fb_width, fb_height);
     const bool hud = a->ui.shown[UI_OVERLAY_HUD];
     if (a->live.frame == 0 && (a->cfg.record || a->cfg.frames_dir)) {
         io_record_start(&a->rec, a->cfg.record, a->cfg.frames_dir, false, fb_width, fb_height, hud);
     }
+    if (a->rec.failed) a->fe.quit = true; /* before this frame steps */
     if (!a->req.record_toggle) return;
     a->req.record_toggle = false;
     if (io_record_running(&a->rec)) {
@@ -250,6 +253,7 @@ void app_frame(app *a, int fb_width, int fb_height) {
     if (a->req.screenshot) save_screenshot(a, fb_width, fb_height);
     if (a->cfg.status_every > 0 && a->live.frame % a->cfg.status_every == 0) app_status_line(a, false);
     io_record_frame_end(&a->rec); /* and the fence for the next frame's map, if it polls */
+    if (a->rec.failed) a->fe.quit = true; /* a --record that failed in this frame */
     app_sprites_frame_end(a);
     /* The frame's drawing goes to the GPU now, not when the next frame's
      * interop map forces it out (docs/PERFORMANCE.md, "Frames"). */

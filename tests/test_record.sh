@@ -25,7 +25,8 @@
 # (.mp4, .mov, .mkv in any case, .avi, .gif); no extension or another one is
 # refused with exit 2. Streams: --record - piped into ffprobe carries the
 # video alone, and a FIFO named .mkv stays a FIFO and carries Matroska.
-# Failures name their cause with ffmpeg's own words and its hint: stdout on
+# A recording that cannot start (ffmpeg missing) ends the run at its first
+# frame, exit 1. Failures name their cause with ffmpeg's own words and its hint: stdout on
 # /dev/full, a tmpfs filled to leave 0 to 48 KiB (as root: a whole video or
 # one line naming the full disk, never a truncated video reported written),
 # and M in a read-only folder.
@@ -192,6 +193,14 @@ for bad in /nonexistent:'apt-get install ffmpeg' /bin/false:"ffmpeg's own words"
     [ ! -e broken.mp4 ] || failed "NBODY_FFMPEG=$bad: broken.mp4 written"
     no_leftovers "NBODY_FFMPEG=$bad"
 done
+# A recording that cannot start ends the run there: of 400 frames asked,
+# the first is drawn and nothing steps.
+run unstarted NBODY_FFMPEG=/nonexistent -- "${short[@]}" --frames 400 --record late.mp4 \
+    --status-json unstarted.json
+[ "$rc" -eq 1 ] && [ "$(grep -c '^nbody: cannot record late.mp4: ' unstarted.err)" -eq 1 ] &&
+    grep -q '"frame": 1, ' unstarted.json && grep -q '"steps": 0, ' unstarted.json &&
+    ok "a recording that cannot start ends the run at once, exit 1" ||
+    failed "a recording that cannot start: exit $rc, $(grep -o '"frame": [0-9]*' unstarted.json)"
 
 # --- the container the extension names ------------------------------------------------
 # ffprobe's format (and, for the two ISO formats it names alike, the brand)

@@ -40,7 +40,8 @@ Everything runs headless on the CPU backend at small N. What is checked:
   - bad input: a truncated tipsy, text, an empty file, NaN positions, an
     empty folder, a FIFO (must not hang), a missing file and a pattern that
     matches nothing each give exit 2, one "nbody: --load ..." line and one
-    "hint:" line, and no --dump file.
+    "hint:" line, and no --dump file; so does a --dump FILE.tipsy whose
+    sidecar's name is a folder, before any frame.
 """
 import json
 import math
@@ -451,6 +452,16 @@ with tempfile.TemporaryDirectory() as tmp:
             check(r.returncode == 2 and len(err) == 2 and err[0].startswith(f"nbody: --load {case}")
                   and err[1].startswith("hint: ") and not os.path.exists(out),
                   f"--load {case}: exit {r.returncode}, {err}")
+
+        # A tipsy dump's sidecar path is checked before the run, as the dump's own.
+        os.mkdir(os.path.join(tmp, "side.tipsy.nbody"))
+        r = run(["--n", "300", "--frames", "400", "--dump", "side.tipsy"], tmp)
+        err = r.stderr.strip().splitlines()
+        check(r.returncode == 2 and len(err) == 2 and "side.tipsy.nbody" in err[0] and
+              err[1].startswith("hint: ") and "frames of" not in r.stdout and
+              not os.path.exists(os.path.join(tmp, "side.tipsy")),
+              f"--dump side.tipsy with a folder side.tipsy.nbody: refused at start-up, exit "
+              f"{r.returncode}, {err}")
 
     guard('bad input', section_6)
 

@@ -147,6 +147,23 @@ static bool check_distinct(const config *c) {
     return true;
 }
 
+/* A tipsy dump writes its sidecar FILE.nbody beside it (io_snapshot_write):
+ * checked like the dump itself, so that a run does not end in a failed
+ * write after all its frames. */
+static bool check_sidecar(const char *dump) {
+    if (io_dump_format(dump) != SNAP_FORMAT_TIPSY) return true;
+    char side[PATH_MAX + 8];
+    snprintf(side, sizeof side, "%s.nbody", dump);
+    struct stat st;
+    if (stat(side, &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "nbody: --dump %s: its sidecar %s is a folder\n", dump, side);
+        fprintf(stderr, "hint: a tipsy dump writes FILE.nbody beside it: move that folder away, "
+                        "or dump under another name\n");
+        return false;
+    }
+    return io_check_writable(side, "--dump's sidecar");
+}
+
 bool io_check_config(const config *c) {
     char series_first[4096];
     if (c->snapshot_every && !check_series_pattern(c, series_first, sizeof series_first)) {
@@ -174,6 +191,7 @@ bool io_check_config(const config *c) {
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         if (files[i].path && !io_check_writable(files[i].path, files[i].flag)) return false;
     }
+    if (c->dump && !check_sidecar(c->snapshot_every ? series_first : c->dump)) return false;
     if (c->dump && io_dump_format(c->dump) == SNAP_FORMAT_HDF5 && !snap_hdf5_available()) {
         fprintf(stderr,
                 "nbody: --dump %s: this nbody was built without HDF5\n"
