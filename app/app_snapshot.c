@@ -150,9 +150,16 @@ bool app_snapshot_open(app *a, bool cpu, sim_desc *desc) {
     app_snapshot *s = &a->snapshot;
     bool series = false;
     snap_error err = {0};
-    if (!io_series_resolve(a->cfg.load, &series, &s->series, &s->series_count, &err)) {
+    io_series_skipped skipped;
+    if (!io_series_resolve(a->cfg.load, &series, &s->series, &s->series_count, &skipped, &err)) {
         io_load_error(a->cfg.load, &err);
         return false;
+    }
+    if (skipped.count > 0) {
+        const bool one = skipped.count == 1;
+        printf("nbody: skipped %d %s not %s nbody can read: %s\n", skipped.count,
+               one ? "file that is" : "files that are", one ? "a snapshot" : "snapshots",
+               skipped.names);
     }
     const char *first = series ? s->series[0] : a->cfg.load;
     io_snapshot p;

@@ -32,11 +32,14 @@ Everything runs headless on the CPU backend at small N. What is checked:
     python3-h5py; skipped without either), are converted to the galaxy
     units and run with the galaxy scenes' dt and softening;
   - playback of a folder of 4 snapshots of different N (one truncated) plus
-    a text file and a FIFO that are not part of the series: paused at frame
+    a text file, 100 bytes of junk named .tipsy and a FIFO that are not part
+    of the series: one line names the two files left out; paused at frame
     0, then . . , ] [ move the status's playback index 0 1 1 0 3 0 (the
     truncated one stops the playback before it, with a message) and N
     follows the files; nothing steps; the same files by a glob at
-    --play-speed 30 play one per frame to the end and stop;
+    --play-speed 30 play one per frame to the end and stop, and the summary
+    says no steps were taken; a folder of our save with its sidecar and a
+    sidecar alone: only the lone sidecar is said;
   - bad input: a truncated tipsy, text, an empty file, NaN positions, an
     empty folder, a FIFO (must not hang), a missing file and a pattern that
     matches nothing each give exit 2, one "nbody: --load ..." line and one
@@ -394,6 +397,8 @@ with tempfile.TemporaryDirectory() as tmp:
             f.truncate(32 + 36 * 10)  # the header stays, 50 of 60 bodies are cut off
         with open(os.path.join(series, "notes.txt"), "w") as f:
             f.write("not a snapshot\n")
+        with open(os.path.join(series, "run_001b.tipsy"), "wb") as f:
+            f.write(bytes((i * 37 + 11) % 256 for i in range(100)))
         os.mkfifo(os.path.join(series, "pipe"))
         p_status = os.path.join(tmp, "p.jsonl")
         s = script(tmp, "play.txt", "0 Space\n2 .\n4 .\n6 ,\n8 ]\n10 [\n")
@@ -414,6 +419,9 @@ with tempfile.TemporaryDirectory() as tmp:
             check(all(l["steps"] == 0 for l in lines), "playback steps nothing")
             check("playback stopped: run_002.tipsy" in r.stdout,
                   "the truncated file stops the playback with a message")
+            check("nbody: skipped 2 files that are not snapshots nbody can read: notes.txt, "
+                  "run_001b.tipsy\n" in r.stdout,
+                  "the files left out of the series are said in one line")
         except subprocess.TimeoutExpired:
             check(False, "--load DIR with a FIFO in it hung")
         g_status = os.path.join(tmp, "g.jsonl")
@@ -426,6 +434,22 @@ with tempfile.TemporaryDirectory() as tmp:
         check(idx == [0, 1, 2, 2, 2] and not lines[4]["playback"]["playing"],
               f"a glob plays (at 30 snapshots/s headless: a file a frame) and stops at the end: "
               f"{idx}")
+        check("skipped" not in r.stdout and "(a series played, no steps taken); timed: the last 4"
+              in r.stdout and "ms/step" not in r.stdout,
+              "the summary of a playback says no steps were taken")
+        # Our own saves with their sidecars: the sidecars are no files left out;
+        # a sidecar alone is.
+        own = os.path.join(tmp, "own")
+        os.mkdir(own)
+        for name in ["a.tipsy", "a.tipsy.nbody"]:
+            with open(os.path.join(own, name), "wb") as f:
+                f.write(read_bytes(os.path.join(tmp, name)))
+        with open(os.path.join(own, "lost.tipsy.nbody"), "wb") as f:
+            f.write(read_bytes(os.path.join(tmp, "a.tipsy.nbody")))
+        r = run(["--load", own, "--frames", "1"], tmp)
+        check(r.returncode == 0 and "nbody: skipped 1 file that is not a snapshot nbody can read: "
+              "lost.tipsy.nbody\n" in r.stdout,
+              f"a sidecar beside its tipsy file is not said, one alone is: {r.stdout.strip()}")
 
     guard('playback', section_5)
 

@@ -231,9 +231,19 @@ bool io_readahead_request(io_readahead *r, int index);
 bool io_readahead_take(io_readahead *r, bool wait, io_readahead_result *out);
 /* The file asked for and not taken yet, or -1. */
 int io_readahead_pending(io_readahead *r);
+/* The regular files a series left out because snap/ does not recognise
+ * them as snapshots (a sidecar beside its tipsy file is not counted). */
+#define IO_SERIES_SKIPPED_NAMED 3
+typedef struct io_series_skipped {
+    int count;
+    char names[256]; /* the first IO_SERIES_SKIPPED_NAMED by name: "a, b and 2 more" */
+} io_series_skipped;
+
 /* What --load ARG names: one file (*series false), or a series (a folder's
- * snapshots or a glob's matches, sorted by name, in *list). false with *err. */
-bool io_series_resolve(const char *arg, bool *series, char ***list, int *count, snap_error *err);
+ * snapshots or a glob's matches, sorted by name, in *list; the files left
+ * out in *skipped, which may be NULL). false with *err. */
+bool io_series_resolve(const char *arg, bool *series, char ***list, int *count,
+                       io_series_skipped *skipped, snap_error *err);
 void io_series_free(char **list, int count);
 /* "nbody: --load ARG: <what>" and its hint, on stderr. */
 void io_load_error(const char *arg, const snap_error *err);

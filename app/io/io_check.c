@@ -40,7 +40,7 @@ static bool check_load(const char *load) {
     char **list = NULL;
     int count = 0;
     snap_error err = {0};
-    if (!io_series_resolve(load, &series, &list, &count, &err)) {
+    if (!io_series_resolve(load, &series, &list, &count, NULL, &err)) {
         io_load_error(load, &err);
         return false;
     }

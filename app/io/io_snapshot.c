@@ -348,28 +348,70 @@ void io_series_free(char **list, int count) {
     free(list);
 }
 
-/* Appends a copy of name to *list unless it is no snapshot (a folder, a
- * FIFO, a sidecar, a README): a series holds the files snap/ recognises. */
-static bool append_snapshot(char ***list, int *count, int *cap, const char *name) {
-    snap_error quiet = {0};
-    if (snap_detect_file(name, &quiet) == SNAP_FORMAT_UNKNOWN) return true;
-    if (*count == *cap) {
-        *cap = *cap ? 2 * *cap : 64;
-        char **grown = realloc(*list, sizeof *grown * (size_t)*cap);
+/* A growing list of names. */
+typedef struct name_list {
+    char **v;
+    int count, cap;
+} name_list;
+
+static bool list_add(name_list *l, const char *name) {
+    if (l->count == l->cap) {
+        const int cap = l->cap ? 2 * l->cap : 64;
+        char **grown = realloc(l->v, sizeof *grown * (size_t)cap);
         if (!grown) return false;
-        *list = grown;
+        l->v = grown;
+        l->cap = cap;
     }
     char *copy = strdup(name);
     if (!copy) return false;
-    (*list)[(*count)++] = copy;
+    l->v[l->count++] = copy;
     return true;
 }
 
-/* What --load ARG names: one file, or a series (a folder's snapshots or a
- * glob's matches, sorted by name, in *list). false with *err. */
-bool io_series_resolve(const char *arg, bool *series, char ***list, int *count, snap_error *err) {
+/* Adds name to the snapshots if snap/ recognises it, else a regular file to
+ * the others (a folder or FIFO is no file of the series, and said nowhere). */
+static bool sort_file(name_list *snaps, name_list *others, const char *name) {
+    snap_error quiet = {0};
+    if (snap_detect_file(name, &quiet) != SNAP_FORMAT_UNKNOWN) return list_add(snaps, name);
+    struct stat st;
+    if (stat(name, &st) != 0 || !S_ISREG(st.st_mode)) return true;
+    return list_add(others, name);
+}
+
+/* Counts the others into *out, naming the first few, leaving out the
+ * sidecars whose tipsy file is in the (sorted) series. */
+static void say_skipped(const name_list *snaps, name_list *others, io_series_skipped *out) {
+    *out = (io_series_skipped){0};
+    if (others->count > 1) qsort(others->v, (size_t)others->count, sizeof *others->v, by_name);
+    size_t used = 0;
+    for (int i = 0; i < others->count; i++) {
+        const char *name = others->v[i];
+        const size_t len = strlen(name);
+        if (len > 6 && strcmp(name + len - 6, ".nbody") == 0) {
+            char tipsy[PATH_MAX];
+            snprintf(tipsy, sizeof tipsy, "%.*s", (int)(len - 6), name);
+            const char *key = tipsy;
+            if (snaps->count > 0 &&
+                bsearch(&key, snaps->v, (size_t)snaps->count, sizeof *snaps->v, by_name)) {
+                continue;
+            }
+        }
+        if (++out->count <= IO_SERIES_SKIPPED_NAMED && used < sizeof out->names) {
+            used += (size_t)snprintf(out->names + used, sizeof out->names - used, "%s%s",
+                                     out->count > 1 ? ", " : "", io_base_name(name));
+        }
+    }
+    if (out->count > IO_SERIES_SKIPPED_NAMED && used < sizeof out->names) {
+        snprintf(out->names + used, sizeof out->names - used, " and %d more",
+                 out->count - IO_SERIES_SKIPPED_NAMED);
+    }
+}
+
+bool io_series_resolve(const char *arg, bool *series, char ***list, int *count,
+                       io_series_skipped *skipped, snap_error *err) {
     *list = NULL;
     *count = 0;
+    if (skipped) *skipped = (io_series_skipped){0};
     struct stat st;
     const bool exists = stat(arg, &st) == 0;
     const bool folder = exists && S_ISDIR(st.st_mode);
@@ -379,7 +421,7 @@ bool io_series_resolve(const char *arg, bool *series, char ***list, int *count, 
         return true;
     }
     *series = true;
-    int cap = 0;
+    name_list snaps = {0}, others = {0};
     bool ok = true;
     if (folder) {
         DIR *dir = opendir(arg);
@@ -394,7 +436,7 @@ bool io_series_resolve(const char *arg, bool *series, char ***list, int *count, 
             if (e->d_name[0] == '.') continue; /* ., .. and hidden files */
             char path[PATH_MAX];
             if (snprintf(path, sizeof path, "%s/%s", arg, e->d_name) >= (int)sizeof path) continue;
-            ok = append_snapshot(list, count, &cap, path);
+            ok = sort_file(&snaps, &others, path);
         }
         closedir(dir);
     } else {
@@ -402,21 +444,22 @@ bool io_series_resolve(const char *arg, bool *series, char ***list, int *count, 
         const int rc = glob(arg, 0, NULL, &g);
         if (rc != 0 && rc != GLOB_NOMATCH) ok = false;
         for (size_t i = 0; ok && rc == 0 && i < g.gl_pathc; i++) {
-            ok = append_snapshot(list, count, &cap, g.gl_pathv[i]);
+            ok = sort_file(&snaps, &others, g.gl_pathv[i]);
         }
         if (rc == 0 || rc == GLOB_NOMATCH) globfree(&g);
     }
+    /* qsort and bsearch want a list, even of none: the empty one is NULL. */
+    if (ok && snaps.count > 1) qsort(snaps.v, (size_t)snaps.count, sizeof *snaps.v, by_name);
+    if (ok && skipped) say_skipped(&snaps, &others, skipped);
+    io_series_free(others.v, others.count);
     if (!ok) {
-        io_series_free(*list, *count);
-        *list = NULL;
-        *count = 0;
+        io_series_free(snaps.v, snaps.count);
         snprintf(err->message, sizeof err->message, "out of memory listing the snapshots");
         snprintf(err->hint, sizeof err->hint, "name fewer files");
         return false;
     }
-    if (*count == 0) {
-        free(*list);
-        *list = NULL;
+    if (snaps.count == 0) {
+        free(snaps.v);
         snprintf(err->message, sizeof err->message,
                  folder ? "no tipsy, GADGET-2 or HDF5 snapshot in this folder"
                         : "the pattern matches no tipsy, GADGET-2 or HDF5 snapshot");
@@ -425,7 +468,8 @@ bool io_series_resolve(const char *arg, bool *series, char ***list, int *count, 
                  "--load 'run_*.hdf5'");
         return false;
     }
-    qsort(*list, (size_t)*count, sizeof **list, by_name);
+    *list = snaps.v;
+    *count = snaps.count;
     return true;
 }
 
