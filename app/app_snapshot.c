@@ -4,9 +4,13 @@
  * io/ reads and writes the files (io_snapshot.c: formats, units, the files
  * --load names); this file decides what a snapshot means for the scene on
  * screen. Our own saves continue exactly: the same bodies, time, dt,
- * softening, damping, theta and scene. A foreign file runs with the galaxy
- * scene's dt and softening when its units were converted to the galaxy
- * units, else the Plummer sphere's (--dt and --softening on top).
+ * softening, damping, theta and scene, unless --dt, --softening, --damping
+ * or --theta change a knob (the note then says which). A foreign file runs
+ * with --preset's scene, else the galaxy scene's dt and softening when its
+ * units were converted to the galaxy units, else the Plummer sphere's
+ * (--dt and --softening on top). The flags that make bodies (--n, --ic,
+ * --seed, the orbit's) are refused with --load (config_cli.c), and so is
+ * a --preset other than our save's own scene (io_check.c).
  *
  * sim_set_bodies restarts the simulation's clock at 0, so the file's time
  * and steps are kept here and added wherever time is shown or saved.
@@ -82,6 +86,38 @@ static void apply_knobs(app *a, const snap_knobs *k) {
     a->live.damping_gap = 1.0 - k->damping;
     const int scene = config_scene_find(k->scene);
     if (scene >= 0) a->scene = scene;
+}
+
+/* Puts the command line's --dt, --softening, --damping and --theta on top
+ * of our save's knobs k. Where one changes what the save had, note (the
+ * save's "continues exactly") says which instead: the run does not
+ * continue the save exactly then. */
+static void flags_on_save(const config *cfg, snap_knobs *k, char *note, size_t len,
+                          const char *format) {
+    const struct {
+        config_knob knob;
+        double *save, flag;
+    } rows[] = {{CONFIG_KNOB_DT, &k->dt, cfg->sim.dt},
+                {CONFIG_KNOB_SOFTENING, &k->softening, cfg->sim.softening},
+                {CONFIG_KNOB_DAMPING, &k->damping, cfg->sim.damping},
+                {CONFIG_KNOB_THETA, &k->theta, cfg->sim.theta}};
+    char changed[192] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        if (!cfg->given[rows[i].knob] || rows[i].flag == *rows[i].save) continue;
+        char flag[32], save[32];
+        base_real_text(rows[i].flag, flag, sizeof flag);
+        base_real_text(*rows[i].save, save, sizeof save);
+        if (used < sizeof changed) {
+            used +=
+                (size_t)snprintf(changed + used, sizeof changed - used, "%s--%s %s (it had %s)",
+                                 used ? ", " : "", config_knob_get(rows[i].knob)->name, flag, save);
+        }
+        *rows[i].save = rows[i].flag;
+    }
+    if (changed[0]) {
+        snprintf(note, len, "%.8s save with %s: does not continue it exactly", format, changed);
+    }
 }
 
 const char *app_snapshot_line(app *a) {
@@ -177,10 +213,11 @@ bool app_snapshot_open(app *a, bool cpu, sim_desc *desc) {
     *desc = config_scene_desc(scene, &a->cfg, cpu, true);
     const bool *given = a->cfg.given;
     if (p.own) { /* the save's knobs, unless the command line says otherwise */
-        if (!given[CONFIG_KNOB_DT]) desc->dt = p.knobs.dt;
-        if (!given[CONFIG_KNOB_SOFTENING]) desc->softening = p.knobs.softening;
-        if (!given[CONFIG_KNOB_DAMPING]) desc->damping = p.knobs.damping;
-        if (!given[CONFIG_KNOB_THETA]) desc->theta = p.knobs.theta;
+        flags_on_save(&a->cfg, &p.knobs, p.note, sizeof p.note, p.format);
+        desc->dt = p.knobs.dt;
+        desc->softening = p.knobs.softening;
+        desc->damping = p.knobs.damping;
+        desc->theta = p.knobs.theta;
     }
     /* The method for the file's N; a few placeholder bodies until then. */
     if (!cpu && !given[CONFIG_KNOB_VARIANT]) desc->variant = sim_variant_auto(p.count);
@@ -255,7 +292,10 @@ void app_snapshot_leave_playback(app *a) {
     s->series = NULL;
     s->series_count = 0;
     s->playing = false;
-    if (s->own) apply_knobs(a, &s->knobs); /* our save runs on as it was saved */
+    if (s->own) { /* our save runs on as it was saved, the command line's knobs on top */
+        flags_on_save(&a->cfg, &s->knobs, s->units_note, sizeof s->units_note, s->format);
+        apply_knobs(a, &s->knobs);
+    }
     app_physics_changed(a);
     a->live.paused = false;
     base_msg_post(&a->msg, "left the playback: simulating from %s (%d/%d, t = %.6g; Space pauses)",

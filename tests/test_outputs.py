@@ -559,8 +559,8 @@ def test_run_sh(tmp):
           set(os.listdir(root)) == before,
           f"exit {r.returncode}, user's folder {made}, checkout {sorted(os.listdir(root))}: "
           f"{r.stderr.decode()}")
-    r = run([run_sh] + BASE[1:] + ["--frames", "1", "--load", "a.tipsy", "--dump", "-"], cwd=user,
-            env=env)
+    r = run([run_sh] + CPU[1:] + ["--width", "320", "--height", "180", "--frames", "1", "--load",
+                                  "a.tipsy", "--dump", "-"], cwd=user, env=env)  # N: the file's
     check("run.sh: --load a relative file; stdout carries the dump alone",
           r.returncode == 0 and csv_whole(r.stdout), f"exit {r.returncode}, stdout "
           f"{r.stdout[:200]!r}, stderr {r.stderr.decode()}")

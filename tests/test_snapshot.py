@@ -9,6 +9,11 @@ Everything runs headless on the CPU backend at small N. What is checked:
     --dump b.tipsy: a.tipsy and b.tipsy (and their .nbody sidecars) are the
     same bytes, and the status shows the save's scene, dt, softening,
     damping and theta (all set away from their defaults);
+  - flags with --load of our save: --n, --ic, --seed, an orbit's flag and a
+    --preset other than the save's scene exit 2 with one line and a hint;
+    --dt over the save's is said (stdout and the status's note) instead of
+    "continues exactly", which an equal --dt keeps; Enter from a series of
+    our saves simulates with --dt, not the save's;
   - continuation: a run of 5 frames against 3 frames, --dump a.tipsy, then
     --load a.tipsy for 2 frames: the same bodies to the last printed digit
     and the same time - a save continues exactly;
@@ -195,6 +200,44 @@ with tempfile.TemporaryDirectory() as tmp:
                                           "from the save's)")
 
     guard('round trip through the CLI', section_0)
+
+    # --- flags with --load ------------------------------------------------------
+    def section_flags():
+        # The file gives the bodies: the flags that make them are refused, and
+        # --preset with our own save unless it names the save's scene (shell).
+        for flags in [["--n", "500"], ["--ic", "disk"], ["--seed", "4"], ["--preset", "disk"],
+                      ["--preset", "antennae-like", "--pericenter", "5"]]:
+            r = run(["--load", "a.tipsy", *flags, "--frames", "1", "--dump", "flags.csv"], tmp)
+            err = r.stderr.strip().splitlines()
+            check(r.returncode == 2 and len(err) == 2 and err[0].startswith(f"nbody: {flags[-2]}")
+                  and err[1].startswith("hint: ") and not r.stdout and
+                  not os.path.exists(os.path.join(tmp, "flags.csv")),
+                  f"--load a.tipsy {' '.join(flags)}: refused, exit {r.returncode}, {err}")
+        r = run(["--load", "a.tipsy", "--preset", "shell", "--frames", "1"], tmp)
+        check(r.returncode == 0, f"--preset naming the save's own scene runs: {r.returncode}")
+        # --dt on top of the save's knobs: said, and no exact continuation claimed.
+        o_status = os.path.join(tmp, "o.jsonl")
+        r = run(["--load", "a.tipsy", "--dt", "0.02", "--frames", "1", "--status-json", o_status],
+                tmp)
+        note = status_lines(o_status)[-1]["snapshot"]["units"] if r.returncode == 0 else ""
+        check(r.returncode == 0 and "continues exactly" not in r.stdout and
+              "--dt 0.02 (it had 0.01)" in r.stdout and "not continue it exactly" in note,
+              f"--dt over the save's: said on stdout and in the status: {note!r}")
+        r = run(["--load", "a.tipsy", "--dt", "0.01", "--frames", "1"], tmp)
+        check(r.returncode == 0 and "continues exactly" in r.stdout,
+              "--dt equal to the save's: it still continues exactly")
+        # A series of our saves: Enter simulates with the save's knobs, --dt on top.
+        os.mkdir(os.path.join(tmp, "own_series"))
+        r = run(["--n", "100", "--frames", "4", "--snapshot-every", "2", "--dump",
+                 "own_series/run_%04d.tipsy"], tmp)
+        enter = script(tmp, "enter.txt", "1 Enter\n")
+        r = run(["--load", "own_series/run_*.tipsy", "--dt", "0.02", "--frames", "3", "--script",
+                 enter, "--status-json", o_status], tmp)
+        last = status_lines(o_status)[-1] if r.returncode == 0 else {}
+        check(last.get("mode") == "simulation" and last.get("dt") == 0.02,
+              f"Enter from a series of saves keeps --dt: dt {last.get('dt')}, exit {r.returncode}")
+
+    guard('flags with --load', section_flags)
 
     # --- continuation ---------------------------------------------------------
     def section_1():

@@ -661,6 +661,27 @@ static int check_combinations(config *c, const bool *given) {
                    "--lecture climbs the ladder on a running simulation: not with %s",
                    c->benchmark ? "--benchmark" : "--load");
     }
+    /* A loaded file gives the bodies: the flags that make them would do
+     * nothing (R, + and the scene keys build from the running seed and N). */
+    static const config_knob makes_bodies[] = {
+        CONFIG_KNOB_N,
+        CONFIG_KNOB_IC,
+        CONFIG_KNOB_SEED,
+        CONFIG_KNOB_MASS_RATIO,
+        CONFIG_KNOB_PERICENTER,
+        CONFIG_KNOB_SEPARATION,
+        CONFIG_KNOB_ECCENTRICITY,
+        CONFIG_KNOB_INCL1,
+        CONFIG_KNOB_INCL2,
+        CONFIG_KNOB_RETROGRADE,
+    };
+    for (size_t i = 0; c->load && i < sizeof makes_bodies / sizeof makes_bodies[0]; i++) {
+        if (!c->given[makes_bodies[i]]) continue;
+        return bad("drop it: the file's bodies replace the scene's (--dt, --softening, --damping "
+                   "and --theta do apply)",
+                   "--%s makes the scene's bodies, and --load %s gives them",
+                   config_knob_get(makes_bodies[i])->name, c->load);
+    }
     const int rc = check_recording(c, given);
     if (rc) return rc;
     return check_scene(c);

@@ -1,8 +1,9 @@
 /* io_check.c - the files a command line names, checked before anything
  * runs: outputs each to a file of its own, of a format nbody writes and
- * writable, --load readable (read whole, so a bad snapshot stops the
- * program before a window opens), --dump's format built in, --frames-dir
- * empty, --encode a folder. config_parse has checked the syntax and the
+ * writable (a tipsy dump's sidecar too), --load readable (read whole, so a
+ * bad snapshot stops the program before a window opens) and --preset only
+ * with a file it applies to, --dump's format built in, --frames-dir empty,
+ * --encode a folder. config_parse has checked the syntax and the
  * combinations by then.
  */
 #include <limits.h>
@@ -35,7 +36,10 @@ static bool check_extension(const char *path, const char *flag, const char *cons
     return false;
 }
 
-static bool check_load(const char *load) {
+/* --load: readable, and --preset only where it is used: a foreign file
+ * runs on the preset's scene, our own save on the scene it was saved in. */
+static bool check_load(const config *c) {
+    const char *load = c->load;
     bool series = false;
     char **list = NULL;
     int count = 0;
@@ -46,8 +50,17 @@ static bool check_load(const char *load) {
     }
     io_snapshot p;
     const char *first = series ? list[0] : load;
-    const bool ok = io_snapshot_read(first, &p, &err);
+    bool ok = io_snapshot_read(first, &p, &err);
     if (!ok) io_load_error(first, &err);
+    if (ok && p.own && c->preset && strcmp(c->preset, p.knobs.scene) != 0) {
+        fprintf(stderr,
+                "nbody: --preset %s does not apply: %s is nbody's own save, which runs on its own "
+                "scene (%s)\n"
+                "hint: drop --preset (a file without its .nbody sidecar runs on the preset's "
+                "scene)\n",
+                c->preset, io_base_name(first), p.knobs.scene);
+        ok = false;
+    }
     io_snapshot_free(&p);
     io_series_free(list, count);
     return ok;
@@ -200,7 +213,7 @@ bool io_check_config(const config *c) {
                 c->dump);
         return false;
     }
-    if (c->load && !check_load(c->load)) return false;
+    if (c->load && !check_load(c)) return false;
     struct stat st;
     if (c->encode && (stat(c->encode, &st) != 0 || !S_ISDIR(st.st_mode))) {
         fprintf(stderr, "nbody: --encode %s: not a folder\n", c->encode);
