@@ -519,6 +519,20 @@ expect_bad_line "--lecture with --benchmark" "--lecture climbs the ladder" "${be
 expect_bad_line "--lecture with --load" "not with --load" "${tiny[@]}" --backend cpu --lecture \
     --load "$tmp/adir"
 expect_runs "--lecture" "" "${tiny[@]}" --backend cpu --lecture
+# The CPU backend's own method's name, as --help and the CPU benchmark call
+# it: run there, refused on the GPU.
+expect_runs "--variant reference on the CPU" "" "${tiny[@]}" --backend cpu --variant reference
+expect_runs "--variant tree,reference benchmarked on the CPU" "" --benchmark --backend cpu --n 8 \
+    --steps 1 --variant tree,reference
+expect_bad_line "--variant reference on the GPU" "is the CPU backend's method" "${tiny[@]}" \
+    --backend cuda --variant reference
+if "$cuda_available" >/dev/null; then
+    expect_bad_line "--variant reference, the backend left to choose a GPU" \
+        "is the CPU backend's method" "${tiny[@]}" --variant reference
+else
+    expect_runs "--variant reference, the backend left to choose the CPU" "" "${tiny[@]}" \
+        --variant reference
+fi
 if "$cuda_available" >/dev/null; then
     echo "skip (--p without a GPU): there is a CUDA device"
 else

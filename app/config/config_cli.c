@@ -626,6 +626,12 @@ static int check_combinations(config *c, const bool *given) {
         return bad("drop --gpus, or run on the GPU (--backend cuda)",
                    "--gpus %d spreads the GPU's work; --backend cpu runs on the CPU", c->sim.gpus);
     }
+    if (c->variant_cpu_name && sim_backend_resolve(c->sim.backend, NULL, 0) != SIM_BACKEND_CPU) {
+        return bad("add --backend cpu, or give a cuda name (fp64 is the GPU's sum in double "
+                   "precision)",
+                   "--variant %s is the CPU backend's method, and this run is on the GPU",
+                   c->variant_cpu_name);
+    }
     if (c->sim.backend == SIM_BACKEND_CPU && config_asks_block(c)) {
         return bad("drop --p and --q (or give auto), or run on the GPU (--backend cuda)",
                    "--p and --q shape the GPU kernels; --backend cpu has none to shape");

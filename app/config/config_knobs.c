@@ -94,8 +94,8 @@ static const knob_row rows[] = {
                           NONE},
     [CONFIG_KNOB_VARIANT] =
         {{"variant", "NAME", "best",
-          "force method: a cuda name from the methods below (a list or all with --benchmark); "
-          "the CPU backend runs its tree for tree and its reference for any other",
+          "force method: a name from the methods below (a list or all with --benchmark); the CPU "
+          "backend runs its tree for tree and its reference for reference or any cuda name",
           GLFW_KEY_K, "next kernel variant", "previous kernel variant", true},
          NONE},
     [CONFIG_KNOB_P] = {{"p", "P|auto", "auto",
@@ -260,14 +260,35 @@ static int one_real(config_knob k, const char *item, void *dst, int i) {
     return 0;
 }
 
-static int one_variant(config_knob k, const char *item, void *dst, int i) {
-    const sim_variant v = sim_variant_from_name(item);
-    if (!sim_method_of(SIM_BACKEND_CUDA, v)) {
-        return refuse(k, item, "see nbody --help for the methods' names", "unknown method");
+/* Where --variant's items go: the list, and the first name only the CPU
+ * backend has (its "reference"; config_parse refuses it on the GPU). */
+typedef struct variant_items {
+    config_list *list;
+    const char *cpu_name; /* the CPU method's own, static */
+} variant_items;
+
+/* A method's name on the CPU backend that the CUDA backend does not use:
+ * its variant, or SIM_VARIANT_COUNT. */
+static sim_variant cpu_only_variant(const char *name) {
+    for (int v = 0; v < SIM_VARIANT_COUNT; v++) {
+        const sim_method *m = sim_method_of(SIM_BACKEND_CPU, (sim_variant)v);
+        if (m && strcmp(m->name, name) == 0) return (sim_variant)v;
     }
-    config_list *l = dst;
-    l->values[i] = v;
-    l->count = i + 1;
+    return SIM_VARIANT_COUNT;
+}
+
+static int one_variant(config_knob k, const char *item, void *dst, int i) {
+    variant_items *d = dst;
+    sim_variant v = sim_variant_from_name(item);
+    if (!sim_method_of(SIM_BACKEND_CUDA, v)) {
+        v = cpu_only_variant(item);
+        if (v == SIM_VARIANT_COUNT) {
+            return refuse(k, item, "see nbody --help for the methods' names", "unknown method");
+        }
+        if (!d->cpu_name) d->cpu_name = sim_method_of(SIM_BACKEND_CPU, v)->name;
+    }
+    d->list->values[i] = v;
+    d->list->count = i + 1;
     return 0;
 }
 
@@ -364,13 +385,16 @@ int config_knob_parse(config *c, config_knob k, const char *v) {
     }
     case CONFIG_KNOB_VARIANT:
         c->variant_list.count = 0;
+        c->variant_cpu_name = NULL;
         if (strcmp(v, "all") == 0) { /* the GPU's ladder, in order */
             sim_variant all[CONFIG_LIST_MAX];
             c->variant_list.count = sim_methods(SIM_BACKEND_CUDA, all, CONFIG_LIST_MAX);
             for (int i = 0; i < c->variant_list.count; i++) c->variant_list.values[i] = all[i];
         } else {
-            rc = each_item(k, v, one_variant, &c->variant_list);
+            variant_items items = {&c->variant_list, NULL};
+            rc = each_item(k, v, one_variant, &items);
             if (rc) return rc;
+            c->variant_cpu_name = items.cpu_name;
         }
         c->sim.variant = (sim_variant)c->variant_list.values[0];
         return 0;
