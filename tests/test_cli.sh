@@ -495,6 +495,8 @@ for flag in "--record-size 64x64" "--record-hud"; do
     expect_bad_line "headless $flag, no recording" "${flag%% *} shapes a recording" \
         "${tiny[@]}" --backend cpu $flag
 done
+expect_bad_line "--play-speed, no series" "--play-speed sets a series' playback" \
+    "${tiny[@]}" --backend cpu --play-speed 3
 expect_bad_line "headless --record-fps, no video" "--record-fps is a video's rate" \
     "${tiny[@]}" --backend cpu --record-fps 60
 expect_bad_line "--record-fps with --frames-dir" "--record-fps is a video's rate" \
