@@ -238,6 +238,9 @@ static void real(char *out, size_t len, double v) {
 void app_knob_json(const app *a, config_knob k, char *out, size_t len) {
     const sim_params p = sim_get_params(a->sim);
     const sim_merger_desc *m = &a->scene_desc.merger; /* the scene's, as built */
+    /* A scene without a merger has no orbit: its knobs are null, not the
+     * zeros its desc holds. */
+    const bool orbit = p.ic == SIM_IC_MERGER;
     switch (k) {
     case CONFIG_KNOB_N:
         snprintf(out, len, "%d", p.body_count);
@@ -287,28 +290,28 @@ void app_knob_json(const app *a, config_knob k, char *out, size_t len) {
         snprintf(out, len, "%d", a->live.steps_per_frame);
         return;
     case CONFIG_KNOB_MASS_RATIO:
-        real(out, len, m->mass_ratio);
+        real(out, len, orbit ? m->mass_ratio : NAN);
         return;
     case CONFIG_KNOB_PERICENTER:
-        real(out, len, m->pericenter);
+        real(out, len, orbit ? m->pericenter : NAN);
         return;
     case CONFIG_KNOB_SEPARATION:
-        real(out, len, m->separation);
+        real(out, len, orbit ? m->separation : NAN);
         return;
     case CONFIG_KNOB_ECCENTRICITY:
-        real(out, len, m->eccentricity);
+        real(out, len, orbit ? m->eccentricity : NAN);
         return;
     case CONFIG_KNOB_INCL1:
-        real(out, len, m->incl1);
+        real(out, len, orbit ? m->incl1 : NAN);
         return;
     case CONFIG_KNOB_INCL2:
-        real(out, len, m->incl2);
+        real(out, len, orbit ? m->incl2 : NAN);
         return;
     case CONFIG_KNOB_RETROGRADE:
         snprintf(out, len, "%s", a->cfg.retrograde ? "true" : "false");
         return;
-    case CONFIG_KNOB_DISK_TEMPERATURE:
-        real(out, len, a->scene_desc.galaxy.disk_temperature);
+    case CONFIG_KNOB_DISK_TEMPERATURE: /* the value built with, not 0 for "the default" */
+        real(out, len, sim_desc_defaults(&a->scene_desc).galaxy.disk_temperature);
         return;
     case CONFIG_KNOB_COUNT:
         break;

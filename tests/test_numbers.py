@@ -24,6 +24,8 @@ this file. A row's range reads "[whole, ][0, or ]LO … HI".
      "hint:" line whose numbers include LO and HI exactly. A number in the
      message line (the user's quoted text aside) within 1e-6 of the value must
      be the value exactly: values are printed so they read back.
+   - in every preset's status JSON, each knob with a range is inside it (or
+     null): the value the run uses, not a placeholder such as 0.
 2. One grammar. In-range values written oddly get the same verdict from every
    numeric flag (parsed as above; WxH's width), from a --script line's frame
    number and from NBODY_TEST_RUNAWAY (run headless): accepted are +V, 0V (a
@@ -32,6 +34,7 @@ this file. A row's range reads "[whole, ][0, or ]LO … HI".
    0x1p+4 forms), "V_0", "V..", "inf", "nan", "5e", "e5", "--V" and a
    non-ASCII digit. V is the range's LO, or HI where LO is negative.
 """
+import json
 import math
 import os
 import re
@@ -154,6 +157,29 @@ for table, flag, metavar, whole, zero_ok, lo, hi, helptext in rows:
         ends_said = numbers(hint.replace("2^53", ""))
         check(float(lo) in ends_said and float(hi) in ends_said,
               f"--{flag} {value}: the hint gives the range {lo} … {hi} exactly", hint)
+
+# The status JSON reports each knob at the value the run uses: inside its
+# range (or null where the scene has none), in every scene, never a
+# placeholder such as 0 for "the default".
+knob_ranges = {flag: (float(lo), float(hi), zero_ok)
+               for table, flag, metavar, whole, zero_ok, lo, hi, helptext in rows
+               if table == "Knobs" and metavar != "WxH"}
+status_path = os.path.join(tempfile.mkdtemp(prefix="test_numbers."), "s.json")
+for preset in ("plummer", "shell", "disk", "antennae-like", "retrograde", "minor-merger",
+               "milky-way-andromeda"):
+    args = [a for a in RUN if a not in ("--n", "8")] + ["--n", "600", "--preset", preset,
+                                                        "--status-json", status_path]
+    rc, err = nbody_run(args)
+    if rc != 0:
+        check(False, f"--preset {preset} runs for its status", f"exit {rc}\n{err}")
+        continue
+    with open(status_path) as f:
+        status = json.loads(f.readline())
+    bad = [(k, status.get(k)) for k, (lo, hi, zero_ok) in knob_ranges.items()
+           if isinstance(status.get(k), (int, float)) and not isinstance(status.get(k), bool)
+           and not (lo <= status[k] <= hi or (zero_ok and status[k] == 0))]
+    check(not bad, f"--preset {preset}: every knob in the status JSON within its range",
+          f"out of range: {bad}")
 
 # ---- 2. one grammar ---------------------------------------------------------
 
