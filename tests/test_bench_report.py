@@ -96,7 +96,11 @@ with tempfile.TemporaryDirectory() as tmp:
                        capture_output=True, text=True, cwd=tmp)
     print(r.stdout, r.stderr, end="")
     check(r.returncode == 0, "nbody --benchmark --plot exited %d" % r.returncode)
-    check(len(json.load(open(os.path.join(tmp, "bench.json")))["rows"]) == 2, "2 rows expected")
+    cpu_rows = json.load(open(os.path.join(tmp, "bench.json")))["rows"]
+    check(len(cpu_rows) == 2, "2 rows expected")
+    check(all(x["p"] is None and x["q"] is None for x in cpu_rows),
+          "the CPU's rows have no block shape: p and q null (%s)"
+          % [(x["p"], x["q"]) for x in cpu_rows])
     w, h, px = png_rgba(out)
     check((w, h) == (1200, 170), "chart is %d x %d, expected 1200 x 170" % (w, h))
     flat = b"".join(px)

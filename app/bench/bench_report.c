@@ -281,10 +281,13 @@ char *bench_json(const bench_result *b) {
         const double ceiling = bench_ceiling(b, r);
         emit(&t, "    {\"variant\": ");
         emit_string(&t, method_of(b, r)->name);
-        emit(&t,
-             ", \"method\": \"%s\", \"n\": %d, \"p\": %d, \"q\": %d, \"steps\": %d, "
-             "\"repeats\": %d",
-             r->tree ? "tree" : "all-pairs", r->n, r->p, r->q, r->steps, r->repeats);
+        emit(&t, ", \"method\": \"%s\", \"n\": %d", r->tree ? "tree" : "all-pairs", r->n);
+        if (method_of(b, r)->block_shape) { /* else null, as the status JSON's */
+            emit(&t, ", \"p\": %d, \"q\": %d", r->p, r->q);
+        } else {
+            emit(&t, ", \"p\": null, \"q\": null");
+        }
+        emit(&t, ", \"steps\": %d, \"repeats\": %d", r->steps, r->repeats);
         emit_number(&t, "ms_per_step", r->ms, true);
         emit_number(&t, "spread", r->spread, true);
         emit_number(&t, "bodies_per_s", bodies_per_s(r), true);
