@@ -15,8 +15,11 @@
 
 #include "ui_internal.h"
 
-/* The y axis's title, above the plot (the x axis's is below it). */
-#define Y_TITLE "relative force error |a − a_exact| / |a_exact| (log) against"
+/* The y axis's title, above the plot (the x axis's is below it); the
+ * lecture's narrow column takes the short one, so that its text need not
+ * shrink to fit. */
+#define Y_TITLE "relative force error |a − a_exact| / |a_exact| (log)"
+#define Y_TITLE_SHORT "force error (log)"
 
 static const float FRONTIER_PANEL[4] = {0.02f, 0.03f, 0.06f, 0.88f};
 static const float PLOT_BG[4] = {0.06f, 0.07f, 0.11f, 1.0f};
@@ -155,14 +158,32 @@ void ui_frontier_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heig
     } else {
         snprintf(running, sizeof running, "running: an exact method (no ring)");
     }
+    const char *y_title = f->lecture.on ? Y_TITLE_SHORT : Y_TITLE;
+    /* The lecture's column gives the running setting a row of its own and
+     * the status its short form. */
+    const bool narrow = f->lecture.on;
+    char status[160];
+    if (fr->sweeping) {
+        snprintf(status, sizeof status, narrow ? "sweeping: %d of %d settings"
+                                               : "sweeping: %d of %d settings, one per frame "
+                                                 "(Shift+X stops)",
+                 fr->count, fr->planned);
+    } else {
+        snprintf(status, sizeof status,
+                 narrow ? "%d of %d settings, %s" : "%d of %d settings; %s (Shift+X closes; again "
+                                                    "sweeps anew)",
+                 fr->count, fr->planned, fr->count == fr->planned ? "done" : "stopped");
+    }
     float text_w = fmaxf(render_overlay_text_width(o, line), render_overlay_text_width(o, sub));
     { /* every row fits the lecture's column or half the window: smaller text where not */
         const float lh0 = render_overlay_line_height(o), sq0 = 0.6f * lh0;
-        const float legend = 3 * (sq0 + 0.4f * lh0) + 2 * 1.2f * lh0 + 1.8f * sq0 +
-                             render_overlay_text_width(o, "median") +
-                             render_overlay_text_width(o, "99th percentile") +
-                             render_overlay_text_width(o, running);
-        const float widest = fmaxf(fmaxf(text_w, legend), render_overlay_text_width(o, Y_TITLE));
+        const float marks = 2 * (sq0 + 0.4f * lh0) + 1.2f * lh0 +
+                            render_overlay_text_width(o, "median") +
+                            render_overlay_text_width(o, "99th percentile");
+        const float ring = 1.8f * sq0 + render_overlay_text_width(o, running);
+        const float legend = narrow ? fmaxf(marks, ring) : marks + 1.2f * lh0 + ring;
+        const float widest = fmaxf(fmaxf(fmaxf(text_w, legend), render_overlay_text_width(o, y_title)),
+                                   render_overlay_text_width(o, status));
         const float room =
             f->lecture.on ? lecture.code.w : ui_half_width(fb_width, ui_margin(lh0));
         const float wide = 1.1f * (widest + 1.2f * lh0) / room;
@@ -206,10 +227,14 @@ void ui_frontier_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heig
     lx = render_overlay_text(o, lx + sq + 0.4f * lh, ty, UI_DIM, "median") + 1.2f * lh;
     hollow(o, lx + 0.5f * sq, ty + 0.5f * lh, sq, t, UI_DIM);
     lx = render_overlay_text(o, lx + sq + 0.4f * lh, ty, UI_DIM, "99th percentile") + 1.2f * lh;
+    if (narrow) { /* the running setting on a row of its own */
+        ty += lh;
+        lx = x + pad + 0.4f * sq;
+    }
     hollow(o, lx + 0.5f * sq, ty + 0.5f * lh, 1.8f * sq, t, RING);
     render_overlay_text(o, lx + 1.8f * sq, ty, UI_DIM, running);
     ty += 1.2f * lh;
-    render_overlay_text(o, x + pad, ty, UI_WHITE, Y_TITLE);
+    render_overlay_text(o, x + pad, ty, UI_WHITE, y_title);
     ty += 1.3f * lh;
 
     /* The plot: y labels left of it, x labels and the axis title below. */
@@ -241,7 +266,7 @@ void ui_frontier_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heig
         render_overlay_text(o, px - 0.4f * lh - render_overlay_text_width(o, label),
                             gy - 0.5f * lh, UI_DIM, label);
     }
-    const char *x_title = "ms per step (log)";
+    const char *x_title = "against ms per step (log)";
     render_overlay_text(o, px + 0.5f * (pw - render_overlay_text_width(o, x_title)),
                         py + ph + lh, UI_WHITE, x_title);
 
@@ -256,7 +281,23 @@ void ui_frontier_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heig
                  ms, fr->exact_estimated ? " estimated" : "");
         const float lw = render_overlay_text_width(o, line);
         const float at = ex + 0.3f * lh + lw <= px + pw ? ex + 0.3f * lh : ex - 0.3f * lh - lw;
-        render_overlay_text(o, at, py + ph - 1.2f * lh, EXACT, line);
+        /* At the top or the bottom of the plot, whichever covers fewer of
+         * the points' markers. */
+        const float top = py + 0.2f * lh, low = py + ph - 1.2f * lh;
+        int over[2] = {0, 0};
+        for (int i = 0; i < count; i++) {
+            const ui_frontier_point *p = &fr->points[i];
+            if (!(p->ms > 0) || !(p->median > 0) || !(p->p99 > 0)) continue;
+            const float mx = place(&ax, p->ms, px, pw);
+            if (mx + sq < at || mx - sq > at + lw) continue;
+            const float ys[2] = {place(&ay, p->median, py + ph, -ph),
+                                 place(&ay, p->p99, py + ph, -ph)};
+            for (int k = 0; k < 2; k++) {
+                over[0] += ys[k] + sq > top && ys[k] - sq < top + lh;
+                over[1] += ys[k] + sq > low && ys[k] - sq < low + lh;
+            }
+        }
+        render_overlay_text(o, at, over[0] <= over[1] ? top : low, EXACT, line);
     }
     /* The points: p99 above the median at the same x, joined. */
     for (int i = 0; i < count; i++) {
@@ -278,15 +319,6 @@ void ui_frontier_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heig
         drawn->p99[i][0] = mx, drawn->p99[i][1] = qy;
     }
     drawn->count = count;
-    /* Status. */
-    if (fr->sweeping) {
-        snprintf(line, sizeof line, "sweeping: %d of %d settings, one per frame (Shift+X stops)",
-                 fr->count, fr->planned);
-    } else {
-        snprintf(line, sizeof line,
-                 "%d of %d settings; %s (Shift+X closes; again sweeps anew)", fr->count,
-                 fr->planned, fr->count == fr->planned ? "done" : "stopped");
-    }
-    render_overlay_text(o, x + pad, y + h - pad - lh, fr->sweeping ? UI_KEY : UI_DIM, line);
+    render_overlay_text(o, x + pad, y + h - pad - lh, fr->sweeping ? UI_KEY : UI_DIM, status);
     render_overlay_end(o);
 }
