@@ -374,6 +374,21 @@ int main(void) {
     free(ev);
     frame(a, &view);
     CHECK(a->ui.shown[UI_OVERLAY_SELECT], "a selection shows the panel");
+    /* The HUD's legend says the sets are drawn in their own colours, and
+     * stops saying it when F6 hides the panel (and the colours). */
+    {
+        static char hud[32768];
+        ui_facts facts;
+        app_ui_facts(a, &facts);
+        ui_hud_text(&a->ui, &facts, false, hud, sizeof hud);
+        CHECK(strstr(hud, "| sets in their own colours (F6)\n"), "the legend names the sets:\n%s",
+              hud);
+        app_key(a, GLFW_KEY_F6, 0);
+        app_ui_facts(a, &facts);
+        ui_hud_text(&a->ui, &facts, false, hud, sizeof hud);
+        CHECK(!strstr(hud, "sets in their own colours"), "F6 hid them:\n%s", hud);
+        app_key(a, GLFW_KEY_F6, 0);
+    }
     sim_body *b = bodies(a);
     bool *in = calloc(N, sizeof *in), *disk1 = calloc(N, sizeof *disk1);
     for (int i = 0; i < N; i++) {

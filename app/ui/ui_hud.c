@@ -66,7 +66,7 @@ typedef struct hud_layout {
     float bar_px;         /* the scale bar's length in pixels, 0: none */
     char bar_label[48];   /* its length */
     char legend_head[48]; /* "colour: speed" */
-    legend_item legend[3];
+    legend_item legend[4]; /* a mode's three at most, and the sets' note */
     int legend_count;
 } hud_layout;
 
@@ -333,7 +333,17 @@ static void legend_note(const ui_facts *f, hud_layout *L, const char *note) {
     L->legend_count = 1;
 }
 
-static void legend(const ui_facts *f, hud_layout *L) {
+/* Whether the selection sets' colours are drawn over the mode's: the panel
+ * shown and some body in a set (app_select.c tags them then). */
+static bool set_colours(const ui_state *ui, const ui_facts *f) {
+    if (!ui->shown[UI_OVERLAY_SELECT] || !f->select.sets || f->lecture.on) return false;
+    for (int k = 0; k < UI_SELECT_SETS; k++) {
+        if (f->select.sets[k].count > 0) return true;
+    }
+    return false;
+}
+
+static void legend_mode(const ui_facts *f, hud_layout *L) {
     const sim_params p = sim_get_params(f->sim);
     L->legend_count = 0;
     legend_item *it = L->legend;
@@ -402,6 +412,18 @@ static void legend(const ui_facts *f, hud_layout *L) {
                  f->view.hide_halo ? "halo (hidden)" : "halo");
         L->legend_count = 3;
         break;
+    }
+}
+
+/* The colour mode's legend, and a note where the selection sets' colours
+ * are drawn over it (the other bodies dimmed). */
+static void legend(const ui_state *ui, const ui_facts *f, hud_layout *L) {
+    legend_mode(f, L);
+    if (!f->density.on && set_colours(ui, f) && L->legend_count < 4) {
+        legend_item *it = &L->legend[L->legend_count++];
+        snprintf(it->label, sizeof it->label, "%s", "sets in their own colours (F6)");
+        it->rgb[0] = -1;
+        it->gradient = false;
     }
 }
 
@@ -556,7 +578,7 @@ static void layout(ui_state *ui, const ui_facts *f, int fb_width, int fb_height,
     }
     ui_lines raw = {.count = 0};
     ui_hud_lines(f, &raw);
-    legend(f, L);
+    legend(ui, f, L);
     /* Measured once at the baked size; widths scale with the font size. */
     const float baked = render_overlay_font_px(o), lh1 = render_overlay_line_height(o) / baked;
     const float legend_w1 = legend_width(o, L) / baked;
@@ -765,7 +787,7 @@ void ui_hud_text(ui_state *ui, const ui_facts *f, bool help, char *out, size_t l
     const size_t used = ui_lines_text(&l, out, len);
     if (help) return;
     hud_layout L = {0}; /* the legend's row, as one line of words */
-    legend(f, &L);
+    legend(ui, f, &L);
     char row[256];
     int k = snprintf(row, sizeof row, "%s", L.legend_head);
     for (int i = 0; i < L.legend_count && k >= 0 && (size_t)k < sizeof row; i++) {
