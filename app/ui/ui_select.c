@@ -21,9 +21,11 @@
 #define HIST_ROWS 5    /* the histogram's height, lines */
 #define PANEL_WIDTH 18 /* the panel's width, line heights (longer text runs past it) */
 
-/* Whether the panel is drawn: shown and not under the help. */
+/* Whether the panel is drawn: shown, not under the help, and not in the
+ * lecture, whose layout has no place for it (the sets keep their colours). */
 static bool shown(const ui_state *ui, const ui_facts *f) {
-    return ui->shown[UI_OVERLAY_SELECT] && !ui->shown[UI_OVERLAY_HELP] && f->select.sets;
+    return ui->shown[UI_OVERLAY_SELECT] && !ui->shown[UI_OVERLAY_HELP] && !f->lecture.on &&
+           f->select.sets;
 }
 
 /* Its lines: always PANEL_LINES of them, so its size (and the lens that
