@@ -116,7 +116,26 @@ static bool near_rgb(uint32_t a, uint32_t b) {
 /* At smaller windows, beside the chart's bars (I) and its ceilings view
  * (Shift+I): all they drew (text included, ui_draw's boxes) inside the
  * window, the frontier in the left half, the chart right of it. */
+static bool overlap(const float *a, const float *b) {
+    return a[2] > 0 && b[2] > 0 && a[0] < b[0] + b[2] && b[0] < a[0] + a[2] && a[1] < b[1] + b[3] &&
+           b[1] < a[1] + a[3];
+}
+
 static void check_layout(app *a) {
+    /* At 1920 x 1080 the code panel (') finds room in the right half, above
+     * the chart, instead of covering the HUD. */
+    if (!a->ui.shown[UI_OVERLAY_CHART]) app_key(a, GLFW_KEY_I, 0);
+    a->ui.chart_view = UI_CHART_BARS;
+    app_key(a, GLFW_KEY_APOSTROPHE, 0);
+    app_frame(a, W, H);
+    const float *code = a->ui.code.box, *hud = a->ui.code.drawn[UI_OVERLAY_HUD];
+    const float *front = a->ui.code.drawn[UI_OVERLAY_FRONTIER];
+    const float *chart = a->ui.code.drawn[UI_OVERLAY_CHART];
+    CHECK(code[2] > 0 && hud[2] > 0 && !overlap(code, hud) && !overlap(code, front) &&
+              !overlap(code, chart),
+          "the code panel (%.0f, %.0f, %.0f x %.0f) clear of the HUD, frontier and chart",
+          code[0], code[1], code[2], code[3]);
+    app_key(a, GLFW_KEY_APOSTROPHE, 0);
     static const int sizes[][2] = {{1280, 720}, {960, 540}};
     if (!a->ui.shown[UI_OVERLAY_CHART]) app_key(a, GLFW_KEY_I, 0);
     for (int s = 0; s < 2; s++) {

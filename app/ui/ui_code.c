@@ -97,21 +97,21 @@ static bool has_box(const float b[4]) {
     return b[2] > 0 && b[3] > 0;
 }
 
-/* The room from top down to bottom (the message line below, as the chart
- * leaves), clear of every other overlay drawn before the panel this frame
- * (the chart, right and low; any other screen panel): beside it where that
- * leaves the panel room, else above it (where need pixels fit, or nothing
- * fits below), else below it. */
-static void room(const ui_code_view *v, float top, int fb_width, float bottom, float m0, float need,
-                 float *out_top, float *out_bottom, float *out_right) {
+/* The room from left and top down to bottom (the message line below, as
+ * the chart leaves), clear of every other overlay drawn before the panel
+ * this frame (the chart, right and low; the frontier, left and low; any
+ * other screen panel): beside it where that leaves the panel room, else
+ * above it (where need pixels fit, or nothing fits below), else below it. */
+static void room(const ui_code_view *v, float left, float top, int fb_width, float bottom,
+                 float m0, float need, float *out_top, float *out_bottom, float *out_right) {
     float right = fb_width - m0;
     for (int k = 0; k < UI_OVERLAY_COUNT; k++) {
         const float *b = v->drawn[k];
         if (k == UI_OVERLAY_HUD || k == UI_OVERLAY_SELECT || k == UI_OVERLAY_CODE || !has_box(b)) {
             continue;
         }
-        if (b[0] >= right || b[0] + b[2] <= m0 || b[1] >= bottom || b[1] + b[3] <= top) continue;
-        if (b[0] - m0 - m0 >= CODE_MIN_BESIDE * fb_width) {
+        if (b[0] >= right || b[0] + b[2] <= left || b[1] >= bottom || b[1] + b[3] <= top) continue;
+        if (b[0] - left - m0 >= CODE_MIN_BESIDE * fb_width) {
             right = b[0] - m0; /* beside it */
         } else if (b[1] - m0 - top >= need || b[1] + b[3] + m0 >= bottom) {
             bottom = b[1] - m0; /* above it */
@@ -149,14 +149,31 @@ void ui_code_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height) 
             hud_bottom = fmaxf(hud_bottom, b[1] + b[3] + m0);
         }
     }
-    float top = 0, bottom = 0, right = 0;
-    room(v, hud_bottom, fb_width, fb_height - m0 - 2.4f * lh, m0, need * lh, &top, &bottom, &right);
+    float top = 0, bottom = 0, right = 0, left = m0;
+    const float lowest = fb_height - m0 - 2.4f * lh;
+    room(v, left, hud_bottom, fb_width, lowest, m0, need * lh, &top, &bottom, &right);
+    /* The frontier holds the left half below the HUD: the right half, from
+     * below whatever of the HUD reaches into it, clear of the chart. */
+    if (bottom - top < need * lh && ui_frontier_shown(ui, f)) {
+        const float half = 0.5f * fb_width + 0.5f * m0;
+        float from = m0;
+        for (int k = 0; k < UI_OVERLAY_COUNT; k++) {
+            const float *b = v->drawn[k];
+            if ((k == UI_OVERLAY_HUD || k == UI_OVERLAY_SELECT) && has_box(b) &&
+                b[0] + b[2] > half) {
+                from = fmaxf(from, b[1] + b[3] + m0);
+            }
+        }
+        float t2 = 0, b2 = 0, r2 = 0;
+        room(v, half, from, fb_width, lowest, m0, need * lh, &t2, &b2, &r2);
+        if (b2 - t2 >= need * lh) left = half, top = t2, bottom = b2, right = r2;
+    }
     /* A small window with no room below the HUD: over it, from the top
      * (the panel was asked for; the HUD is back when it closes). */
     if (bottom - top < need * lh && hud_bottom > m0) {
-        room(v, m0, fb_width, fb_height - m0 - 2.4f * lh, m0, need * lh, &top, &bottom, &right);
+        left = m0;
+        room(v, left, m0, fb_width, lowest, m0, need * lh, &top, &bottom, &right);
     }
-    float left = m0;
     if (f->lecture.on) { /* lecture mode: its left column (ui_lecture_place) */
         ui_lecture_layout place;
         ui_lecture_layout_of(f, fb_width, fb_height, &place);
