@@ -14,9 +14,9 @@
  * out before the scene is drawn and gives the renderer a lens (an
  * off-centre, scaled projection) that fits the square the camera frames
  * around its target into the part of the window the panel leaves free
- * (ui_lens_fit, which holds it still while the text changes a little). Sizes follow the
- * window's content scale, so both read on a HiDPI laptop and on a
- * projector; in a small window the lines wrap and the font shrinks (to
+ * (ui_lens_fit, which holds it still while the text changes a little).
+ * Sizes follow the window's content scale, so both read on a HiDPI laptop
+ * and on a projector; in a small window the lines wrap and the font shrinks (to
  * UI_MIN_PX) until the panel fits HUD_MAX_HEIGHT of the window's height
  * (with --hud-scale, until it fits the window), never past its edge.
  *
