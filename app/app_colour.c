@@ -325,8 +325,7 @@ void app_colour_frame(app *a, const render_view *view) {
     const bool on_gpu = p.backend == SIM_BACKEND_CUDA && m != RENDER_COLOR_POTENTIAL;
     if (!on_gpu && m != RENDER_COLOR_POTENTIAL && c->values_mode == m && c->values_n == n &&
         c->values_generation == p.generation && c->values_hide == a->view.hide_halo &&
-        c->shown.on &&
-        now - c->values_at < c->values_cost / COLOUR_DUTY) {
+        c->shown.on && now - c->values_at < c->values_cost / COLOUR_DUTY) {
         a->interop.values = c->values; /* the last values, legend as it was */
         a->interop.value_count = n;
         return;

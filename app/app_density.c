@@ -249,14 +249,13 @@ bool app_density_draw(app *a, const render_view *view, ui_facts *facts, int n) {
         d->on = false;
         return false;
     }
-    d->shown =
-        (ui_density){.on = true,
-                     .lo = range.lo * factor,
-                     .hi = range.hi * factor,
-                     .stretch = d->stretch,
-                     .manual = d->manual,
-                     .units = units,
-                     .bodies = d->label};
+    d->shown = (ui_density){.on = true,
+                            .lo = range.lo * factor,
+                            .hi = range.hi * factor,
+                            .stretch = d->stretch,
+                            .manual = d->manual,
+                            .units = units,
+                            .bodies = d->label};
     facts->density = d->shown;
     return true;
 }
@@ -287,7 +286,8 @@ bool app_density_key(app *a, int key, int mods) {
         d->filter = k;
         char label[sizeof d->label];
         filter_label(d, k, a->view.hide_halo, label, sizeof label);
-        base_msg_post(&a->msg, "density of: %s%s", label, d->on ? "" : " (N shows the density view)");
+        base_msg_post(&a->msg, "density of: %s%s", label,
+                      d->on ? "" : " (N shows the density view)");
         return true;
     }
     if (key == GLFW_KEY_N) {

@@ -177,7 +177,8 @@ void app_frame(app *a, int fb_width, int fb_height) {
     view.fb_width = fb_width;
     view.fb_height = fb_height;
     render_view window = view;
-    ui_fit_view(&a->ui, &facts, fb_width, fb_height, &window); /* the HUD keeps clear of the scene's middle */
+    /* The HUD keeps clear of the scene's middle. */
+    ui_fit_view(&a->ui, &facts, fb_width, fb_height, &window);
     app_select_frame(a, &window, &tags); /* selections in this view, their colours in the tags */
     app_colour_frame(a, &window); /* a quantity's colours, over the vertices' speed */
     /* The vertices, and (app_sprites.c says when) the window's sprites drawn
@@ -251,7 +252,9 @@ void app_frame(app *a, int fb_width, int fb_height) {
         ui_draw(&a->ui, &facts, UI_LAYER_SCREEN, fb_width, fb_height);
     }
     if (a->req.screenshot) save_screenshot(a, fb_width, fb_height);
-    if (a->cfg.status_every > 0 && a->live.frame % a->cfg.status_every == 0) app_status_line(a, false);
+    if (a->cfg.status_every > 0 && a->live.frame % a->cfg.status_every == 0) {
+        app_status_line(a, false);
+    }
     io_record_frame_end(&a->rec); /* and the fence for the next frame's map, if it polls */
     if (a->rec.failed) a->fe.quit = true; /* a --record that failed in this frame */
     app_sprites_frame_end(a);

@@ -1,11 +1,12 @@
 /* app_status.c - --status-json FILE: the live state as JSON lines.
  *
  * At exit, and with --status-every N every N frames, one JSON object per
- * line (JSON Lines; "at_exit" marks the one written at exit): every knob of the knob table under its flag's name
- * (config_knobs.c), then the numbers the HUD shows. The energy fields are
- * computed fresh from the exact sum for each line, against an exact E0, so
- * a script can check what each key press did; the *_live fields are the
- * HUD's own. io/ keeps the lines and writes the file (io_status.c).
+ * line (JSON Lines; "at_exit" marks the one written at exit): every knob
+ * of the knob table under its flag's name (config_knobs.c), then the
+ * numbers the HUD shows. The energy fields are computed fresh from the
+ * exact sum for each line, against an exact E0, so a script can check what
+ * each key press did; the *_live fields are the HUD's own. io/ keeps the
+ * lines and writes the file (io_status.c).
  *
  * "mode" is "playback" while a snapshot series plays, when the figures of a
  * running simulation (ms_per_step, interactions_per_s, dE_over_E0 and the
@@ -96,9 +97,9 @@ void app_status_line(app *a, bool at_exit) {
         playback ? "playback" : "simulation", app_snapshot_time(a),
         (long long)app_snapshot_steps(a), l->paused ? "true" : "false", l->fps, ms, ips, e, de_s,
         vr, e_live, de_live, live && l->energy0_source == SIM_POTENTIAL_WALK ? "walk" : "exact",
-        live_steps, zero_copy ? "zero-copy" : "host-copy",
-        a->interop.sprites_drawn ? "cuda" : "gl", via, config_sprites_name(a->sprites.mode),
-        (int)a->view.color, a->ui.shown[UI_OVERLAY_HUD] ? "true" : "false",
+        live_steps, zero_copy ? "zero-copy" : "host-copy", a->interop.sprites_drawn ? "cuda" : "gl",
+        via, config_sprites_name(a->sprites.mode), (int)a->view.color,
+        a->ui.shown[UI_OVERLAY_HUD] ? "true" : "false",
         a->ui.shown[UI_OVERLAY_HELP] ? "true" : "false", a->fe.vsync ? "true" : "false", caption);
     io_status_end_line(&a->status);
 }

@@ -220,7 +220,8 @@ static void test_range(void) {
           "density: %g .. %g, want %g .. %g (positive values only)", lo, hi, want_lo, want_hi);
     CHECK(fabsf(app_colour_place(RENDER_COLOR_DENSITY, 1, 100, 10) - 0.5f) < 1e-6f,
           "density is placed by log");
-    CHECK(!app_colour_range(RENDER_COLOR_DENSITY, raw, 2, NULL, &lo, &hi), "no positive density: none");
+    CHECK(!app_colour_range(RENDER_COLOR_DENSITY, raw, 2, NULL, &lo, &hi),
+          "no positive density: none");
 
     /* Of the bodies drawn: a hidden halo's values (here the wide ones,
      * every odd body) do not set the range, in a strided sample too. */
@@ -228,7 +229,8 @@ static void test_range(void) {
     for (int i = 0; i < N; i++) {
         const bool halo = i % 2;
         tags[i] = (uint8_t)SIM_TAG(0, halo ? SIM_COMPONENT_HALO : SIM_COMPONENT_DISK);
-        raw[i] = halo ? (float)(10 * (i - 500)) : (float)(i - 500) / 10; /* halo +-5000, disk +-50 */
+        /* The halo's values reach +-5000, the disk's +-50. */
+        raw[i] = halo ? (float)(10 * (i - 500)) : (float)(i - 500) / 10;
     }
     const app_colour_drawn all = {tags, 1, app_density_filter_tags(0, false)};
     const app_colour_drawn no_halo = {tags, 1, app_density_filter_tags(0, true)};

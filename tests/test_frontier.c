@@ -133,8 +133,8 @@ static void check_layout(app *a) {
     const float *chart = a->ui.code.drawn[UI_OVERLAY_CHART];
     CHECK(code[2] > 0 && hud[2] > 0 && !overlap(code, hud) && !overlap(code, front) &&
               !overlap(code, chart),
-          "the code panel (%.0f, %.0f, %.0f x %.0f) clear of the HUD, frontier and chart",
-          code[0], code[1], code[2], code[3]);
+          "the code panel (%.0f, %.0f, %.0f x %.0f) clear of the HUD, frontier and chart", code[0],
+          code[1], code[2], code[3]);
     app_key(a, GLFW_KEY_APOSTROPHE, 0);
     static const int sizes[][2] = {{1280, 720}, {960, 540}};
     if (!a->ui.shown[UI_OVERLAY_CHART]) app_key(a, GLFW_KEY_I, 0);
@@ -146,8 +146,8 @@ static void check_layout(app *a) {
             const float *cb = a->ui.code.drawn[UI_OVERLAY_CHART];
             const char *what = a->ui.chart_view == UI_CHART_CEILINGS ? "ceilings" : "bars";
             CHECK(fb[2] > 0 && cb[2] > 0, "%dx%d, %s: both drawn", w, h, what);
-            CHECK(fb[0] >= 0 && fb[0] + fb[2] <= 0.5f * w, "%dx%d, %s: frontier x %.0f to %.0f",
-                  w, h, what, fb[0], fb[0] + fb[2]);
+            CHECK(fb[0] >= 0 && fb[0] + fb[2] <= 0.5f * w, "%dx%d, %s: frontier x %.0f to %.0f", w,
+                  h, what, fb[0], fb[0] + fb[2]);
             CHECK(cb[0] >= fb[0] + fb[2] && cb[0] + cb[2] <= w && cb[1] >= 0 && cb[1] + cb[3] <= h,
                   "%dx%d, %s: chart x %.0f to %.0f, y %.0f to %.0f, beside the frontier to %.0f", w,
                   h, what, cb[0], cb[0] + cb[2], cb[1], cb[1] + cb[3], fb[0] + fb[2]);

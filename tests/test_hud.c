@@ -217,8 +217,7 @@ static void check_lens_hold(void) {
     ui_lens_fit(&hold, 880, 380, lh, 1280, 720, &s, c);
     CHECK(c[1] == 360 && c[0] > 640, "fresh, 394 right, 334 below: right (%g, %g)", c[0], c[1]);
     ui_lens_fit(&hold, 960, 380, lh, 1280, 720, &s, c);
-    CHECK(c[1] == 360, "then 314 right: below only 6 %% larger, stays right (%g, %g)", c[0],
-          c[1]);
+    CHECK(c[1] == 360, "then 314 right: below only 6 %% larger, stays right (%g, %g)", c[0], c[1]);
     ui_lens_fit(&hold, 1000, 380, lh, 1280, 720, &s, c);
     CHECK(c[0] == 640 && c[1] > 360, "then 274 right: below 22 %% larger, moves (%g, %g)", c[0],
           c[1]);

@@ -540,11 +540,11 @@ int main(void) {
     app_key(a, GLFW_KEY_1, 0);
     app_key(a, GLFW_KEY_F7, GLFW_MOD_SHIFT); /* radius -> speed */
     app_select_request(a, &(io_select){.op = IO_SELECT_MATCH,
-                                        .galaxy = -1,
-                                        .component = -1,
-                                        .speed = true,
-                                        .speed_lo = 0,
-                                        .speed_hi = 1e3});
+                                       .galaxy = -1,
+                                       .component = -1,
+                                       .speed = true,
+                                       .speed_lo = 0,
+                                       .speed_hi = 1e3});
     frame(a, &view);
     ui_facts facts;
     app_ui_facts(a, &facts);

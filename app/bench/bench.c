@@ -220,8 +220,8 @@ static bool run_one(bench *b, sim_variant v, int n, int p, int q, double theta) 
     b->rows[b->count++] = row; /* bench_run keeps the configurations <= MAX_ROWS */
     char shape[32] = "-"; /* as the table says it: no p x q where the method has no block shape */
     if (m->block_shape && !row.tree) snprintf(shape, sizeof shape, "%dx%d", row.p, row.q);
-    fprintf(stderr, "  %-9s N=%-8d %8s %10.4f ms/step (%d steps x %d, spread %.1f%%)\n", m->name,
-            n, shape, row.ms, steps, repeats, 100 * row.spread);
+    fprintf(stderr, "  %-9s N=%-8d %8s %10.4f ms/step (%d steps x %d, spread %.1f%%)\n", m->name, n,
+            shape, row.ms, steps, repeats, 100 * row.spread);
     return true;
 }
 

@@ -140,7 +140,7 @@ typedef struct config {
     bool benchmark;
     config_list n_list, p_list, q_list;
     config_list variant_list;    /* sim_variant values */
-    const char *variant_cpu_name; /* a --variant only the CPU backend has ("reference"); NULL none */
+    const char *variant_cpu_name; /* a --variant the CPU backend alone has; NULL: none */
     config_real_list theta_list; /* tree opening angles; empty -> the sim's theta */
     int bench_steps;             /* steps per timed repeat; 0 -> enough for ~25 ms */
     const char *json;            /* benchmark results as JSON, or NULL */

@@ -633,8 +633,9 @@ static int check_combinations(config *c, const bool *given) {
                    c->variant_cpu_name);
     }
     if (given[O_PLAY_SPEED] && !c->load) {
-        return bad("add --load with a snapshot series (a folder or a pattern), or drop --play-speed",
-                   "--play-speed sets a series' playback, and this run loads none");
+        return bad(
+            "add --load with a snapshot series (a folder or a pattern), or drop --play-speed",
+            "--play-speed sets a series' playback, and this run loads none");
     }
     if (c->sim.backend == SIM_BACKEND_CPU && config_asks_block(c)) {
         return bad("drop --p and --q (or give auto), or run on the GPU (--backend cuda)",

@@ -130,7 +130,7 @@ void ui_chart_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_height)
         float text_w = 0;
         /* The heading wrapped to the lecture's box, or to the right half
          * beside the frontier; else a line each. */
-        const float wrap_w = f->lecture.on ? place.chart.w - 2 * pad
+        const float wrap_w = f->lecture.on     ? place.chart.w - 2 * pad
                              : beside_frontier ? ui_half_width(fb_width, margin) - 2 * pad
                                                : 0;
         for (int i = 0; i < (cpu ? 4 : 3); i++) {

@@ -102,8 +102,8 @@ static bool has_box(const float b[4]) {
  * this frame (the chart, right and low; the frontier, left and low; any
  * other screen panel): beside it where that leaves the panel room, else
  * above it (where need pixels fit, or nothing fits below), else below it. */
-static void room(const ui_code_view *v, float left, float top, int fb_width, float bottom,
-                 float m0, float need, float *out_top, float *out_bottom, float *out_right) {
+static void room(const ui_code_view *v, float left, float top, int fb_width, float bottom, float m0,
+                 float need, float *out_top, float *out_bottom, float *out_right) {
     float right = fb_width - m0;
     for (int k = 0; k < UI_OVERLAY_COUNT; k++) {
         const float *b = v->drawn[k];

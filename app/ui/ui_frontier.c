@@ -164,14 +164,16 @@ void ui_frontier_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heig
     const bool narrow = f->lecture.on;
     char status[160];
     if (fr->sweeping) {
-        snprintf(status, sizeof status, narrow ? "sweeping: %d of %d settings"
-                                               : "sweeping: %d of %d settings, one per frame "
-                                                 "(Shift+X stops)",
+        snprintf(status, sizeof status,
+                 narrow ? "sweeping: %d of %d settings"
+                        : "sweeping: %d of %d settings, one per frame "
+                          "(Shift+X stops)",
                  fr->count, fr->planned);
     } else {
         snprintf(status, sizeof status,
-                 narrow ? "%d of %d settings, %s" : "%d of %d settings; %s (Shift+X closes; again "
-                                                    "sweeps anew)",
+                 narrow ? "%d of %d settings, %s"
+                        : "%d of %d settings; %s (Shift+X closes; again "
+                          "sweeps anew)",
                  fr->count, fr->planned, fr->count == fr->planned ? "done" : "stopped");
     }
     float text_w = fmaxf(render_overlay_text_width(o, line), render_overlay_text_width(o, sub));
@@ -182,10 +184,10 @@ void ui_frontier_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heig
                             render_overlay_text_width(o, "99th percentile");
         const float ring = 1.8f * sq0 + render_overlay_text_width(o, running);
         const float legend = narrow ? fmaxf(marks, ring) : marks + 1.2f * lh0 + ring;
-        const float widest = fmaxf(fmaxf(fmaxf(text_w, legend), render_overlay_text_width(o, y_title)),
-                                   render_overlay_text_width(o, status));
-        const float room =
-            f->lecture.on ? lecture.code.w : ui_half_width(fb_width, ui_margin(lh0));
+        const float widest =
+            fmaxf(fmaxf(fmaxf(text_w, legend), render_overlay_text_width(o, y_title)),
+                  render_overlay_text_width(o, status));
+        const float room = f->lecture.on ? lecture.code.w : ui_half_width(fb_width, ui_margin(lh0));
         const float wide = 1.1f * (widest + 1.2f * lh0) / room;
         const float px0 = f->lecture.on ? lecture.font_px : ui_font_px(f);
         if (wide > 1) render_overlay_set_font_px(o, fmaxf(UI_MIN_PX, px0 / wide));

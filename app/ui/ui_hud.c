@@ -179,10 +179,11 @@ void ui_hud_lines(const ui_facts *f, ui_lines *l) {
     const double ips = f->interactions_per_s, fpi = f->flops_per_interaction;
 
     char fps[32] = "frames/s not measured yet"; /* the first frame's */
-    if (f->fps > 0) snprintf(fps, sizeof fps, "%.0f frame%s/s", f->fps, base_plural(lround(f->fps)));
+    if (f->fps > 0) {
+        snprintf(fps, sizeof fps, "%.0f frame%s/s", f->fps, base_plural(lround(f->fps)));
+    }
     ui_add(l, UI_WHITE, "%s   %.3f ms/step (%s)   %d step%s/frame%s", fps, ms,
-           cuda ? "CUDA events" : "CPU clock", f->steps_per_frame,
-           base_plural(f->steps_per_frame),
+           cuda ? "CUDA events" : "CPU clock", f->steps_per_frame, base_plural(f->steps_per_frame),
            f->headless ? ""
            : f->vsync  ? "   vsync"
                        : "");
@@ -500,8 +501,11 @@ void ui_lens_fit(ui_lens_hold *hold, float right_px, float bottom_px, float lh, 
     const bool below = held ? (hold->below ? s_right <= (1 + UI_LENS_SWITCH_GAIN) * s_below
                                            : s_below > (1 + UI_LENS_SWITCH_GAIN) * s_right)
                             : s_below > s_right;
-    *hold = (ui_lens_hold){
-        .fb_width = fb_width, .fb_height = fb_height, .right = right, .bottom = bottom, .below = below};
+    *hold = (ui_lens_hold){.fb_width = fb_width,
+                           .fb_height = fb_height,
+                           .right = right,
+                           .bottom = bottom,
+                           .below = below};
     if (!below) {
         *scale = fminf(1.0f, fmaxf(s_right, 0.05f));
         center[0] = 0.5f * (right + fb_width);
