@@ -8,7 +8,7 @@
  * 18 px at 1080 lines (a projector's); it sits in the left half, below the
  * HUD, and never overlaps the chart, nor the HUD; and in the picture each
  * marked row has its bar's colour at the mark's place and each unmarked row
- * has not. With "gpu", the same on the CUDA backend for every rung of the
+ * has not. F7's selection panel is drawn, but not in the lecture. With "gpu", the same on the CUDA backend for every rung of the
  * ladder in turn (K from naive to the tree), each against the one before,
  * with the HUD hidden, as a lecture keeps it small: every rung's rows fit a
  * 1080-line projector at a readable size. Exits 77 where there is no CUDA
@@ -78,6 +78,32 @@ static void check_panel(app *a, const char *want_name, const char *prev_code, ui
     CHECK(prev_code ? marked > 0 : marked == 0, "%s: %d rows marked", m->name, marked);
 }
 
+/* F7's selection panel is drawn (F7 shows it) outside the lecture, and
+ * not in it, whose layout has no place for it: the sets keep their
+ * colours there. */
+static void check_select_panel(bool lecture) {
+    config cfg = {.sim = {.backend = SIM_BACKEND_CPU, .body_count = N},
+                  .lecture = lecture,
+                  .steps_per_frame = 1,
+                  .headless = true,
+                  .width = W,
+                  .height = H};
+    cfg.given[CONFIG_KNOB_N] = true;
+    int status = 0;
+    app *a = app_create(&cfg, &status);
+    if (!a || !app_gl_begin(a, true)) exit(1);
+    app_frame(a, W, H);
+    app_key(a, GLFW_KEY_F7, 0);
+    app_frame(a, W, H);
+    app_frame(a, W, H); /* the sets measured at the end of the first */
+    const float *box = a->ui.code.drawn[UI_OVERLAY_SELECT];
+    CHECK(a->ui.shown[UI_OVERLAY_SELECT] && (lecture ? box[2] == 0 : box[2] > 0),
+          "%s: the selection panel %s (drawn %.0f x %.0f)", lecture ? "lecture" : "no lecture",
+          lecture ? "not drawn" : "drawn", box[2], box[3]);
+    app_gl_end(a);
+    app_destroy(a);
+}
+
 int main(int argc, char **argv) {
     const bool gpu = argc > 1 && strcmp(argv[1], "gpu") == 0;
     char why[256];
@@ -130,6 +156,10 @@ int main(int argc, char **argv) {
     free(px);
     app_gl_end(a);
     app_destroy(a);
+    if (!gpu) {
+        check_select_panel(false);
+        check_select_panel(true);
+    }
     app_egl_close(egl);
     return test_exit("test_code_panel");
 }
