@@ -276,14 +276,7 @@ bool app_finish(app *a, int fb_width, int fb_height) {
         }
         return false;
     }
-    if (a->cfg.screenshot && (fb_width <= 0 || fb_height <= 0)) {
-        /* A minimized window, or a display lost before a size was read. */
-        fprintf(stderr,
-                "nbody: %s not written: the window has no pixels to read\n"
-                "hint: keep the window open and on screen until the run ends, or use --headless\n",
-                a->cfg.screenshot);
-        ok = false;
-    } else if (a->cfg.screenshot) {
+    if (a->cfg.screenshot) {
         const bool written = io_screenshot(a->render, a->cfg.screenshot, fb_width, fb_height);
         if (written) {
             printf("nbody: wrote %s (%dx%d)\n", io_shown_name(&a->cfg, a->cfg.screenshot), fb_width,

@@ -502,7 +502,7 @@ def test_display_lost_inside(tmp):
                     whole.append(at)
                 else:
                     bad.append(f"call {at}: broken screenshot; {out}")
-            elif "not written: the window has no pixels" in err and "\nhint: " in err:
+            elif "not written: the picture has no pixels" in err and "\nhint: " in err:
                 refused += 1
             else:
                 bad.append(f"call {at}: no screenshot and no reason: {err}")

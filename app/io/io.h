@@ -70,7 +70,8 @@ void io_absolute(const char *path, char *out, size_t len);
 const char *io_shown_name(const config *c, const char *path);
 /* "nbody-<local date>-<time>[-f<frame>]<suffix>" (frame < 0: none). */
 void io_stamped_name(char *out, size_t len, const char *suffix, int frame);
-/* The w x h picture GL drew last, as PNG (opaque); false with a message. */
+/* The w x h picture GL drew last, as PNG (opaque); false with a message,
+ * and no file, where it has no pixels (w or h 0). */
 bool io_screenshot(render *r, const char *path, int w, int h);
 
 /* ---- the status lines (io_status.c) -------------------------------------- */

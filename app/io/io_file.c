@@ -546,6 +546,13 @@ void io_stamped_name(char *out, size_t len, const char *suffix, int frame) {
 }
 
 bool io_screenshot(render *r, const char *path, int w, int h) {
+    if (w <= 0 || h <= 0) { /* a minimized window, or a display lost before a size was read */
+        fprintf(stderr,
+                "nbody: %s not written: the picture has no pixels (%dx%d)\n"
+                "hint: keep the window open and on screen until the run ends, or use --headless\n",
+                path, w, h);
+        return false;
+    }
     uint8_t *rgba = malloc((size_t)w * (size_t)h * 4);
     if (!rgba) {
         fprintf(stderr, "nbody: out of memory for a %dx%d screenshot\n", w, h);
