@@ -8,11 +8,12 @@
  * 18 px at 1080 lines (a projector's); it sits in the left half, below the
  * HUD, and never overlaps the chart, nor the HUD; and in the picture each
  * marked row has its bar's colour at the mark's place and each unmarked row
- * has not. F7's selection panel is drawn, but not in the lecture. With "gpu", the same on the CUDA backend for every rung of the
- * ladder in turn (K from naive to the tree), each against the one before,
- * with the HUD hidden, as a lecture keeps it small: every rung's rows fit a
- * 1080-line projector at a readable size. Exits 77 where there is no CUDA
- * device.
+ * has not. F7's selection panel is drawn, but not in the lecture, where
+ * the tree's frontier is set at the lecture's text size. With "gpu", the
+ * same on the CUDA backend for every rung of the ladder in turn (K from
+ * naive to the tree), each against the one before, with the HUD hidden,
+ * as a lecture keeps it small: every rung's rows fit a 1080-line projector
+ * at a readable size. Exits 77 where there is no CUDA device.
  *
  *     test_code_panel [gpu]
  */
@@ -100,6 +101,17 @@ static void check_select_panel(bool lecture) {
     CHECK(a->ui.shown[UI_OVERLAY_SELECT] && (lecture ? box[2] == 0 : box[2] > 0),
           "%s: the selection panel %s (drawn %.0f x %.0f)", lecture ? "lecture" : "no lecture",
           lecture ? "not drawn" : "drawn", box[2], box[3]);
+    if (lecture) { /* the tree's rung: its frontier at the lecture's text size */
+        app_key(a, GLFW_KEY_PAGE_DOWN, 0);
+        for (int i = 0; i < 3; i++) app_frame(a, W, H);
+        ui_facts f;
+        app_ui_facts(a, &f);
+        ui_lecture_layout place;
+        ui_lecture_layout_of(&f, W, H, &place);
+        const float got = a->ui.frontier_drawn.font_px;
+        CHECK(a->ui.shown[UI_OVERLAY_FRONTIER] && got == place.font_px,
+              "lecture: the frontier's text %.0f px, the lecture's %.0f px", got, place.font_px);
+    }
     app_gl_end(a);
     app_destroy(a);
 }

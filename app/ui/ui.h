@@ -150,6 +150,7 @@ typedef struct ui_frontier_drawn {
     float median[UI_FRONTIER_MAX][2], p99[UI_FRONTIER_MAX][2];
     int count;
     float exact_x; /* the exact kernel's line; 0: none */
+    float font_px; /* its text's size */
 } ui_frontier_drawn;
 
 /* One tick of the colour bar: its place along the bar (0..1) and label. */

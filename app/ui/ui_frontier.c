@@ -193,6 +193,7 @@ void ui_frontier_draw(ui_state *ui, const ui_facts *f, int fb_width, int fb_heig
         if (wide > 1) render_overlay_set_font_px(o, fmaxf(UI_MIN_PX, px0 / wide));
         text_w = fmaxf(render_overlay_text_width(o, line), render_overlay_text_width(o, sub));
     }
+    drawn->font_px = render_overlay_font_px(o);
     const float lh = render_overlay_line_height(o), pad = 0.6f * lh, m = ui_margin(lh);
     const float bottom = fb_height - m - 2.4f * lh; /* above the message line */
     float w = fminf(fmaxf(text_w + 2 * pad, 34 * lh), ui_half_width(fb_width, m));
