@@ -13,10 +13,11 @@ within 1e-4 of the exact one, test_tree_gpu's test_energy, and the kinetic
 part is the same sum), and skip frames when they come faster than twice
 that rate. Its ΔE/E₀ and the exact one both stay small over the short run
 (< 1e-3).
-cpu: the live energy is sampled from the exact sum, source "exact": frames
-20, 40, ... (APP_DIAG_EVERY) after their step, each equal to the JSON's own
-energy of that frame; the start's sample, before the first step, is of 0
-steps and so matches no line.
+cpu: the live energy is sampled from the exact sum, source "exact": at
+least APP_DIAG_EVERY (20) frames apart, later where the duty rule holds a
+sample back (a fast machine's frames are short beside the sum's cost), each
+equal to the JSON's own energy of that frame; the start's sample, before
+the first step, is of 0 steps and so matches no line.
 Both: a headless run whose |ΔE/E₀| ends above the HUD's warning says so on
 stderr, with a hint; one that conserves energy says nothing.
 Exit 77 for cuda without a device.
@@ -42,7 +43,7 @@ with tempfile.TemporaryDirectory() as tmp:
     n = "20011" if backend == "cuda" else "701"
     # The CPU samples every 20 frames; the GPU's 150 frames take long
     # enough (their start-up trials included) for several of its samples.
-    frames = "150" if backend == "cuda" else "45"
+    frames = "150" if backend == "cuda" else "65"
     cmd = [nbody, "--headless", "--backend", backend, "--n", n, "--frames", frames, "--width",
            "320", "--height", "200", "--status-json", status, "--status-every", "1", *variant]
     res = subprocess.run(cmd, capture_output=True, text=True)
@@ -54,7 +55,9 @@ with tempfile.TemporaryDirectory() as tmp:
         check(all(d["energy_live_source"] == "walk" for d in stepped), "live energy from the walk")
         sampled = [d for d in stepped if d["energy_live_steps"] == d["steps"]]
         check(len(sampled) >= 3, f"{len(sampled)} frames sampled the walk's energy")
-        live = [d["energy_live"] for d in sampled]
+        # A frame that took no step repeats the last line's state, and its
+        # sample that state's energy: new energies are counted per state.
+        live = [d["energy_live"] for d in {d["steps"]: d for d in sampled}.values()]
         fresh = sum(1 for a, b in zip(live, live[1:]) if a != b)
         check(fresh == len(live) - 1, f"live energy new in {fresh} of {len(live) - 1} samples")
         by_steps = {d["steps"]: d for d in lines}
@@ -73,8 +76,9 @@ with tempfile.TemporaryDirectory() as tmp:
         check(all(d["energy_live_source"] == "exact" for d in stepped), "live energy is exact")
         sampled = [d for d in stepped if d["energy_live_steps"] == d["steps"]]
         frames_sampled = [d["frame"] for d in sampled]
-        check(frames_sampled == list(range(20, int(frames) + 1, 20)),
-              f"sampled at frames {frames_sampled}, every 20")
+        gaps = [b - a for a, b in zip([0] + frames_sampled, frames_sampled)]
+        check(len(frames_sampled) >= 2 and min(gaps) >= 20,
+              f"sampled at frames {frames_sampled}, 20 or more apart")
         check(all(d["energy_live"] == d["energy"] for d in sampled),
               "live equals exact on every sampled frame: "
               + str([(d["energy_live"], d["energy"]) for d in sampled]))
