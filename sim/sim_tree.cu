@@ -89,8 +89,6 @@
 /* Device-side counters of one build, reset at its start. */
 struct tree_counters {
     unsigned box_min[3], box_max[3]; /* order-preserving images of floats */
-    unsigned dom_min[3], dom_max[3]; /* several GPUs: this GPU's bodies' box, likewise */
-    unsigned dom_inv_aa;             /* and the float bits of its groups' largest 1 / (alpha a) */
     double origin[3], side;          /* root cube: lower corner and side */
     int level_count[LEVELS];         /* cells per level */
     int leaves;
@@ -104,13 +102,23 @@ struct tree_counters {
 };
 
 /* Several GPUs (sim_tree_forces_domains). A GPU's domain as the others see
- * it: the box of its bodies and its groups' largest 1 / (alpha a_ref) (0:
- * Barnes' test alone), the two things the walk's opening test reads of a
- * group. */
+ * it: DOMAIN_BOXES boxes, each holding the groups that start in one
+ * stretch of its sorted bodies, with those groups' largest 1 / (alpha
+ * a_ref) (0: Barnes' test alone), the two things the walk's opening test
+ * reads of a group. One box for the whole domain was tried first: a
+ * stretch of the Morton curve reaches into the halo, its box spans the
+ * sphere, and every GPU sent some others its whole tree. */
+#define DOMAIN_BOXES 256
 struct tree_domain {
     float lo[3], hi[3];
     float inv_aa;
     float pad;
+};
+
+/* A box being gathered: order-preserving images of its floats and the
+ * float bits of its inv_aa (positive floats order as integers). */
+struct box_image {
+    unsigned lo[3], hi[3], inv_aa, pad;
 };
 
 /* The part of this GPU's tree that one other GPU's walk needs (a locally
@@ -165,7 +173,8 @@ struct sim_tree {
     int *own_count;                /* bodies in this GPU's domain (device) */
     int *host_own;                 /* pinned: the same */
     tree_counters *host_build;     /* pinned: the counters once the tree is built */
-    tree_domain *doms, *host_doms; /* every GPU's domain (device, pinned) */
+    box_image *boxes;              /* this GPU's domain being gathered (DOMAIN_BOXES) */
+    tree_domain *doms, *host_doms; /* every GPU's domain, DOMAIN_BOXES each (device, pinned) */
     let_buf let[SIM_MAX_GPUS];     /* what goes to each other GPU (host copy of the pointers) */
     let_buf *let_dev;              /* the same on the device */
     let_count *let_cnt, *host_let_cnt;
@@ -1199,39 +1208,59 @@ __global__ void own_keys_kernel(int n, in_domain own, float4 *acc, const int *ow
     }
 }
 
-/* The largest 1 / (alpha a_ref) of this GPU's groups, a_ref as walk_group
- * takes it, into ctr->dom_inv_aa (float bits of a positive float order as
- * integers). */
-__global__ void domain_aref_kernel(const int2 *group, const float4 *spos, const int *sidx,
-                                   const float4 *acc_old, float alpha, tree_counters *ctr) {
+/* This GPU's domain: each group's box and, with alpha, its 1 / (alpha
+ * a_ref) as walk_group takes them, gathered into the box of the stretch
+ * of sorted bodies its first body falls in (so that every group lies
+ * inside one box). */
+__global__ void domain_boxes_kernel(int n_own, const int2 *group, const float4 *spos,
+                                    const int *sidx, const float4 *acc_old, float alpha,
+                                    box_image *boxes, const tree_counters *ctr) {
     const int groups = ctr->groups;
     for (int g = blockIdx.x * blockDim.x + threadIdx.x; g < groups; g += gridDim.x * blockDim.x) {
         const int2 r = group[g];
         if (r.y <= r.x) continue;
+        float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
         float amin = INFINITY, asum = 0.0f;
         for (int i = r.x; i < r.y; i++) {
-            const float4 a = acc_old[sidx[i]];
-            const float am = sqrtf(a.x * a.x + a.y * a.y + a.z * a.z);
-            amin = fminf(amin, am);
-            asum += am;
+            const float4 p = spos[i];
+            lo[0] = fminf(lo[0], p.x), hi[0] = fmaxf(hi[0], p.x);
+            lo[1] = fminf(lo[1], p.y), hi[1] = fmaxf(hi[1], p.y);
+            lo[2] = fminf(lo[2], p.z), hi[2] = fmaxf(hi[2], p.z);
+            if (acc_old) {
+                const float4 a = acc_old[sidx[i]];
+                const float am = sqrtf(a.x * a.x + a.y * a.y + a.z * a.z);
+                amin = fminf(amin, am);
+                asum += am;
+            }
+        }
+        box_image &b = boxes[(long long)r.x * DOMAIN_BOXES / n_own];
+        for (int k = 0; k < 3; k++) {
+            atomicMin(&b.lo[k], float_order(lo[k]));
+            atomicMax(&b.hi[k], float_order(hi[k]));
         }
         const float aref = fmaxf(amin, 0.1f * asum / (float)(r.y - r.x));
-        if (aref > 0.0f) atomicMax(&ctr->dom_inv_aa, __float_as_uint(1.0f / (alpha * aref)));
+        if (acc_old && aref > 0.0f) {
+            atomicMax(&b.inv_aa, __float_as_uint(1.0f / (alpha * aref)));
+        }
     }
 }
 
-/* This GPU's domain for the others: its bodies' box and its groups' inv_aa
- * with a margin of 1 %, which covers the rounding of the walk's own sum
- * in another order. */
-__global__ void domain_kernel(const tree_counters *ctr, tree_domain *out) {
+/* The boxes as the others read them; inv_aa with a margin of 1 %, which
+ * covers the rounding of the walk's own sum in another order. A box no
+ * group fell in is empty (lo above hi: every distance to it infinite). */
+__global__ void domain_kernel(const box_image *boxes, tree_domain *out) {
+    const int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= DOMAIN_BOXES) return;
+    const box_image b = boxes[j];
     tree_domain d;
+    const bool empty = b.lo[0] == 0xffffffffu;
     for (int k = 0; k < 3; k++) {
-        d.lo[k] = order_float(ctr->dom_min[k]);
-        d.hi[k] = order_float(ctr->dom_max[k]);
+        d.lo[k] = empty ? INFINITY : order_float(b.lo[k]);
+        d.hi[k] = empty ? -INFINITY : order_float(b.hi[k]);
     }
-    d.inv_aa = __uint_as_float(ctr->dom_inv_aa) * 1.01f;
+    d.inv_aa = __uint_as_float(b.inv_aa) * 1.01f;
     d.pad = 0;
-    *out = d;
+    out[j] = d;
 }
 
 /* Starts every destination's let_buf at this tree's root (none when this
@@ -1256,9 +1285,10 @@ __global__ void let_next_kernel(int count, let_count *cnt) {
 /* One level of every destination's let_buf (blockIdx.y: the destination).
  * A cell that every group of the destination accepts goes as itself; one
  * some group may open takes its children (the next level) or, a leaf, its
- * bodies. The test is walk_group's with the destination's box (every group
- * there lies inside it, so its distance is the least) and largest inv_aa:
- * what it accepts, each of those groups accepts. Past a buffer's capacity
+ * bodies. The test is walk_group's against each of the destination's
+ * boxes with its largest inv_aa (every group there lies inside one box,
+ * so its distance is no less): what passes for every box, each of those
+ * groups accepts. Past a buffer's capacity
  * nothing is written but the counts still grow, so that the caller can
  * make room and send again. */
 __global__ void let_level_kernel(int self, const let_buf *bufs, let_count *cnt,
@@ -1269,7 +1299,11 @@ __global__ void let_level_kernel(int self, const let_buf *bufs, let_count *cnt,
     const int d = blockIdx.y;
     if (d == self) return;
     const let_buf b = bufs[d];
-    const tree_domain dom = doms[d];
+    __shared__ tree_domain box[DOMAIN_BOXES];
+    for (int j = threadIdx.x; j < DOMAIN_BOXES; j += blockDim.x) {
+        box[j] = doms[d * DOMAIN_BOXES + j];
+    }
+    __syncthreads();
     const int begin = cnt[d].begin, end = min(cnt[d].end, b.cell_cap);
     for (int slot = begin + blockIdx.x * blockDim.x + threadIdx.x; slot < end;
          slot += gridDim.x * blockDim.x) {
@@ -1277,12 +1311,16 @@ __global__ void let_level_kernel(int self, const let_buf *bufs, let_count *cnt,
         const int2 ch = cell_child[cell];
         const float4 cc = cell_com[cell];
         const float2 e = cell_err[cell];
-        const float dx = fmaxf(0.0f, fmaxf(dom.lo[0] - cc.x, cc.x - dom.hi[0]));
-        const float dy = fmaxf(0.0f, fmaxf(dom.lo[1] - cc.y, cc.y - dom.hi[1]));
-        const float dz = fmaxf(0.0f, fmaxf(dom.lo[2] - cc.z, cc.z - dom.hi[2]));
-        const float d2 = dx * dx + dy * dy + dz * dz;
-        bool accept = ch.y != 0 && d2 > cc.w;
-        if (dom.inv_aa > 0.0f && accept) accept = e.x * dom.inv_aa <= d2 * d2 * sqrtf(d2);
+        bool accept = ch.y != 0;
+        for (int j = 0; j < DOMAIN_BOXES && accept; j++) {
+            const tree_domain &dom = box[j];
+            const float dx = fmaxf(0.0f, fmaxf(dom.lo[0] - cc.x, cc.x - dom.hi[0]));
+            const float dy = fmaxf(0.0f, fmaxf(dom.lo[1] - cc.y, cc.y - dom.hi[1]));
+            const float dz = fmaxf(0.0f, fmaxf(dom.lo[2] - cc.z, cc.z - dom.hi[2]));
+            const float d2 = dx * dx + dy * dy + dz * dz;
+            accept = d2 > cc.w;
+            if (dom.inv_aa > 0.0f && accept) accept = e.x * dom.inv_aa <= d2 * d2 * sqrtf(d2);
+        }
         int2 out = ch; /* (0, 0): massless, as it is */
         if (ch.y != 0 && accept) {
             out = make_int2(-1, 1);
@@ -1503,8 +1541,6 @@ static bool begin_eval(sim_tree *t, const sim_tree_params *p, cudaStream_t strea
     CUDA_CHECK(t->fault, cudaMemsetAsync(t->ctr, 0, sizeof(tree_counters), stream));
     CUDA_CHECK(t->fault, cudaMemsetAsync((char *)t->ctr + offsetof(tree_counters, box_min), 0xff,
                                          sizeof(unsigned) * 3, stream));
-    CUDA_CHECK(t->fault, cudaMemsetAsync((char *)t->ctr + offsetof(tree_counters, dom_min), 0xff,
-                                         sizeof(unsigned) * 3, stream));
     return timed;
 }
 
@@ -1664,8 +1700,10 @@ static bool domain_alloc(sim_tree *t) {
         cudaMalloc(&t->own_count, sizeof(int)) == cudaSuccess &&
         cudaMallocHost(&t->host_own, sizeof(int)) == cudaSuccess &&
         cudaMallocHost(&t->host_build, sizeof(tree_counters)) == cudaSuccess &&
-        cudaMalloc(&t->doms, sizeof(tree_domain) * SIM_MAX_GPUS) == cudaSuccess &&
-        cudaMallocHost(&t->host_doms, sizeof(tree_domain) * SIM_MAX_GPUS) == cudaSuccess &&
+        cudaMalloc(&t->boxes, sizeof(box_image) * DOMAIN_BOXES) == cudaSuccess &&
+        cudaMalloc(&t->doms, sizeof(tree_domain) * DOMAIN_BOXES * SIM_MAX_GPUS) == cudaSuccess &&
+        cudaMallocHost(&t->host_doms, sizeof(tree_domain) * DOMAIN_BOXES * SIM_MAX_GPUS) ==
+            cudaSuccess &&
         cudaMalloc(&t->let_dev, sizeof(let_buf) * SIM_MAX_GPUS) == cudaSuccess &&
         cudaMalloc(&t->let_cnt, sizeof(let_count) * SIM_MAX_GPUS) == cudaSuccess &&
         cudaMallocHost(&t->host_let_cnt, sizeof(let_count) * SIM_MAX_GPUS) == cudaSuccess &&
@@ -1683,7 +1721,7 @@ static void let_free(let_buf *b) {
 
 static void domain_free(sim_tree *t) {
     for (int d = 0; d < SIM_MAX_GPUS; d++) let_free(&t->let[d]);
-    void *dev[] = {t->split, t->sample[0], t->sample[1], t->own_count,
+    void *dev[] = {t->split, t->sample[0], t->sample[1], t->own_count, t->boxes,
                    t->doms,  t->let_dev,   t->let_cnt,   t->roots};
     for (void *q : dev) CUDA_CHECK(t->fault, cudaFree(q));
     void *host[] = {t->host_own, t->host_build, t->host_doms, t->host_let_cnt, t->host_roots};
@@ -1791,21 +1829,28 @@ extern "C" void sim_tree_forces_domains(sim_tree *const *trees, const int *devic
         if (t->n_own > 0) {
             const unsigned long long *skeys = sort_keys(t, t->n_own, st);
             build_sorted(t, t->n_own, pos[k], skeys, p, st);
-            box_kernel<<<std::min(div_up(t->n_own, BUILD_THREADS), 4 * t->sm_count), BUILD_THREADS,
-                         0, st>>>(t->n_own, t->spos, t->ctr->dom_min, t->ctr->dom_max);
-            CUDA_CHECK_LAUNCH(t->fault);
-            if (p->acc_old && p->alpha > 0.0f) {
-                domain_aref_kernel<<<std::max(1, std::min(div_up(t->n_own / 16, BUILD_THREADS),
-                                                          4 * t->sm_count)),
-                                     BUILD_THREADS, 0, st>>>(t->group, t->spos, t->sidx, acc[k],
-                                                             p->alpha, t->ctr);
-                CUDA_CHECK_LAUNCH(t->fault);
-            }
         }
-        domain_kernel<<<1, 1, 0, st>>>(t->ctr, t->doms + k);
+        /* Empty boxes: the images' lo all ones, hi and inv_aa zeros. */
+        const size_t half = offsetof(box_image, hi);
+        CUDA_CHECK(t->fault, cudaMemset2DAsync(t->boxes, sizeof(box_image), 0xff, half,
+                                               DOMAIN_BOXES, st));
+        CUDA_CHECK(t->fault, cudaMemset2DAsync((char *)t->boxes + half, sizeof(box_image), 0,
+                                               sizeof(box_image) - half, DOMAIN_BOXES, st));
+        if (t->n_own > 0) {
+            const bool rel = p->acc_old && p->alpha > 0.0f;
+            domain_boxes_kernel<<<std::max(1, std::min(div_up(t->n_own / 16, BUILD_THREADS),
+                                                       4 * t->sm_count)),
+                                  BUILD_THREADS, 0, st>>>(t->n_own, t->group, t->spos, t->sidx,
+                                                          rel ? acc[k] : NULL, p->alpha, t->boxes,
+                                                          t->ctr);
+            CUDA_CHECK_LAUNCH(t->fault);
+        }
+        tree_domain *mine = t->doms + (size_t)k * DOMAIN_BOXES;
+        domain_kernel<<<div_up(DOMAIN_BOXES, 128), 128, 0, st>>>(t->boxes, mine);
         CUDA_CHECK_LAUNCH(t->fault);
-        CUDA_CHECK(t->fault, cudaMemcpyAsync(t->host_doms + k, t->doms + k, sizeof(tree_domain),
-                                             cudaMemcpyDeviceToHost, st));
+        CUDA_CHECK(t->fault,
+                   cudaMemcpyAsync(t->host_doms + (size_t)k * DOMAIN_BOXES, mine,
+                                   sizeof(tree_domain) * DOMAIN_BOXES, cudaMemcpyDeviceToHost, st));
         CUDA_CHECK(t->fault, cudaMemcpyAsync(t->host_build, t->ctr, sizeof(tree_counters),
                                              cudaMemcpyDeviceToHost, st));
     }
@@ -1826,14 +1871,20 @@ extern "C" void sim_tree_forces_domains(sim_tree *const *trees, const int *devic
             const cudaStream_t st = streams[k];
             CUDA_CHECK(t->fault, cudaSetDevice(devices[k]));
             for (int d = 0; d < count; d++) {
-                t->host_doms[d] = trees[d]->host_doms[d];
+                const size_t at = (size_t)d * DOMAIN_BOXES;
+                if (d != k) {
+                    memcpy(t->host_doms + at, trees[d]->host_doms + at,
+                           sizeof(tree_domain) * DOMAIN_BOXES);
+                }
                 if (d == k) continue;
                 const int cells = round > 0 ? t->own_cells : std::max(4096, t->own_cells / 8);
                 const int bodies = round > 0 ? t->n_own : std::max(4096, t->n_own / 8);
                 if (!let_reserve(t, d, cells, bodies)) return no_room(t, "let_reserve");
             }
-            CUDA_CHECK(t->fault, cudaMemcpyAsync(t->doms, t->host_doms, sizeof(tree_domain) * count,
-                                                 cudaMemcpyHostToDevice, st));
+            CUDA_CHECK(t->fault,
+                       cudaMemcpyAsync(t->doms, t->host_doms,
+                                       sizeof(tree_domain) * DOMAIN_BOXES * count,
+                                       cudaMemcpyHostToDevice, st));
             CUDA_CHECK(t->fault, cudaMemcpyAsync(t->let_dev, t->let, sizeof(let_buf) * count,
                                                  cudaMemcpyHostToDevice, st));
             let_start_kernel<<<1, SIM_MAX_GPUS, 0, st>>>(count, k, t->let_dev, t->let_cnt,
