@@ -570,10 +570,6 @@ typedef struct sim_tree_stats {
     double interactions_per_body; /* evaluated (cell + body) interactions, mean per body */
     double lane_use; /* those over the lane slots they took (groups fill lanes unevenly) */
     double monopole_share; /* of those interactions, cells summed as monopoles (CUDA) */
-    /* Several GPUs, each its own tree (sim_tree_forces_domains): what this
-     * GPU sent the others of its tree, MB, and the largest share of its
-     * cells that went to one of them. */
-    double sent_mb, sent_share_max;
 } sim_tree_stats;
 
 /* One octree cell for drawing: an axis-aligned cube. */

@@ -531,21 +531,6 @@ static void *cuda_create(int device, int gpus, sim_error *err) {
         c->nccl = sim_nccl_create(gpus, devices, err);
         ok = c->nccl != NULL;
     }
-    /* The tree's GPUs copy parts of their trees to each other
-     * (sim_tree_forces_domains): directly where the devices can reach each
-     * other, else the copies go through the host. */
-    for (int i = 0; ok && i < gpus; i++) {
-        for (int j = 0; j < gpus; j++) {
-            int can = 0;
-            if (i == j || cudaDeviceCanAccessPeer(&can, devices[i], devices[j]) != cudaSuccess ||
-                !can) {
-                continue;
-            }
-            CUDA_CHECK(&c->fault, cudaSetDevice(devices[i]));
-            const cudaError_t e = cudaDeviceEnablePeerAccess(devices[j], 0);
-            if (e != cudaSuccess) cudaGetLastError(); /* already enabled is fine, and so is none */
-        }
-    }
     free(devices);
     CUDA_CHECK(&c->fault, cudaSetDevice(device));
     if (!ok) {
@@ -856,65 +841,6 @@ static void compute_forces(cuda_backend *c, const sim_step_params *sp, bool acc_
     c->acc_variant = sp->variant;
 }
 
-/* The tree on several GPUs: each GPU the bodies of its own domain, through
- * its own tree and the parts of the others' it needs
- * (sim_tree_forces_domains), zeros for the rest, as a share. */
-static void forces_tree_domains(cuda_backend *c, const sim_step_params *sp, bool potential,
-                                bool timed) {
-    const int count = c->member_count;
-    sim_tree *trees[SIM_MAX_GPUS];
-    int devices[SIM_MAX_GPUS];
-    cudaStream_t streams[SIM_MAX_GPUS];
-    const float4 *pos[SIM_MAX_GPUS];
-    float4 *acc[SIM_MAX_GPUS];
-    for (int k = 0; k < count; k++) {
-        cuda_backend *m = member(c, k);
-        set_device(m);
-        /* prepare_variant made room: only a bug finds none */
-        if (!m->tree) m->tree = sim_tree_create(m->sm_count, &m->fault);
-        if (!m->tree) {
-            sim_fault_record(&m->fault, -1, __FILE__, __LINE__, "sim_tree_create", "out of memory",
-                             "cannot create the tree");
-            set_device(c);
-            return;
-        }
-        trees[k] = m->tree;
-        devices[k] = m->device;
-        streams[k] = m->stream;
-        pos[k] = m->pos;
-        acc[k] = m->acc;
-        if (timed) CUDA_CHECK(&m->fault, cudaEventRecord(m->forces_start, m->stream));
-    }
-    sim_tree_params p = {};
-    p.eps2 = sp->eps2_kernel;
-    p.theta = (float)sp->theta; /* the tree kernel walks in float */
-    p.group = sp->p;
-    p.potential = potential;
-    p.alpha = (float)sp->tree_alpha;
-    p.monopoles = !sp->tree_quadrupoles_only;
-    if (p.alpha > 0 && !c->acc_valid) {
-        /* As forces_tree (sim_kernels.cu): a first pass by theta alone for
-         * the relative criterion's reference |a|. */
-        sim_tree_params first = p;
-        first.alpha = 0;
-        first.potential = false;
-        first.untimed = true;
-        sim_tree_forces_domains(trees, devices, streams, count, c->n, pos, acc, &first);
-    }
-    if (p.alpha > 0) p.acc_old = acc[0]; /* each GPU's own acc (sim_tree.h) */
-    sim_tree_forces_domains(trees, devices, streams, count, c->n, pos, acc, &p);
-    for (int k = 0; k < count; k++) {
-        cuda_backend *m = member(c, k);
-        set_device(m);
-        if (timed) CUDA_CHECK(&m->fault, cudaEventRecord(m->forces_stop, m->stream));
-        m->acc_valid = true;
-        m->acc_potential = potential;
-        m->acc_softening = sp->softening;
-        m->acc_variant = sp->variant;
-    }
-    set_device(c);
-}
-
 /* The forces on every GPU: each its share and one sum where the method
  * splits, else each all of them. timed: the first step of a timed call,
  * whose force evaluations and sum get events (sim_gpu_stats). */
@@ -926,16 +852,12 @@ static void forces_all(cuda_backend *c, const sim_step_params *sp, bool acc_zero
         return;
     }
     const bool split = kernels_method(sp->variant)->splits;
-    if (split && sp->variant == SIM_VARIANT_TREE) {
-        forces_tree_domains(c, sp, potential, timed);
-    } else {
-        for (int k = 0; k < count; k++) {
-            cuda_backend *m = member(c, k);
-            set_device(m);
-            if (timed) CUDA_CHECK(&m->fault, cudaEventRecord(m->forces_start, m->stream));
-            compute_forces(m, sp, acc_zero, potential, split ? k : 0, split ? count : 1);
-            if (timed) CUDA_CHECK(&m->fault, cudaEventRecord(m->forces_stop, m->stream));
-        }
+    for (int k = 0; k < count; k++) {
+        cuda_backend *m = member(c, k);
+        set_device(m);
+        if (timed) CUDA_CHECK(&m->fault, cudaEventRecord(m->forces_start, m->stream));
+        compute_forces(m, sp, acc_zero, potential, split ? k : 0, split ? count : 1);
+        if (timed) CUDA_CHECK(&m->fault, cudaEventRecord(m->forces_stop, m->stream));
     }
     set_device(c);
     if (!split) return;

@@ -80,25 +80,6 @@ typedef struct sim_tree_params {
 void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *acc, const sim_tree_params *p,
                      cudaStream_t stream);
 
-/* Several GPUs, each holding the whole state (pos[k], acc[k] on
- * devices[k], trees[k] created there, streams[k] its stream): each GPU
- * takes the bodies of one stretch of the Morton curve (splitters at
- * quantiles of a sample of every body's key, the same on every GPU),
- * builds the tree of those alone, sends each other GPU the part of it
- * that GPU's groups need (a locally essential tree: docs/TREE.md), and
- * walks its own groups through its tree and the parts it received. acc[k]
- * gets GPU k's bodies' accelerations (and potentials, as above) and zeros
- * for the rest, so that the acc summed over the GPUs is the whole. p's
- * share and shares are not read; a non-NULL p->acc_old means that each
- * acc[k] holds the last evaluation of these bodies. Waits for the GPUs
- * three times (each one's count of bodies, its domain, the sizes of what
- * it sends); the walks are left queued. devices may repeat (one GPU
- * standing in for several: the tests). */
-void sim_tree_forces_domains(sim_tree *const *trees, const int *devices,
-                             const cudaStream_t *streams, int count, int n,
-                             const float4 *const *pos, float4 *const *acc,
-                             const sim_tree_params *p);
-
 /* Stats of the latest timed evaluation whose events have completed (never
  * waits); valid false before the first. */
 sim_tree_stats sim_tree_get_stats(sim_tree *t);
