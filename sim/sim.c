@@ -832,6 +832,20 @@ int sim_gpus_auto(int n, sim_variant v) {
     return sim_gpus_for(n, m->scaling, sim_cuda_device_count(NULL, 0));
 }
 
+void sim_balance_shares(const double *at, const double *w, int count, double *out) {
+    double total = 0;
+    for (int k = 0; k < count; k++) total += w[k];
+    out[0] = 0, out[count] = 1;
+    double before = 0; /* the work of the shares before k */
+    int k = 0;
+    for (int j = 1; j < count; j++) {
+        const double target = total * j / count;
+        while (k < count - 1 && before + w[k] < target) before += w[k++];
+        const double even = at[k] + (target - before) / w[k] * (at[k + 1] - at[k]);
+        out[j] = at[j] + 0.5 * (even - at[j]);
+    }
+}
+
 sim_gpu_stats sim_get_gpu_stats(sim *s) {
     if (s->ops->gpu_stats) return s->ops->gpu_stats(s->backend_state);
     return (sim_gpu_stats){.gpus = 1};

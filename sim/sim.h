@@ -570,6 +570,8 @@ typedef struct sim_tree_stats {
     double interactions_per_body; /* evaluated (cell + body) interactions, mean per body */
     double lane_use; /* those over the lane slots they took (groups fill lanes unevenly) */
     double monopole_share; /* of those interactions, cells summed as monopoles (CUDA) */
+    double walk_slots;     /* the lane slots the walk took: its work (CUDA) */
+    long long evaluation;  /* which evaluation of this tree they are from, from 1 (CUDA) */
 } sim_tree_stats;
 
 /* One octree cell for drawing: an axis-aligned cube. */
@@ -653,6 +655,10 @@ typedef struct sim_gpu_stats {
     bool split;                    /* that step's method split its forces (sim_method.splits) */
     float forces_ms[SIM_MAX_GPUS]; /* each GPU's force evaluation: its share (the tree: the
                                       whole build, then its share of the walk) */
+    float share[SIM_MAX_GPUS];     /* the tree: each GPU's share of the sorted bodies whose
+                                      groups it walked in that step (they start equal and move
+                                      toward equal work: sim_tree_stats.walk_slots); 0 for the
+                                      other methods */
     float build_ms;                /* the tree's build on the first GPU (each builds it), of
                                       its last timed evaluation (sim_tree_stats) */
     float sum_ms;                  /* the all-reduce adding the shares, on the first GPU, from

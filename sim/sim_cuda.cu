@@ -116,7 +116,15 @@ struct cuda_backend {
     bool gpus_pending;        /* the leader: those events recorded, not yet read */
     bool pending_split;       /* ... that call's method split (its sum has events too) */
     double pending_sum_bytes; /* ... and the buffer it summed */
+    float pending_share[SIM_MAX_GPUS]; /* ... and the tree's shares in it (0: not the tree) */
     sim_gpu_stats gpu_stats;  /* the leader: as of the last events read */
+    /* The leader: the tree's shares, GPU k walking the groups that start in
+     * [tree_at[k], tree_at[k + 1]) of the sorted bodies (balance_tree), for
+     * tree_at_n bodies on tree_at_count GPUs; GPU k's tree's evaluations
+     * from tree_at_since[k] on use them. */
+    double tree_at[SIM_MAX_GPUS + 1];
+    int tree_at_n, tree_at_count;
+    long long tree_at_since[SIM_MAX_GPUS];
 };
 
 #define NO_BAD_STEP 0xffffffffffffffffull /* what a memset to 0xff bytes gives */
@@ -783,7 +791,7 @@ static bool cuda_set_precision(void *b, bool fp64, sim_error *err) {
  * potential: the tree also writes each body's potential (the others cannot).
  * share of shares: the part of the work this GPU does (force_args). */
 static void compute_forces(cuda_backend *c, const sim_step_params *sp, bool acc_zero,
-                           bool potential, int share, int shares) {
+                           bool potential, int share, int shares, const double *tree_at) {
     const variant_entry *e = kernels_entry(sp->variant);
     force_args a = {};
     a.fault = &c->fault;
@@ -800,6 +808,10 @@ static void compute_forces(cuda_backend *c, const sim_step_params *sp, bool acc_
     a.sm_count = c->sm_count;
     a.share = share;
     a.shares = shares;
+    if (tree_at && shares > 1) {
+        a.share_from = tree_at[share];
+        a.share_to = tree_at[share + 1];
+    }
     if (sp->variant == SIM_VARIANT_TREE) {
         /* prepare_variant made room: only a bug finds none */
         if (!c->tree) c->tree = sim_tree_create(c->sm_count, &c->fault);
@@ -841,6 +853,54 @@ static void compute_forces(cuda_backend *c, const sim_step_params *sp, bool acc_
     c->acc_variant = sp->variant;
 }
 
+/* The tree's shares on several GPUs: equal stretches of the sorted bodies
+ * at first (and for a new N or GPU count), then moved toward equal work
+ * (sim_balance_shares) once every GPU's tree has counted the lane slots of
+ * a walk with the current ones. A stretch's walk costs more where the
+ * bodies are dense, and the sum waits for the last GPU. Lane slots rather
+ * than the walk's time: the walk is bound by issue, the count is the same
+ * run to run, and the evaluation a tree times is a call's first, whose
+ * time also holds the host's launches (docs/PERFORMANCE.md, "Several
+ * GPUs"). The forces do not depend on the shares: each group's walk is the
+ * same on every GPU, and the others add zeros for it. */
+static void tree_at_from_now(cuda_backend *c) {
+    for (int k = 0; k < c->member_count; k++) {
+        const cuda_backend *m = member(c, k);
+        c->tree_at_since[k] = m->tree ? sim_tree_evaluations(m->tree) + 1 : 1;
+    }
+}
+
+static void balance_tree(cuda_backend *c) {
+    const int count = c->member_count;
+    if (c->tree_at_n != c->n || c->tree_at_count != count) {
+        for (int k = 0; k <= count; k++) c->tree_at[k] = (double)k / count;
+        c->tree_at_n = c->n;
+        c->tree_at_count = count;
+        tree_at_from_now(c);
+        return;
+    }
+    double w[SIM_MAX_GPUS];
+    for (int k = 0; k < count; k++) {
+        cuda_backend *m = member(c, k);
+        if (!m->tree) {
+            set_device(c);
+            return;
+        }
+        set_device(m);
+        const sim_tree_stats st = sim_tree_get_stats(m->tree);
+        if (!st.valid || st.evaluation < c->tree_at_since[k] || !(st.walk_slots > 0)) {
+            set_device(c);
+            return;
+        }
+        w[k] = st.walk_slots;
+    }
+    set_device(c);
+    double at[SIM_MAX_GPUS + 1];
+    sim_balance_shares(c->tree_at, w, count, at);
+    for (int j = 1; j < count; j++) c->tree_at[j] = at[j];
+    tree_at_from_now(c);
+}
+
 /* The forces on every GPU: each its share and one sum where the method
  * splits, else each all of them. timed: the first step of a timed call,
  * whose force evaluations and sum get events (sim_gpu_stats). */
@@ -848,15 +908,21 @@ static void forces_all(cuda_backend *c, const sim_step_params *sp, bool acc_zero
                        bool timed) {
     const int count = c->member_count;
     if (count <= 1) {
-        compute_forces(c, sp, acc_zero, potential, 0, 1);
+        compute_forces(c, sp, acc_zero, potential, 0, 1, NULL);
         return;
     }
     const bool split = kernels_method(sp->variant)->splits;
+    const bool tree = split && sp->variant == SIM_VARIANT_TREE;
+    if (tree) balance_tree(c);
+    for (int k = 0; k < count && timed; k++) {
+        c->pending_share[k] = tree ? (float)(c->tree_at[k + 1] - c->tree_at[k]) : 0.0f;
+    }
     for (int k = 0; k < count; k++) {
         cuda_backend *m = member(c, k);
         set_device(m);
         if (timed) CUDA_CHECK(&m->fault, cudaEventRecord(m->forces_start, m->stream));
-        compute_forces(m, sp, acc_zero, potential, split ? k : 0, split ? count : 1);
+        compute_forces(m, sp, acc_zero, potential, split ? k : 0, split ? count : 1,
+                       tree ? c->tree_at : NULL);
         if (timed) CUDA_CHECK(&m->fault, cudaEventRecord(m->forces_stop, m->stream));
     }
     set_device(c);
@@ -978,6 +1044,7 @@ static void harvest_gpus(cuda_backend *c) {
         CUDA_CHECK(&c->fault,
                    cudaEventElapsedTime(&g->forces_ms[k], m->forces_start, m->forces_stop));
     }
+    for (int k = 0; k < c->member_count; k++) g->share[k] = c->pending_share[k];
     g->sum_ms = 0;
     g->split = c->pending_split;
     g->sum_bytes = c->pending_split ? c->pending_sum_bytes : 0;

@@ -268,6 +268,15 @@ int sim_tree_cpu_node_count(const sim_tree_cpu *t); /* 0 before the first build 
 sim_tree_cpu_node sim_tree_cpu_node_get(const sim_tree_cpu *t, int i);
 const int *sim_tree_cpu_order(const sim_tree_cpu *t); /* body index of sorted k; NULL before */
 
+/* Several GPUs, the tree (sim_cuda.cu's balance_tree): out[0 .. count]
+ * gets the boundaries of `count` shares of the sorted bodies moved from
+ * at[] (0 = at[0] < ... < at[count] = 1) toward equal work, given each
+ * share's work w[k] > 0 at the current ones: each share's work taken as
+ * spread evenly over it, every inner boundary moves halfway to where that
+ * would split the work evenly (halfway: it is not even within a share,
+ * and a whole move can overshoot). out may not be at. */
+void sim_balance_shares(const double *at, const double *w, int count, double *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1186,6 +1186,8 @@ static void forces_tree(const force_args *a, cudaStream_t stream) {
     p.potential = a->potential;
     p.share = a->share;
     p.shares = a->shares;
+    p.share_from = a->share_from;
+    p.share_to = a->share_to;
     p.alpha = a->alpha;
     p.monopoles = a->monopoles;
     if (a->alpha > 0 && !a->acc_old) {

@@ -52,8 +52,11 @@ struct force_args {
     bool acc_zero;          /* acc holds zeros already (the integrator cleared it) */
     /* Several GPUs (sim_cuda.cu): a variant whose method row `splits` computes
      * share `share` of `shares` of the work into acc, zeros elsewhere, and
-     * the GPUs' acc summed are the whole; shares <= 1: all of it. */
+     * the GPUs' acc summed are the whole; shares <= 1: all of it. The tree
+     * may take its share as [share_from, share_to) of its sorted bodies
+     * (fractions; both 0: the share-th of `shares` equal ones). */
     int share, shares;
+    double share_from, share_to;
     bool best_fold;         /* best: every mass suits the folded loop (kernels_best_fold_mass) */
     struct best_plan *best; /* variants best, fp64: where each warp starts, kept between calls */
     const struct sim_pairmap_walk *best_walks; /* set by forces_pairs: on the device */

@@ -124,6 +124,7 @@ struct sim_tree {
     tree_counters *host_ctr; /* pinned, filled asynchronously */
     cudaEvent_t ev[4];       /* start, built, walked, stats copied */
     bool pending, built;
+    long long evaluations, timed_evaluation; /* started; the one ev[] times */
     sim_tree_stats stats;
 };
 
@@ -1275,7 +1276,11 @@ extern "C" void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *a
     }
     harvest(t); /* never waits: the stats stay the latest, the events free */
     const bool timed = !t->pending && !p->untimed;
-    if (timed) CUDA_CHECK(t->fault, cudaEventRecord(t->ev[0], stream));
+    t->evaluations++;
+    if (timed) {
+        CUDA_CHECK(t->fault, cudaEventRecord(t->ev[0], stream));
+        t->timed_evaluation = t->evaluations;
+    }
     CUDA_CHECK(t->fault, cudaMemsetAsync(t->ctr, 0, sizeof(tree_counters), stream));
     CUDA_CHECK(t->fault, cudaMemsetAsync((char *)t->ctr + offsetof(tree_counters, box_min), 0xff,
                                          sizeof(unsigned) * 3, stream));
@@ -1328,7 +1333,10 @@ extern "C" void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *a
      * curve): the groups that start in it. The group list's order differs
      * from GPU to GPU (atomics fill it), the sorted order does not. */
     int lo = 0, hi = n;
-    if (p->shares > 1) {
+    if (p->shares > 1 && p->share_to > p->share_from) {
+        lo = (int)std::min((double)n, std::max(0.0, (double)n * p->share_from));
+        hi = (int)std::min((double)n, std::max(0.0, (double)n * p->share_to));
+    } else if (p->shares > 1) {
         lo = (int)((long long)n * p->share / p->shares);
         hi = (int)((long long)n * (p->share + 1) / p->shares);
     }
@@ -1373,6 +1381,8 @@ static void harvest(sim_tree *t) {
     st.interactions_per_body = h->walked > 0 ? (double)h->interactions / h->walked : 0.0;
     st.lane_use = h->slots > 0 ? (double)h->interactions / (double)h->slots : 0.0;
     st.monopole_share = h->interactions > 0 ? (double)h->monopoles / h->interactions : 0.0;
+    st.walk_slots = (double)h->slots;
+    st.evaluation = t->timed_evaluation;
     t->stats = st;
     t->pending = false;
 }
@@ -1380,6 +1390,10 @@ static void harvest(sim_tree *t) {
 extern "C" sim_tree_stats sim_tree_get_stats(sim_tree *t) {
     harvest(t);
     return t->stats;
+}
+
+extern "C" long long sim_tree_evaluations(const sim_tree *t) {
+    return t->evaluations;
 }
 
 extern "C" int sim_tree_get_cells(sim_tree *t, int max_depth, sim_tree_cell *out, int max_cells,

@@ -57,6 +57,10 @@ typedef struct sim_tree_params {
     int group;   /* bodies per walk group: 32, 64 or 128 (clamped) */
     bool potential;    /* also each body's potential in acc's w */
     int share, shares; /* walk only share `share` of `shares` of the sorted bodies */
+    /* ... or, with share_to > share_from, the groups that start in
+     * [share_from, share_to) of them (fractions of n: equal fractions give
+     * the same body on every GPU, so shares that meet do not overlap) */
+    double share_from, share_to;
     /* The relative criterion (sim_tree.cu, walk_mac): alpha > 0 with acc_old,
      * the accelerations of the last evaluation of these bodies (caller's
      * order; may be acc itself; with shares > 1 only this share's are read).
@@ -83,6 +87,9 @@ void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *acc, const s
 /* Stats of the latest timed evaluation whose events have completed (never
  * waits); valid false before the first. */
 sim_tree_stats sim_tree_get_stats(sim_tree *t);
+
+/* Evaluations started so far (sim_tree_stats.evaluation numbers them). */
+long long sim_tree_evaluations(const sim_tree *t);
 
 /* Cells of levels <= max_depth of the last tree built, parents first (waits
  * for the stream). Returns how many were written. */

@@ -25,7 +25,8 @@
  *   summed accelerations.
  * - sim_get_gpu_stats after a timed step: measured, split as the method's
  *   row says, each GPU's force time positive, the sum's buffer N x 16 bytes
- *   (32 in fp64).
+ *   (32 in fp64), the tree's shares of the bodies positive and adding to 1
+ *   (none for the other methods).
  * - the tree's potential energy from the walk (sim_energy) on two GPUs
  *   against one: within 1e-5 relative (the same cells' sums, added in
  *   another order).
@@ -108,6 +109,21 @@ static void check_variant(sim_variant v, int n, int steps, int gpus, double tol)
         CHECK(g.sum_bytes == bytes, "%s: the sum moves %.0f bytes, want %.0f", what, g.sum_bytes,
               bytes);
         CHECK(g.efficiency > 0 && g.efficiency <= 1, "%s: efficiency %g", what, g.efficiency);
+    }
+    /* The tree's shares of the sorted bodies (moved toward equal walk
+     * times between steps, which changes no force: the comparison above
+     * holds with them) cover the bodies once; other methods have none. */
+    double shares = 0;
+    bool positive = true;
+    for (int k = 0; k < gpus; k++) shares += g.share[k], positive = positive && g.share[k] > 0;
+    if (v == SIM_VARIANT_TREE) {
+        printf("%s: shares", what);
+        for (int k = 0; k < gpus; k++) printf(" %.4f", g.share[k]);
+        printf("\n");
+        CHECK(positive && fabs(shares - 1) < 1e-5, "%s: the tree's shares add to %.7f", what,
+              shares);
+    } else {
+        CHECK(shares == 0, "%s: shares %g without the tree", what, shares);
     }
     if (m->walk_potential) {
         const sim_diag d1 = sim_energy(s1), dk = sim_energy(sk);
