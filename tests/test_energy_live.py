@@ -41,9 +41,11 @@ with tempfile.TemporaryDirectory() as tmp:
     status = os.path.join(tmp, "s.jsonl")
     variant = ["--variant", "tree"] if backend == "cuda" else []
     n = "20011" if backend == "cuda" else "701"
-    # The CPU samples every 20 frames; the GPU's 150 frames take long
-    # enough (their start-up trials included) for several of its samples.
-    frames = "150" if backend == "cuda" else "65"
+    # The CPU samples every 20 frames or later (the duty rule holds a
+    # sample back while the exact sum is long beside the frames, as on a
+    # loaded machine); the GPU's 150 frames take long enough (their
+    # start-up trials included) for several of its samples.
+    frames = "150" if backend == "cuda" else "100"
     cmd = [nbody, "--headless", "--backend", backend, "--n", n, "--frames", frames, "--width",
            "320", "--height", "200", "--status-json", status, "--status-every", "1", *variant]
     res = subprocess.run(cmd, capture_output=True, text=True)
@@ -77,7 +79,9 @@ with tempfile.TemporaryDirectory() as tmp:
         sampled = [d for d in stepped if d["energy_live_steps"] == d["steps"]]
         frames_sampled = [d["frame"] for d in sampled]
         gaps = [b - a for a, b in zip([0] + frames_sampled, frames_sampled)]
-        check(len(frames_sampled) >= 2 and min(gaps) >= 20,
+        # At least one sample, none before frame 20 nor within 20 frames of
+        # the last (how many fit depends on the machine's load).
+        check(len(frames_sampled) >= 1 and min(gaps, default=0) >= 20,
               f"sampled at frames {frames_sampled}, 20 or more apart")
         check(all(d["energy_live"] == d["energy"] for d in sampled),
               "live equals exact on every sampled frame: "
