@@ -110,9 +110,9 @@ static void check_variant(sim_variant v, int n, int steps, int gpus, double tol)
               bytes);
         CHECK(g.efficiency > 0 && g.efficiency <= 1, "%s: efficiency %g", what, g.efficiency);
     }
-    /* The tree's shares of the sorted bodies (moved toward equal walk
-     * times between steps, which changes no force: the comparison above
-     * holds with them) cover the bodies once; other methods have none. */
+    /* The tree's shares of the sorted bodies (moved toward equal work
+     * between steps, which changes no force: the comparison above holds
+     * with them) cover the bodies once; other methods have none. */
     double shares = 0;
     bool positive = true;
     for (int k = 0; k < gpus; k++) shares += g.share[k], positive = positive && g.share[k] > 0;
