@@ -808,9 +808,9 @@ static void compute_forces(cuda_backend *c, const sim_step_params *sp, bool acc_
     a.sm_count = c->sm_count;
     a.share = share;
     a.shares = shares;
-    if (tree_at && shares > 1) {
-        a.share_from = tree_at[share];
-        a.share_to = tree_at[share + 1];
+    if (shares > 1) { /* the tree's: balance_tree's, else equal ones */
+        a.share_from = tree_at ? tree_at[share] : (double)share / shares;
+        a.share_to = tree_at ? tree_at[share + 1] : (double)(share + 1) / shares;
     }
     if (sp->variant == SIM_VARIANT_TREE) {
         /* prepare_variant made room: only a bug finds none */

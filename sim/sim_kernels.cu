@@ -1184,8 +1184,6 @@ static void forces_tree(const force_args *a, cudaStream_t stream) {
     p.theta = a->theta;
     p.group = a->p;
     p.potential = a->potential;
-    p.share = a->share;
-    p.shares = a->shares;
     p.share_from = a->share_from;
     p.share_to = a->share_to;
     p.alpha = a->alpha;

@@ -53,8 +53,8 @@ struct force_args {
     /* Several GPUs (sim_cuda.cu): a variant whose method row `splits` computes
      * share `share` of `shares` of the work into acc, zeros elsewhere, and
      * the GPUs' acc summed are the whole; shares <= 1: all of it. The tree
-     * may take its share as [share_from, share_to) of its sorted bodies
-     * (fractions; both 0: the share-th of `shares` equal ones). */
+     * takes its share as [share_from, share_to) of its sorted bodies
+     * (fractions, set whenever shares > 1). */
     int share, shares;
     double share_from, share_to;
     bool best_fold;         /* best: every mass suits the folded loop (kernels_best_fold_mass) */

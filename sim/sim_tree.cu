@@ -1332,13 +1332,11 @@ extern "C" void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *a
     /* A share is a range of the sorted bodies (a stretch of the Morton
      * curve): the groups that start in it. The group list's order differs
      * from GPU to GPU (atomics fill it), the sorted order does not. */
+    const bool part = p->share_to > 0;
     int lo = 0, hi = n;
-    if (p->shares > 1 && p->share_to > p->share_from) {
+    if (part) {
         lo = (int)std::min((double)n, std::max(0.0, (double)n * p->share_from));
         hi = (int)std::min((double)n, std::max(0.0, (double)n * p->share_to));
-    } else if (p->shares > 1) {
-        lo = (int)((long long)n * p->share / p->shares);
-        hi = (int)((long long)n * (p->share + 1) / p->shares);
     }
     const walk_mac mac = {p->acc_old, t->cell_err, p->acc_old ? p->alpha : 0.0f,
                           p->monopoles ? SIM_TREE_MONO_MARGIN : 0.0f};
@@ -1346,7 +1344,7 @@ extern "C" void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *a
         t->group, t->spos, t->sidx, acc, p->eps2, t->cell_child, t->cell_com, t->cell_q0,
         t->cell_q1, mac, t->stack, lo, hi, t->ctr);
     CUDA_CHECK_LAUNCH(t->fault);
-    if (p->shares > 1) {
+    if (part) {
         zero_others_kernel<<<std::min(div_up(n, BUILD_THREADS), 4 * t->sm_count), BUILD_THREADS, 0,
                              stream>>>(t->group, t->sidx, acc, lo, hi, t->ctr);
         CUDA_CHECK_LAUNCH(t->fault);

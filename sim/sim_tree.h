@@ -56,14 +56,14 @@ typedef struct sim_tree_params {
     float theta; /* opening angle */
     int group;   /* bodies per walk group: 32, 64 or 128 (clamped) */
     bool potential;    /* also each body's potential in acc's w */
-    int share, shares; /* walk only share `share` of `shares` of the sorted bodies */
-    /* ... or, with share_to > share_from, the groups that start in
-     * [share_from, share_to) of them (fractions of n: equal fractions give
-     * the same body on every GPU, so shares that meet do not overlap) */
+    /* Several GPUs: with share_to > 0, walk only the groups that start in
+     * [share_from, share_to) of the sorted bodies (fractions of n: equal
+     * fractions give the same body on every GPU, so shares that meet do not
+     * overlap); 0: all of them. */
     double share_from, share_to;
     /* The relative criterion (sim_tree.cu, walk_mac): alpha > 0 with acc_old,
      * the accelerations of the last evaluation of these bodies (caller's
-     * order; may be acc itself; with shares > 1 only this share's are read).
+     * order; may be acc itself; with a share only this share's are read).
      * Else theta alone. */
     float alpha;
     const float4 *acc_old;
@@ -77,9 +77,10 @@ typedef struct sim_tree_params {
 /* acc[i] = the tree's acceleration of body i (caller's order) at pos. With
  * potential, acc[i].w is body i's potential from the same walk (-sum m_j /
  * sqrt(r^2 + eps^2) over the bodies and cells it summed, the cells'
- * quadrupoles included); else 0. With shares > 1 it walks only share
- * `share` of the sorted bodies (the whole tree is built) and writes zeros
- * for the rest, so that the shares' acc summed over GPUs is the whole.
+ * quadrupoles included); else 0. With a share (share_to > 0) it walks only
+ * that share of the sorted bodies (the whole tree is built) and writes
+ * zeros for the rest, so that the shares' acc summed over GPUs is the
+ * whole.
  * Asynchronous. */
 void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *acc, const sim_tree_params *p,
                      cudaStream_t stream);

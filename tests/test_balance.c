@@ -47,7 +47,7 @@ int main(void) {
     CHECK(fabs(out[1] - (0.5 + 0.5 * (1.0 / 6))) < 1e-12, "1 : 3 halves: %.17g (0.58333)", out[1]);
 
     /* Four GPUs from equal shares: the GPU with the core is the slowest;
-     * repeated, the rule brings the work within 2 % alike
+     * repeated, the rule brings the four shares' work within 2 % of each other
      * (halving the distance each time: 25 rounds are ample), with the
      * boundaries in order inside (0, 1). */
     double at[5] = {0, 0.25, 0.5, 0.75, 1}, w[4];
