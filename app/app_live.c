@@ -168,7 +168,8 @@ void app_live_force_error(app *a) {
     if (l->ferr_valid && (l->ferr_variant != p.variant || l->ferr_theta != p.theta)) {
         l->ferr_valid = false;
     }
-    if (!sim_get_method(a->sim)->exact &&
+    /* Spread over GPUs, no GPU holds every body for the exact sums. */
+    if (!sim_get_method(a->sim)->exact && !p.spread &&
         (!l->ferr_valid || l->now - l->ferr_time > APP_FERR_EVERY)) {
         app_measure_force_error(a);
     }

@@ -233,6 +233,17 @@ static bool validate(const sim_desc *d, sim_error *err) {
                   "--gpus %d needs the CUDA backend; the CPU backend runs on the CPU", d->gpus);
         return false;
     }
+    if (d->spread && d->gpus < 2) {
+        set_error(err, "pass --gpus 2 or more with --spread, or drop --spread",
+                  "--spread spreads the bodies over several GPUs; this run has %d", d->gpus);
+        return false;
+    }
+    if (d->spread && sim_variant_resolve(d->variant) != SIM_VARIANT_TREE) {
+        set_error(err, "run --spread with --variant tree",
+                  "--spread runs only the tree; %s needs every body on each GPU",
+                  sim_variant_info(d->variant)->name);
+        return false;
+    }
     const sim_galaxy_desc *g = &d->galaxy;
     if (!(g->disk_mass > 0 && g->bulge_mass > 0 && g->halo_mass > 0 && g->disk_scale > 0 &&
           g->disk_height > 0 && g->bulge_scale > 0 && g->halo_scale > 0 &&
@@ -429,7 +440,7 @@ sim *sim_create(const sim_desc *desc, sim_error *err) {
     s->backend = backend;
     s->ops = ops_of(backend);
     s->limits = sim_cuda_device_limits(backend == SIM_BACKEND_CUDA ? d.device : -1);
-    s->backend_state = s->ops->create(d.device, d.gpus, err);
+    s->backend_state = s->ops->create(d.device, d.gpus, d.spread, err);
     if (!s->backend_state) {
         if (err && !err->message[0]) set_error(err, "free some memory", "cannot create backend");
         free(s);
@@ -489,6 +500,7 @@ bool sim_reset_scene(sim *s, const sim_desc *desc, sim_error *err) {
     d.variant = s->knobs.variant;
     d.backend = s->backend;
     d.gpus = s->desc.gpus; /* fixed at sim_create */
+    d.spread = s->desc.spread;
     if (!validate(&d, err)) return false;
     const sim_desc old = s->desc;
     const sim_step_params old_knobs = s->knobs;
@@ -637,6 +649,7 @@ sim_params sim_get_params(const sim *s) {
         .p = s->knobs.p,
         .q = s->knobs.q,
         .gpus = s->desc.gpus,
+        .spread = s->desc.spread,
         .time = s->time,
         .steps = s->steps,
         .generation = s->generation,

@@ -231,6 +231,10 @@ typedef struct sim_desc {
     int device;          /* CUDA device ordinal; 0 -> the first */
     int gpus;            /* CUDA devices to run on, device, device + 1, ...; 0 -> 1. More than
                             one needs a build with NCCL (sim_multi_gpu_support) */
+    bool spread;         /* gpus > 1, the tree in float only: each GPU keeps only its own
+                            bodies (a stretch of a Morton curve) and receives the parts of
+                            the others' trees it needs, so the GPUs together hold what one
+                            cannot; false: every GPU holds every body */
     sim_shell_desc shell;
     sim_galaxy_desc galaxy;
     sim_merger_desc merger;
@@ -322,6 +326,7 @@ typedef struct sim_params {
     sim_variant variant; /* resolved, never DEFAULT */
     int p, q;            /* resolved block shape in use */
     int gpus;            /* GPUs it runs on (sim_desc.gpus), 1 on the CPU backend */
+    bool spread;         /* each GPU holds its own bodies (sim_desc.spread) */
     double time;         /* simulated time since the last reset */
     int64_t steps;       /* steps since the last reset */
     uint32_t generation; /* counts resets and sim_set_bodies: new bodies, new tags */
@@ -572,6 +577,11 @@ typedef struct sim_tree_stats {
     double monopole_share; /* of those interactions, cells summed as monopoles (CUDA) */
     double walk_slots;     /* the lane slots the walk took: its work (CUDA) */
     long long evaluation;  /* which evaluation of this tree they are from, from 1 (CUDA) */
+    /* Several GPUs, each its own tree (sim_tree_forces_domains): what this
+     * GPU sent the others of its tree, MB, and the largest share of its
+     * cells that went to one of them. */
+    double sent_mb, sent_share_max;
+    int domain_boxes; /* ... and the boxes it told them its domain as (a cut of its tree) */
 } sim_tree_stats;
 
 /* One octree cell for drawing: an axis-aligned cube. */
@@ -618,7 +628,8 @@ typedef struct sim_device_info {
  * state; where the method splits (sim_method.splits: best, fp64, the tree)
  * each computes a share of the forces and one all-reduce adds the shares,
  * and every GPU integrates all bodies alike, so their states stay
- * identical; otherwise each GPU computes all the forces. */
+ * identical; otherwise each GPU computes all the forces. With
+ * sim_desc.spread each GPU holds and integrates only its own bodies. */
 #define SIM_MAX_GPUS 16
 
 /* Writes what this build runs several GPUs with ("NCCL 2.32.3") to out and
@@ -660,7 +671,11 @@ typedef struct sim_gpu_stats {
                                       toward equal work: sim_tree_stats.walk_slots); 0 for the
                                       other methods */
     float build_ms;                /* the tree's build on the first GPU (each builds it), of
-                                      its last timed evaluation (sim_tree_stats) */
+                                      its last timed evaluation (sim_tree_stats); 0 spread */
+    bool spread;                   /* the bodies are spread (sim_desc.spread): each GPU's
+                                      forces hold the build of its own tree, and no sum */
+    float sent_mb[SIM_MAX_GPUS];   /* spread: what each GPU sent the others of its tree, MB */
+    int domain_boxes[SIM_MAX_GPUS]; /* spread: the boxes each told the others its domain as */
     float sum_ms;                  /* the all-reduce adding the shares, on the first GPU, from
                                       its own forces' end: it waits for the slowest GPU */
     double sum_bytes;              /* the buffer it sums: N x 16 bytes (32 in fp64); 0 when
@@ -669,7 +684,9 @@ typedef struct sim_gpu_stats {
     /* Estimated parallel efficiency: one GPU's time for that step (the
      * shares' times added, the build and integration that every GPU
      * repeats once, no sum) over gpus x step_ms, in (0, 1]; 1 / gpus where
-     * the method does not split. The benchmark measures the real ratio. */
+     * the method does not split; 0 spread (each GPU's forces hold its
+     * waits for the others, so their sum is not one GPU's time). The
+     * benchmark measures the real ratio. */
     double efficiency;
 } sim_gpu_stats;
 sim_gpu_stats sim_get_gpu_stats(sim *s);

@@ -290,8 +290,8 @@ static bool ensure_acc(cpu_backend *c, const sim_step_params *sp) {
     return true;
 }
 
-static void *cpu_create(int device, int gpus, sim_error *err) {
-    (void)device, (void)gpus; /* sim_create refuses gpus > 1 on the CPU backend */
+static void *cpu_create(int device, int gpus, bool spread, sim_error *err) {
+    (void)device, (void)gpus, (void)spread; /* sim_create refuses gpus > 1 on the CPU backend */
     cpu_backend *c = calloc(1, sizeof(cpu_backend));
     if (c) c->tree = sim_tree_cpu_create();
     if (!c || !c->tree) {

@@ -125,6 +125,30 @@ struct cuda_backend {
     double tree_at[SIM_MAX_GPUS + 1];
     int tree_at_n, tree_at_count;
     long long tree_at_since[SIM_MAX_GPUS];
+    /* The bodies spread over the GPUs (sim_desc.spread; "Several GPUs"):
+     * every backend's n, pos, vel, acc and tags are its own bodies, those
+     * of spread_index[spread_first[k] .. spread_first[k + 1]) for GPU k, in
+     * that order; the rest is the leader's. */
+    bool spread;
+    int spread_n;                       /* all bodies */
+    int spread_first[SIM_MAX_GPUS + 1]; /* sim_spread_split's */
+    int *spread_index;                  /* host: each GPU's bodies' indices, GPU by GPU */
+    uint64_t *spread_keys;              /* host: the split's scratch */
+    int spread_capacity;                /* bodies those two hold */
+    int *spread_map;                    /* device: spread_index, for gathers into body order */
+    float4 *spread_gather;              /* device: every GPU's per-body values, GPU by GPU */
+    int spread_map_capacity;
+    bool spread_map_stale; /* spread_index changed since spread_map was copied */
+    sim_diag spread_diag;  /* the diagnostics queued (computed when queued) */
+    bool spread_ids_stale; /* bodies moved between GPUs since spread_index was read back */
+    /* Each GPU, spread: its bodies' indices, and the arrays they move
+     * through to their new GPUs (spread_migrate; next_capacity each). */
+    int *id;
+    float4 *next_pos, *next_vel, *next_acc;
+    uint8_t *next_tags;
+    int *next_id;
+    int next_capacity;
+    cudaEvent_t moved; /* its bodies are in the next arrays, in key order */
 };
 
 #define NO_BAD_STEP 0xffffffffffffffffull /* what a memset to 0xff bytes gives */
@@ -362,7 +386,22 @@ static int blocks_for(int n, int threads) {
     return (n + threads - 1) / threads;
 }
 
+/* The arrays bodies move between GPUs through (spread). */
+static void free_next(cuda_backend *c) {
+    CUDA_CHECK(&c->fault, cudaFree(c->next_pos));
+    CUDA_CHECK(&c->fault, cudaFree(c->next_vel));
+    CUDA_CHECK(&c->fault, cudaFree(c->next_acc));
+    CUDA_CHECK(&c->fault, cudaFree(c->next_tags));
+    CUDA_CHECK(&c->fault, cudaFree(c->next_id));
+    c->next_pos = c->next_vel = c->next_acc = NULL;
+    c->next_tags = NULL;
+    c->next_id = NULL;
+    c->next_capacity = 0;
+}
+
 static void free_buffers(cuda_backend *c) {
+    CUDA_CHECK(&c->fault, cudaFree(c->id));
+    c->id = NULL;
     CUDA_CHECK(&c->fault, cudaFree(c->pos));
     CUDA_CHECK(&c->fault, cudaFree(c->vel));
     CUDA_CHECK(&c->fault, cudaFree(c->acc));
@@ -433,6 +472,7 @@ static cuda_backend *create_one(int device, sim_error *err) {
     CUDA_CHECK(&c->fault, cudaEventCreate(&c->sum_stop));
     CUDA_CHECK(&c->fault, cudaEventCreate(&c->step_end));
     CUDA_CHECK(&c->fault, cudaEventCreateWithFlags(&c->done, cudaEventDisableTiming));
+    CUDA_CHECK(&c->fault, cudaEventCreateWithFlags(&c->moved, cudaEventDisableTiming));
     c->member_count = 1;
     CUDA_CHECK(&c->fault, cudaEventCreateWithFlags(&c->diag_ready, cudaEventDisableTiming));
     if (cudaMalloc(&c->bad, sizeof *c->bad) != cudaSuccess ||
@@ -458,6 +498,8 @@ static void destroy_one(cuda_backend *c) {
     CUDA_CHECK(&c->fault, cudaStreamSynchronize(c->stream));
     free_buffers(c);
     free_buffers64(c);
+    free_next(c);
+    CUDA_CHECK(&c->fault, cudaEventDestroy(c->moved));
     sim_tree_destroy(c->tree);
     kernels_best_plan_destroy(c->best, &c->fault);
     CUDA_CHECK(&c->fault, cudaEventDestroy(c->start));
@@ -494,7 +536,20 @@ static void destroy_one(cuda_backend *c) {
  * diagnostics, snapshots, the force error, the tree's cells) reads the
  * leader's. A method whose row does not split (the ladder's first rungs)
  * runs whole on every GPU, with no sum. One host thread queues every GPU's
- * work; the leader's device is the current one whenever a call returns. */
+ * work; the leader's device is the current one whenever a call returns.
+ *
+ * Spread (sim_desc.spread, the tree in float only): each GPU holds only
+ * its own bodies, a stretch of a Morton curve (sim_spread_split at
+ * upload), with each body's index beside it. Before every evaluation the
+ * bodies that have moved into another GPU's stretch go there
+ * (spread_migrate), each GPU builds the tree of its own and walks it with
+ * the parts of the others' it needs (sim_tree_forces_domains), and kicks
+ * and drifts only its own: no sum. What reads the state gathers it: the
+ * sums of the diagnostics are added on the host, vertices and per-body
+ * colours are copied to the leader and put in body order there, bodies
+ * and potentials come back through the host's index. The tree's cells
+ * drawn are the leader's own; the force error, which needs every body on
+ * one GPU, and the other methods are refused. */
 
 static void set_device(cuda_backend *m) {
     CUDA_CHECK(&m->fault, cudaSetDevice(m->device));
@@ -509,14 +564,20 @@ static void cuda_destroy(void *b) {
     cuda_backend *c = (cuda_backend *)b;
     if (!c) return;
     for (int k = 1; k < c->member_count; k++) destroy_one(c->members[k]);
+    set_device(c);
+    CUDA_CHECK(&c->fault, cudaFree(c->spread_map));
+    CUDA_CHECK(&c->fault, cudaFree(c->spread_gather));
+    free(c->spread_index);
+    free(c->spread_keys);
     sim_nccl_destroy(c->nccl);
     free(c->members);
     destroy_one(c);
 }
 
-static void *cuda_create(int device, int gpus, sim_error *err) {
+static void *cuda_create(int device, int gpus, bool spread, sim_error *err) {
     cuda_backend *c = create_one(device, err);
     if (!c || gpus <= 1) return c;
+    c->spread = spread;
     int *devices = (int *)calloc((size_t)gpus, sizeof *devices);
     c->members = (cuda_backend **)calloc((size_t)gpus, sizeof *c->members);
     bool ok = devices && c->members;
@@ -532,12 +593,28 @@ static void *cuda_create(int device, int gpus, sim_error *err) {
             devices[k] = device + k;
             c->members[k] = create_one(device + k, err);
             ok = c->members[k] != NULL;
+            if (ok) c->members[k]->spread = spread;
             if (ok) c->member_count++;
         }
     }
     if (ok) {
         c->nccl = sim_nccl_create(gpus, devices, err);
         ok = c->nccl != NULL;
+    }
+    /* The tree's GPUs copy parts of their trees to each other
+     * (sim_tree_forces_domains): directly where the devices can reach each
+     * other, else the copies go through the host. */
+    for (int i = 0; ok && i < gpus; i++) {
+        for (int j = 0; j < gpus; j++) {
+            int can = 0;
+            if (i == j || cudaDeviceCanAccessPeer(&can, devices[i], devices[j]) != cudaSuccess ||
+                !can) {
+                continue;
+            }
+            CUDA_CHECK(&c->fault, cudaSetDevice(devices[i]));
+            const cudaError_t e = cudaDeviceEnablePeerAccess(devices[j], 0);
+            if (e != cudaSuccess) cudaGetLastError(); /* already enabled is fine, and so is none */
+        }
     }
     free(devices);
     CUDA_CHECK(&c->fault, cudaSetDevice(device));
@@ -585,9 +662,10 @@ static bool reserve64(cuda_backend *c, int n, sim_error *err) {
 /* Room for the tree of n bodies (created on first use); false: out of GPU
  * memory, reported in *err. */
 static bool reserve_tree(cuda_backend *c, int n, sim_error *err) {
+    const int room = c->spread ? sim_tree_domain_room(n) : n; /* and what the others send */
     if (!c->tree) c->tree = sim_tree_create(c->sm_count, &c->fault);
-    if (c->tree && sim_tree_reserve(c->tree, n)) return true;
-    out_of_memory(err, n, sim_tree_bytes(c->tree, n));
+    if (c->tree && sim_tree_reserve(c->tree, room)) return true;
+    out_of_memory(err, n, sim_tree_bytes(c->tree, room));
     return false;
 }
 
@@ -600,18 +678,23 @@ static bool reserve_one(cuda_backend *c, int n, sim_error *err) {
     if (n <= c->capacity) return true;
     const int diag_blocks = blocks_for(n, DIAG_THREADS);
     const size_t partial_bytes = sizeof(double) * DIAG_COUNT * (diag_blocks + 1);
-    const size_t need =
-        (3 * sizeof(float4) + 4 * sizeof(float) + sizeof(sim_vertex) + 1) * (size_t)n +
-        partial_bytes;
+    /* The scalar arrays only for the variants that read them, which do not
+     * run spread. */
+    const size_t soa_n = c->spread ? 1 : 4 * (size_t)n;
+    const size_t id_n = c->spread ? (size_t)n : 1; /* spread: each body's index */
+    const size_t need = (3 * sizeof(float4) + sizeof(sim_vertex) + 1) * (size_t)n +
+                        sizeof(float) * soa_n + sizeof(int) * id_n + partial_bytes;
     float4 *pos = NULL, *vel = NULL, *acc = NULL;
     float *soa = NULL;
+    int *id = NULL;
     uint8_t *tags = NULL;
     sim_vertex *stage = NULL;
     double *partial = NULL;
     bool ok = cudaMalloc(&pos, sizeof(float4) * n) == cudaSuccess &&
               cudaMalloc(&vel, sizeof(float4) * n) == cudaSuccess &&
               cudaMalloc(&acc, sizeof(float4) * n) == cudaSuccess &&
-              cudaMalloc(&soa, sizeof(float) * 4 * n) == cudaSuccess &&
+              cudaMalloc(&soa, sizeof(float) * soa_n) == cudaSuccess &&
+              cudaMalloc(&id, sizeof(int) * id_n) == cudaSuccess &&
               cudaMalloc(&tags, (size_t)n) == cudaSuccess &&
               cudaMalloc(&stage, sizeof(sim_vertex) * n) == cudaSuccess &&
               cudaMalloc(&partial, partial_bytes) == cudaSuccess;
@@ -620,6 +703,7 @@ static bool reserve_one(cuda_backend *c, int n, sim_error *err) {
         cudaFree(vel);
         cudaFree(acc);
         cudaFree(soa);
+        cudaFree(id);
         cudaFree(tags);
         cudaFree(stage);
         cudaFree(partial);
@@ -627,7 +711,18 @@ static bool reserve_one(cuda_backend *c, int n, sim_error *err) {
         return false;
     }
     CUDA_CHECK(&c->fault, cudaStreamSynchronize(c->stream));
+    if (c->spread && c->n > 0) {
+        /* Spread, this GPU's bodies are nowhere else: they move over, so
+         * that a failure on another GPU keeps every GPU's old bodies. */
+        const size_t keep = (size_t)c->n;
+        CUDA_CHECK(&c->fault, cudaMemcpy(pos, c->pos, sizeof(float4) * keep, cudaMemcpyDefault));
+        CUDA_CHECK(&c->fault, cudaMemcpy(vel, c->vel, sizeof(float4) * keep, cudaMemcpyDefault));
+        CUDA_CHECK(&c->fault, cudaMemcpy(acc, c->acc, sizeof(float4) * keep, cudaMemcpyDefault));
+        CUDA_CHECK(&c->fault, cudaMemcpy(tags, c->tags, keep, cudaMemcpyDefault));
+        CUDA_CHECK(&c->fault, cudaMemcpy(id, c->id, sizeof(int) * keep, cudaMemcpyDefault));
+    }
     free_buffers(c);
+    c->id = id;
     c->pos = pos;
     c->vel = vel;
     c->acc = acc;
@@ -678,14 +773,47 @@ static void mirror(cuda_backend *c) {
  * bodies back (false keeps the old bodies, as on one GPU). */
 static bool cuda_reserve(void *b, int n, sim_error *err) {
     cuda_backend *c = (cuda_backend *)b;
+    if (c->spread && n < c->member_count) {
+        if (err) {
+            snprintf(err->message, sizeof err->message,
+                     "%d bodies cannot be spread over %d GPUs: each needs one at least", n,
+                     c->member_count);
+            snprintf(err->hint, sizeof err->hint, "pass a larger --n, or fewer --gpus");
+        }
+        return false;
+    }
+    if (c->spread && n > c->spread_capacity) {
+        int *index = (int *)malloc(sizeof(int) * (size_t)n);
+        uint64_t *keys = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)n);
+        if (!index || !keys) {
+            free(index);
+            free(keys);
+            if (err) {
+                snprintf(err->message, sizeof err->message,
+                         "out of host memory to split %d bodies over the GPUs (%.1f MiB)", n,
+                         12.0 * n / 1048576.0);
+                snprintf(err->hint, sizeof err->hint, "try a smaller --n");
+            }
+            return false;
+        }
+        free(c->spread_index);
+        free(c->spread_keys);
+        c->spread_index = index;
+        c->spread_keys = keys;
+        c->spread_capacity = n;
+    }
     bool ok = true;
     for (int k = c->member_count - 1; k >= 0 && ok; k--) {
         cuda_backend *m = member(c, k);
         set_device(m);
-        ok = reserve_one(m, n, err);
+        /* Spread: GPU k's stretch of sim_spread_split's */
+        const int mine = c->spread ? (int)((long long)(k + 1) * n / c->member_count -
+                                           (long long)k * n / c->member_count)
+                                   : n;
+        ok = reserve_one(m, mine, err);
     }
     set_device(c);
-    if (!ok && c->member_count > 1) mirror(c);
+    if (!ok && c->member_count > 1 && !c->spread) mirror(c);
     return ok;
 }
 
@@ -693,13 +821,14 @@ static bool cuda_reserve(void *b, int n, sim_error *err) {
  * STAGE_BODIES through the host buffer: converts a chunk, copies it, waits
  * for the copy before the buffer takes the next one. */
 template <typename T, typename V = typename vec4<T>::type>
-static void upload(cuda_backend *c, V *pos, V *vel, const sim_body *bodies, int n) {
+static void upload(cuda_backend *c, V *pos, V *vel, const sim_body *bodies, int n,
+                   const int *index) {
     V *host = (V *)c->host_stage;
     uint8_t *tags = (uint8_t *)(host + 3 * STAGE_BODIES);
     for (int first = 0; first < n; first += STAGE_BODIES) {
         const int count = n - first < STAGE_BODIES ? n - first : STAGE_BODIES;
         for (int i = 0; i < count; i++) {
-            const sim_body *b = &bodies[first + i];
+            const sim_body *b = &bodies[index ? index[first + i] : first + i];
             V &x = host[i], &v = host[STAGE_BODIES + i];
             x.x = (T)b->pos[0];
             x.y = (T)b->pos[1];
@@ -721,15 +850,44 @@ static void upload(cuda_backend *c, V *pos, V *vel, const sim_body *bodies, int 
     }
 }
 
+/* Spread: each GPU its stretch of sim_spread_split's (float state only:
+ * prepare_variant and set_precision keep the spread state in float). */
+static void upload_spread(cuda_backend *c, const sim_body *bodies, int n) {
+    sim_spread_split(bodies, n, c->member_count, c->spread_keys, c->spread_index, c->spread_first);
+    c->spread_n = n;
+    c->spread_map_stale = true;
+    c->spread_ids_stale = false;
+    for (int k = 0; k < c->member_count; k++) {
+        cuda_backend *m = member(c, k);
+        set_device(m);
+        const int first = c->spread_first[k], mine = c->spread_first[k + 1] - first;
+        CUDA_CHECK(&m->fault, cudaMemsetAsync(m->bad, 0xff, sizeof *m->bad, m->stream));
+        upload<float>(m, m->pos, m->vel, bodies, mine, c->spread_index + first);
+        CUDA_CHECK(&m->fault, cudaMemcpy(m->id, c->spread_index + first, sizeof(int) * (size_t)mine,
+                                         cudaMemcpyHostToDevice));
+        CUDA_CHECK(&m->fault, cudaStreamSynchronize(m->stream));
+        *m->bad_host = NO_BAD_STEP;
+        m->bad_pending = false;
+        m->bad_step = 0;
+        m->n = mine;
+        m->acc_valid = false;
+    }
+    set_device(c);
+}
+
 static void cuda_upload(void *b, const sim_body *bodies, int n) {
     cuda_backend *c = (cuda_backend *)b;
     /* New bodies, no non-finite step yet. The wait below means no copy of
      * the old flag is in flight when the host copy is reset. */
     CUDA_CHECK(&c->fault, cudaMemsetAsync(c->bad, 0xff, sizeof *c->bad, c->stream));
+    if (c->spread) {
+        upload_spread(c, bodies, n);
+        return;
+    }
     if (c->fp64) {
-        upload<double>(c, c->pos64, c->vel64, bodies, n);
+        upload<double>(c, c->pos64, c->vel64, bodies, n, NULL);
     } else {
-        upload<float>(c, c->pos, c->vel, bodies, n);
+        upload<float>(c, c->pos, c->vel, bodies, n, NULL);
     }
     CUDA_CHECK(&c->fault, cudaStreamSynchronize(c->stream)); /* also when n == 0 */
     *c->bad_host = NO_BAD_STEP;
@@ -771,6 +929,14 @@ static bool set_precision_one(cuda_backend *c, bool fp64, sim_error *err) {
  * numbers). When one has no room, those that switched switch back. */
 static bool cuda_set_precision(void *b, bool fp64, sim_error *err) {
     cuda_backend *c = (cuda_backend *)b;
+    if (c->spread && fp64) {
+        if (err) {
+            snprintf(err->message, sizeof err->message,
+                     "the bodies spread over GPUs (--spread) are kept in float");
+            snprintf(err->hint, sizeof err->hint, "drop --spread to run in double precision");
+        }
+        return false;
+    }
     int done = 0;
     bool ok = true;
     for (; done < c->member_count && ok; done++) {
@@ -901,6 +1067,221 @@ static void balance_tree(cuda_backend *c) {
     tree_at_from_now(c);
 }
 
+/* A GPU's bodies in the order `order` (spread_migrate), into its next
+ * arrays. */
+__global__ void spread_order_kernel(int n, const int *order, const float4 *pos, const float4 *vel,
+                                    const float4 *acc, const uint8_t *tags, const int *id,
+                                    float4 *npos, float4 *nvel, float4 *nacc, uint8_t *ntags,
+                                    int *nid) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const int j = order[i];
+    npos[i] = pos[j];
+    nvel[i] = vel[j];
+    nacc[i] = acc[j];
+    ntags[i] = tags[j];
+    nid[i] = id[j];
+}
+
+/* Room in a GPU's next arrays for its capacity; false: no GPU memory. */
+static bool next_room(cuda_backend *m) {
+    if (m->next_capacity >= m->capacity) return true;
+    CUDA_CHECK(&m->fault, cudaStreamSynchronize(m->stream));
+    free_next(m);
+    const size_t n = (size_t)m->capacity;
+    const bool ok = cudaMalloc(&m->next_pos, sizeof(float4) * n) == cudaSuccess &&
+                    cudaMalloc(&m->next_vel, sizeof(float4) * n) == cudaSuccess &&
+                    cudaMalloc(&m->next_acc, sizeof(float4) * n) == cudaSuccess &&
+                    cudaMalloc(&m->next_tags, n) == cudaSuccess &&
+                    cudaMalloc(&m->next_id, sizeof(int) * n) == cudaSuccess;
+    if (!ok) {
+        cudaGetLastError();
+        free_next(m);
+        return false;
+    }
+    m->next_capacity = m->capacity;
+    return true;
+}
+
+/* The bodies spread over the GPUs move as they orbit, and a GPU's bodies
+ * that have drifted among another's make both trees' cells there overlap
+ * (each body's walk then meets both): before each evaluation every body
+ * goes to the GPU whose stretch of the Morton curve it is in now
+ * (sim_tree_domains_split). Each GPU puts its bodies in key order into its
+ * next arrays; each stretch is copied GPU to GPU into its new GPU's
+ * arrays, behind that GPU's own reordering. The bodies' indices go with
+ * them; the host's copy is read back when something needs body order
+ * (spread_index_now). */
+static void spread_migrate(cuda_backend *c, sim_tree *const *trees, const int *devices,
+                           const cudaStream_t *streams) {
+    const int count = c->member_count;
+    int n[SIM_MAX_GPUS], sends[SIM_MAX_GPUS * SIM_MAX_GPUS], next_n[SIM_MAX_GPUS] = {0};
+    const float4 *pos[SIM_MAX_GPUS];
+    const int *order[SIM_MAX_GPUS];
+    for (int k = 0; k < count; k++) n[k] = member(c, k)->n, pos[k] = member(c, k)->pos;
+    if (!sim_tree_domains_split(trees, devices, streams, count, n, pos, sends, order)) return;
+    bool moves = false;
+    for (int j = 0; j < count; j++) {
+        for (int k = 0; k < count; k++) {
+            next_n[k] += sends[j * count + k];
+            moves = moves || (j != k && sends[j * count + k] > 0);
+        }
+    }
+    if (!moves) return;
+    for (int k = 0; k < count; k++) { /* room: a GPU that grows keeps its bodies */
+        cuda_backend *m = member(c, k);
+        set_device(m);
+        sim_error err = {};
+        const int want = next_n[k] > m->capacity ? next_n[k] + next_n[k] / 8 : m->capacity;
+        /* Not the tree: order[] lives in it (sim_tree_forces_domains
+         * grows it when it builds). */
+        const bool tree_on = m->tree_on;
+        m->tree_on = false;
+        const bool room = reserve_one(m, want, &err);
+        m->tree_on = tree_on;
+        if (!room || !next_room(m)) {
+            sim_fault_record(&m->fault, (int)cudaErrorMemoryAllocation, __FILE__, __LINE__,
+                             "spread_migrate", "cudaErrorMemoryAllocation",
+                             "no GPU memory for the bodies that move between GPUs");
+            set_device(c);
+            return;
+        }
+    }
+    for (int j = 0; j < count; j++) {
+        cuda_backend *m = member(c, j);
+        set_device(m);
+        if (m->n > 0) {
+            spread_order_kernel<<<blocks_for(m->n, THREADS), THREADS, 0, m->stream>>>(
+                m->n, order[j], m->pos, m->vel, m->acc, m->tags, m->id, m->next_pos, m->next_vel,
+                m->next_acc, m->next_tags, m->next_id);
+            CUDA_CHECK_LAUNCH(&m->fault);
+        }
+        CUDA_CHECK(&m->fault, cudaEventRecord(m->moved, m->stream));
+    }
+    for (int k = 0; k < count; k++) { /* into GPU k's arrays, behind every GPU's reordering */
+        cuda_backend *to = member(c, k);
+        set_device(to);
+        for (int j = 0; j < count; j++) {
+            CUDA_CHECK(&to->fault, cudaStreamWaitEvent(to->stream, member(c, j)->moved, 0));
+        }
+        size_t at = 0;
+        for (int j = 0; j < count; j++) {
+            const cuda_backend *from = member(c, j);
+            size_t first = 0;
+            for (int d = 0; d < k; d++) first += (size_t)sends[j * count + d];
+            const size_t cnt = (size_t)sends[j * count + k];
+            if (cnt == 0) continue;
+            const int a = from->device, b = to->device;
+            CUDA_CHECK(&to->fault, cudaMemcpyPeerAsync(to->pos + at, b, from->next_pos + first, a,
+                                                       sizeof(float4) * cnt, to->stream));
+            CUDA_CHECK(&to->fault, cudaMemcpyPeerAsync(to->vel + at, b, from->next_vel + first, a,
+                                                       sizeof(float4) * cnt, to->stream));
+            CUDA_CHECK(&to->fault, cudaMemcpyPeerAsync(to->acc + at, b, from->next_acc + first, a,
+                                                       sizeof(float4) * cnt, to->stream));
+            CUDA_CHECK(&to->fault, cudaMemcpyPeerAsync(to->tags + at, b, from->next_tags + first, a,
+                                                       cnt, to->stream));
+            CUDA_CHECK(&to->fault, cudaMemcpyPeerAsync(to->id + at, b, from->next_id + first, a,
+                                                       sizeof(int) * cnt, to->stream));
+            at += cnt;
+        }
+    }
+    int first = 0;
+    for (int k = 0; k < count; k++) {
+        member(c, k)->n = next_n[k];
+        c->spread_first[k] = first;
+        first += next_n[k];
+    }
+    c->spread_first[count] = first;
+    c->spread_ids_stale = true;
+    set_device(c);
+}
+
+/* The host's index of every GPU's bodies, read back from the GPUs when
+ * bodies have moved between them since (spread_migrate). */
+static void spread_index_now(cuda_backend *c) {
+    if (!c->spread_ids_stale) return;
+    for (int k = 0; k < c->member_count; k++) {
+        cuda_backend *m = member(c, k);
+        set_device(m);
+        CUDA_CHECK(&m->fault,
+                   cudaMemcpyAsync(c->spread_index + c->spread_first[k], m->id,
+                                   sizeof(int) * (size_t)m->n, cudaMemcpyDeviceToHost, m->stream));
+        CUDA_CHECK(&m->fault, cudaStreamSynchronize(m->stream));
+    }
+    set_device(c);
+    c->spread_ids_stale = false;
+    c->spread_map_stale = true;
+}
+
+/* The tree on GPUs the bodies are spread over: each GPU's own bodies
+ * through its own tree and the parts of the others' it needs
+ * (sim_tree_forces_domains); no sum. */
+static void forces_spread(cuda_backend *c, const sim_step_params *sp, bool potential, bool timed) {
+    const int count = c->member_count;
+    sim_tree *trees[SIM_MAX_GPUS];
+    int devices[SIM_MAX_GPUS], n[SIM_MAX_GPUS];
+    cudaStream_t streams[SIM_MAX_GPUS];
+    const float4 *pos[SIM_MAX_GPUS];
+    float4 *acc[SIM_MAX_GPUS];
+    for (int k = 0; k < count; k++) {
+        cuda_backend *m = member(c, k);
+        set_device(m);
+        /* prepare_variant made room: only a bug finds none */
+        if (!m->tree) m->tree = sim_tree_create(m->sm_count, &m->fault);
+        if (!m->tree) {
+            sim_fault_record(&m->fault, -1, __FILE__, __LINE__, "sim_tree_create", "out of memory",
+                             "cannot create the tree");
+            set_device(c);
+            return;
+        }
+        trees[k] = m->tree;
+        devices[k] = m->device;
+        n[k] = m->n;
+        streams[k] = m->stream;
+        pos[k] = m->pos;
+        acc[k] = m->acc;
+        if (timed) CUDA_CHECK(&m->fault, cudaEventRecord(m->forces_start, m->stream));
+    }
+    spread_migrate(c, trees, devices, streams);
+    for (int k = 0; k < count; k++) { /* the GPUs' bodies after the move */
+        const cuda_backend *m = member(c, k);
+        n[k] = m->n;
+        pos[k] = m->pos;
+        acc[k] = m->acc;
+    }
+    sim_tree_params p = {};
+    p.eps2 = sp->eps2_kernel;
+    p.theta = (float)sp->theta; /* the tree kernel walks in float */
+    p.group = sp->p;
+    p.potential = potential;
+    p.alpha = (float)sp->tree_alpha;
+    p.monopoles = !sp->tree_quadrupoles_only;
+    if (p.alpha > 0 && !c->acc_valid) {
+        /* As forces_tree (sim_kernels.cu): a first pass by theta alone for
+         * the relative criterion's reference |a|. */
+        sim_tree_params first = p;
+        first.alpha = 0;
+        first.potential = false;
+        first.untimed = true;
+        sim_tree_forces_domains(trees, devices, streams, count, n, pos, acc, &first);
+    }
+    if (p.alpha > 0) p.acc_old = acc[0]; /* each GPU's own acc (sim_tree.h) */
+    sim_tree_forces_domains(trees, devices, streams, count, n, pos, acc, &p);
+    for (int k = 0; k < count && timed; k++) {
+        c->pending_share[k] = c->spread_n > 0 ? (float)((double)n[k] / c->spread_n) : 0.0f;
+    }
+    for (int k = 0; k < count; k++) {
+        cuda_backend *m = member(c, k);
+        set_device(m);
+        if (timed) CUDA_CHECK(&m->fault, cudaEventRecord(m->forces_stop, m->stream));
+        m->acc_valid = true;
+        m->acc_potential = potential;
+        m->acc_softening = sp->softening;
+        m->acc_variant = sp->variant;
+    }
+    set_device(c);
+}
+
 /* The forces on every GPU: each its share and one sum where the method
  * splits, else each all of them. timed: the first step of a timed call,
  * whose force evaluations and sum get events (sim_gpu_stats). */
@@ -909,6 +1290,10 @@ static void forces_all(cuda_backend *c, const sim_step_params *sp, bool acc_zero
     const int count = c->member_count;
     if (count <= 1) {
         compute_forces(c, sp, acc_zero, potential, 0, 1, NULL);
+        return;
+    }
+    if (c->spread) { /* prepare_variant lets only the tree run spread */
+        forces_spread(c, sp, potential, timed);
         return;
     }
     const bool split = kernels_method(sp->variant)->splits;
@@ -1015,14 +1400,18 @@ static void leapfrog(cuda_backend *c, const sim_step_params *sp, int steps, bool
         CUDA_CHECK(&m->fault, cudaEventRecord(m->done, m->stream));
         CUDA_CHECK(&c->fault, cudaStreamWaitEvent(c->stream, m->done, 0));
     }
-    set_device(c);
     /* The flag comes back behind the steps; cuda_nonfinite_step reads it
      * once the event says it has arrived. Every GPU's state is the
-     * leader's, so the leader's flag is every GPU's. */
-    CUDA_CHECK(&c->fault, cudaMemcpyAsync(c->bad_host, c->bad, sizeof *c->bad,
-                                          cudaMemcpyDeviceToHost, c->stream));
-    CUDA_CHECK(&c->fault, cudaEventRecord(c->bad_ready, c->stream));
-    c->bad_pending = true;
+     * leader's, so the leader's flag is every GPU's, unless the bodies are
+     * spread: then each GPU's flag is its own bodies'. */
+    for (int k = c->spread ? c->member_count - 1 : 0; k >= 0; k--) {
+        cuda_backend *m = member(c, k);
+        set_device(m);
+        CUDA_CHECK(&m->fault, cudaMemcpyAsync(m->bad_host, m->bad, sizeof *m->bad,
+                                              cudaMemcpyDeviceToHost, m->stream));
+        CUDA_CHECK(&m->fault, cudaEventRecord(m->bad_ready, m->stream));
+        m->bad_pending = true;
+    }
 }
 
 /* Reads the per-GPU events of the last timed call once all have
@@ -1047,8 +1436,9 @@ static void harvest_gpus(cuda_backend *c) {
     for (int k = 0; k < c->member_count; k++) g->share[k] = c->pending_share[k];
     g->sum_ms = 0;
     g->split = c->pending_split;
-    g->sum_bytes = c->pending_split ? c->pending_sum_bytes : 0;
-    if (g->split) {
+    g->spread = c->spread;
+    g->sum_bytes = c->pending_split && !c->spread ? c->pending_sum_bytes : 0;
+    if (g->split && !c->spread) { /* spread: no sum */
         CUDA_CHECK(&c->fault, cudaEventElapsedTime(&g->sum_ms, c->sum_start, c->sum_stop));
     }
     g->measured = true;
@@ -1079,7 +1469,8 @@ static void cuda_step(void *b, const sim_step_params *sp, int steps) {
 
 /* Copies the bodies back in chunks of STAGE_BODIES through the host buffer. */
 template <typename T, typename V = typename vec4<T>::type>
-static void download(cuda_backend *c, const V *pos, const V *vel, const V *acc, sim_body *out) {
+static void download(cuda_backend *c, const V *pos, const V *vel, const V *acc, sim_body *out,
+                     const int *index) {
     V *host = (V *)c->host_stage;
     for (int first = 0; first < c->n; first += STAGE_BODIES) {
         const int count = c->n - first < STAGE_BODIES ? c->n - first : STAGE_BODIES;
@@ -1096,7 +1487,8 @@ static void download(cuda_backend *c, const V *pos, const V *vel, const V *acc, 
         for (int i = 0; i < count; i++) {
             const V x = host[i], v = host[STAGE_BODIES + i];
             const V a = acc ? host[2 * STAGE_BODIES + i] : V{0, 0, 0, 0};
-            out[first + i] = sim_body{{x.x, x.y, x.z}, {v.x, v.y, v.z}, {a.x, a.y, a.z}, x.w, 0};
+            out[index ? index[first + i] : first + i] =
+                sim_body{{x.x, x.y, x.z}, {v.x, v.y, v.z}, {a.x, a.y, a.z}, x.w, 0};
         }
     }
 }
@@ -1104,11 +1496,110 @@ static void download(cuda_backend *c, const V *pos, const V *vel, const V *acc, 
 static void cuda_download(void *b, sim_body *out, const sim_step_params *sp) {
     cuda_backend *c = (cuda_backend *)b;
     if (sp) ensure_forces(c, sp);
-    if (c->fp64) {
-        download<double>(c, c->pos64, c->vel64, sp ? c->acc64 : NULL, out);
+    if (c->spread) {
+        spread_index_now(c);
+        for (int k = 0; k < c->member_count; k++) {
+            cuda_backend *m = member(c, k);
+            set_device(m);
+            download<float>(m, m->pos, m->vel, sp ? m->acc : NULL, out,
+                            c->spread_index + c->spread_first[k]);
+        }
+        set_device(c);
+    } else if (c->fp64) {
+        download<double>(c, c->pos64, c->vel64, sp ? c->acc64 : NULL, out, NULL);
     } else {
-        download<float>(c, c->pos, c->vel, sp ? c->acc : NULL, out);
+        download<float>(c, c->pos, c->vel, sp ? c->acc : NULL, out, NULL);
     }
+}
+
+/* Spread: the gathered per-body values, GPU by GPU, into body order on
+ * the leader: dst[map[i]] = src[i]. */
+template <typename T>
+__global__ void spread_scatter_kernel(int n, const T *src, const int *map, T *dst) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) dst[map[i]] = src[i];
+}
+
+/* The leader's map of the bodies' indices and its gather buffer, made on
+ * first use (drawing, the radial colours), not at reserve: a benchmark
+ * never pays for them. false: no GPU memory (a fault; sim_failed). */
+static bool spread_gather_room(cuda_backend *c) {
+    spread_index_now(c);
+    const int n = c->spread_n;
+    if (n > c->spread_map_capacity) {
+        CUDA_CHECK(&c->fault, cudaStreamSynchronize(c->stream));
+        CUDA_CHECK(&c->fault, cudaFree(c->spread_map));
+        CUDA_CHECK(&c->fault, cudaFree(c->spread_gather));
+        c->spread_map = NULL;
+        c->spread_gather = NULL;
+        c->spread_map_capacity = 0;
+        if (cudaMalloc(&c->spread_map, sizeof(int) * (size_t)n) != cudaSuccess ||
+            cudaMalloc(&c->spread_gather, sizeof(float4) * (size_t)n) != cudaSuccess) {
+            cudaGetLastError();
+            sim_fault_record(&c->fault, (int)cudaErrorMemoryAllocation, __FILE__, __LINE__,
+                             "spread_gather_room", "cudaErrorMemoryAllocation",
+                             "no GPU memory on the first GPU to gather the bodies for drawing");
+            return false;
+        }
+        c->spread_map_capacity = n;
+        c->spread_map_stale = true;
+    }
+    if (c->spread_map_stale) {
+        CUDA_CHECK(&c->fault, cudaMemcpy(c->spread_map, c->spread_index, sizeof(int) * (size_t)n,
+                                         cudaMemcpyHostToDevice));
+        c->spread_map_stale = false;
+    }
+    return true;
+}
+
+/* Spread: every GPU's per-body values (each GPU's stage, `bytes` a body,
+ * 16 or 4) copied into the leader's gather buffer behind that GPU's work,
+ * GPU by GPU, on the leader's stream. */
+static void spread_collect(cuda_backend *c, size_t bytes) {
+    for (int k = 0; k < c->member_count; k++) {
+        cuda_backend *m = member(c, k);
+        set_device(m);
+        CUDA_CHECK(&m->fault, cudaEventRecord(m->done, m->stream));
+        set_device(c);
+        CUDA_CHECK(&c->fault, cudaStreamWaitEvent(c->stream, m->done, 0));
+        CUDA_CHECK(&c->fault, cudaMemcpyPeerAsync(
+                                  (char *)c->spread_gather + bytes * (size_t)c->spread_first[k],
+                                  c->device, m->stage, m->device, bytes * (size_t)m->n, c->stream));
+    }
+}
+
+/* cuda_vertices with the bodies spread: each GPU writes its own, the
+ * leader gathers and puts them in body order (the tags are drawn in that
+ * order). The host path goes through a host buffer. */
+static void vertices_spread(cuda_backend *c, sim_vertex *dst, bool dst_on_device, bool wait) {
+    const int n = c->spread_n;
+    if (n <= 0 || !spread_gather_room(c)) return;
+    for (int k = 0; k < c->member_count; k++) {
+        cuda_backend *m = member(c, k);
+        set_device(m);
+        vertices_kernel<float><<<blocks_for(m->n, THREADS), THREADS, 0, m->stream>>>(
+            m->n, m->pos, m->vel, (float4 *)m->stage);
+        CUDA_CHECK_LAUNCH(&m->fault);
+    }
+    spread_collect(c, sizeof(float4));
+    if (dst_on_device) {
+        spread_scatter_kernel<float4><<<blocks_for(n, THREADS), THREADS, 0, c->stream>>>(
+            n, c->spread_gather, c->spread_map, (float4 *)dst);
+        CUDA_CHECK_LAUNCH(&c->fault);
+        if (wait) CUDA_CHECK(&c->fault, cudaStreamSynchronize(c->stream));
+        return;
+    }
+    float4 *host = (float4 *)malloc(sizeof(float4) * (size_t)n);
+    if (!host) {
+        sim_fault_record(&c->fault, -1, __FILE__, __LINE__, "vertices_spread", "out of host memory",
+                         "no host memory to gather the bodies for drawing");
+        return;
+    }
+    CUDA_CHECK(&c->fault, cudaMemcpyAsync(host, c->spread_gather, sizeof(float4) * (size_t)n,
+                                          cudaMemcpyDeviceToHost, c->stream));
+    CUDA_CHECK(&c->fault, cudaStreamSynchronize(c->stream));
+    for (int j = 0; j < n; j++) memcpy(&dst[c->spread_index[j]], &host[j], sizeof *dst);
+    free(host);
 }
 
 /* Writes the vertices and waits for them, whether dst is the host (the
@@ -1123,6 +1614,10 @@ static void cuda_download(void *b, sim_body *out, const sim_step_params *sp) {
  * after more work on the legacy stream. */
 static void cuda_vertices(void *b, sim_vertex *dst, bool dst_on_device, bool wait) {
     cuda_backend *c = (cuda_backend *)b;
+    if (c->spread) {
+        vertices_spread(c, dst, dst_on_device, wait);
+        return;
+    }
     float4 *out = dst_on_device ? (float4 *)dst : (float4 *)c->stage;
     const int blocks = blocks_for(c->n, THREADS);
     if (c->fp64) {
@@ -1195,8 +1690,37 @@ static sim_diag diag_of(const double *t, sim_potential_source source) {
     return d;
 }
 
+/* The diagnostics with the bodies spread: every sum is one over bodies,
+ * so each GPU sums its own and the host adds them; waits. The potential is
+ * the walk's (an exact O(N^2) pass over spread bodies is not built). */
+static sim_diag diagnostics_spread(cuda_backend *c, const sim_step_params *sp,
+                                   sim_potential_source source) {
+    if (source != SIM_POTENTIAL_NONE) {
+        source = SIM_POTENTIAL_WALK;
+        if (!(c->acc_valid && c->acc_potential && c->acc_variant == SIM_VARIANT_TREE &&
+              c->acc_softening == sp->softening)) {
+            forces_all(c, sp, false, true, false); /* every GPU's acc now holds potentials */
+        }
+    }
+    for (int k = 0; k < c->member_count; k++) {
+        cuda_backend *m = member(c, k);
+        set_device(m);
+        queue_sums(m, sp, source, m->diag_host);
+    }
+    double t[DIAG_COUNT] = {0};
+    for (int k = 0; k < c->member_count; k++) {
+        cuda_backend *m = member(c, k);
+        set_device(m);
+        CUDA_CHECK(&m->fault, cudaStreamSynchronize(m->stream));
+        for (int j = 0; j < DIAG_COUNT; j++) t[j] += m->diag_host[j];
+    }
+    set_device(c);
+    return diag_of(t, source);
+}
+
 static sim_diag cuda_diagnostics(void *b, const sim_step_params *sp, sim_potential_source source) {
     cuda_backend *c = (cuda_backend *)b;
+    if (c->spread) return diagnostics_spread(c, sp, source);
     double t[DIAG_COUNT];
     source = queue_sums(c, sp, source, t);
     CUDA_CHECK(&c->fault, cudaStreamSynchronize(c->stream));
@@ -1208,6 +1732,11 @@ static sim_diag cuda_diagnostics(void *b, const sim_step_params *sp, sim_potenti
 static void cuda_diagnostics_queue(void *b, const sim_step_params *sp,
                                    sim_potential_source source) {
     cuda_backend *c = (cuda_backend *)b;
+    if (c->spread) { /* computed now (it waits); collect hands them over */
+        c->spread_diag = diagnostics_spread(c, sp, source);
+        c->diag_queued = true;
+        return;
+    }
     c->diag_source = queue_sums(c, sp, source, c->diag_host);
     CUDA_CHECK(&c->fault, cudaEventRecord(c->diag_ready, c->stream));
     c->diag_queued = true;
@@ -1220,6 +1749,10 @@ static sim_diag cuda_diagnostics_collect(void *b) {
     if (!c->diag_queued) {
         const sim_diag none = {};
         return none;
+    }
+    if (c->spread) {
+        c->diag_queued = false;
+        return c->spread_diag;
     }
     CUDA_CHECK(&c->fault, cudaEventSynchronize(c->diag_ready));
     c->diag_queued = false;
@@ -1245,8 +1778,42 @@ __global__ void potentials_kernel(int n, const V *pos, T eps2, const float4 *wal
 /* sim_get_potentials: the tree's walk (made now when there is none at these
  * positions) where it runs in float, else the exact pass; written into the
  * host-copy staging buffer's w, then copied out strided. */
+/* cuda_potentials with the bodies spread: the walk's, each GPU's copied
+ * back and put in body order on the host. */
+static sim_potential_source potentials_spread(cuda_backend *c, const sim_step_params *sp,
+                                              float *out) {
+    if (c->spread_n <= 0) return SIM_POTENTIAL_NONE;
+    if (!(c->acc_valid && c->acc_potential && c->acc_variant == SIM_VARIANT_TREE &&
+          c->acc_softening == sp->softening)) {
+        forces_all(c, sp, false, true, false);
+    }
+    spread_index_now(c);
+    int most = 0;
+    for (int k = 0; k < c->member_count; k++) most = std::max(most, member(c, k)->n);
+    float *host = (float *)malloc(sizeof(float) * (size_t)most);
+    if (!host) {
+        sim_fault_record(&c->fault, -1, __FILE__, __LINE__, "potentials_spread",
+                         "out of host memory", "no host memory to gather the potentials");
+        return SIM_POTENTIAL_NONE;
+    }
+    for (int k = 0; k < c->member_count; k++) {
+        cuda_backend *m = member(c, k);
+        set_device(m);
+        CUDA_CHECK(&m->fault, cudaMemcpy2DAsync(host, sizeof(float), &m->acc[0].w, sizeof(float4),
+                                                sizeof(float), (size_t)m->n, cudaMemcpyDeviceToHost,
+                                                m->stream));
+        CUDA_CHECK(&m->fault, cudaStreamSynchronize(m->stream));
+        const int *index = c->spread_index + c->spread_first[k];
+        for (int j = 0; j < m->n; j++) out[index[j]] = host[j];
+    }
+    set_device(c);
+    free(host);
+    return SIM_POTENTIAL_WALK;
+}
+
 static sim_potential_source cuda_potentials(void *b, const sim_step_params *sp, float *out) {
     cuda_backend *c = (cuda_backend *)b;
+    if (c->spread) return potentials_spread(c, sp, out);
     if (c->n <= 0) return SIM_POTENTIAL_NONE;
     const int blocks = blocks_for(c->n, DIAG_THREADS);
     const bool walk = sp->variant == SIM_VARIANT_TREE && !c->fp64;
@@ -1330,8 +1897,55 @@ __global__ void radial_kernel(int n, const V *pos, const V *vel, const uint8_t *
 
 /* The sums go in diag_partial's first 28 doubles: it holds at least
  * 2 x DIAG_COUNT, and every use of it is on this stream. */
+/* cuda_radial with the bodies spread: the galaxies' sums added over the
+ * GPUs on the host (so this one waits), each GPU's values gathered into
+ * body order on the leader. */
+static void radial_spread(cuda_backend *c, float *out) {
+    if (c->spread_n <= 0 || !spread_gather_room(c)) return;
+    double total[4 * RADIAL_SUMS] = {0};
+    double host[4 * RADIAL_SUMS];
+    for (int k = 0; k < c->member_count; k++) {
+        cuda_backend *m = member(c, k);
+        set_device(m);
+        double *sums = m->diag_partial;
+        const int blocks = blocks_for(m->n, RADIAL_THREADS);
+        CUDA_CHECK(&m->fault,
+                   cudaMemsetAsync(sums, 0, sizeof(double) * 4 * RADIAL_SUMS, m->stream));
+        if (m->n > 0) {
+            galaxy_sums_kernel<float>
+                <<<std::min(blocks, 2 * m->sm_count), RADIAL_THREADS, 0, m->stream>>>(
+                    m->n, m->pos, m->vel, m->tags, sums);
+            CUDA_CHECK_LAUNCH(&m->fault);
+        }
+        CUDA_CHECK(&m->fault, cudaMemcpyAsync(host, sums, sizeof(double) * 4 * RADIAL_SUMS,
+                                              cudaMemcpyDeviceToHost, m->stream));
+        CUDA_CHECK(&m->fault, cudaStreamSynchronize(m->stream));
+        for (int j = 0; j < 4 * RADIAL_SUMS; j++) total[j] += host[j];
+    }
+    for (int k = 0; k < c->member_count; k++) {
+        cuda_backend *m = member(c, k);
+        set_device(m);
+        double *sums = m->diag_partial;
+        CUDA_CHECK(&m->fault, cudaMemcpy(sums, total, sizeof total, cudaMemcpyHostToDevice));
+        if (m->n > 0) {
+            radial_kernel<float>
+                <<<blocks_for(m->n, RADIAL_THREADS), RADIAL_THREADS, 0, m->stream>>>(
+                    m->n, m->pos, m->vel, m->tags, sums, (float *)m->stage);
+            CUDA_CHECK_LAUNCH(&m->fault);
+        }
+    }
+    spread_collect(c, sizeof(float));
+    spread_scatter_kernel<float><<<blocks_for(c->spread_n, THREADS), THREADS, 0, c->stream>>>(
+        c->spread_n, (const float *)c->spread_gather, c->spread_map, out);
+    CUDA_CHECK_LAUNCH(&c->fault);
+}
+
 static void cuda_radial(void *b, float *out) {
     cuda_backend *c = (cuda_backend *)b;
+    if (c->spread) {
+        radial_spread(c, out);
+        return;
+    }
     if (c->n <= 0) return;
     static_assert(4 * RADIAL_SUMS <= 2 * DIAG_COUNT, "the sums fit diag_partial");
     double *sums = c->diag_partial;
@@ -1369,8 +1983,7 @@ static void cuda_wait_timing(void *b) {
 /* The flag's latest copy, if it has arrived; never waits. The event is
  * recorded after the last copy queued, so when it has completed no copy
  * into bad_host is in flight. */
-static int64_t cuda_nonfinite_step(void *b) {
-    cuda_backend *c = (cuda_backend *)b;
+static int64_t nonfinite_one(cuda_backend *c) {
     if (c->bad_step == 0 && c->bad_pending) {
         const cudaError_t e = cudaEventQuery(c->bad_ready);
         if (e == cudaErrorNotReady) return 0;
@@ -1381,15 +1994,37 @@ static int64_t cuda_nonfinite_step(void *b) {
     return c->bad_step;
 }
 
+/* Spread, the first step any GPU's flag names. */
+static int64_t cuda_nonfinite_step(void *b) {
+    cuda_backend *c = (cuda_backend *)b;
+    int64_t first = 0;
+    for (int k = 0; k < (c->spread ? c->member_count : 1); k++) {
+        const int64_t s = nonfinite_one(member(c, k));
+        if (s > 0 && (first == 0 || s < first)) first = s;
+    }
+    return first;
+}
+
 /* What cuda_reserve, reserve64 and the tree allocate for n bodies (the
  * same sums), and the device's free memory. */
 static void cuda_memory(void *b, int n, sim_variant v, sim_memory *out) {
     cuda_backend *c = (cuda_backend *)b;
+    /* Spread: the largest GPU's stretch, with no scalar arrays and a tree
+     * with room for what the others send (the leader's buffers for
+     * drawing come on first use and are not counted). */
+    if (c->spread) n = (int)(((long long)n + c->member_count - 1) / c->member_count);
     const double partial = sizeof(double) * DIAG_COUNT * (blocks_for(n, DIAG_THREADS) + 1);
-    double need =
-        (3 * sizeof(float4) + 4 * sizeof(float) + sizeof(sim_vertex) + 1) * (double)n + partial;
+    /* Spread: each body's index, and the arrays it moves through
+     * (spread_migrate): 3 float4, a tag and an index. */
+    const double spread_bytes = 2 * sizeof(int) + 3 * sizeof(float4) + 1;
+    double need = (3 * sizeof(float4) + (c->spread ? spread_bytes : 4 * sizeof(float)) +
+                   sizeof(sim_vertex) + 1) *
+                      (double)n +
+                  partial;
     if (sim_variant_info(v)->fp64) need += 3.0 * sizeof(double4a) * n;
-    if (v == SIM_VARIANT_TREE) need += (double)sim_tree_bytes(c->tree, n);
+    if (v == SIM_VARIANT_TREE) {
+        need += (double)sim_tree_bytes(c->tree, c->spread ? sim_tree_domain_room(n) : n);
+    }
     out->device_need += need;
     size_t free_b = 0, total_b = 0;
     if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
@@ -1406,11 +2041,21 @@ static void cuda_invalidate(void *b) {
 
 static bool cuda_prepare_variant(void *b, sim_variant v, sim_error *err) {
     cuda_backend *c = (cuda_backend *)b;
-    const int n = c->capacity > c->n ? c->capacity : c->n;
+    if (c->spread && v != SIM_VARIANT_TREE) {
+        if (err) {
+            snprintf(err->message, sizeof err->message,
+                     "%s needs every body on each GPU; with --spread each GPU holds its own",
+                     sim_variant_info(v)->name);
+            snprintf(err->hint, sizeof err->hint,
+                     "only the tree runs spread: keep --variant tree, or drop --spread");
+        }
+        return false;
+    }
     bool ok = true;
     for (int k = 0; k < c->member_count && ok; k++) {
         cuda_backend *m = member(c, k);
         set_device(m);
+        const int n = m->capacity > m->n ? m->capacity : m->n; /* spread: its own bodies */
         ok = v != SIM_VARIANT_TREE || reserve_tree(m, n, err);
     }
     set_device(c);
@@ -1435,6 +2080,16 @@ static int cuda_tree_cells(void *b, int max_depth, sim_tree_cell *out, int max_c
 static bool cuda_force_error(void *b, const sim_step_params *sp, int samples, uint64_t seed,
                              sim_force_error *out, sim_error *err) {
     cuda_backend *c = (cuda_backend *)b;
+    if (c->spread) {
+        if (err) {
+            snprintf(err->message, sizeof err->message,
+                     "the force error sums every body on one GPU; with --spread none holds them "
+                     "all");
+            snprintf(err->hint, sizeof err->hint,
+                     "measure it without --spread (docs/TREE.md: the forces are the same)");
+        }
+        return false;
+    }
     ensure_forces(c, sp);
     return sim_tree_force_error(c->n, c->pos, c->acc, c->pos64, c->acc64, c->fp64, sp->eps2,
                                 samples, seed, out, err, &c->fault, c->stream);
@@ -1496,7 +2151,21 @@ static sim_gpu_stats cuda_gpu_stats(void *b) {
     const sim_tree_stats t = c->tree && c->acc_variant == SIM_VARIANT_TREE
                                  ? sim_tree_get_stats(c->tree)
                                  : sim_tree_stats{};
-    g.build_ms = t.valid ? t.build_ms : 0.0f;
+    /* Spread, each GPU's forces include the build of its own tree: none is
+     * repeated, and what each sent the others comes from its tree. */
+    g.build_ms = t.valid && !c->spread ? t.build_ms : 0.0f;
+    for (int k = 0; k < g.gpus && c->spread; k++) {
+        cuda_backend *m = member(c, k);
+        set_device(m);
+        const sim_tree_stats mt = m->tree ? sim_tree_get_stats(m->tree) : sim_tree_stats{};
+        g.sent_mb[k] = mt.valid ? (float)mt.sent_mb : 0.0f;
+        g.domain_boxes[k] = mt.valid ? mt.domain_boxes : 0;
+    }
+    set_device(c);
+    if (c->spread) { /* each GPU's forces wait for the others' parts: no estimate */
+        g.efficiency = 0;
+        return g;
+    }
     if (!g.split) { /* every GPU computes everything: one alone would take as long */
         g.efficiency = 1.0 / g.gpus;
         return g;
@@ -1521,7 +2190,7 @@ static sim_gpu_stats cuda_gpu_stats(void *b) {
  * bit, through the host. */
 static int cuda_gpus_disagree(void *b) {
     cuda_backend *c = (cuda_backend *)b;
-    if (c->member_count <= 1 || c->n == 0) return 0;
+    if (c->member_count <= 1 || c->n == 0 || c->spread) return 0; /* spread: nothing shared */
     const size_t each = c->fp64 ? sizeof(double4a) : sizeof(float4), n = (size_t)c->n;
     char *mine = (char *)malloc(2 * each * n), *theirs = (char *)malloc(2 * each * n);
     int differ = -1; /* no host memory to compare in */

@@ -47,7 +47,8 @@ typedef struct sim_step_params {
  * fail short of a bug or a lost device. */
 typedef struct sim_backend_ops {
     const char *name;
-    void *(*create)(int device, int gpus, sim_error *err); /* gpus: sim_desc.gpus, >= 1 */
+    /* gpus: sim_desc.gpus, >= 1; spread: sim_desc.spread (CUDA, gpus > 1) */
+    void *(*create)(int device, int gpus, bool spread, sim_error *err);
     void (*destroy)(void *b);
     /* Makes room for n bodies before any host work is spent on them; false
      * (out of memory, with the sizes in *err) keeps the old bodies. */
@@ -276,6 +277,16 @@ const int *sim_tree_cpu_order(const sim_tree_cpu *t); /* body index of sorted k;
  * would split the work evenly (halfway: it is not even within a share,
  * and a whole move can overshoot). out may not be at. */
 void sim_balance_shares(const double *at, const double *w, int count, double *out);
+
+/* The low 21 bits of v spread so that bit b lands on bit 3b: one axis of a
+ * 63-bit Morton key (sim_tree_cpu.c; sim_spread.c uses it too). */
+uint64_t sim_morton_spread(uint64_t v);
+
+/* The bodies spread over `parts` GPUs (sim_spread.c, sim_desc.spread):
+ * first[0 .. parts] gets the stretches' starts k n / parts, and
+ * index[first[k] .. first[k + 1]) the bodies of stretch k of a Morton curve
+ * through their bounding box, in ascending index. keys: n of scratch. */
+void sim_spread_split(const sim_body *b, int n, int parts, uint64_t *keys, int *index, int *first);
 
 #ifdef __cplusplus
 }

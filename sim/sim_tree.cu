@@ -63,8 +63,17 @@
  * a body interaction ~17; the walk is bound by instruction issue. The measured
  * build and walk, and the interactions per body: docs/PERFORMANCE.md, "The
  * tree".
+ *
+ * Bodies spread over GPUs (sim_tree_forces_domains, sim_tree_domains_split;
+ * docs/TREE.md, "Bodies spread over GPUs"): each GPU's tree of its own
+ * bodies in one root cube shared through GPU-to-GPU copies of the boxes,
+ * its domain told to the others as boxes around the groups in the cells of
+ * a cut through its tree, the part of its tree each other GPU's walk may
+ * open sent level by level (a locally essential tree), placed after the
+ * receiver's own cells and walked from their roots beside its own.
  */
 #include <cuda_runtime.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -73,6 +82,7 @@
 
 #include <algorithm>
 #include <cub/device/device_radix_sort.cuh>
+#include <vector>
 
 #include "sim_cuda_check.h"
 #include "sim_kernels.h"
@@ -98,6 +108,60 @@ struct tree_counters {
     unsigned long long interactions;
     unsigned long long monopoles; /* of those, cells summed as monopoles */
     unsigned long long slots; /* lane slots those took: a group's entries x 32 x bodies per lane */
+};
+
+/* Several GPUs (sim_tree_forces_domains). A GPU's domain as the others see
+ * it: up to DOMAIN_BOXES boxes, one per cell of a cut through its tree
+ * (the cells of at most `most` bodies whose parent holds more, and leaves
+ * above them, `most` the least of n_own / 1024, n_own / 512, ... n_own / 2
+ * whose cut has at most DOMAIN_BOXES cells: the finer the cut, the
+ * smaller the boxes, and the trees of domains in one root cube have long
+ * chains of cells above their bodies), each the box of the
+ * groups that start in it with those groups' largest 1 / (alpha a_ref)
+ * (0: Barnes' test alone), the two things the walk's opening test reads
+ * of a group. A cell's bodies lie in its cube, so its box stays small;
+ * boxes of equal stretches of the sorted bodies were tried first, and a
+ * stretch that jumps across the centre (the Morton curve does between
+ * cells) gave a box over the others' cores, which then sent their whole
+ * trees. A cut of more cells than DOMAIN_BOXES becomes one box around the
+ * whole domain (right, but the others send more). */
+#define DOMAIN_BOXES 1024
+#define DOMAIN_SAMPLES 1024 /* keys each GPU samples for the splitters (sim_tree_domains_split) */
+#define DOMAIN_CUTS 10      /* the cuts tried: at most n_own >> (DOMAIN_CUTS - j) bodies a cell */
+struct tree_domain {
+    float lo[3], hi[3];
+    float inv_aa;
+    int boxes; /* in box 0: how many boxes the domain has */
+};
+
+/* A box being gathered: order-preserving images of its floats and the
+ * float bits of its inv_aa (positive floats order as integers). */
+struct box_image {
+    unsigned lo[3], hi[3], inv_aa, pad;
+};
+
+/* The part of this GPU's tree that one other GPU's walk needs (a locally
+ * essential tree), cells in breadth-first order so that children stay
+ * contiguous: child as in cell_child but relative to this tree, (-1, 1)
+ * for a cell every group there accepts (its children are not sent); src:
+ * the cell of this GPU's tree each came from; body: the bodies of the
+ * leaves sent. */
+struct let_buf {
+    int2 *child;
+    float4 *com, *q0, *q1;
+    float2 *err;
+    int *src;
+    float4 *body;
+    int cell_cap, body_cap;
+};
+
+/* Bytes a cell of a let_buf takes on the way (child, com, q0, q1, err). */
+#define LET_CELL_BYTES (sizeof(int2) + 3 * sizeof(float4) + sizeof(float2))
+
+/* A let_buf's fill: cells and bodies taken, and the level being sent
+ * (cells [begin, end)). */
+struct let_count {
+    int cells, bodies, begin, end;
 };
 
 struct sim_tree {
@@ -126,6 +190,24 @@ struct sim_tree {
     bool pending, built;
     long long evaluations, timed_evaluation; /* started; the one ev[] times */
     sim_tree_stats stats;
+    /* Several GPUs (sim_tree_forces_domains); allocated on first use. */
+    tree_counters *host_build; /* pinned: the counters once the tree is built */
+    box_image *boxes;          /* this GPU's domain being gathered (DOMAIN_BOXES) */
+    int2 *cut;                 /* the cut's cells (their sorted bodies), DOMAIN_BOXES */
+    int *cut_count;            /* how many (device); then the tries' counts (cut_count_kernel) */
+    tree_domain *doms, *host_doms; /* every GPU's domain, DOMAIN_BOXES each (device, pinned) */
+    let_buf let[SIM_MAX_GPUS];     /* what goes to each other GPU (host copy of the pointers) */
+    let_buf *let_dev;              /* the same on the device */
+    let_count *let_cnt, *host_let_cnt;
+    int *roots, *host_roots; /* the imported trees' roots (device, pinned) */
+    unsigned *boxes_all;     /* every GPU's box (6 images each), for the common cube */
+    unsigned long long *samples, *host_samples; /* sim_tree_domains_split: this GPU's key sample */
+    unsigned long long *splits;                 /* ... the splitters, count + 1 (device) */
+    int *bounds, *host_bounds;                  /* ... where each domain's keys start here */
+    cudaEvent_t box_ready;                      /* this GPU's box sent to every GPU */
+    int n_own, own_cells;           /* this GPU's bodies and its tree's cells, this evaluation */
+    double sent_mb, sent_share_max; /* what it sent, for the timed evaluation's stats */
+    int domain_boxes;               /* ... and its domain's boxes */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -151,7 +233,7 @@ static __device__ __forceinline__ void warp_box(float lo[3], float hi[3]) {
     }
 }
 
-__global__ void box_kernel(int n, const float4 *pos, tree_counters *ctr) {
+__global__ void box_kernel(int n, const float4 *pos, unsigned *box_min, unsigned *box_max) {
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
         const float4 p = pos[i];
@@ -176,8 +258,8 @@ __global__ void box_kernel(int n, const float4 *pos, tree_counters *ctr) {
             }
         }
         for (int k = 0; k < 3; k++) {
-            atomicMin(&ctr->box_min[k], float_order(lo[k]));
-            atomicMax(&ctr->box_max[k], float_order(hi[k]));
+            atomicMin(&box_min[k], float_order(lo[k]));
+            atomicMax(&box_max[k], float_order(hi[k]));
         }
     }
 }
@@ -887,8 +969,8 @@ template <int BPL, bool POT>
 static __device__ int walk_group(walk_shared &s, int *stack, int base, int end, const float4 *spos,
                                  const int *sidx, float4 *acc, float eps2, const int2 *cell_child,
                                  const float4 *cell_com, const float4 *cell_q0,
-                                 const float4 *cell_q1, walk_mac mac, int2 root, int lane,
-                                 int &overflow, int &monos) {
+                                 const float4 *cell_q1, walk_mac mac, int2 root, const int *roots,
+                                 int nroots, int lane, int &overflow, int &monos) {
     const unsigned lt = (1u << lane) - 1u;
     walk_bodies<BPL> w;
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -935,6 +1017,10 @@ static __device__ int walk_group(walk_shared &s, int *stack, int base, int end, 
         if (lane < root.y) stack[lane] = root.x + lane;
         sp = root.y;
     }
+    /* Several GPUs: the roots of the trees the other GPUs sent, tested like
+     * any cell (sim_tree_forces_domains). */
+    if (lane < nroots) stack[sp + lane] = roots[lane];
+    sp += nroots;
     __syncwarp();
     while (sp > 0) {
         const int take = min(32, sp);
@@ -1046,8 +1132,8 @@ template <int MAXB, bool POT>
 __global__ void __launch_bounds__(WALK_THREADS, MAXB >= 4 ? 6 : 8)
     walk_kernel(const int2 *group, const float4 *spos, const int *sidx, float4 *acc, float eps2,
                 const int2 *cell_child, const float4 *cell_com, const float4 *cell_q0,
-                const float4 *cell_q1, walk_mac mac, int *stacks, int lo, int hi,
-                tree_counters *ctr) {
+                const float4 *cell_q1, walk_mac mac, int *stacks, int lo, int hi, const int *roots,
+                int nroots, tree_counters *ctr) {
     __shared__ walk_shared shared[WALK_THREADS / 32];
     const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
     walk_shared &s = shared[wib];
@@ -1070,17 +1156,17 @@ __global__ void __launch_bounds__(WALK_THREADS, MAXB >= 4 ? 6 : 8)
             per_lane = 4;
             entries = walk_group<(MAXB >= 4 ? 4 : 1), POT>(
                 s, stack, base, end, spos, sidx, acc, eps2, cell_child, cell_com, cell_q0, cell_q1,
-                mac, root, lane, overflow, monos);
+                mac, root, roots, nroots, lane, overflow, monos);
         } else if (MAXB >= 2 && valid > 32) {
             per_lane = 2;
             entries = walk_group<(MAXB >= 2 ? 2 : 1), POT>(
                 s, stack, base, end, spos, sidx, acc, eps2, cell_child, cell_com, cell_q0, cell_q1,
-                mac, root, lane, overflow, monos);
+                mac, root, roots, nroots, lane, overflow, monos);
         } else {
             per_lane = 1;
-            entries =
-                walk_group<1, POT>(s, stack, base, end, spos, sidx, acc, eps2, cell_child, cell_com,
-                                   cell_q0, cell_q1, mac, root, lane, overflow, monos);
+            entries = walk_group<1, POT>(s, stack, base, end, spos, sidx, acc, eps2, cell_child,
+                                         cell_com, cell_q0, cell_q1, mac, root, roots, nroots, lane,
+                                         overflow, monos);
         }
         evaluated += (unsigned long long)entries * valid;
         monopoles += (unsigned long long)monos * valid;
@@ -1109,14 +1195,314 @@ __global__ void zero_others_kernel(const int2 *group, const int *sidx, float4 *a
 }
 
 /* ------------------------------------------------------------------------ */
+/* Several GPUs: domains and locally essential trees (sim_tree_forces_domains). */
+
+/* The common root cube of the domains: the union of every GPU's box. */
+__global__ void box_union_kernel(int count, const unsigned *boxes, tree_counters *ctr) {
+    const int k = threadIdx.x;
+    if (k >= 6) return;
+    unsigned v = boxes[k];
+    for (int g = 1; g < count; g++) {
+        const unsigned w = boxes[6 * g + k];
+        v = k < 3 ? min(v, w) : max(v, w);
+    }
+    if (k < 3) {
+        ctr->box_min[k] = v;
+    } else {
+        ctr->box_max[k - 3] = v;
+    }
+}
+
+/* DOMAIN_SAMPLES of the n sorted keys at even ranks. */
+__global__ void sample_sorted_kernel(int n, const unsigned long long *keys,
+                                     unsigned long long *out) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < DOMAIN_SAMPLES) out[i] = keys[(long long)i * n / DOMAIN_SAMPLES];
+}
+
+/* Where each of the count + 1 splitters falls in the n sorted keys (the
+ * first key at or above it). */
+__global__ void bounds_kernel(int n, const unsigned long long *keys, int count,
+                              const unsigned long long *splits, int *bounds) {
+    const int g = threadIdx.x;
+    if (g > count) return;
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        const int mid = (lo + hi) >> 1;
+        if (keys[mid] < splits[g]) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    bounds[g] = g == 0 ? 0 : g == count ? n : lo;
+}
+
+/* Cut j's largest cell (tree_domain). */
+static __device__ int cut_most(int n_own, int j) {
+    return max(n_own >> (DOMAIN_CUTS - j), LEAF);
+}
+
+/* How many cells each cut j would have (tries[j], cleared before): as
+ * cut_kernel takes them. */
+__global__ void cut_count_kernel(int n_own, const int2 *cell_range, const int2 *cell_child,
+                                 const tree_counters *ctr, int *tries) {
+    const int cells = level_first(ctr, LEVELS);
+    for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < cells; c += gridDim.x * blockDim.x) {
+        const int2 r = cell_range[c];
+        const int2 ch = cell_child[c];
+        for (int j = 0; j < DOMAIN_CUTS; j++) {
+            const int most = cut_most(n_own, j);
+            const bool ends = r.y - r.x <= most || ch.y <= 0;
+            int count = c == 0 && ends;
+            for (int k = ch.x; !ends && k < ch.x + ch.y; k++) {
+                const int2 rk = cell_range[k];
+                count += rk.y - rk.x <= most || cell_child[k].y <= 0;
+            }
+            if (count) atomicAdd(&tries[j], count);
+        }
+    }
+}
+
+/* The cut through this GPU's tree (tree_domain), the finest of the tries
+ * with at most DOMAIN_BOXES cells (else the coarsest): the children of
+ * every split cell of more than most bodies that hold at most that many or
+ * end there (leaves, and massless cells, whose children the walk never
+ * reaches), and the root when it is one of those. Their sorted bodies
+ * partition [0, n_own). Counts past DOMAIN_BOXES without writing. */
+__global__ void cut_kernel(int n_own, const int *tries, const int2 *cell_range,
+                           const int2 *cell_child, const tree_counters *ctr, int2 *cut,
+                           int *cut_count) {
+    int j = 0;
+    while (j + 1 < DOMAIN_CUTS && tries[j] > DOMAIN_BOXES) j++;
+    const int most = cut_most(n_own, j);
+    const int cells = level_first(ctr, LEVELS);
+    for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < cells; c += gridDim.x * blockDim.x) {
+        const int2 r = cell_range[c];
+        const int2 ch = cell_child[c];
+        const bool ends = r.y - r.x <= most || ch.y <= 0;
+        if (c == 0 && ends) {
+            const int slot = atomicAdd(cut_count, 1);
+            if (slot < DOMAIN_BOXES) cut[slot] = r;
+        }
+        if (ends) continue;
+        for (int k = ch.x; k < ch.x + ch.y; k++) {
+            const int2 rk = cell_range[k];
+            if (rk.y - rk.x <= most || cell_child[k].y <= 0) {
+                const int slot = atomicAdd(cut_count, 1);
+                if (slot < DOMAIN_BOXES) cut[slot] = rk;
+            }
+        }
+    }
+}
+
+/* The cut's cells in the order of their bodies (one block of DOMAIN_BOXES
+ * threads, a bitonic sort), or one cell of all n_own bodies when there
+ * were more than DOMAIN_BOXES. */
+__global__ void cut_sort_kernel(int n_own, int2 *cut, int *cut_count) {
+    __shared__ int2 s[DOMAIN_BOXES];
+    const int i = threadIdx.x, count = *cut_count;
+    if (count > DOMAIN_BOXES) {
+        if (i == 0) cut[0] = make_int2(0, n_own), *cut_count = 1;
+        return;
+    }
+    s[i] = i < count ? cut[i] : make_int2(INT_MAX, INT_MAX);
+    __syncthreads();
+    for (int k = 2; k <= DOMAIN_BOXES; k <<= 1) {
+        for (int j = k >> 1; j > 0; j >>= 1) {
+            const int o = i ^ j;
+            if (o > i && (s[i].x > s[o].x) == ((i & k) == 0)) {
+                const int2 v = s[i];
+                s[i] = s[o];
+                s[o] = v;
+            }
+            __syncthreads();
+        }
+    }
+    if (i < count) cut[i] = s[i];
+}
+
+/* This GPU's domain: each group's box and, with alpha, its 1 / (alpha
+ * a_ref) as walk_group takes them, gathered into the box of the cut's
+ * cell its first body falls in (a group of siblings may reach past that
+ * cell; the box takes all of it). */
+__global__ void domain_boxes_kernel(const int2 *group, const float4 *spos, const int *sidx,
+                                    const float4 *acc_old, float alpha, const int2 *cut,
+                                    const int *cut_count, box_image *boxes,
+                                    const tree_counters *ctr) {
+    __shared__ int s_begin[DOMAIN_BOXES];
+    const int boxes_n = *cut_count;
+    for (int j = threadIdx.x; j < boxes_n; j += blockDim.x) s_begin[j] = cut[j].x;
+    __syncthreads();
+    const int groups = ctr->groups;
+    for (int g = blockIdx.x * blockDim.x + threadIdx.x; g < groups; g += gridDim.x * blockDim.x) {
+        const int2 r = group[g];
+        if (r.y <= r.x) continue;
+        float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        float amin = INFINITY, asum = 0.0f;
+        for (int i = r.x; i < r.y; i++) {
+            const float4 p = spos[i];
+            lo[0] = fminf(lo[0], p.x), hi[0] = fmaxf(hi[0], p.x);
+            lo[1] = fminf(lo[1], p.y), hi[1] = fmaxf(hi[1], p.y);
+            lo[2] = fminf(lo[2], p.z), hi[2] = fmaxf(hi[2], p.z);
+            if (acc_old) {
+                const float4 a = acc_old[sidx[i]];
+                const float am = sqrtf(a.x * a.x + a.y * a.y + a.z * a.z);
+                amin = fminf(amin, am);
+                asum += am;
+            }
+        }
+        int lo_j = 0, hi_j = boxes_n - 1; /* the last cell beginning at or before r.x */
+        while (lo_j < hi_j) {
+            const int mid = (lo_j + hi_j + 1) >> 1;
+            if (s_begin[mid] <= r.x) {
+                lo_j = mid;
+            } else {
+                hi_j = mid - 1;
+            }
+        }
+        box_image &b = boxes[lo_j];
+        for (int k = 0; k < 3; k++) {
+            atomicMin(&b.lo[k], float_order(lo[k]));
+            atomicMax(&b.hi[k], float_order(hi[k]));
+        }
+        const float aref = fmaxf(amin, 0.1f * asum / (float)(r.y - r.x));
+        if (acc_old && aref > 0.0f) {
+            atomicMax(&b.inv_aa, __float_as_uint(1.0f / (alpha * aref)));
+        }
+    }
+}
+
+/* The boxes as the others read them; inv_aa with a margin of 1 %, which
+ * covers the rounding of the walk's own sum in another order. A box no
+ * group fell in is empty (lo above hi: every distance to it infinite). */
+__global__ void domain_kernel(const box_image *boxes, const int *cut_count, tree_domain *out) {
+    const int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= DOMAIN_BOXES) return;
+    const box_image b = boxes[j];
+    tree_domain d;
+    const bool empty = b.lo[0] == 0xffffffffu;
+    for (int k = 0; k < 3; k++) {
+        d.lo[k] = empty ? INFINITY : order_float(b.lo[k]);
+        d.hi[k] = empty ? -INFINITY : order_float(b.hi[k]);
+    }
+    d.inv_aa = __uint_as_float(b.inv_aa) * 1.01f;
+    d.boxes = j == 0 ? (cut_count ? *cut_count : 0) : 0;
+    out[j] = d;
+}
+
+/* Starts every destination's let_buf at this tree's root (none when this
+ * GPU has no bodies). */
+__global__ void let_start_kernel(int count, int self, const let_buf *bufs, let_count *cnt,
+                                 int n_own) {
+    const int d = threadIdx.x;
+    if (d >= count || d == self) return;
+    const int root = n_own > 0 && bufs[d].cell_cap > 0 ? 1 : 0;
+    cnt[d] = {root, 0, 0, root};
+    if (root) bufs[d].src[0] = 0;
+}
+
+/* The next level: [begin, end) becomes the cells taken so far past it. */
+__global__ void let_next_kernel(int count, let_count *cnt) {
+    const int d = threadIdx.x;
+    if (d >= count) return;
+    cnt[d].begin = cnt[d].end;
+    cnt[d].end = cnt[d].cells;
+}
+
+/* One level of every destination's let_buf (blockIdx.y: the destination).
+ * A cell that every group of the destination accepts goes as itself; one
+ * some group may open takes its children (the next level) or, a leaf, its
+ * bodies. The test is walk_group's against each of the destination's
+ * boxes with its largest inv_aa (every group there lies inside one box,
+ * so its distance is no less): what passes for every box, each of those
+ * groups accepts. Past a buffer's capacity
+ * nothing is written but the counts still grow, so that the caller can
+ * make room and send again. */
+__global__ void let_level_kernel(int self, const let_buf *bufs, let_count *cnt,
+                                 const tree_domain *doms, const int2 *cell_child,
+                                 const float4 *cell_com, const float4 *cell_q0,
+                                 const float4 *cell_q1, const float2 *cell_err,
+                                 const float4 *spos) {
+    const int d = blockIdx.y;
+    if (d == self) return;
+    const let_buf b = bufs[d];
+    __shared__ tree_domain box[DOMAIN_BOXES];
+    const int boxes_n = doms[d * DOMAIN_BOXES].boxes;
+    for (int j = threadIdx.x; j < boxes_n; j += blockDim.x) box[j] = doms[d * DOMAIN_BOXES + j];
+    __syncthreads();
+    const int begin = cnt[d].begin, end = min(cnt[d].end, b.cell_cap);
+    for (int slot = begin + blockIdx.x * blockDim.x + threadIdx.x; slot < end;
+         slot += gridDim.x * blockDim.x) {
+        const int cell = b.src[slot];
+        const int2 ch = cell_child[cell];
+        const float4 cc = cell_com[cell];
+        const float2 e = cell_err[cell];
+        bool accept = ch.y != 0;
+        for (int j = 0; j < boxes_n && accept; j++) {
+            const tree_domain &dom = box[j];
+            const float dx = fmaxf(0.0f, fmaxf(dom.lo[0] - cc.x, cc.x - dom.hi[0]));
+            const float dy = fmaxf(0.0f, fmaxf(dom.lo[1] - cc.y, cc.y - dom.hi[1]));
+            const float dz = fmaxf(0.0f, fmaxf(dom.lo[2] - cc.z, cc.z - dom.hi[2]));
+            const float d2 = dx * dx + dy * dy + dz * dz;
+            accept = d2 > cc.w;
+            if (dom.inv_aa > 0.0f && accept) accept = e.x * dom.inv_aa <= d2 * d2 * sqrtf(d2);
+        }
+        int2 out = ch; /* (0, 0): massless, as it is */
+        if (ch.y != 0 && accept) {
+            out = make_int2(-1, 1);
+        } else if (ch.y < 0) {
+            const int first = atomicAdd(&cnt[d].bodies, -ch.y);
+            out = make_int2(first, ch.y);
+            for (int k = 0; k < -ch.y && first - ch.y <= b.body_cap; k++) {
+                b.body[first + k] = spos[ch.x + k];
+            }
+        } else if (ch.y > 0) {
+            const int first = atomicAdd(&cnt[d].cells, ch.y);
+            out = make_int2(first, ch.y);
+            for (int k = 0; k < ch.y && first + k < b.cell_cap; k++) b.src[first + k] = ch.x + k;
+        }
+        b.child[slot] = out;
+        b.com[slot] = cc;
+        b.q0[slot] = cell_q0[cell];
+        b.q1[slot] = cell_q1[cell];
+        b.err[slot] = e;
+    }
+}
+
+/* An imported tree placed at cell slot `cells_at` and body slot
+ * `bodies_at`: its child entries made absolute, its accepted-only cells
+ * pointed at the empty cell `empty` (which a walk that ever opened one would
+ * skip). Thread 0 also writes the empty cell. */
+__global__ void let_place_kernel(int cells, int cells_at, int bodies_at, int empty,
+                                 int2 *cell_child, float4 *cell_com) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i == 0) {
+        cell_child[empty] = make_int2(0, 0);
+        cell_com[empty] = make_float4(0, 0, 0, 0);
+    }
+    if (i >= cells) return;
+    const int2 ch = cell_child[cells_at + i];
+    if (ch.y > 0) {
+        cell_child[cells_at + i] =
+            ch.x < 0 ? make_int2(empty, 1) : make_int2(ch.x + cells_at, ch.y);
+    } else if (ch.y < 0) {
+        cell_child[cells_at + i] = make_int2(ch.x + bodies_at, ch.y);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
 /* Host side. */
 
 static int div_up(int a, int b) {
     return (a + b - 1) / b;
 }
 
-static int cells_for(int n) {
-    return n + (int)(21LL * n / 17) + 1;
+/* The tree's cells (Capacity, above); with the bodies spread over GPUs
+ * the others' parts come after them (sim_tree_forces_domains grows the
+ * tree where they do not fit). */
+static long long cells_for(int n) {
+    return n + 21LL * n / 17 + 2 + SIM_MAX_GPUS;
 }
 
 /* Blocks of the walk's persistent grid: as many as fit at once for the
@@ -1174,10 +1560,13 @@ static void free_arrays(sim_tree *t) {
     t->built = false;
 }
 
+static void domain_free(sim_tree *t);
+
 extern "C" void sim_tree_destroy(sim_tree *t) {
     if (!t) return;
     CUDA_CHECK(t->fault, cudaDeviceSynchronize());
     free_arrays(t);
+    if (t->boxes) domain_free(t);
     CUDA_CHECK(t->fault, cudaFree(t->ctr));
     CUDA_CHECK(t->fault, cudaFreeHost(t->host_ctr));
     CUDA_CHECK(t->fault, cudaFree(t->stack));
@@ -1201,7 +1590,7 @@ static size_t sort_temp_bytes(const sim_tree *t, int n) {
 }
 
 extern "C" size_t sim_tree_bytes(const sim_tree *t, int n) {
-    const size_t cells = (size_t)cells_for(n);
+    const size_t cells = (size_t)cells_for(n); /* 64-bit: past INT_MAX near a billion bodies */
     return (2 * sizeof(unsigned long long) + 2 * sizeof(int) + sizeof(float4) + sizeof(int2)) *
                (size_t)n +
            (2 * sizeof(int2) + 4 * sizeof(float4) + sizeof(float2)) * cells +
@@ -1210,6 +1599,7 @@ extern "C" size_t sim_tree_bytes(const sim_tree *t, int n) {
 
 extern "C" bool sim_tree_reserve(sim_tree *t, int n) {
     if (n <= t->capacity) return true;
+    if (cells_for(n) > INT_MAX) return false; /* cells are numbered in int */
     sim_tree f = *t; /* the new arrays, built beside the old ones */
     for (int k = 0; k < 2; k++) f.keys[k] = NULL, f.idx[k] = NULL;
     f.sort_temp = NULL;
@@ -1265,44 +1655,61 @@ static int level_blocks(int l, int n, int sm_count) {
 
 static void harvest(sim_tree *t);
 
-extern "C" void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *acc,
-                                const sim_tree_params *p, cudaStream_t stream) {
-    if (n <= 0) return;
-    if (!sim_tree_reserve(t, n)) { /* reserve() checked this up front: only a bug gets here */
-        sim_fault_record(t->fault, (int)cudaErrorMemoryAllocation, __FILE__, __LINE__,
-                         "sim_tree_reserve", "cudaErrorMemoryAllocation",
-                         "no GPU memory for the tree");
-        return;
-    }
-    harvest(t); /* never waits: the stats stay the latest, the events free */
+static int group_size(const sim_tree_params *p) {
+    return p->group >= 128 ? 128 : p->group >= 64 ? 64 : 32;
+}
+
+/* Starts an evaluation: the last one's stats harvested (never waits), the
+ * counters reset. Returns whether this one is timed. */
+static bool begin_eval(sim_tree *t, const sim_tree_params *p, cudaStream_t stream) {
+    harvest(t);
     const bool timed = !t->pending && !p->untimed;
     t->evaluations++;
     if (timed) {
         CUDA_CHECK(t->fault, cudaEventRecord(t->ev[0], stream));
         t->timed_evaluation = t->evaluations;
+        t->sent_mb = t->sent_share_max = 0; /* sim_tree_forces_domains sets them */
+        t->domain_boxes = 0;
     }
     CUDA_CHECK(t->fault, cudaMemsetAsync(t->ctr, 0, sizeof(tree_counters), stream));
     CUDA_CHECK(t->fault, cudaMemsetAsync((char *)t->ctr + offsetof(tree_counters, box_min), 0xff,
                                          sizeof(unsigned) * 3, stream));
+    return timed;
+}
+
+/* The root cube from the box of pos[0 .. n), and every body's key (in
+ * keys, with idx[i] = i). */
+static void compute_keys(sim_tree *t, int n, const float4 *pos, unsigned long long *keys, int *idx,
+                         cudaStream_t stream) {
     box_kernel<<<std::min(div_up(n, BUILD_THREADS), 4 * t->sm_count), BUILD_THREADS, 0, stream>>>(
-        n, pos, t->ctr);
+        n, pos, t->ctr->box_min, t->ctr->box_max);
     CUDA_CHECK_LAUNCH(t->fault);
-    keys_kernel<<<div_up(n, BUILD_THREADS), BUILD_THREADS, 0, stream>>>(n, pos, t->ctr, t->keys[0],
-                                                                        t->idx[0]);
+    keys_kernel<<<div_up(n, BUILD_THREADS), BUILD_THREADS, 0, stream>>>(n, pos, t->ctr, keys, idx);
     CUDA_CHECK_LAUNCH(t->fault);
+}
+
+/* Sorts n (key, index) pairs from keys[0] / idx[0]; t->sidx and the
+ * returned keys are the sorted ones. */
+static const unsigned long long *sort_keys(sim_tree *t, int n, cudaStream_t stream) {
     cub::DoubleBuffer<unsigned long long> keys(t->keys[0], t->keys[1]);
     cub::DoubleBuffer<int> idx(t->idx[0], t->idx[1]);
     size_t temp = t->sort_temp_bytes;
     CUDA_CHECK(t->fault, cub::DeviceRadixSort::SortPairs(t->sort_temp, temp, keys, idx, n, 0,
                                                          3 * KEY_BITS, stream));
     t->sidx = idx.Current();
-    const unsigned long long *skeys = keys.Current();
+    return keys.Current();
+}
+
+/* The octree of the n sorted bodies (their keys skeys, their indices in
+ * pos t->sidx): positions gathered, levels split, multipoles bottom up. */
+static void build_sorted(sim_tree *t, int n, const float4 *pos, const unsigned long long *skeys,
+                         const sim_tree_params *p, cudaStream_t stream) {
     gather_kernel<<<div_up(n, BUILD_THREADS), BUILD_THREADS, 0, stream>>>(n, pos, t->sidx, t->spos,
                                                                           t->cell_range, t->ctr);
     CUDA_CHECK_LAUNCH(t->fault);
     /* Each level's first slot is the sum of the counts above it, which only
      * the device knows: the kernels add them up (level_first). */
-    const int gsize = p->group >= 128 ? 128 : p->group >= 64 ? 64 : 32;
+    const int gsize = group_size(p);
     for (int l = 0; l < LEVELS; l++) {
         /* A warp per cell while an even spread would give cells of more
          * than COUNT_DIGITS_MAX bodies, a thread per cell below. */
@@ -1323,12 +1730,52 @@ extern "C" void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *a
             t->cell_err, p->eps2, t->ctr);
         CUDA_CHECK_LAUNCH(t->fault);
     }
-    if (timed) CUDA_CHECK(t->fault, cudaEventRecord(t->ev[1], stream));
-    const int bpl = gsize / 32, blocks = t->walk_warps / (WALK_THREADS / 32);
+}
+
+/* The walk of the groups that start in the sorted bodies [lo, hi), with the
+ * other GPUs' trees' roots (nroots of them) beside this tree's. */
+static void launch_walk(sim_tree *t, float4 *acc, const sim_tree_params *p, int lo, int hi,
+                        const int *roots, int nroots, cudaStream_t stream) {
+    const int bpl = group_size(p) / 32, blocks = t->walk_warps / (WALK_THREADS / 32);
     using walk_fn = decltype(&walk_kernel<1, false>);
     const walk_fn walks[3][2] = {{walk_kernel<1, false>, walk_kernel<1, true>},
                                  {walk_kernel<2, false>, walk_kernel<2, true>},
                                  {walk_kernel<4, false>, walk_kernel<4, true>}};
+    const walk_mac mac = {p->acc_old, t->cell_err, p->acc_old ? p->alpha : 0.0f,
+                          p->monopoles ? SIM_TREE_MONO_MARGIN : 0.0f};
+    walks[bpl == 4 ? 2 : bpl - 1][p->potential]<<<blocks, WALK_THREADS, 0, stream>>>(
+        t->group, t->spos, t->sidx, acc, p->eps2, t->cell_child, t->cell_com, t->cell_q0,
+        t->cell_q1, mac, t->stack, lo, hi, roots, nroots, t->ctr);
+    CUDA_CHECK_LAUNCH(t->fault);
+}
+
+/* Ends an evaluation: its stats copied behind it when timed. */
+static void end_eval(sim_tree *t, bool timed, cudaStream_t stream) {
+    t->built = true;
+    if (!timed) return;
+    CUDA_CHECK(t->fault, cudaEventRecord(t->ev[2], stream));
+    CUDA_CHECK(t->fault, cudaMemcpyAsync(t->host_ctr, t->ctr, sizeof(tree_counters),
+                                         cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(t->fault, cudaEventRecord(t->ev[3], stream));
+    t->pending = true;
+}
+
+static bool reserve_or_fault(sim_tree *t, int n) {
+    if (sim_tree_reserve(t, n)) return true;
+    /* reserve() was checked up front: only a bug gets here */
+    sim_fault_record(t->fault, (int)cudaErrorMemoryAllocation, __FILE__, __LINE__,
+                     "sim_tree_reserve", "cudaErrorMemoryAllocation", "no GPU memory for the tree");
+    return false;
+}
+
+extern "C" void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *acc,
+                                const sim_tree_params *p, cudaStream_t stream) {
+    if (n <= 0 || !reserve_or_fault(t, n)) return;
+    const bool timed = begin_eval(t, p, stream);
+    compute_keys(t, n, pos, t->keys[0], t->idx[0], stream);
+    const unsigned long long *skeys = sort_keys(t, n, stream);
+    build_sorted(t, n, pos, skeys, p, stream);
+    if (timed) CUDA_CHECK(t->fault, cudaEventRecord(t->ev[1], stream));
     /* A share is a range of the sorted bodies (a stretch of the Morton
      * curve): the groups that start in it. The group list's order differs
      * from GPU to GPU (atomics fill it), the sorted order does not. */
@@ -1338,24 +1785,467 @@ extern "C" void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *a
         lo = (int)std::min((double)n, std::max(0.0, (double)n * p->share_from));
         hi = (int)std::min((double)n, std::max(0.0, (double)n * p->share_to));
     }
-    const walk_mac mac = {p->acc_old, t->cell_err, p->acc_old ? p->alpha : 0.0f,
-                          p->monopoles ? SIM_TREE_MONO_MARGIN : 0.0f};
-    walks[bpl == 4 ? 2 : bpl - 1][p->potential]<<<blocks, WALK_THREADS, 0, stream>>>(
-        t->group, t->spos, t->sidx, acc, p->eps2, t->cell_child, t->cell_com, t->cell_q0,
-        t->cell_q1, mac, t->stack, lo, hi, t->ctr);
-    CUDA_CHECK_LAUNCH(t->fault);
+    launch_walk(t, acc, p, lo, hi, NULL, 0, stream);
     if (part) {
         zero_others_kernel<<<std::min(div_up(n, BUILD_THREADS), 4 * t->sm_count), BUILD_THREADS, 0,
                              stream>>>(t->group, t->sidx, acc, lo, hi, t->ctr);
         CUDA_CHECK_LAUNCH(t->fault);
     }
-    t->built = true;
-    if (timed) {
-        CUDA_CHECK(t->fault, cudaEventRecord(t->ev[2], stream));
-        CUDA_CHECK(t->fault, cudaMemcpyAsync(t->host_ctr, t->ctr, sizeof(tree_counters),
-                                             cudaMemcpyDeviceToHost, stream));
-        CUDA_CHECK(t->fault, cudaEventRecord(t->ev[3], stream));
-        t->pending = true;
+    end_eval(t, timed, stream);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Several GPUs: each builds the tree of its own domain and walks it with the
+ * parts of the others' trees its groups need (sim_tree_forces_domains). */
+
+/* The small arrays of domain mode, on first use. */
+static bool domain_alloc(sim_tree *t) {
+    if (t->boxes) return true;
+    bool ok =
+        cudaMallocHost(&t->host_build, sizeof(tree_counters)) == cudaSuccess &&
+        cudaMalloc(&t->boxes, sizeof(box_image) * DOMAIN_BOXES) == cudaSuccess &&
+        cudaMalloc(&t->cut, sizeof(int2) * DOMAIN_BOXES) == cudaSuccess &&
+        cudaMalloc(&t->cut_count, sizeof(int) * (1 + DOMAIN_CUTS)) == cudaSuccess &&
+        cudaMalloc(&t->doms, sizeof(tree_domain) * DOMAIN_BOXES * SIM_MAX_GPUS) == cudaSuccess &&
+        cudaMallocHost(&t->host_doms, sizeof(tree_domain) * DOMAIN_BOXES * SIM_MAX_GPUS) ==
+            cudaSuccess &&
+        cudaMalloc(&t->let_dev, sizeof(let_buf) * SIM_MAX_GPUS) == cudaSuccess &&
+        cudaMalloc(&t->let_cnt, sizeof(let_count) * SIM_MAX_GPUS) == cudaSuccess &&
+        cudaMallocHost(&t->host_let_cnt, sizeof(let_count) * SIM_MAX_GPUS) == cudaSuccess &&
+        cudaMalloc(&t->roots, sizeof(int) * SIM_MAX_GPUS) == cudaSuccess &&
+        cudaMalloc(&t->boxes_all, sizeof(unsigned) * 6 * SIM_MAX_GPUS) == cudaSuccess &&
+        cudaMalloc(&t->samples, sizeof(unsigned long long) * DOMAIN_SAMPLES) == cudaSuccess &&
+        cudaMallocHost(&t->host_samples, sizeof(unsigned long long) * DOMAIN_SAMPLES) ==
+            cudaSuccess &&
+        cudaMalloc(&t->splits, sizeof(unsigned long long) * (SIM_MAX_GPUS + 1)) == cudaSuccess &&
+        cudaMalloc(&t->bounds, sizeof(int) * (SIM_MAX_GPUS + 1)) == cudaSuccess &&
+        cudaMallocHost(&t->host_bounds, sizeof(int) * (SIM_MAX_GPUS + 1)) == cudaSuccess &&
+        cudaEventCreateWithFlags(&t->box_ready, cudaEventDisableTiming) == cudaSuccess &&
+        cudaMallocHost(&t->host_roots, sizeof(int) * SIM_MAX_GPUS) == cudaSuccess;
+    if (!ok) cudaGetLastError();
+    return ok;
+}
+
+static void let_free(let_buf *b) {
+    void *p[] = {b->child, b->com, b->q0, b->q1, b->err, b->src, b->body};
+    for (void *q : p) cudaFree(q);
+    *b = let_buf{};
+}
+
+static void domain_free(sim_tree *t) {
+    for (int d = 0; d < SIM_MAX_GPUS; d++) let_free(&t->let[d]);
+    void *dev[] = {t->boxes, t->cut,       t->cut_count, t->doms,   t->let_dev, t->let_cnt,
+                   t->roots, t->boxes_all, t->samples,   t->splits, t->bounds};
+    for (void *q : dev) CUDA_CHECK(t->fault, cudaFree(q));
+    CUDA_CHECK(t->fault, cudaFreeHost(t->host_samples));
+    CUDA_CHECK(t->fault, cudaFreeHost(t->host_bounds));
+    CUDA_CHECK(t->fault, cudaEventDestroy(t->box_ready));
+    void *host[] = {t->host_build, t->host_doms, t->host_let_cnt, t->host_roots};
+    for (void *q : host) CUDA_CHECK(t->fault, cudaFreeHost(q));
+    t->boxes = NULL;
+}
+
+/* Room in t->let[d] for cells and bodies; false: out of GPU memory. */
+static bool let_reserve(sim_tree *t, int d, int cells, int bodies) {
+    let_buf *b = &t->let[d];
+    if (cells <= b->cell_cap && bodies <= b->body_cap) return true;
+    CUDA_CHECK(t->fault, cudaDeviceSynchronize());
+    let_free(b);
+    cells = std::max(cells, 1);
+    bodies = std::max(bodies, 1);
+    const bool ok = cudaMalloc(&b->child, sizeof(int2) * cells) == cudaSuccess &&
+                    cudaMalloc(&b->com, sizeof(float4) * cells) == cudaSuccess &&
+                    cudaMalloc(&b->q0, sizeof(float4) * cells) == cudaSuccess &&
+                    cudaMalloc(&b->q1, sizeof(float4) * cells) == cudaSuccess &&
+                    cudaMalloc(&b->err, sizeof(float2) * cells) == cudaSuccess &&
+                    cudaMalloc(&b->src, sizeof(int) * cells) == cudaSuccess &&
+                    cudaMalloc(&b->body, sizeof(float4) * bodies) == cudaSuccess;
+    if (!ok) {
+        cudaGetLastError();
+        let_free(b);
+        return false;
+    }
+    b->cell_cap = cells;
+    b->body_cap = bodies;
+    return true;
+}
+
+static void no_room(sim_tree *t, const char *what) {
+    sim_fault_record(t->fault, (int)cudaErrorMemoryAllocation, __FILE__, __LINE__, what,
+                     "cudaErrorMemoryAllocation", "no GPU memory for the trees sent between GPUs");
+}
+
+/* Copies `bytes` from device src_dev to device dst_dev on the stream. */
+static void copy_between(sim_tree *t, void *dst, int dst_dev, const void *src, int src_dev,
+                         size_t bytes, cudaStream_t stream) {
+    if (bytes == 0) return;
+    if (dst_dev == src_dev) {
+        CUDA_CHECK(t->fault, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
+    } else {
+        CUDA_CHECK(t->fault, cudaMemcpyPeerAsync(dst, dst_dev, src, src_dev, bytes, stream));
+    }
+}
+
+static void sync_all(sim_tree *const *trees, const int *devices, const cudaStream_t *streams,
+                     int count) {
+    for (int k = 0; k < count; k++) {
+        CUDA_CHECK(trees[k]->fault, cudaSetDevice(devices[k]));
+        CUDA_CHECK(trees[k]->fault, cudaStreamSynchronize(streams[k]));
+    }
+}
+
+/* GPU k's box of its n_own bodies (its counters cleared before) into
+ * every GPU's boxes_all, GPU to GPU; box_ready after it. */
+static void send_box(sim_tree *const *trees, const int *devices, int count, int k,
+                     const float4 *pos, cudaStream_t st) {
+    sim_tree *t = trees[k];
+    if (t->n_own > 0) {
+        box_kernel<<<std::min(div_up(t->n_own, BUILD_THREADS), 4 * t->sm_count), BUILD_THREADS, 0,
+                     st>>>(t->n_own, pos, t->ctr->box_min, t->ctr->box_max);
+        CUDA_CHECK_LAUNCH(t->fault);
+    }
+    for (int j = 0; j < count; j++) {
+        copy_between(t, trees[j]->boxes_all + 6 * k, devices[j], t->ctr->box_min, devices[k],
+                     sizeof(unsigned) * 6, st);
+    }
+    CUDA_CHECK(t->fault, cudaEventRecord(t->box_ready, st));
+}
+
+/* GPU k's root cube, once every GPU's box has come (send_box). */
+static void take_cube(sim_tree *const *trees, int count, int k, cudaStream_t st) {
+    sim_tree *t = trees[k];
+    for (int j = 0; j < count; j++) {
+        CUDA_CHECK(t->fault, cudaStreamWaitEvent(st, trees[j]->box_ready, 0));
+    }
+    box_union_kernel<<<1, 32, 0, st>>>(count, t->boxes_all, t->ctr);
+    CUDA_CHECK_LAUNCH(t->fault);
+}
+
+extern "C" bool sim_tree_domains_split(sim_tree *const *trees, const int *devices,
+                                       const cudaStream_t *streams, int count, const int *n,
+                                       const float4 *const *pos, int *sends, const int **order) {
+    if (count < 1 || count > SIM_MAX_GPUS) return false;
+    for (int k = 0; k < count; k++) {
+        sim_tree *t = trees[k];
+        CUDA_CHECK(t->fault, cudaSetDevice(devices[k]));
+        if (t->capacity < n[k] && !reserve_or_fault(t, sim_tree_domain_room(n[k]))) return false;
+        if (!domain_alloc(t)) {
+            no_room(t, "sim_tree_domains_split");
+            return false;
+        }
+    }
+    /* Every GPU's keys in the common cube, sorted, and a sample of them. */
+    for (int k = 0; k < count; k++) {
+        sim_tree *t = trees[k];
+        const cudaStream_t st = streams[k];
+        CUDA_CHECK(t->fault, cudaSetDevice(devices[k]));
+        CUDA_CHECK(t->fault, cudaMemsetAsync(t->ctr, 0, sizeof(tree_counters), st));
+        CUDA_CHECK(t->fault, cudaMemsetAsync((char *)t->ctr + offsetof(tree_counters, box_min),
+                                             0xff, sizeof(unsigned) * 3, st));
+        t->n_own = n[k];
+        send_box(trees, devices, count, k, pos[k], st);
+    }
+    for (int k = 0; k < count; k++) {
+        sim_tree *t = trees[k];
+        const cudaStream_t st = streams[k];
+        CUDA_CHECK(t->fault, cudaSetDevice(devices[k]));
+        take_cube(trees, count, k, st);
+        if (n[k] <= 0) continue;
+        keys_kernel<<<div_up(n[k], BUILD_THREADS), BUILD_THREADS, 0, st>>>(n[k], pos[k], t->ctr,
+                                                                           t->keys[0], t->idx[0]);
+        CUDA_CHECK_LAUNCH(t->fault);
+        const unsigned long long *skeys = sort_keys(t, n[k], st);
+        sample_sorted_kernel<<<div_up(DOMAIN_SAMPLES, 256), 256, 0, st>>>(n[k], skeys, t->samples);
+        CUDA_CHECK_LAUNCH(t->fault);
+        CUDA_CHECK(t->fault, cudaMemcpyAsync(t->host_samples, t->samples,
+                                             sizeof(unsigned long long) * DOMAIN_SAMPLES,
+                                             cudaMemcpyDeviceToHost, st));
+    }
+    sync_all(trees, devices, streams, count);
+    /* The splitters: the keys at the ranks k N / count of all samples,
+     * each standing for its GPU's n / DOMAIN_SAMPLES bodies. */
+    struct weighted {
+        unsigned long long key;
+        double w;
+    };
+    std::vector<weighted> all((size_t)count * DOMAIN_SAMPLES);
+    int m = 0;
+    double total = 0;
+    for (int k = 0; k < count; k++) {
+        for (int i = 0; i < DOMAIN_SAMPLES && n[k] > 0; i++) {
+            all[m++] = {trees[k]->host_samples[i], (double)n[k] / DOMAIN_SAMPLES};
+        }
+        total += n[k];
+    }
+    std::sort(all.begin(), all.begin() + m,
+              [](const weighted &a, const weighted &b) { return a.key < b.key; });
+    unsigned long long split[SIM_MAX_GPUS + 1];
+    split[0] = 0;
+    split[count] = ~0ull;
+    double seen = 0;
+    int at = 0;
+    for (int g = 1; g < count; g++) {
+        while (at < m && seen + all[at].w <= total * g / count) seen += all[at++].w;
+        split[g] = at < m ? all[at].key : ~0ull;
+    }
+    for (int k = 0; k < count; k++) {
+        sim_tree *t = trees[k];
+        const cudaStream_t st = streams[k];
+        CUDA_CHECK(t->fault, cudaSetDevice(devices[k]));
+        CUDA_CHECK(t->fault, cudaMemcpyAsync(t->splits, split, sizeof(split[0]) * (count + 1),
+                                             cudaMemcpyHostToDevice, st));
+        if (n[k] > 0) {
+            const unsigned long long *skeys = t->sidx == t->idx[0] ? t->keys[0] : t->keys[1];
+            bounds_kernel<<<1, 32, 0, st>>>(n[k], skeys, count, t->splits, t->bounds);
+            CUDA_CHECK_LAUNCH(t->fault);
+        } else {
+            CUDA_CHECK(t->fault, cudaMemsetAsync(t->bounds, 0, sizeof(int) * (count + 1), st));
+        }
+        CUDA_CHECK(t->fault, cudaMemcpyAsync(t->host_bounds, t->bounds, sizeof(int) * (count + 1),
+                                             cudaMemcpyDeviceToHost, st));
+        order[k] = t->sidx;
+    }
+    sync_all(trees, devices, streams, count);
+    for (int j = 0; j < count; j++) {
+        for (int k = 0; k < count; k++) {
+            sends[j * count + k] = trees[j]->host_bounds[k + 1] - trees[j]->host_bounds[k];
+        }
+    }
+    return true;
+}
+
+extern "C" int sim_tree_domain_room(int n) {
+    return n + std::min(n / 4 + 4096, INT_MAX - n);
+}
+
+extern "C" void sim_tree_forces_domains(sim_tree *const *trees, const int *devices,
+                                        const cudaStream_t *streams, int count, const int *n,
+                                        const float4 *const *pos, float4 *const *acc,
+                                        const sim_tree_params *p) {
+    if (count < 1 || count > SIM_MAX_GPUS) return;
+    bool timed[SIM_MAX_GPUS];
+    sim_tree_params own_p[SIM_MAX_GPUS]; /* each GPU's: its acc holds its last evaluation */
+    for (int k = 0; k < count; k++) {
+        own_p[k] = *p;
+        if (p->acc_old) own_p[k].acc_old = acc[k];
+    }
+    /* 1. Every GPU: the box of its bodies, sent to every GPU (GPU to GPU,
+     *    no wait for the host), so that all build in one root cube: a
+     *    domain's cells are then cells of the one tree's, and a box around
+     *    its groups in one of them cannot reach around another domain. */
+    for (int k = 0; k < count; k++) { /* every GPU's room first: they copy to each other */
+        sim_tree *t = trees[k];
+        CUDA_CHECK(t->fault, cudaSetDevice(devices[k]));
+        if (t->capacity < n[k] && !reserve_or_fault(t, sim_tree_domain_room(n[k]))) return;
+        if (!domain_alloc(t)) return no_room(t, "sim_tree_forces_domains");
+    }
+    for (int k = 0; k < count; k++) {
+        sim_tree *t = trees[k];
+        CUDA_CHECK(t->fault, cudaSetDevice(devices[k]));
+        timed[k] = begin_eval(t, p, streams[k]);
+        t->n_own = n[k];
+        send_box(trees, devices, count, k, pos[k], streams[k]);
+    }
+    /* 2. Every GPU: the common cube, the tree of its own bodies, and its
+     *    domain. */
+    for (int k = 0; k < count; k++) {
+        sim_tree *t = trees[k];
+        const cudaStream_t st = streams[k];
+        CUDA_CHECK(t->fault, cudaSetDevice(devices[k]));
+        take_cube(trees, count, k, st);
+        if (t->n_own > 0) {
+            keys_kernel<<<div_up(t->n_own, BUILD_THREADS), BUILD_THREADS, 0, st>>>(
+                t->n_own, pos[k], t->ctr, t->keys[0], t->idx[0]);
+            CUDA_CHECK_LAUNCH(t->fault);
+            const unsigned long long *skeys = sort_keys(t, t->n_own, st);
+            build_sorted(t, t->n_own, pos[k], skeys, p, st);
+        }
+        /* Empty boxes: the images' lo all ones, hi and inv_aa zeros. */
+        const size_t half = offsetof(box_image, hi);
+        CUDA_CHECK(t->fault,
+                   cudaMemset2DAsync(t->boxes, sizeof(box_image), 0xff, half, DOMAIN_BOXES, st));
+        CUDA_CHECK(t->fault, cudaMemset2DAsync((char *)t->boxes + half, sizeof(box_image), 0,
+                                               sizeof(box_image) - half, DOMAIN_BOXES, st));
+        if (t->n_own > 0) {
+            CUDA_CHECK(t->fault,
+                       cudaMemsetAsync(t->cut_count, 0, sizeof(int) * (1 + DOMAIN_CUTS), st));
+            int *tries = t->cut_count + 1;
+            cut_count_kernel<<<4 * t->sm_count, BUILD_THREADS, 0, st>>>(
+                t->n_own, t->cell_range, t->cell_child, t->ctr, tries);
+            CUDA_CHECK_LAUNCH(t->fault);
+            cut_kernel<<<4 * t->sm_count, BUILD_THREADS, 0, st>>>(
+                t->n_own, tries, t->cell_range, t->cell_child, t->ctr, t->cut, t->cut_count);
+            CUDA_CHECK_LAUNCH(t->fault);
+            cut_sort_kernel<<<1, DOMAIN_BOXES, 0, st>>>(t->n_own, t->cut, t->cut_count);
+            CUDA_CHECK_LAUNCH(t->fault);
+            const bool rel = p->acc_old && p->alpha > 0.0f;
+            domain_boxes_kernel<<<std::max(1, std::min(div_up(t->n_own / 16, BUILD_THREADS),
+                                                       4 * t->sm_count)),
+                                  BUILD_THREADS, 0, st>>>(t->group, t->spos, t->sidx,
+                                                          rel ? acc[k] : NULL, p->alpha, t->cut,
+                                                          t->cut_count, t->boxes, t->ctr);
+            CUDA_CHECK_LAUNCH(t->fault);
+        }
+        tree_domain *mine = t->doms + (size_t)k * DOMAIN_BOXES;
+        domain_kernel<<<div_up(DOMAIN_BOXES, 128), 128, 0, st>>>(
+            t->boxes, t->n_own > 0 ? t->cut_count : NULL, mine);
+        CUDA_CHECK_LAUNCH(t->fault);
+        CUDA_CHECK(t->fault,
+                   cudaMemcpyAsync(t->host_doms + (size_t)k * DOMAIN_BOXES, mine,
+                                   sizeof(tree_domain) * DOMAIN_BOXES, cudaMemcpyDeviceToHost, st));
+        CUDA_CHECK(t->fault, cudaMemcpyAsync(t->host_build, t->ctr, sizeof(tree_counters),
+                                             cudaMemcpyDeviceToHost, st));
+    }
+    sync_all(trees, devices, streams, count);
+    /* 3. Every GPU: what each other GPU needs of its tree; should a buffer
+     *    have been too small, again with twice the room (up to the whole
+     *    tree, which holds any part of it): a buffer that filled stopped
+     *    the count, so what it needs is not known. */
+    for (int k = 0; k < count; k++) {
+        sim_tree *t = trees[k];
+        t->own_cells = 0;
+        for (int l = 0; l < LEVELS; l++) t->own_cells += t->host_build->level_count[l];
+        if (t->n_own == 0) t->own_cells = 0;
+    }
+    for (int round = 0;; round++) {
+        bool fits = true;
+        for (int k = 0; k < count; k++) {
+            sim_tree *t = trees[k];
+            const cudaStream_t st = streams[k];
+            CUDA_CHECK(t->fault, cudaSetDevice(devices[k]));
+            for (int d = 0; d < count; d++) {
+                const size_t at = (size_t)d * DOMAIN_BOXES;
+                if (d != k) {
+                    memcpy(t->host_doms + at, trees[d]->host_doms + at,
+                           sizeof(tree_domain) * DOMAIN_BOXES);
+                }
+                if (d == k) continue;
+                const let_buf &b = t->let[d];
+                const int cells =
+                    std::min(t->own_cells + 1,
+                             round > 0 ? 2 * b.cell_cap : std::max(4096, t->own_cells / 8));
+                const int bodies =
+                    std::min(t->n_own, round > 0 ? 2 * b.body_cap : std::max(4096, t->n_own / 8));
+                if (!let_reserve(t, d, cells, bodies)) return no_room(t, "let_reserve");
+            }
+            CUDA_CHECK(t->fault, cudaMemcpyAsync(t->doms, t->host_doms,
+                                                 sizeof(tree_domain) * DOMAIN_BOXES * count,
+                                                 cudaMemcpyHostToDevice, st));
+            CUDA_CHECK(t->fault, cudaMemcpyAsync(t->let_dev, t->let, sizeof(let_buf) * count,
+                                                 cudaMemcpyHostToDevice, st));
+            let_start_kernel<<<1, SIM_MAX_GPUS, 0, st>>>(count, k, t->let_dev, t->let_cnt,
+                                                         t->n_own);
+            CUDA_CHECK_LAUNCH(t->fault);
+            for (int l = 0; l < LEVELS && t->n_own > 0; l++) {
+                const int blocks =
+                    std::min(div_up(std::max(t->own_cells, 1), BUILD_THREADS), 4 * t->sm_count);
+                let_level_kernel<<<dim3(std::max(1, blocks / count + 1), count), BUILD_THREADS, 0,
+                                   st>>>(k, t->let_dev, t->let_cnt, t->doms, t->cell_child,
+                                         t->cell_com, t->cell_q0, t->cell_q1, t->cell_err, t->spos);
+                CUDA_CHECK_LAUNCH(t->fault);
+                let_next_kernel<<<1, SIM_MAX_GPUS, 0, st>>>(count, t->let_cnt);
+                CUDA_CHECK_LAUNCH(t->fault);
+            }
+            CUDA_CHECK(t->fault,
+                       cudaMemcpyAsync(t->host_let_cnt, t->let_cnt, sizeof(let_count) * count,
+                                       cudaMemcpyDeviceToHost, st));
+        }
+        sync_all(trees, devices, streams, count);
+        for (int k = 0; k < count; k++) {
+            for (int d = 0; d < count; d++) {
+                if (d == k || trees[k]->n_own == 0) continue;
+                const let_count c = trees[k]->host_let_cnt[d];
+                fits = fits && c.cells <= trees[k]->let[d].cell_cap &&
+                       c.bodies <= trees[k]->let[d].body_cap;
+            }
+        }
+        if (fits) break;
+        bool whole = true; /* every buffer holds a whole tree: only a bug finds no room */
+        for (int k = 0; k < count; k++) {
+            for (int d = 0; d < count; d++) {
+                if (d == k || trees[k]->n_own == 0) continue;
+                whole = whole && trees[k]->let[d].cell_cap > trees[k]->own_cells &&
+                        trees[k]->let[d].body_cap >= trees[k]->n_own;
+            }
+        }
+        if (whole) return no_room(trees[0], "sim_tree_forces_domains");
+    }
+    for (int k = 0; k < count; k++) {
+        sim_tree *t = trees[k];
+        if (!timed[k]) continue;
+        double bytes = 0, share = 0;
+        for (int d = 0; d < count && t->n_own > 0; d++) {
+            if (d == k) continue;
+            const let_count c = t->host_let_cnt[d];
+            bytes += (double)c.cells * LET_CELL_BYTES + (double)c.bodies * sizeof(float4);
+            share = std::max(share, (double)c.cells / std::max(t->own_cells, 1));
+        }
+        t->sent_mb = bytes * 1e-6;
+        t->sent_share_max = share;
+        t->domain_boxes = t->host_doms[(size_t)k * DOMAIN_BOXES].boxes;
+    }
+    /* A GPU whose tree has no room for what it receives grows it, which
+     * drops what it built: the evaluation starts again (the same trees
+     * and parts come out, now with room). */
+    bool regrown = false;
+    for (int k = 0; k < count; k++) {
+        sim_tree *t = trees[k];
+        long long cells = t->own_cells + 1, bodies = t->n_own;
+        for (int j = 0; j < count; j++) {
+            if (j == k || trees[j]->n_own == 0) continue;
+            cells += trees[j]->host_let_cnt[k].cells;
+            bodies += trees[j]->host_let_cnt[k].bodies;
+        }
+        if (cells <= t->cell_capacity && bodies <= t->capacity) continue;
+        /* cells_for(n) >= n, so n = cells has room for them */
+        const long long need = std::max(cells, bodies) + t->n_own / 4;
+        CUDA_CHECK(t->fault, cudaSetDevice(devices[k]));
+        /* What it built goes anyway: freed first, so that the old arrays
+         * and the new never need room at once. */
+        CUDA_CHECK(t->fault, cudaDeviceSynchronize());
+        free_arrays(t);
+        if (need > INT_MAX / 3 || !sim_tree_reserve(t, (int)need)) {
+            return no_room(t, "sim_tree_forces_domains");
+        }
+        regrown = true;
+    }
+    if (regrown) return sim_tree_forces_domains(trees, devices, streams, count, n, pos, acc, p);
+    /* 4. Every GPU: the others' parts placed after its own tree (cells past
+     *    one empty cell, bodies past its own), then its walk. */
+    for (int k = 0; k < count; k++) {
+        sim_tree *t = trees[k];
+        const cudaStream_t st = streams[k];
+        CUDA_CHECK(t->fault, cudaSetDevice(devices[k]));
+        const int empty = t->own_cells;
+        int cells_at = empty + 1, bodies_at = t->n_own, nroots = 0;
+        for (int j = 0; j < count; j++) {
+            const sim_tree *src = trees[j];
+            const let_count c = src->host_let_cnt[k];
+            if (j == k || src->n_own == 0 || c.cells == 0) continue;
+            if (cells_at + c.cells > t->cell_capacity || bodies_at + c.bodies > t->capacity) {
+                return no_room(t, "sim_tree_forces_domains"); /* cannot happen: grown above */
+            }
+            const let_buf &b = src->let[k];
+            const int from = devices[j], to = devices[k];
+            copy_between(t, t->cell_child + cells_at, to, b.child, from, sizeof(int2) * c.cells,
+                         st);
+            copy_between(t, t->cell_com + cells_at, to, b.com, from, sizeof(float4) * c.cells, st);
+            copy_between(t, t->cell_q0 + cells_at, to, b.q0, from, sizeof(float4) * c.cells, st);
+            copy_between(t, t->cell_q1 + cells_at, to, b.q1, from, sizeof(float4) * c.cells, st);
+            copy_between(t, t->cell_err + cells_at, to, b.err, from, sizeof(float2) * c.cells, st);
+            copy_between(t, t->spos + bodies_at, to, b.body, from, sizeof(float4) * c.bodies, st);
+            let_place_kernel<<<div_up(c.cells, BUILD_THREADS), BUILD_THREADS, 0, st>>>(
+                c.cells, cells_at, bodies_at, empty, t->cell_child, t->cell_com);
+            CUDA_CHECK_LAUNCH(t->fault);
+            t->host_roots[nroots++] = cells_at;
+            cells_at += c.cells;
+            bodies_at += c.bodies;
+        }
+        CUDA_CHECK(t->fault, cudaMemcpyAsync(t->roots, t->host_roots, sizeof(int) * SIM_MAX_GPUS,
+                                             cudaMemcpyHostToDevice, st));
+        if (timed[k]) CUDA_CHECK(t->fault, cudaEventRecord(t->ev[1], st));
+        if (t->n_own > 0) launch_walk(t, acc[k], &own_p[k], 0, t->n_own, t->roots, nroots, st);
+        end_eval(t, timed[k], st);
     }
 }
 
@@ -1381,6 +2271,9 @@ static void harvest(sim_tree *t) {
     st.monopole_share = h->interactions > 0 ? (double)h->monopoles / h->interactions : 0.0;
     st.walk_slots = (double)h->slots;
     st.evaluation = t->timed_evaluation;
+    st.sent_mb = t->sent_mb;
+    st.domain_boxes = t->domain_boxes;
+    st.sent_share_max = t->sent_share_max;
     t->stats = st;
     t->pending = false;
 }

@@ -168,8 +168,7 @@ bool sim_tree_cpu_reserve(sim_tree_cpu *t, int n, sim_error *err) {
     return true;
 }
 
-/* Spreads the low 21 bits of v so that bit b lands on bit 3b. */
-static uint64_t spread3(uint64_t v) {
+uint64_t sim_morton_spread(uint64_t v) {
     v &= 0x1fffffull;
     v = (v | v << 32) & 0x001f00000000ffffull;
     v = (v | v << 16) & 0x001f0000ff0000ffull;
@@ -313,9 +312,9 @@ static bool build(sim_tree_cpu *t, const double *pos, int n, double theta, const
     /* Keys, sorted. */
     SIM_PARALLEL_FOR(schedule(static) if (wide))
     for (int i = 0; i < n; i++) {
-        t->key[i] = spread3(grid(pos[4 * i], t->lo[0], side)) |
-                    spread3(grid(pos[4 * i + 1], t->lo[1], side)) << 1 |
-                    spread3(grid(pos[4 * i + 2], t->lo[2], side)) << 2;
+        t->key[i] = sim_morton_spread(grid(pos[4 * i], t->lo[0], side)) |
+                    sim_morton_spread(grid(pos[4 * i + 1], t->lo[1], side)) << 1 |
+                    sim_morton_spread(grid(pos[4 * i + 2], t->lo[2], side)) << 2;
         t->order[i] = i;
     }
     if (!radix_sort(t, n, stop)) return false;

@@ -228,6 +228,7 @@ view             enum   run   contour
 density-max      real   run   1e-30  1e30                 0         1e31
 density-stretch  enum   run   linear
 lecture          switch run
+spread           switch run
 '
 
 mkdir -p "$tmp/adir" "$tmp/fixtures"
@@ -329,6 +330,8 @@ expect_refusal "fullscreen headless" "${out[@]}" --backend cpu --fullscreen
 # Several GPUs on the CPU backend; in a build without NCCL the refusal says
 # how to get it instead (tests/test_nccl_build.sh checks that one).
 expect_refusal "--gpus 2 on the CPU" "${out[@]}" --backend cpu --gpus 2
+expect_refusal "--spread on the CPU" "${out[@]}" --backend cpu --spread
+expect_refusal "--spread on one GPU" "${out[@]}" --gpus 1 --spread
 printf '10 K\n20 Hyper+Q\n' >"$tmp/fixtures/bad.txt"
 expect_refusal "unknown key in a script" --script "$tmp/fixtures/bad.txt" "${out[@]}" --backend cpu
 printf '10 K\nK 20\n' >"$tmp/fixtures/swapped.txt"

@@ -126,6 +126,7 @@ static double time_steps(const bench *b, sim *s, int *steps_out, int *repeats_ou
  * row on several; 0 when it cannot be made (no memory). */
 static double one_gpu_ms(const bench *b, sim_desc d) {
     d.gpus = 1;
+    d.spread = false;
     sim_error err = {0};
     sim *s = sim_create(&d, &err);
     if (!s) {

@@ -133,11 +133,22 @@ static void print_gpus(const bench_result *b, FILE *f) {
         for (int k = 0; k < r->gpus && k < SIM_MAX_GPUS && r->gpu.measured; k++) {
             fprintf(f, "%s%.3f", k ? " | " : " ", r->gpu.forces_ms[k]);
         }
+        if (r->gpu.spread) {
+            fprintf(f, "  (spread; trees sent, MB:");
+            for (int k = 0; k < r->gpus && k < SIM_MAX_GPUS && r->gpu.measured; k++) {
+                fprintf(f, "%s%.1f", k ? " | " : " ", r->gpu.sent_mb[k]);
+            }
+            fprintf(f, "; domain boxes:");
+            for (int k = 0; k < r->gpus && k < SIM_MAX_GPUS && r->gpu.measured; k++) {
+                fprintf(f, "%s%d", k ? " | " : " ", r->gpu.domain_boxes[k]);
+            }
+            fprintf(f, ")");
+        }
         fprintf(f, "%s\n", r->gpu.split ? "" : "  (each GPU computes all: the method does not split)");
     }
     fprintf(f, "efficiency: one GPU's ms/step over GPUs x ms/step, both measured here; sum: the "
                "all-reduce adding the GPUs' shares of the forces, timed on GPU 0 (it waits for the "
-               "slowest GPU).\n");
+               "slowest GPU); spread: each GPU its own bodies and tree, no sum.\n");
 }
 
 void bench_print(const bench_result *b, FILE *f) {
@@ -302,6 +313,7 @@ char *bench_json(const bench_result *b) {
             emit_number(&t, "one_gpu_ms_per_step", r->one_gpu_ms, r->one_gpu_ms > 0);
             emit_number(&t, "parallel_efficiency", r->efficiency, r->one_gpu_ms > 0);
             emit(&t, ", \"split\": %s", r->gpu.split ? "true" : "false");
+            emit(&t, ", \"spread\": %s", r->gpu.spread ? "true" : "false");
             emit_number(&t, "sum_ms", r->gpu.sum_ms, r->gpu.measured && r->gpu.split);
             emit_number(&t, "sum_bytes", r->gpu.sum_bytes, r->gpu.split);
             emit(&t, ", \"forces_ms_per_gpu\": [");

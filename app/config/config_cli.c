@@ -52,6 +52,7 @@ enum option_id {
     O_SNAPSHOT_EVERY,
     O_CAMERA_PATH,
     O_PLAY_SPEED,
+    O_SPREAD,
     /* the density view (app/app_density.c) */
     O_VIEW,
     O_DENSITY_MAX,
@@ -143,6 +144,10 @@ static const option_spec options[] = {
     {O_PLAY_SPEED, "play-speed", "S", REAL, CONFIG_PLAY_SPEED_MIN, CONFIG_PLAY_SPEED_MAX, "1",
      "a series' playback: snapshots per second (9 / 0 change it); headless and --record: "
      "S / --record-fps snapshots a frame"},
+    {O_SPREAD, "spread", NULL, SWITCH, 0, 0, "off",
+     "several GPUs, the tree: each GPU keeps only its own bodies and gets the parts of the "
+     "others' trees it needs, so together they hold N one cannot (float only; --gpus auto "
+     "then takes every GPU)"},
     {O_VIEW, "view", "sprites|density", TEXT, 0, 0, "sprites",
      "what is drawn: the bodies' light, or their projected surface density with a colour bar "
      "(N toggles)"},
@@ -464,6 +469,9 @@ static int apply(config *c, const option_spec *o, const char *v) {
     case O_PLAY_SPEED:
         c->play_speed = d;
         break;
+    case O_SPREAD:
+        c->sim.spread = true;
+        break;
     case O_VIEW:
         if (strcmp(v, "sprites") != 0 && strcmp(v, "density") != 0) {
             return bad("give sprites or density", "--view '%s': not sprites or density", v);
@@ -621,6 +629,14 @@ static int check_combinations(config *c, const bool *given) {
         return bad("pip install nvidia-nccl-cu13 (or install libnccl-dev) and rebuild: cmake then "
                    "says \"multi-GPU: enabled\"; or drop --gpus",
                    "--gpus %d needs NCCL, and this nbody was built without it", c->sim.gpus);
+    }
+    if (c->sim.spread && c->sim.backend == SIM_BACKEND_CPU) {
+        return bad("drop --spread, or run on the GPU (--backend cuda)",
+                   "--spread spreads the bodies over GPUs; --backend cpu runs on the CPU");
+    }
+    if (c->sim.spread && c->sim.gpus == 1) {
+        return bad("pass --gpus 2 or more (or auto) with --spread, or drop --spread",
+                   "--spread spreads the bodies over several GPUs, and --gpus 1 is one");
     }
     if (c->sim.backend == SIM_BACKEND_CPU && c->sim.gpus > 1) {
         return bad("drop --gpus, or run on the GPU (--backend cuda)",

@@ -226,9 +226,11 @@ sim_desc config_scene_desc(int i, const config *cfg, bool cpu, bool startup) {
     if (!cpu && given && given[CONFIG_KNOB_VARIANT]) {
         if (!n_given) n = nlogn(d.variant) && p->n_tree > 0 ? p->n_tree : p->n_gpu;
     } else if (!cpu) {
-        d.variant = sim_variant_auto(n);
+        d.variant = d.spread ? SIM_VARIANT_TREE : sim_variant_auto(n); /* only the tree spreads */
     }
-    if (cfg && !cpu && d.gpus == 0) d.gpus = sim_gpus_auto(n, d.variant); /* --gpus auto */
+    if (cfg && !cpu && d.gpus == 0) { /* --gpus auto; spread: every GPU */
+        d.gpus = d.spread ? sim_cuda_device_count(NULL, 0) : sim_gpus_auto(n, d.variant);
+    }
     d.ic = p->ic;
     d.body_count = n;
     d.dt = p->dt;

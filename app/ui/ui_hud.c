@@ -85,6 +85,12 @@ static void gpus_line(const ui_facts *f, const sim_method *m, ui_lines *l) {
     for (int i = 0; i < g.gpus && k < (int)sizeof each; i++) {
         k += snprintf(each + k, sizeof each - (size_t)k, "%s%.2f", i ? " | " : "", g.forces_ms[i]);
     }
+    if (g.spread) { /* no sum: each GPU integrates its own bodies */
+        double sent = 0;
+        for (int i = 0; i < g.gpus; i++) sent += g.sent_mb[i];
+        ui_add(l, UI_WHITE, "bodies spread: forces per GPU %s ms   trees sent %.1f MB", each, sent);
+        return;
+    }
     ui_add(l, UI_WHITE, "forces per GPU %s ms   sum %.2f ms of %.1f MB   efficiency ~%.0f%%", each,
            g.sum_ms, g.sum_bytes / 1e6, 100 * g.efficiency);
 }
