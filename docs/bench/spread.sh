@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# spread.sh - docs/PERFORMANCE.md, "Spread: each GPU its own bodies": the
+# tree with the bodies spread over every GPU of the host (--spread) against
+# every body on every GPU, in one run (each benchmark row times one GPU
+# too, where one holds the bodies), then a billion bodies with the GPUs'
+# memory sampled beside it.
+#
+#   docs/bench/spread.sh BUILD_DIR [spread.json] > spread.log
+# shellcheck source-path=SCRIPTDIR source=common.sh
+source "$(dirname "$0")/common.sh"
+gpus=$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)
+stage "the tree spread over $gpus GPUs"
+"$nb" --benchmark --gpus "$gpus" --spread --variant tree --n 1048576,10485760,100000000 \
+    ${json:+--json "$json"} 2>&1
+stage "every body on every GPU, $gpus GPUs"
+"$nb" --benchmark --gpus "$gpus" --variant tree --n 10485760,100000000 2>&1
+stage "a billion bodies spread over $gpus GPUs"
+nvidia-smi --query-gpu=index,memory.used --format=csv,noheader -l 2 > /tmp/spread-mem.$$ &
+smi=$!
+"$nb" --benchmark --gpus "$gpus" --spread --variant tree --n 1000000000 --steps 2 2>&1
+kill "$smi"
+echo "GPU memory, peak of 2 s samples (MiB):"
+awk -F', ' '{gsub(/ MiB/, "", $2); if ($2 + 0 > m[$1]) m[$1] = $2 + 0}
+    END {for (g in m) print "GPU " g ": " m[g]}' /tmp/spread-mem.$$ | sort
+rm -f /tmp/spread-mem.$$
+stage "done"
