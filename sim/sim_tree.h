@@ -85,22 +85,6 @@ typedef struct sim_tree_params {
 void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *acc, const sim_tree_params *p,
                      cudaStream_t stream);
 
-/* Several GPUs, the bodies spread over them (sim_desc.spread): GPU k holds
- * n[k] bodies of its own, pos[k] and acc[k] on devices[k] (trees[k]
- * created there, streams[k] its stream). Each GPU builds the tree of its
- * own bodies, sends each other GPU the part of it that GPU's groups need
- * (a locally essential tree: docs/TREE.md) and walks its own groups
- * through its tree and the parts it received: acc[k] gets the
- * accelerations (and potentials, as above) of GPU k's bodies. Right for
- * any split of the bodies; fewer cells travel where each GPU's bodies are
- * close together (a stretch of a space-filling curve). p's share is not
- * read; a non-NULL p->acc_old means that each acc[k] holds the last
- * evaluation of these bodies. Waits for the GPUs at least twice (each
- * one's domain, the sizes of what it sends, again for a buffer that had to
- * grow); the walks are left queued. A tree
- * with no room for what it receives grows (false from sim_tree_reserve is
- * a fault). devices may repeat (one GPU standing in for several: the
- * tests). */
 /* The bodies spread over GPUs drift out of their domains as they move:
  * where each GPU's n[k] bodies at pos[k] belong now. Every GPU's keys in
  * one root cube, sorted; the splitters at the ranks j N / count of a
@@ -119,6 +103,22 @@ bool sim_tree_domains_split(sim_tree *const *trees, const int *devices, const cu
  * docs/PERFORMANCE.md, "Spread"; more than the room grows the tree). */
 int sim_tree_domain_room(int n);
 
+/* Several GPUs, the bodies spread over them (sim_desc.spread): GPU k holds
+ * n[k] bodies of its own, pos[k] and acc[k] on devices[k] (trees[k]
+ * created there, streams[k] its stream). Each GPU builds the tree of its
+ * own bodies, sends each other GPU the part of it that GPU's groups need
+ * (a locally essential tree: docs/TREE.md) and walks its own groups
+ * through its tree and the parts it received: acc[k] gets the
+ * accelerations (and potentials, as above) of GPU k's bodies. Right for
+ * any split of the bodies; fewer cells travel where each GPU's bodies are
+ * close together (a stretch of a space-filling curve). p's share is not
+ * read; a non-NULL p->acc_old means that each acc[k] holds the last
+ * evaluation of these bodies. Waits for the GPUs at least twice (each
+ * one's domain, the sizes of what it sends, again for a buffer that had to
+ * grow); the walks are left queued. A tree with no room for what it
+ * receives grows and the evaluation starts again (no GPU memory for that
+ * is a fault). devices may repeat (one GPU standing in for several: the
+ * tests). */
 void sim_tree_forces_domains(sim_tree *const *trees, const int *devices,
                              const cudaStream_t *streams, int count, const int *n,
                              const float4 *const *pos, float4 *const *acc,
