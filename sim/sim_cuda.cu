@@ -2134,9 +2134,17 @@ static bool cuda_failed(void *b, sim_error *err) {
         } else {
             snprintf(err->message, sizeof err->message, "a CUDA call failed: %s", f->fault.what);
         }
-        snprintf(err->hint, sizeof err->hint,
-                 "the GPU was lost or a kernel faulted; nvidia-smi shows the GPU's state, and "
-                 "compute-sanitizer names a faulting kernel");
+        if (f->fault.code == (int)cudaErrorMemoryAllocation) {
+            /* memory that only a step found it needed (spread: the parts the
+             * GPUs send, the bodies that move, the buffers for drawing) */
+            snprintf(err->hint, sizeof err->hint,
+                     "the GPUs ran out of memory during the run: try a smaller --n, or more "
+                     "--gpus with --spread");
+        } else {
+            snprintf(err->hint, sizeof err->hint,
+                     "the GPU was lost or a kernel faulted; nvidia-smi shows the GPU's state, and "
+                     "compute-sanitizer names a faulting kernel");
+        }
     }
     return true;
 }
