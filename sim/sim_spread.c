@@ -21,6 +21,8 @@
 #define SPREAD_DIGIT 16
 #define SPREAD_BUCKETS (1 << SPREAD_DIGIT)
 
+/* p's 63-bit Morton key in the cube whose low corner is lo, `scale` cells
+ * of the finest level per unit length. */
 static uint64_t morton_key(const double p[3], const double lo[3], double scale) {
     uint64_t key = 0;
     for (int a = 0; a < 3; a++) {
