@@ -625,14 +625,34 @@ static void *cuda_create(int device, int gpus, bool spread, sim_error *err) {
     return c;
 }
 
-static void out_of_memory(sim_error *err, int n, size_t need) {
+/* n bodies on GPU c need `need` bytes it does not have. spreadable: the
+ * state or the tree asks, which --spread divides among the GPUs (not the
+ * double state: spread runs the tree in float), so where several GPUs are
+ * visible the hint names it. */
+static void out_of_memory(const cuda_backend *c, sim_error *err, int n, size_t need,
+                          bool spreadable) {
     size_t free_b = 0, total_b = 0;
     cudaMemGetInfo(&free_b, &total_b);
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess) devices = 0;
     cudaGetLastError(); /* out-of-memory is not sticky; clear it */
-    if (err) {
+    if (!err) return;
+    if (c->spread) {
         snprintf(err->message, sizeof err->message,
-                 "%d bodies need %.1f MiB of GPU memory; the GPU has %.1f MiB free", n,
-                 need / 1048576.0, free_b / 1048576.0);
+                 "GPU %d's share, %d bodies, needs %.1f MiB of GPU memory; it has %.1f MiB free",
+                 c->device, n, need / 1048576.0, free_b / 1048576.0);
+        snprintf(err->hint, sizeof err->hint, "try a smaller --n, or more --gpus");
+        return;
+    }
+    snprintf(err->message, sizeof err->message,
+             "%d bodies need %.1f MiB of GPU memory; the GPU has %.1f MiB free", n,
+             need / 1048576.0, free_b / 1048576.0);
+    if (spreadable && devices > 1) {
+        snprintf(err->hint, sizeof err->hint,
+                 "try a smaller --n, or --spread to spread the tree's bodies over the %d GPUs "
+                 "(each keeps its own)",
+                 devices);
+    } else {
         snprintf(err->hint, sizeof err->hint, "try a smaller --n");
     }
 }
@@ -647,7 +667,7 @@ static bool reserve64(cuda_backend *c, int n, sim_error *err) {
         cudaFree(pos);
         cudaFree(vel);
         cudaFree(acc);
-        out_of_memory(err, n, 3 * bytes);
+        out_of_memory(c, err, n, 3 * bytes, false);
         return false;
     }
     CUDA_CHECK(&c->fault, cudaStreamSynchronize(c->stream));
@@ -665,7 +685,7 @@ static bool reserve_tree(cuda_backend *c, int n, sim_error *err) {
     const int room = c->spread ? sim_tree_domain_room(n) : n; /* and what the others send */
     if (!c->tree) c->tree = sim_tree_create(c->sm_count, &c->fault);
     if (c->tree && sim_tree_reserve(c->tree, room)) return true;
-    out_of_memory(err, n, sim_tree_bytes(c->tree, room));
+    out_of_memory(c, err, n, sim_tree_bytes(c->tree, room), true);
     return false;
 }
 
@@ -707,7 +727,7 @@ static bool reserve_one(cuda_backend *c, int n, sim_error *err) {
         cudaFree(tags);
         cudaFree(stage);
         cudaFree(partial);
-        out_of_memory(err, n, need);
+        out_of_memory(c, err, n, need, true);
         return false;
     }
     CUDA_CHECK(&c->fault, cudaStreamSynchronize(c->stream));
