@@ -233,6 +233,11 @@ static bool validate(const sim_desc *d, sim_error *err) {
                   "--gpus %d needs the CUDA backend; the CPU backend runs on the CPU", d->gpus);
         return false;
     }
+    if (d->spread && d->backend == SIM_BACKEND_CPU) {
+        set_error(err, "drop --spread, or run where a CUDA device is (nvidia-smi lists them)",
+                  "--spread spreads the bodies over GPUs; this run is on the CPU backend");
+        return false;
+    }
     if (d->spread && d->gpus < 2) {
         set_error(err, "pass --gpus 2 or more with --spread, or drop --spread",
                   "--spread spreads the bodies over several GPUs; this run has %d", d->gpus);

@@ -332,6 +332,7 @@ expect_refusal "fullscreen headless" "${out[@]}" --backend cpu --fullscreen
 expect_refusal "--gpus 2 on the CPU" "${out[@]}" --backend cpu --gpus 2
 expect_refusal "--spread on the CPU" "${out[@]}" --backend cpu --spread
 expect_refusal "--spread on one GPU" "${out[@]}" --gpus 1 --spread
+expect_reason "--spread on one GPU" "--gpus 1 is one"
 printf '10 K\n20 Hyper+Q\n' >"$tmp/fixtures/bad.txt"
 expect_refusal "unknown key in a script" --script "$tmp/fixtures/bad.txt" "${out[@]}" --backend cpu
 printf '10 K\nK 20\n' >"$tmp/fixtures/swapped.txt"
@@ -342,6 +343,8 @@ if "$cuda_available" >/dev/null; then
 else
     echo "skip (N beyond GPU memory): no CUDA device"
     expect_refusal "CUDA asked, none there" "${out[@]}" --backend cuda
+    expect_refusal "--spread, no GPU" "${out[@]}" --spread
+    expect_reason "--spread, no GPU" "no CUDA device"
 fi
 
 # Flags the run would ignore, or that contradict each other, are a bad command

@@ -83,6 +83,32 @@ int main(void) {
         CHECK(!sim_desc_check(&g, &err) && err.message[0] && err.hint[0],
               "gpus %d on backend %d refused: '%s'", g.gpus, g.backend, err.message);
     }
+    /* Spread: only on the CUDA backend, on two GPUs or more, with the tree;
+     * each refusal for its own reason. */
+    const struct {
+        sim_desc d;
+        const char *why;
+    } bad_spread[] = {
+        {{.spread = true, .backend = SIM_BACKEND_CPU}, "CPU backend"},
+        {{.spread = true, .backend = SIM_BACKEND_CUDA, .gpus = 1}, "this run has 1"},
+        {{.spread = true,
+          .backend = SIM_BACKEND_CUDA,
+          .gpus = 2,
+          .body_count = 1000,
+          .variant = SIM_VARIANT_BEST},
+         "runs only the tree"},
+    };
+    for (size_t i = 0; i < sizeof bad_spread / sizeof bad_spread[0]; i++) {
+        sim_error err = {0};
+        CHECK(!sim_desc_check(&bad_spread[i].d, &err) && strstr(err.message, bad_spread[i].why) &&
+                  err.hint[0],
+              "spread case %zu refused for '%s': '%s'", i, bad_spread[i].why, err.message);
+    }
+    sim_error ok_err = {0};
+    const sim_desc spread_ok = {
+        .spread = true, .backend = SIM_BACKEND_CUDA, .gpus = 2, .variant = SIM_VARIANT_TREE};
+    CHECK(sim_desc_check(&spread_ok, &ok_err), "spread tree on 2 GPUs passes: '%s'",
+          ok_err.message);
 
     for (int i = 1; i < SIM_IC_COUNT; i++) {
         CHECK(sim_ic_from_name(sim_ic_name((sim_ic)i)) == (sim_ic)i || i == SIM_IC_PLUMMER,

@@ -638,6 +638,10 @@ static int check_combinations(config *c, const bool *given) {
         return bad("pass --gpus 2 or more (or auto) with --spread, or drop --spread",
                    "--spread spreads the bodies over several GPUs, and --gpus 1 is one");
     }
+    if (c->sim.spread && sim_backend_resolve(c->sim.backend, NULL, 0) == SIM_BACKEND_CPU) {
+        return bad("drop --spread, or run where CUDA devices are (nvidia-smi lists them)",
+                   "--spread spreads the bodies over GPUs, and this machine has no CUDA device");
+    }
     if (c->sim.backend == SIM_BACKEND_CPU && c->sim.gpus > 1) {
         return bad("drop --gpus, or run on the GPU (--backend cuda)",
                    "--gpus %d spreads the GPU's work; --backend cpu runs on the CPU", c->sim.gpus);
