@@ -54,6 +54,7 @@ struct sim {
     sim_step_params energy_knobs;
     sim_diag energy_sums;
     bool no_step_potentials; /* sim_set_step_potentials(false) */
+    int draw_stride;         /* sim_set_draw_stride: 1 or more */
 };
 
 static const char *const ic_names[] = {"plummer", "plummer", "shell", "disk", "merger"};
@@ -443,6 +444,7 @@ sim *sim_create(const sim_desc *desc, sim_error *err) {
     }
     s->desc = d;
     s->backend = backend;
+    s->draw_stride = 1;
     s->ops = ops_of(backend);
     s->limits = sim_cuda_device_limits(backend == SIM_BACKEND_CUDA ? d.device : -1);
     s->backend_state = s->ops->create(d.device, d.gpus, d.spread, err);
@@ -655,6 +657,8 @@ sim_params sim_get_params(const sim *s) {
         .q = s->knobs.q,
         .gpus = s->desc.gpus,
         .spread = s->desc.spread,
+        .draw_stride = s->draw_stride,
+        .drawn = (int)(((long long)s->body_count + s->draw_stride - 1) / s->draw_stride),
         .time = s->time,
         .steps = s->steps,
         .generation = s->generation,
@@ -742,7 +746,7 @@ sim_potential_source sim_get_potentials(sim *s, float *out) {
 
 bool sim_radial_velocities(sim *s, float *device_out) {
     if (!s->ops->radial) return false;
-    s->ops->radial(s->backend_state, device_out);
+    s->ops->radial(s->backend_state, device_out, s->draw_stride);
     return true;
 }
 
@@ -755,12 +759,16 @@ sim_diag sim_moments(sim *s) {
 
 void sim_write_vertices(sim *s, sim_vertex *dst, bool dst_on_device) {
     assert(!dst_on_device || s->backend == SIM_BACKEND_CUDA);
-    s->ops->vertices(s->backend_state, dst, dst_on_device, true);
+    s->ops->vertices(s->backend_state, dst, dst_on_device, true, s->draw_stride);
 }
 
 void sim_queue_vertices(sim *s, sim_vertex *dst) {
     assert(s->backend == SIM_BACKEND_CUDA);
-    s->ops->vertices(s->backend_state, dst, true, false);
+    s->ops->vertices(s->backend_state, dst, true, false, s->draw_stride);
+}
+
+void sim_set_draw_stride(sim *s, int stride) {
+    s->draw_stride = stride > 1 ? stride : 1;
 }
 
 sim_memory sim_memory_estimate(sim *s, int n) {

@@ -327,6 +327,8 @@ typedef struct sim_params {
     int p, q;            /* resolved block shape in use */
     int gpus;            /* GPUs it runs on (sim_desc.gpus), 1 on the CPU backend */
     bool spread;         /* each GPU holds its own bodies (sim_desc.spread) */
+    int draw_stride;     /* the vertices are of bodies 0, k, 2k, ... (sim_set_draw_stride) */
+    int drawn;           /* how many: body_count / draw_stride, rounded up */
     double time;         /* simulated time since the last reset */
     int64_t steps;       /* steps since the last reset */
     uint32_t generation; /* counts resets and sim_set_bodies: new bodies, new tags */
@@ -489,14 +491,13 @@ sim_diag sim_energy_collect(sim *s);
  * then untouched. Waits for the GPU. */
 sim_potential_source sim_get_potentials(sim *s, float *out);
 
-/* Each body's radial velocity, (v - v_c) . (x - x_c) / |x - x_c| (0 where
- * x = x_c), about the centre of mass x_c and bulk velocity v_c of its
+/* Each drawn body's radial velocity, (v - v_c) . (x - x_c) / |x - x_c| (0
+ * where x = x_c), about the centre of mass x_c and bulk velocity v_c of its
  * galaxy (SIM_TAG_GALAXY), into CUDA device memory device_out[0 ..
- * body_count-1]: the colour mode "radial velocity" with no copy of the
- * bodies to the host (app_colour_radial is its host twin). Queued on the
- * simulation's stream, a blocking one, and not waited for: work queued
- * next on the legacy default stream runs after it. false on a backend
- * whose state is not on a GPU (the CPU): nothing written. */
+ * drawn-1], value j body j * draw_stride's (sim_params): the colour mode "radial velocity" with no
+ * copy of the bodies to the host (app_colour_radial is its host twin). Queued on the simulation's
+ * stream, a blocking one, and not waited for: work queued next on the legacy default stream runs
+ * after it. false on a backend whose state is not on a GPU (the CPU): nothing written. */
 bool sim_radial_velocities(sim *s, float *device_out);
 
 /* The O(N) part only: mass, kinetic energy, momenta, centre of mass
@@ -505,7 +506,15 @@ bool sim_radial_velocities(sim *s, float *device_out);
  * before it. */
 sim_diag sim_moments(sim *s);
 
-/* Writes body_count vertices to dst: CUDA device memory when dst_on_device
+/* Which bodies the vertices are of: every stride-th (1, the default: all;
+ * less than 1 is taken as 1), vertex j body j * stride's, sim_params.drawn
+ * of them, from the next vertex write on and across new bodies. For a
+ * drawing that cannot hold every body: a stride through the index keeps
+ * each galaxy's and component's share, as the scenes lay them out in runs. */
+void sim_set_draw_stride(sim *s, int stride);
+
+/* Writes the drawn vertices (sim_params.drawn; vertex j is body
+ * j * draw_stride's) to dst: CUDA device memory when dst_on_device
  * (only valid for the CUDA backend; the write is also ordered after work
  * queued before it on the legacy default stream and before work queued
  * there after it, as app/interop/interop.c's map and unmap bracket it), else
@@ -554,6 +563,10 @@ bool sim_failed(const sim *s, sim_error *err);
 typedef struct sim_memory {
     double host_need, host_free;
     double device_need, device_free; /* 0 and 0 on the CPU backend */
+    /* Device bytes a drawn body adds to the first GPU when the vertices
+     * are written there (spread: every GPU's drawn bodies gathered, with
+     * their places); 0 where the vertices are written in place. */
+    double device_draw;
 } sim_memory;
 sim_memory sim_memory_estimate(sim *s, int n);
 

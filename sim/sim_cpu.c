@@ -469,13 +469,15 @@ static void cpu_step(void *b, const sim_step_params *sp, int steps) {
     }
 }
 
-static void cpu_vertices(void *b, sim_vertex *dst, bool dst_on_device, bool wait) {
+static void cpu_vertices(void *b, sim_vertex *dst, bool dst_on_device, bool wait, int stride) {
     cpu_backend *c = b;
     (void)dst_on_device; /* sim.c only passes host memory to this backend, */
     (void)wait;          /* which is written when this returns */
-    for (int i = 0; i < c->n; i++) {
+    const int drawn = (int)(((long long)c->n + stride - 1) / stride);
+    for (int j = 0; j < drawn; j++) {
+        const int i = j * stride;
         const double *v = &c->vel[3 * i];
-        dst[i] = (sim_vertex){
+        dst[j] = (sim_vertex){
             .x = (float)c->pos[4 * i],
             .y = (float)c->pos[4 * i + 1],
             .z = (float)c->pos[4 * i + 2],

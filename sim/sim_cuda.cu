@@ -135,10 +135,12 @@ struct cuda_backend {
     int *spread_index;                  /* host: each GPU's bodies' indices, GPU by GPU */
     uint64_t *spread_keys;              /* host: the split's scratch */
     int spread_capacity;                /* bodies those two hold */
-    int *spread_map;                    /* device: spread_index, for gathers into body order */
-    float4 *spread_gather;              /* device: every GPU's per-body values, GPU by GPU */
-    int spread_map_capacity;
-    bool spread_map_stale; /* spread_index changed since spread_map was copied */
+    /* The leader, drawing (spread_collect): every GPU's drawn values, GPU
+     * by GPU, and their places in the drawing; room for gather_capacity. */
+    float4 *spread_gather;
+    int *spread_place;
+    int gather_capacity;
+    cudaEvent_t gathered;  /* recorded after the last gather's copies */
     sim_diag spread_diag;  /* the diagnostics queued (computed when queued) */
     bool spread_ids_stale; /* bodies moved between GPUs since spread_index was read back */
     /* Each GPU, spread: its bodies' indices, and the arrays they move
@@ -146,7 +148,8 @@ struct cuda_backend {
     int *id;
     float4 *next_pos, *next_vel, *next_acc;
     uint8_t *next_tags;
-    int *next_id;
+    int *next_id;     /* also, drawing, the places of its drawn bodies (spread_collect) */
+    int *next_picked; /* drawing: how many of its bodies are drawn */
     int next_capacity;
     cudaEvent_t moved; /* its bodies are in the next arrays, in key order */
 };
@@ -225,13 +228,19 @@ __global__ void kick_drift_kernel(int n, V *pos, V *vel, V *acc, bool clear, T c
     vel[i] = v;
 }
 
+/* What the renderer draws of a body: position and speed. */
+template <typename V> __device__ float4 vertex_of(const V x, const V v) {
+    return make_float4((float)x.x, (float)x.y, (float)x.z,
+                       (float)sqrt(v.x * v.x + v.y * v.y + v.z * v.z));
+}
+
+/* Vertex j of `drawn`: body j * stride's. */
 template <typename T, typename V = typename vec4<T>::type>
-__global__ void vertices_kernel(int n, const V *pos, const V *vel, float4 *out) {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    const V x = pos[i], v = vel[i];
-    out[i] = make_float4((float)x.x, (float)x.y, (float)x.z,
-                         (float)sqrt(v.x * v.x + v.y * v.y + v.z * v.z));
+__global__ void vertices_kernel(int drawn, int stride, const V *pos, const V *vel, float4 *out) {
+    const int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= drawn) return;
+    const int i = j * stride; /* at most body_count - 1 */
+    out[j] = vertex_of(pos[i], vel[i]);
 }
 
 /* Array of structs to scalar arrays, for the variants that read those. */
@@ -393,9 +402,10 @@ static void free_next(cuda_backend *c) {
     CUDA_CHECK(&c->fault, cudaFree(c->next_acc));
     CUDA_CHECK(&c->fault, cudaFree(c->next_tags));
     CUDA_CHECK(&c->fault, cudaFree(c->next_id));
+    CUDA_CHECK(&c->fault, cudaFree(c->next_picked));
     c->next_pos = c->next_vel = c->next_acc = NULL;
     c->next_tags = NULL;
-    c->next_id = NULL;
+    c->next_id = c->next_picked = NULL;
     c->next_capacity = 0;
 }
 
@@ -565,8 +575,9 @@ static void cuda_destroy(void *b) {
     if (!c) return;
     for (int k = 1; k < c->member_count; k++) destroy_one(c->members[k]);
     set_device(c);
-    CUDA_CHECK(&c->fault, cudaFree(c->spread_map));
     CUDA_CHECK(&c->fault, cudaFree(c->spread_gather));
+    CUDA_CHECK(&c->fault, cudaFree(c->spread_place));
+    if (c->gathered) CUDA_CHECK(&c->fault, cudaEventDestroy(c->gathered));
     free(c->spread_index);
     free(c->spread_keys);
     sim_nccl_destroy(c->nccl);
@@ -875,7 +886,6 @@ static void upload(cuda_backend *c, V *pos, V *vel, const sim_body *bodies, int 
 static void upload_spread(cuda_backend *c, const sim_body *bodies, int n) {
     sim_spread_split(bodies, n, c->member_count, c->spread_keys, c->spread_index, c->spread_first);
     c->spread_n = n;
-    c->spread_map_stale = true;
     c->spread_ids_stale = false;
     for (int k = 0; k < c->member_count; k++) {
         cuda_backend *m = member(c, k);
@@ -1113,7 +1123,8 @@ static bool next_room(cuda_backend *m) {
                     cudaMalloc(&m->next_vel, sizeof(float4) * n) == cudaSuccess &&
                     cudaMalloc(&m->next_acc, sizeof(float4) * n) == cudaSuccess &&
                     cudaMalloc(&m->next_tags, n) == cudaSuccess &&
-                    cudaMalloc(&m->next_id, sizeof(int) * n) == cudaSuccess;
+                    cudaMalloc(&m->next_id, sizeof(int) * n) == cudaSuccess &&
+                    cudaMalloc(&m->next_picked, sizeof(int)) == cudaSuccess;
     if (!ok) {
         cudaGetLastError();
         free_next(m);
@@ -1230,7 +1241,6 @@ static void spread_index_now(cuda_backend *c) {
     }
     set_device(c);
     c->spread_ids_stale = false;
-    c->spread_map_stale = true;
 }
 
 /* The tree on GPUs the bodies are spread over: each GPU's own bodies
@@ -1532,94 +1542,187 @@ static void cuda_download(void *b, sim_body *out, const sim_step_params *sp) {
     }
 }
 
-/* Spread: the gathered per-body values, GPU by GPU, into body order on
- * the leader: dst[map[i]] = src[i]. */
-template <typename T>
-__global__ void spread_scatter_kernel(int n, const T *src, const int *map, T *dst) {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) dst[map[i]] = src[i];
+/* Spread, drawing every stride-th body: a GPU's drawn bodies packed, each
+ * with its place in the drawing. pick: this thread's body is drawn; its
+ * index in the pack, one atomic a warp (every lane of the warp calls it). */
+__device__ int pick_place(bool pick, int *count) {
+    const unsigned lanes = __ballot_sync(0xffffffffu, pick);
+    const int lane = (int)(threadIdx.x & 31);
+    int first = 0;
+    if (lane == 0 && lanes) first = atomicAdd(count, __popc(lanes));
+    first = __shfl_sync(0xffffffffu, first, 0);
+    return first + __popc(lanes & ((1u << lane) - 1u));
 }
 
-/* The leader's map of the bodies' indices and its gather buffer, made on
- * first use (drawing, the radial colours), not at reserve: a benchmark
- * never pays for them. false: no GPU memory (a fault; sim_failed). */
-static bool spread_gather_room(cuda_backend *c) {
-    spread_index_now(c);
-    const int n = c->spread_n;
-    if (n > c->spread_map_capacity) {
+/* vertices_kernel on a GPU of spread bodies: body i (index id[i]) is drawn
+ * when its index is a multiple of stride, at place id[i] / stride. */
+__global__ void vertices_pick_kernel(int n, const float4 *pos, const float4 *vel, const int *id,
+                                     int stride, int *count, float4 *out, int *place) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const int index = i < n ? id[i] : 0;
+    const bool pick = i < n && index % stride == 0;
+    const int at = pick_place(pick, count);
+    if (!pick) return;
+    out[at] = vertex_of(pos[i], vel[i]);
+    place[at] = index / stride;
+}
+
+/* The drawn values put in drawing order: dst[place[i]] = src[i]. */
+template <typename T>
+__global__ void spread_scatter_kernel(int n, const T *src, const int *place, T *dst) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) dst[place[i]] = src[i];
+}
+
+/* Before a GPU's drawing kernels write its stage and next_id: every GPU's
+ * stream waits for the work queued on the others (a step's bodies are
+ * copied from their next arrays by the GPUs they move to). */
+static void spread_barrier(cuda_backend *c) {
+    for (int k = 0; k < c->member_count; k++) {
+        cuda_backend *m = member(c, k);
+        set_device(m);
+        CUDA_CHECK(&m->fault, cudaEventRecord(m->moved, m->stream));
+    }
+    for (int k = 0; k < c->member_count; k++) {
+        cuda_backend *m = member(c, k);
+        set_device(m);
+        for (int j = 0; j < c->member_count; j++) {
+            if (j != k)
+                CUDA_CHECK(&m->fault, cudaStreamWaitEvent(m->stream, member(c, j)->moved, 0));
+        }
+        CUDA_CHECK(&m->fault, cudaMemsetAsync(m->next_picked, 0, sizeof(int), m->stream));
+    }
+    set_device(c);
+}
+
+/* Room to draw `drawn` bodies spread: the leader's gather buffers, made on
+ * first use (a benchmark never pays for them), and every GPU's next arrays
+ * (where its drawn bodies' places wait); then spread_barrier. false: no
+ * GPU memory (a fault; sim_failed). */
+static bool spread_gather_room(cuda_backend *c, int drawn) {
+    for (int k = 0; k < c->member_count; k++) {
+        cuda_backend *m = member(c, k);
+        set_device(m);
+        if (!next_room(m)) {
+            sim_fault_record(&m->fault, (int)cudaErrorMemoryAllocation, __FILE__, __LINE__,
+                             "spread_gather_room", "cudaErrorMemoryAllocation",
+                             "no GPU memory to pick the bodies drawn");
+            set_device(c);
+            return false;
+        }
+    }
+    set_device(c);
+    if (!c->gathered)
+        CUDA_CHECK(&c->fault, cudaEventCreateWithFlags(&c->gathered, cudaEventDisableTiming));
+    if (drawn > c->gather_capacity) {
         CUDA_CHECK(&c->fault, cudaStreamSynchronize(c->stream));
-        CUDA_CHECK(&c->fault, cudaFree(c->spread_map));
         CUDA_CHECK(&c->fault, cudaFree(c->spread_gather));
-        c->spread_map = NULL;
+        CUDA_CHECK(&c->fault, cudaFree(c->spread_place));
         c->spread_gather = NULL;
-        c->spread_map_capacity = 0;
-        if (cudaMalloc(&c->spread_map, sizeof(int) * (size_t)n) != cudaSuccess ||
-            cudaMalloc(&c->spread_gather, sizeof(float4) * (size_t)n) != cudaSuccess) {
+        c->spread_place = NULL;
+        c->gather_capacity = 0;
+        if (cudaMalloc(&c->spread_gather, sizeof(float4) * (size_t)drawn) != cudaSuccess ||
+            cudaMalloc(&c->spread_place, sizeof(int) * (size_t)drawn) != cudaSuccess) {
             cudaGetLastError();
             sim_fault_record(&c->fault, (int)cudaErrorMemoryAllocation, __FILE__, __LINE__,
                              "spread_gather_room", "cudaErrorMemoryAllocation",
-                             "no GPU memory on the first GPU to gather the bodies for drawing");
+                             "no GPU memory on the first GPU to gather the bodies drawn");
             return false;
         }
-        c->spread_map_capacity = n;
-        c->spread_map_stale = true;
+        c->gather_capacity = drawn;
     }
-    if (c->spread_map_stale) {
-        CUDA_CHECK(&c->fault, cudaMemcpy(c->spread_map, c->spread_index, sizeof(int) * (size_t)n,
-                                         cudaMemcpyHostToDevice));
-        c->spread_map_stale = false;
-    }
+    spread_barrier(c);
     return true;
 }
 
-/* Spread: every GPU's per-body values (each GPU's stage, `bytes` a body,
- * 16 or 4) copied into the leader's gather buffer behind that GPU's work,
- * GPU by GPU, on the leader's stream. */
-static void spread_collect(cuda_backend *c, size_t bytes) {
+/* Spread: every GPU's drawn values (packed in its stage by a pick kernel,
+ * their places in its next_id) into dst[0 .. drawn) in drawing order:
+ * device memory on the leader, queued on its stream, or host memory,
+ * waited for. Waits for the GPUs' counts; each GPU's later work waits for
+ * the copies out of its stage. */
+template <typename T>
+static void spread_collect(cuda_backend *c, int drawn, T *dst, bool dst_on_device) {
+    int count[SIM_MAX_GPUS] = {0};
+    long long total = 0;
     for (int k = 0; k < c->member_count; k++) {
         cuda_backend *m = member(c, k);
         set_device(m);
-        CUDA_CHECK(&m->fault, cudaEventRecord(m->done, m->stream));
-        set_device(c);
-        CUDA_CHECK(&c->fault, cudaStreamWaitEvent(c->stream, m->done, 0));
-        CUDA_CHECK(&c->fault, cudaMemcpyPeerAsync(
-                                  (char *)c->spread_gather + bytes * (size_t)c->spread_first[k],
-                                  c->device, m->stage, m->device, bytes * (size_t)m->n, c->stream));
+        CUDA_CHECK(&m->fault, cudaMemcpyAsync(&count[k], m->next_picked, sizeof(int),
+                                              cudaMemcpyDeviceToHost, m->stream));
     }
-}
-
-/* cuda_vertices with the bodies spread: each GPU writes its own, the
- * leader gathers and puts them in body order (the tags are drawn in that
- * order). The host path goes through a host buffer. */
-static void vertices_spread(cuda_backend *c, sim_vertex *dst, bool dst_on_device, bool wait) {
-    const int n = c->spread_n;
-    if (n <= 0 || !spread_gather_room(c)) return;
     for (int k = 0; k < c->member_count; k++) {
         cuda_backend *m = member(c, k);
         set_device(m);
-        vertices_kernel<float><<<blocks_for(m->n, THREADS), THREADS, 0, m->stream>>>(
-            m->n, m->pos, m->vel, (float4 *)m->stage);
-        CUDA_CHECK_LAUNCH(&m->fault);
+        CUDA_CHECK(&m->fault, cudaStreamSynchronize(m->stream));
+        total += count[k];
     }
-    spread_collect(c, sizeof(float4));
+    set_device(c);
+    if (total != drawn) { /* a body lost or doubled between GPUs */
+        char what[160];
+        snprintf(what, sizeof what, "the GPUs hold %lld of the %d bodies drawn", total, drawn);
+        sim_fault_record(&c->fault, -1, __FILE__, __LINE__, "spread_collect", "bodies lost", what);
+        return;
+    }
+    T *gather = (T *)c->spread_gather;
+    size_t at = 0;
+    for (int k = 0; k < c->member_count; k++) {
+        const cuda_backend *m = member(c, k);
+        if (count[k] == 0) continue;
+        const size_t cnt = (size_t)count[k];
+        CUDA_CHECK(&c->fault, cudaMemcpyPeerAsync(gather + at, c->device, m->stage, m->device,
+                                                  sizeof(T) * cnt, c->stream));
+        CUDA_CHECK(&c->fault, cudaMemcpyPeerAsync(c->spread_place + at, c->device, m->next_id,
+                                                  m->device, sizeof(int) * cnt, c->stream));
+        at += cnt;
+    }
+    CUDA_CHECK(&c->fault, cudaEventRecord(c->gathered, c->stream));
+    for (int k = 1; k < c->member_count; k++) {
+        cuda_backend *m = member(c, k);
+        set_device(m);
+        CUDA_CHECK(&m->fault, cudaStreamWaitEvent(m->stream, c->gathered, 0));
+    }
+    set_device(c);
     if (dst_on_device) {
-        spread_scatter_kernel<float4><<<blocks_for(n, THREADS), THREADS, 0, c->stream>>>(
-            n, c->spread_gather, c->spread_map, (float4 *)dst);
+        spread_scatter_kernel<T><<<blocks_for(drawn, THREADS), THREADS, 0, c->stream>>>(
+            drawn, gather, c->spread_place, dst);
         CUDA_CHECK_LAUNCH(&c->fault);
-        if (wait) CUDA_CHECK(&c->fault, cudaStreamSynchronize(c->stream));
         return;
     }
-    float4 *host = (float4 *)malloc(sizeof(float4) * (size_t)n);
-    if (!host) {
-        sim_fault_record(&c->fault, -1, __FILE__, __LINE__, "vertices_spread", "out of host memory",
-                         "no host memory to gather the bodies for drawing");
+    T *values = (T *)malloc(sizeof(T) * (size_t)drawn);
+    int *place = (int *)malloc(sizeof(int) * (size_t)drawn);
+    if (!values || !place) {
+        free(values);
+        free(place);
+        sim_fault_record(&c->fault, -1, __FILE__, __LINE__, "spread_collect", "out of host memory",
+                         "no host memory to gather the bodies drawn");
         return;
     }
-    CUDA_CHECK(&c->fault, cudaMemcpyAsync(host, c->spread_gather, sizeof(float4) * (size_t)n,
+    CUDA_CHECK(&c->fault, cudaMemcpyAsync(values, gather, sizeof(T) * (size_t)drawn,
+                                          cudaMemcpyDeviceToHost, c->stream));
+    CUDA_CHECK(&c->fault, cudaMemcpyAsync(place, c->spread_place, sizeof(int) * (size_t)drawn,
                                           cudaMemcpyDeviceToHost, c->stream));
     CUDA_CHECK(&c->fault, cudaStreamSynchronize(c->stream));
-    for (int j = 0; j < n; j++) memcpy(&dst[c->spread_index[j]], &host[j], sizeof *dst);
-    free(host);
+    for (int j = 0; j < drawn; j++) memcpy(&dst[place[j]], &values[j], sizeof *dst);
+    free(values);
+    free(place);
+}
+
+/* cuda_vertices with the bodies spread: each GPU picks its drawn bodies,
+ * the leader gathers them and puts them in drawing order. */
+static void vertices_spread(cuda_backend *c, sim_vertex *dst, bool dst_on_device, bool wait,
+                            int stride) {
+    const int drawn = (int)(((long long)c->spread_n + stride - 1) / stride);
+    if (drawn <= 0 || !spread_gather_room(c, drawn)) return;
+    for (int k = 0; k < c->member_count; k++) {
+        cuda_backend *m = member(c, k);
+        if (m->n <= 0) continue;
+        set_device(m);
+        vertices_pick_kernel<<<blocks_for(m->n, THREADS), THREADS, 0, m->stream>>>(
+            m->n, m->pos, m->vel, m->id, stride, m->next_picked, (float4 *)m->stage, m->next_id);
+        CUDA_CHECK_LAUNCH(&m->fault);
+    }
+    spread_collect<float4>(c, drawn, (float4 *)dst, dst_on_device);
+    if (dst_on_device && wait) CUDA_CHECK(&c->fault, cudaStreamSynchronize(c->stream));
 }
 
 /* Writes the vertices and waits for them, whether dst is the host (the
@@ -1632,22 +1735,25 @@ static void vertices_spread(cuda_backend *c, sim_vertex *dst, bool dst_on_device
  * (measured: docs/PERFORMANCE.md, "How we got here", the frame's waits).
  * Without wait (sim_queue_vertices) the caller waits later,
  * after more work on the legacy stream. */
-static void cuda_vertices(void *b, sim_vertex *dst, bool dst_on_device, bool wait) {
+static void cuda_vertices(void *b, sim_vertex *dst, bool dst_on_device, bool wait, int stride) {
     cuda_backend *c = (cuda_backend *)b;
     if (c->spread) {
-        vertices_spread(c, dst, dst_on_device, wait);
+        vertices_spread(c, dst, dst_on_device, wait, stride);
         return;
     }
+    const int drawn = (int)(((long long)c->n + stride - 1) / stride);
     float4 *out = dst_on_device ? (float4 *)dst : (float4 *)c->stage;
-    const int blocks = blocks_for(c->n, THREADS);
-    if (c->fp64) {
-        vertices_kernel<double><<<blocks, THREADS, 0, c->stream>>>(c->n, c->pos64, c->vel64, out);
-    } else {
-        vertices_kernel<float><<<blocks, THREADS, 0, c->stream>>>(c->n, c->pos, c->vel, out);
+    const int blocks = blocks_for(drawn, THREADS);
+    if (drawn > 0 && c->fp64) {
+        vertices_kernel<double>
+            <<<blocks, THREADS, 0, c->stream>>>(drawn, stride, c->pos64, c->vel64, out);
+    } else if (drawn > 0) {
+        vertices_kernel<float>
+            <<<blocks, THREADS, 0, c->stream>>>(drawn, stride, c->pos, c->vel, out);
     }
     CUDA_CHECK_LAUNCH(&c->fault);
     if (!dst_on_device) {
-        CUDA_CHECK(&c->fault, cudaMemcpyAsync(dst, c->stage, sizeof(sim_vertex) * c->n,
+        CUDA_CHECK(&c->fault, cudaMemcpyAsync(dst, c->stage, sizeof(sim_vertex) * drawn,
                                               cudaMemcpyDeviceToHost, c->stream));
     }
     if (wait || !dst_on_device) CUDA_CHECK(&c->fault, cudaStreamSynchronize(c->stream));
@@ -1901,27 +2007,48 @@ __global__ void __launch_bounds__(RADIAL_THREADS)
     }
 }
 
-template <typename T, typename V = typename vec4<T>::type>
-__global__ void radial_kernel(int n, const V *pos, const V *vel, const uint8_t *tags,
-                              const double *sums, float *out) {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    const double *g = sums + RADIAL_SUMS * SIM_TAG_GALAXY(tags[i]);
+/* A body's radial velocity about its galaxy's centre (the sums). */
+template <typename V>
+__device__ float radial_of(const V x, const V v, uint8_t tag, const double *sums) {
+    const double *g = sums + RADIAL_SUMS * SIM_TAG_GALAXY(tag);
     const double m = g[0] > 0 ? g[0] : 1.0; /* a galaxy with a body has mass */
-    const V x = pos[i], v = vel[i];
     const double dx = x.x - g[1] / m, dy = x.y - g[2] / m, dz = x.z - g[3] / m;
     const double dvx = v.x - g[4] / m, dvy = v.y - g[5] / m, dvz = v.z - g[6] / m;
     const double r2 = dx * dx + dy * dy + dz * dz;
-    out[i] = r2 > 0 ? (float)((dx * dvx + dy * dvy + dz * dvz) / sqrt(r2)) : 0.0f;
+    return r2 > 0 ? (float)((dx * dvx + dy * dvy + dz * dvz) / sqrt(r2)) : 0.0f;
+}
+
+/* Value j of `drawn`: body j * stride's. */
+template <typename T, typename V = typename vec4<T>::type>
+__global__ void radial_kernel(int drawn, int stride, const V *pos, const V *vel,
+                              const uint8_t *tags, const double *sums, float *out) {
+    const int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= drawn) return;
+    const int i = j * stride;
+    out[j] = radial_of(pos[i], vel[i], tags[i], sums);
+}
+
+/* radial_kernel on a GPU of spread bodies (vertices_pick_kernel's picks). */
+__global__ void radial_pick_kernel(int n, const float4 *pos, const float4 *vel, const uint8_t *tags,
+                                   const double *sums, const int *id, int stride, int *count,
+                                   float *out, int *place) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const int index = i < n ? id[i] : 0;
+    const bool pick = i < n && index % stride == 0;
+    const int at = pick_place(pick, count);
+    if (!pick) return;
+    out[at] = radial_of(pos[i], vel[i], tags[i], sums);
+    place[at] = index / stride;
 }
 
 /* The sums go in diag_partial's first 28 doubles: it holds at least
  * 2 x DIAG_COUNT, and every use of it is on this stream. */
 /* cuda_radial with the bodies spread: the galaxies' sums added over the
- * GPUs on the host (so this one waits), each GPU's values gathered into
- * body order on the leader. */
-static void radial_spread(cuda_backend *c, float *out) {
-    if (c->spread_n <= 0 || !spread_gather_room(c)) return;
+ * GPUs on the host (so this one waits), each GPU's drawn bodies' values
+ * gathered in drawing order on the leader (spread_collect). */
+static void radial_spread(cuda_backend *c, float *out, int stride) {
+    const int drawn = (int)(((long long)c->spread_n + stride - 1) / stride);
+    if (drawn <= 0 || !spread_gather_room(c, drawn)) return;
     double total[4 * RADIAL_SUMS] = {0};
     double host[4 * RADIAL_SUMS];
     for (int k = 0; k < c->member_count; k++) {
@@ -1948,25 +2075,23 @@ static void radial_spread(cuda_backend *c, float *out) {
         double *sums = m->diag_partial;
         CUDA_CHECK(&m->fault, cudaMemcpy(sums, total, sizeof total, cudaMemcpyHostToDevice));
         if (m->n > 0) {
-            radial_kernel<float>
-                <<<blocks_for(m->n, RADIAL_THREADS), RADIAL_THREADS, 0, m->stream>>>(
-                    m->n, m->pos, m->vel, m->tags, sums, (float *)m->stage);
+            radial_pick_kernel<<<blocks_for(m->n, RADIAL_THREADS), RADIAL_THREADS, 0, m->stream>>>(
+                m->n, m->pos, m->vel, m->tags, sums, m->id, stride, m->next_picked,
+                (float *)m->stage, m->next_id);
             CUDA_CHECK_LAUNCH(&m->fault);
         }
     }
-    spread_collect(c, sizeof(float));
-    spread_scatter_kernel<float><<<blocks_for(c->spread_n, THREADS), THREADS, 0, c->stream>>>(
-        c->spread_n, (const float *)c->spread_gather, c->spread_map, out);
-    CUDA_CHECK_LAUNCH(&c->fault);
+    spread_collect<float>(c, drawn, out, true);
 }
 
-static void cuda_radial(void *b, float *out) {
+static void cuda_radial(void *b, float *out, int stride) {
     cuda_backend *c = (cuda_backend *)b;
     if (c->spread) {
-        radial_spread(c, out);
+        radial_spread(c, out, stride);
         return;
     }
     if (c->n <= 0) return;
+    const int drawn = (int)(((long long)c->n + stride - 1) / stride);
     static_assert(4 * RADIAL_SUMS <= 2 * DIAG_COUNT, "the sums fit diag_partial");
     double *sums = c->diag_partial;
     const int threads = RADIAL_THREADS, blocks = blocks_for(c->n, threads);
@@ -1976,14 +2101,14 @@ static void cuda_radial(void *b, float *out) {
         galaxy_sums_kernel<double>
             <<<sum_blocks, threads, 0, c->stream>>>(c->n, c->pos64, c->vel64, c->tags, sums);
         CUDA_CHECK_LAUNCH(&c->fault);
-        radial_kernel<double>
-            <<<blocks, threads, 0, c->stream>>>(c->n, c->pos64, c->vel64, c->tags, sums, out);
+        radial_kernel<double><<<blocks_for(drawn, threads), threads, 0, c->stream>>>(
+            drawn, stride, c->pos64, c->vel64, c->tags, sums, out);
     } else {
         galaxy_sums_kernel<float>
             <<<sum_blocks, threads, 0, c->stream>>>(c->n, c->pos, c->vel, c->tags, sums);
         CUDA_CHECK_LAUNCH(&c->fault);
-        radial_kernel<float>
-            <<<blocks, threads, 0, c->stream>>>(c->n, c->pos, c->vel, c->tags, sums, out);
+        radial_kernel<float><<<blocks_for(drawn, threads), threads, 0, c->stream>>>(
+            drawn, stride, c->pos, c->vel, c->tags, sums, out);
     }
     CUDA_CHECK_LAUNCH(&c->fault);
 }
@@ -2030,9 +2155,10 @@ static int64_t cuda_nonfinite_step(void *b) {
 static void cuda_memory(void *b, int n, sim_variant v, sim_memory *out) {
     cuda_backend *c = (cuda_backend *)b;
     /* Spread: the largest GPU's stretch, with no scalar arrays and a tree
-     * with room for what the others send (the leader's buffers for
-     * drawing come on first use and are not counted). */
+     * with room for what the others send; the leader's buffers for drawing
+     * come on first use, a drawn body's value and place. */
     if (c->spread) n = (int)(((long long)n + c->member_count - 1) / c->member_count);
+    if (c->spread) out->device_draw = sizeof(float4) + sizeof(int);
     const double partial = sizeof(double) * DIAG_COUNT * (blocks_for(n, DIAG_THREADS) + 1);
     /* Spread: each body's index, and the arrays it moves through
      * (spread_migrate): 3 float4, a tag and an index. */

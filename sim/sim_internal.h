@@ -63,8 +63,9 @@ typedef struct sim_backend_ops {
     /* sp NULL: no forces are computed (sim_get_state); acc is then left to the caller. */
     void (*download)(void *b, sim_body *out, const sim_step_params *sp);
     void (*step)(void *b, const sim_step_params *sp, int steps);
-    /* wait false (device memory only): queued, not waited for. */
-    void (*vertices)(void *b, sim_vertex *dst, bool dst_on_device, bool wait);
+    /* The vertices of bodies 0, stride, 2 stride, ... (sim_set_draw_stride);
+     * wait false (device memory only): queued, not waited for. */
+    void (*vertices)(void *b, sim_vertex *dst, bool dst_on_device, bool wait, int stride);
     /* potential: NONE skips it (W and E stay 0), EXACT sums it with
      * sp->eps2, WALK takes the force pass's at the current positions where
      * sp's method returns them (a pass is run when there is none yet), else
@@ -116,7 +117,7 @@ typedef struct sim_backend_ops {
     sim_potential_source (*potentials)(void *b, const sim_step_params *sp, float *out);
     /* sim_radial_velocities: into device memory, queued; NULL: a backend
      * whose state is not on a GPU (the CPU). */
-    void (*radial)(void *b, float *device_out);
+    void (*radial)(void *b, float *device_out, int stride);
     /* diagnostics in two halves (sim_energy_queue): queued behind the work
      * queued so far, and collected, waiting for them alone (source NONE
      * when nothing was queued). NULL: a backend that computes them at once

@@ -3,7 +3,8 @@
  * N a prime (a multiple of no block size):
  *
  *   radial velocity  sim_radial_velocities against app_colour_radial on the
- *                    same (float) state, read back with sim_get_bodies
+ *                    same (float) state, read back with sim_get_bodies;
+ *                    drawing every 7th body, the 7th bodies' values
  *   density          density_gpu_bodies against density_bodies_cpu, all
  *                    tags and a filter of one galaxy, NaN where the CPU's is
  *   sample, place    density_gpu_sample's strided copy (exact) and
@@ -95,6 +96,17 @@ static void test_radial(sim *s, const sim_body *b, float *dev) {
      * (dx . dv cancelling). */
     CHECK(gpu && compare("radial", gpu, cpu, N, 2.4e-7 * top, 2.4e-7) == 0,
           "radial velocity as app_colour_radial's");
+    free(gpu);
+    /* Drawing every 7th body (sim_set_draw_stride): value j is body 7j's. */
+    sim_set_draw_stride(s, 7);
+    const int drawn = sim_get_params(s).drawn;
+    CHECK(sim_radial_velocities(s, dev) && cudaDeviceSynchronize() == cudaSuccess,
+          "radial, 1 in 7");
+    gpu = from_device(dev, drawn);
+    for (int j = 0; j < drawn; j++) cpu[j] = cpu[7 * j];
+    CHECK(gpu && compare("radial 1 in 7", gpu, cpu, drawn, 2.4e-7 * top, 2.4e-7) == 0,
+          "radial velocity of every 7th body");
+    sim_set_draw_stride(s, 1);
     free(gpu);
     free(cpu);
 }

@@ -38,6 +38,9 @@
  *   6e-6 here (m <= 1.8/257, |x| <= sqrt 3), inside the tolerance below;
  *   the other cases at eps = 0.05 run the folded loop too, the massless
  *   and eps = 0 ones best's plain loop.
+ * - the vertices (every body, and every 7th: sim_set_draw_stride, to host
+ *   and device memory, from the float and the double state) are the
+ *   bodies' positions and speeds (the cases N <= 16384 above);
  * - non-finite state, every variant: the first step reported exactly
  *   (check_nonfinite).
  * Each case runs the reference once, then every variant at every block
@@ -72,6 +75,7 @@
  * for 2 steps, with the automatic shape and three others per variant, for
  * compute-sanitizer (memcheck and racecheck), which slows kernels 10-100x.
  */
+#include <cuda_runtime_api.h>
 #include <string.h>
 
 #include "sim_internal.h" /* sim_launched_build */
@@ -318,6 +322,29 @@ static void check_case(const test_case *c, bool quick) {
                     vtx[i].z != (float)s->pos[2] || fabs(vtx[i].speed - speed) > 1e-6;
         }
         CHECK(vbad == 0, "%s: %d vertices wrong", name, vbad);
+        /* Every 7th body (sim_set_draw_stride), to host and device memory,
+         * from the float state and the double one. */
+        sim_vertex *dev = NULL;
+        CHECK(cudaMalloc((void **)&dev, sizeof *dev * (size_t)n) == cudaSuccess, "%s: cudaMalloc",
+              name);
+        for (int fp64 = 0; fp64 < 2 && dev; fp64++) {
+            snprintf(what, sizeof what, "%s %s, drawn 1 in 7", name, fp64 ? "fp64" : "float");
+            CHECK(sim_set_variant(gpu, fp64 ? SIM_VARIANT_FP64 : SIM_VARIANT_DEFAULT, &err), "%s",
+                  what);
+            test_set_bodies(gpu, start, n);
+            sim_set_draw_stride(gpu, 7);
+            const int drawn = sim_get_params(gpu).drawn;
+            CHECK(drawn == (n + 6) / 7, "%s: drawn %d", what, drawn);
+            sim_write_vertices(gpu, vtx, false);
+            CHECK(test_misdrawn(what, start, n, 7, vtx) == 0, "%s: host vertices", what);
+            sim_write_vertices(gpu, dev, true);
+            CHECK(cudaMemcpy(vtx, dev, sizeof *vtx * (size_t)drawn, cudaMemcpyDeviceToHost) ==
+                          cudaSuccess &&
+                      test_misdrawn(what, start, n, 7, vtx) == 0,
+                  "%s: device vertices", what);
+            sim_set_draw_stride(gpu, 1);
+        }
+        cudaFree(dev);
         free(vtx);
     }
 

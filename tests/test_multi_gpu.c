@@ -47,7 +47,9 @@
  *   (each the body's position); potentials within 1 % for 99 % of bodies;
  *   the energy's W within 5e-4, K within 1e-4, M within 1e-6; stats
  *   spread with no sum and no efficiency estimate, shares adding to 1,
- *   what each GPU sent positive;
+ *   what each GPU sent positive; drawing every body and every 7th
+ *   (sim_set_draw_stride), the vertices (to host and device memory) and
+ *   the radial velocities are the drawn bodies', in drawing order;
  *   best and the force error refused with a message; a reset to a new N
  *   and 3 more steps agree the same way.
  */
@@ -55,6 +57,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cuda_runtime_api.h>
 
 #include "test_util.h"
 
@@ -188,6 +192,78 @@ static void acc_differences(const sim_body *got, const sim_body *want, int n, do
  * bodies and tree, with the parts of the others' it needs) against the
  * one-GPU tree from the same Plummer sphere: other cells, so the forces
  * agree within the tree's error rather than to rounding. */
+/* Every body's radial velocity about the bodies' centre of mass and bulk
+ * velocity (one galaxy: a Plummer sphere's tags are all 0), into out. */
+static void radial_of(const sim_body *b, int n, double *out) {
+    double m = 0, x[3] = {0}, v[3] = {0};
+    for (int j = 0; j < n; j++) {
+        m += b[j].mass;
+        for (int k = 0; k < 3; k++)
+            x[k] += b[j].mass * b[j].pos[k], v[k] += b[j].mass * b[j].vel[k];
+    }
+    for (int i = 0; i < n; i++) {
+        double r2 = 0, dot = 0;
+        for (int k = 0; k < 3; k++) {
+            const double dx = b[i].pos[k] - x[k] / m, dv = b[i].vel[k] - v[k] / m;
+            r2 += dx * dx;
+            dot += dx * dv;
+        }
+        out[i] = r2 > 0 ? dot / sqrt(r2) : 0;
+    }
+}
+
+/* Spread, drawing every body and every 7th (sim_set_draw_stride): each GPU
+ * picks its drawn bodies and the leader puts them in drawing order, into
+ * host and device memory; the radial velocities likewise. b: the bodies
+ * now (sim_get_bodies). */
+static void check_spread_drawn(sim *s, const sim_body *b, int n, const char *what) {
+    sim_vertex *host = malloc(sizeof *host * (size_t)n), *back = malloc(sizeof *back * (size_t)n);
+    float *radial = malloc(sizeof *radial * (size_t)n);
+    double *want = malloc(sizeof *want * (size_t)n);
+    void *dev = NULL, *dev_radial = NULL;
+    if (!host || !back || !radial || !want ||
+        cudaMalloc(&dev, sizeof(sim_vertex) * (size_t)n) != cudaSuccess ||
+        cudaMalloc(&dev_radial, sizeof(float) * (size_t)n) != cudaSuccess) {
+        exit(1);
+    }
+    radial_of(b, n, want);
+    double top = 0;
+    for (int i = 0; i < n; i++) top = fmax(top, fabs(want[i]));
+    for (int stride = 1; stride <= 7; stride += 6) {
+        char at[160];
+        snprintf(at, sizeof at, "%s, drawn 1 in %d", what, stride);
+        sim_set_draw_stride(s, stride);
+        const int drawn = sim_get_params(s).drawn;
+        sim_write_vertices(s, host, false);
+        CHECK(test_misdrawn(at, b, n, stride, host) == 0, "%s: host vertices", at);
+        sim_write_vertices(s, (sim_vertex *)dev, true);
+        CHECK(cudaMemcpy(back, dev, sizeof *back * (size_t)drawn, cudaMemcpyDeviceToHost) ==
+                      cudaSuccess &&
+                  test_misdrawn(at, b, n, stride, back) == 0,
+              "%s: device vertices", at);
+        CHECK(sim_radial_velocities(s, (float *)dev_radial) &&
+                  cudaMemcpy(radial, dev_radial, sizeof *radial * (size_t)drawn,
+                             cudaMemcpyDeviceToHost) == cudaSuccess,
+              "%s: radial velocities", at);
+        /* The GPUs sum the centre in double from the same float state, in
+         * another order; the value is rounded to float: 2 float ulps of it,
+         * and of the largest near 0 (dx . dv cancelling). */
+        int off = 0;
+        for (int j = 0; j < drawn; j++) {
+            const double w = want[j * stride];
+            off += !(fabs(radial[j] - w) <= 2.4e-7 * (top + fabs(w)));
+        }
+        CHECK(off == 0, "%s: %d radial velocities not their body's", at, off);
+    }
+    sim_set_draw_stride(s, 1);
+    cudaFree(dev);
+    cudaFree(dev_radial);
+    free(host);
+    free(back);
+    free(radial);
+    free(want);
+}
+
 static void check_spread(int gpus, int n) {
     sim_body *start = malloc(sizeof *start * n), *one = malloc(sizeof *one * n),
              *many = malloc(sizeof *many * n);
@@ -242,6 +318,7 @@ static void check_spread(int gpus, int n) {
                      vert[i].z != (float)many[i].pos[2];
     }
     CHECK(misplaced == 0, "%s: %d vertices are not their body's position", what, misplaced);
+    check_spread_drawn(sk, many, n, what);
     CHECK(sim_get_potentials(s1, phi1) == SIM_POTENTIAL_WALK &&
               sim_get_potentials(sk, phik) == SIM_POTENTIAL_WALK,
           "%s: the walk's potentials", what);

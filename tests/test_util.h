@@ -107,4 +107,25 @@ static inline void test_random_bodies(sim_body *b, int n, unsigned long long see
     }
 }
 
+/* The vertices drawn at a stride (sim_set_draw_stride) that are not what
+ * bodies b[0 .. n) give: vertex j is body j * stride's position, rounded to
+ * float, and its speed within a float rounding. Prints the first few. */
+static inline int test_misdrawn(const char *what, const sim_body *b, int n, int stride,
+                                const sim_vertex *v) {
+    int bad = 0;
+    for (int j = 0; (long long)j * stride < n; j++) {
+        const sim_body *s = &b[(long long)j * stride];
+        const double speed =
+            sqrt(s->vel[0] * s->vel[0] + s->vel[1] * s->vel[1] + s->vel[2] * s->vel[2]);
+        const bool ok = v[j].x == (float)s->pos[0] && v[j].y == (float)s->pos[1] &&
+                        v[j].z == (float)s->pos[2] &&
+                        fabs(v[j].speed - speed) <= 1e-6 * (1 + speed);
+        if (!ok && bad++ < 3) {
+            printf("%s: vertex %d (%g %g %g) is not body %lld's (%g %g %g)\n", what, j, v[j].x,
+                   v[j].y, v[j].z, (long long)j * stride, s->pos[0], s->pos[1], s->pos[2]);
+        }
+    }
+    return bad;
+}
+
 #endif /* NBODY_TEST_UTIL_H */
