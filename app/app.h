@@ -385,9 +385,9 @@ typedef struct app_density {
     size_t map_pixels;
     float *vertices;      /* the CPU backend's host copy of the positions */
     int vertex_capacity;
-    float *mass;          /* per body, kept for a generation of bodies */
+    float *mass; /* per drawn body (times the draw stride), kept for a generation */
     uint8_t *tags;
-    int bodies;
+    int bodies;           /* drawn bodies they are of */
     uint32_t generation;  /* of the masses and tags held; 0 with bodies 0: none */
     uint32_t present;     /* bit t: some body has tag t */
     density_gpu *gpu;     /* the CUDA backend's map */
@@ -445,6 +445,14 @@ typedef struct app_roof {
     sim_cpu_info cpu;    /* the CPU backend's */
 } app_roof;
 
+/* Which bodies are drawn (app_drawn.c). */
+typedef struct app_drawn {
+    int n;          /* the N it was planned for; 0: not yet */
+    long long room; /* bodies the first GPU has room to draw; 0: not asked (the CPU) */
+    bool by_room;   /* that room set the stride, not --draw-max */
+    char line[160]; /* the HUD's line about a sample; "" when every body is drawn */
+} app_drawn;
+
 /* The whole running application, made by app_create. GLFW callbacks reach
  * it through the window user pointer. */
 typedef struct app {
@@ -476,6 +484,7 @@ typedef struct app {
     app_density density;
     app_colour colour;
     app_lecture lecture;
+    app_drawn drawn;
 
     app_roof roof;
 } app;
@@ -606,7 +615,8 @@ void app_campath_json(const app *a, char *out, size_t len);
 
 /* The scene's view: sprite size, colours, exposure, camera. */
 void app_scene_view(app *a, int scene);
-/* Sprite brightness for the current N and scene (+ and - keep the rest). */
+/* Sprite brightness for the bodies drawn (sim_params.drawn) and the scene
+ * (+ and - keep the rest). */
 void app_scene_brightness(app *a);
 /* Switches scene live (keys 1-7). */
 void app_scene_switch(app *a, int scene);
@@ -783,8 +793,9 @@ void app_select_sphere(app *a, double x, double y, int w, int h);
  * the sets' colours change, the caller uploads them to GL and frees them),
  * and the panel's figures when due. */
 void app_select_frame(app *a, const render_view *window, uint16_t **tags);
-/* The simulation's 8-bit tags widened to the renderer's 16 bits (no
- * selection bits), malloc'd; NULL without memory. */
+/* The drawn bodies' 8-bit tags (sim_params.drawn; drawn body j is body
+ * j * draw_stride) widened to the renderer's 16 bits (no selection bits),
+ * malloc'd; NULL without memory. */
 uint16_t *app_select_sim_tags(app *a);
 /* Carries the sets over to new bodies by identity: old_ids / new_ids the
  * IDs of the old and new bodies (NULL, or IDs that are not unique: index
@@ -866,12 +877,21 @@ void app_profile_mark(app *a, app_phase p);
 void app_profile_reset(app *a);
 void app_profile_print(app *a);
 
+/* ---- app_drawn.c: which bodies are drawn --------------------------------- */
+
+/* Sets the simulation's draw stride for its N (sim_set_draw_stride): 1
+ * unless the first GPU has no room to draw every body or --draw-max asks
+ * for fewer. Does nothing while N stays what it was planned for. Called
+ * before a frame draws (after the interop path is known). */
+void app_drawn_plan(app *a);
+
 /* ---- app_density.c: the density view ------------------------------------ */
 
 /* From the command line (--view, --density-max, --density-stretch). */
 void app_density_init(app *a);
-/* Draws the scene as the density map with view (the window's or a video's
- * own size) instead of render_frame, and puts its colour bar in *facts;
+/* Draws the scene as the density map of the n drawn bodies (sim_params.drawn)
+ * with view (the window's or a video's own size) instead of render_frame,
+ * and puts its colour bar in *facts;
  * false when the density view is off or could not be drawn (then the
  * caller draws the sprites; a failure is said on the message line). */
 bool app_density_draw(app *a, const render_view *view, ui_facts *facts, int n);

@@ -30,8 +30,11 @@
  *   POTENTIAL_EVERY_S seconds; until the first ones arrive (or when Esc
  *   ended the sum) every body is at the palette's middle and the legend
  *   says "not computed".
- * On the CPU backend the bodies come from sim_get_state (and the
- * positions from sim_write_vertices), and density and radial velocity are
+ * Only the drawn bodies get values (sim_set_draw_stride: a sample where
+ * not every body is drawn): on the GPU only theirs are computed, a drawn
+ * body weighing the stride's bodies for density; on the host every body's
+ * is, and the range is of them all.
+ * On the CPU backend the bodies come from sim_get_state, and density and radial velocity are
  * taken again only while that costs at most COLOUR_DUTY of the wall time
  * (every frame at small N). On the CUDA backend they are taken every frame
  * on the GPU (take_on_gpu: density/'s density_gpu_bodies from the
@@ -243,11 +246,13 @@ static density_view view_of(const render_view *view) {
     return dv;
 }
 
-/* The masses and tags of the bodies now on the GPU, when they are new
- * (density: the cells add masses and filter by tag). */
+/* The masses and tags of the drawn bodies now on the GPU, when they are
+ * new (density: the cells add masses and filter by tag). Drawn body j is
+ * body j * draw_stride, and weighs the stride's bodies, so a sample's
+ * densities keep their scale. */
 static bool gpu_bodies(app *a, const sim_params *p, density_error *err) {
     app_colour *c = &a->colour;
-    const int n = p->body_count;
+    const int n = p->drawn, stride = p->draw_stride;
     if (c->gpu_bodies == n && c->gpu_generation == p->generation) return true;
     uint8_t *tags = malloc((size_t)n);
     if (!tags) {
@@ -255,9 +260,10 @@ static bool gpu_bodies(app *a, const sim_params *p, density_error *err) {
         return false;
     }
     sim_get_state(a->sim, c->bodies); /* the masses and tags only: no forces */
-    for (int i = 0; i < n; i++) {
-        c->raw[i] = (float)c->bodies[i].mass;
-        tags[i] = (uint8_t)c->bodies[i].tag;
+    for (int j = 0; j < n; j++) {
+        const sim_body *b = &c->bodies[(size_t)j * (size_t)stride];
+        c->raw[j] = (float)(b->mass * stride);
+        tags[j] = (uint8_t)b->tag;
     }
     const bool ok = density_gpu_set_bodies(c->gpu, c->raw, tags, n, err);
     free(tags);
@@ -273,7 +279,7 @@ static bool take_on_gpu(app *a, const render_view *view, const sim_params *p, do
                         double *hi, bool *computed, density_error *err) {
     app_colour *c = &a->colour;
     const render_color m = a->view.color;
-    const int n = p->body_count;
+    const int n = p->drawn; /* value j: drawn body j, body j * draw_stride */
     float *raw = NULL, *place = NULL;
     if (!c->gpu && !(c->gpu = density_gpu_create(err))) return false;
     if (!density_gpu_values(c->gpu, n, &raw, &place, err)) return false;
@@ -290,7 +296,7 @@ static bool take_on_gpu(app *a, const render_view *view, const sim_params *p, do
     const int stride = n > RANGE_SAMPLE ? (n + RANGE_SAMPLE - 1) / RANGE_SAMPLE : 1;
     const int count = (n + stride - 1) / stride; /* <= RANGE_SAMPLE: all of them are ranked */
     if (!density_gpu_sample(raw, n, stride, c->raw, err)) return false;
-    const app_colour_drawn drawn = drawn_of(a, p, stride);
+    const app_colour_drawn drawn = drawn_of(a, p, stride * p->draw_stride);
     *computed = app_colour_range(m, c->raw, count, &drawn, lo, hi);
     if (!*computed) *lo = *hi = 0; /* every place 0.5, as the host's, where finite */
     if (!density_gpu_place(raw, n, *lo, *hi, *computed && m == RENDER_COLOR_DENSITY, place, err)) {
@@ -314,7 +320,7 @@ void app_colour_frame(app *a, const render_view *view) {
         return;
     }
     const sim_params p = sim_get_params(a->sim);
-    const int n = p.body_count;
+    const int n = p.body_count; /* the values: p.drawn, value j body j * draw_stride's */
     if (!reserve(a, n)) {
         a->view.color = RENDER_COLOR_SPEED;
         c->shown.on = false;
@@ -327,7 +333,7 @@ void app_colour_frame(app *a, const render_view *view) {
         c->values_generation == p.generation && c->values_hide == a->view.hide_halo &&
         c->shown.on && now - c->values_at < c->values_cost / COLOUR_DUTY) {
         a->interop.values = c->values; /* the last values, legend as it was */
-        a->interop.value_count = n;
+        a->interop.value_count = p.drawn;
         return;
     }
     double lo = 0, hi = 0, factor = 1;
@@ -349,9 +355,12 @@ void app_colour_frame(app *a, const render_view *view) {
         c->have_potential = false;
         sim_get_state(a->sim, c->bodies); /* positions, velocities, masses, tags */
         density_view dv = {.width = view->fb_width, .height = view->fb_height};
-        if (m == RENDER_COLOR_DENSITY) {
+        if (m == RENDER_COLOR_DENSITY) { /* every body's position, as the vertices round it */
             dv = view_of(view);
-            sim_write_vertices(a->sim, (sim_vertex *)c->vertices, false);
+            for (int i = 0; i < n; i++) {
+                for (int k = 0; k < 3; k++)
+                    c->vertices[4 * (size_t)i + k] = (float)c->bodies[i].pos[k];
+            }
         }
         if (!app_colour_quantity(m, c->bodies, c->vertices, n, &dv, c->raw)) {
             base_msg_post(&a->msg, "colour: out of host memory for the %s; by speed instead",
@@ -364,11 +373,12 @@ void app_colour_frame(app *a, const render_view *view) {
     if (!on_gpu) {
         const app_colour_drawn drawn = drawn_of(a, &p, 1);
         computed = computed && app_colour_range(m, c->raw, n, &drawn, &lo, &hi);
-        for (int i = 0; i < n; i++) {
-            c->values[i] = computed ? app_colour_place(m, lo, hi, c->raw[i]) : 0.5f;
+        for (int j = 0; j < p.drawn; j++) {
+            const float v = c->raw[(size_t)j * (size_t)p.draw_stride];
+            c->values[j] = computed ? app_colour_place(m, lo, hi, v) : 0.5f;
         }
         a->interop.values = c->values;
-        a->interop.value_count = n;
+        a->interop.value_count = p.drawn;
     }
     c->values_mode = m;
     c->values_n = n;

@@ -128,15 +128,16 @@ double app_density_auto_top(const float *map, size_t pixels) {
     return hi > 0 ? hi : 1.0;
 }
 
-/* The masses and tags of the bodies now, when they are new. false (message
- * posted) when out of memory. */
+/* The masses and tags of the drawn bodies now, when they are new: drawn
+ * body j is body j * draw_stride and weighs the stride's bodies, so the map
+ * of a sample keeps its scale. false (message posted) when out of memory. */
 static bool take_bodies(app *a, const sim_params *p, bool cuda) {
     app_density *d = &a->density;
-    if (d->mass && d->bodies == p->body_count && d->generation == p->generation) return true;
-    const int n = p->body_count;
+    if (d->mass && d->bodies == p->drawn && d->generation == p->generation) return true;
+    const int n = p->body_count, drawn = p->drawn, stride = p->draw_stride;
     sim_body *b = malloc(sizeof *b * (size_t)n);
-    float *mass = malloc(sizeof *mass * (size_t)n);
-    uint8_t *tags = malloc((size_t)n);
+    float *mass = malloc(sizeof *mass * (size_t)drawn);
+    uint8_t *tags = malloc((size_t)drawn);
     if (!b || !mass || !tags) {
         free(b);
         free(mass);
@@ -146,22 +147,23 @@ static bool take_bodies(app *a, const sim_params *p, bool cuda) {
     }
     sim_get_state(a->sim, b); /* the masses and tags only: no forces computed */
     d->present = 0;
-    for (int i = 0; i < n; i++) {
-        mass[i] = (float)b[i].mass;
-        tags[i] = (uint8_t)b[i].tag;
-        d->present |= 1u << (b[i].tag & 15u);
+    for (int i = 0; i < n; i++) d->present |= 1u << (b[i].tag & 15u);
+    for (int j = 0; j < drawn; j++) {
+        const sim_body *body = &b[(size_t)j * (size_t)stride];
+        mass[j] = (float)(body->mass * stride);
+        tags[j] = (uint8_t)body->tag;
     }
     free(b);
     free(d->mass);
     free(d->tags);
     d->mass = mass;
     d->tags = tags;
-    d->bodies = n;
+    d->bodies = drawn;
     d->generation = p->generation;
     if (!filter_useful(d, d->filter)) d->filter = 0;
     if (cuda) {
         density_error err = {0};
-        if (!density_gpu_set_bodies(d->gpu, mass, tags, n, &err)) {
+        if (!density_gpu_set_bodies(d->gpu, mass, tags, drawn, &err)) {
             base_msg_post(&a->msg, "density view: %s", err.message);
             d->generation = 0;
             d->bodies = 0;

@@ -122,14 +122,16 @@ static void record_offscreen(app *a, const render_view *view, const ui_facts *fa
     render_bind_target(a->render, NULL);
 }
 
-/* The bodies' tags, when they are new, as the renderer's 16 bits: to
- * CUDA's sprites now, to GL's after the upload (the vertex buffers hold N
- * bodies then). */
+/* The drawn bodies' tags, when they are new, as the renderer's 16 bits:
+ * to CUDA's sprites now, to GL's after the upload (the vertex buffers hold
+ * the drawn bodies then). The draw stride is planned first: it changes
+ * only with N, so new tags come with it. */
 static uint16_t *new_tags(app *a) {
+    app_drawn_plan(a);
     const sim_params p = sim_get_params(a->sim);
     uint16_t *tags = NULL;
     if (p.generation != a->live.tags_generation && (tags = app_select_sim_tags(a))) {
-        interop_tags(&a->interop, tags, p.body_count);
+        interop_tags(&a->interop, tags, p.drawn);
     }
     return tags;
 }
@@ -169,8 +171,8 @@ void app_frame(app *a, int fb_width, int fb_height) {
     app_campath_frame(a); /* a camera path playing moves the camera */
     app_profile_mark(a, APP_PHASE_DIAG);
 
-    const sim_params p = sim_get_params(a->sim);
     uint16_t *tags = new_tags(a);
+    const sim_params p = sim_get_params(a->sim);
     ui_facts facts;
     app_ui_facts(a, &facts);
     render_view view = facts.view; /* the camera and look, at this frame's size */
@@ -202,7 +204,7 @@ void app_frame(app *a, int fb_width, int fb_height) {
     }
     app_live_check_nonfinite(a);
     if (tags) {
-        render_upload_tags(a->render, tags, p.body_count);
+        render_upload_tags(a->render, tags, p.drawn);
         a->live.tags_generation = p.generation;
         free(tags);
     }
@@ -221,10 +223,10 @@ void app_frame(app *a, int fb_width, int fb_height) {
     app_lecture_frame(a, fb_width, fb_height); /* --lecture: its step follows K */
     app_ui_facts(a, &facts); /* again: who drew the sprites, and a blow-up it found */
     facts.key_help = app_key_help;
-    record_offscreen(a, &view, &facts, p.body_count); /* GL draws a video's own sprites */
+    record_offscreen(a, &view, &facts, p.drawn); /* GL draws a video's own sprites */
     facts.view = window;
-    if (!app_density_draw(a, &window, &facts, p.body_count)) {
-        render_frame(a->render, &window, p.body_count);
+    if (!app_density_draw(a, &window, &facts, p.drawn)) {
+        render_frame(a->render, &window, p.drawn);
         interop_source_read(&a->interop);
     }
     ui_draw(&a->ui, &facts, UI_LAYER_SCENE, fb_width, fb_height);
@@ -355,6 +357,7 @@ void app_first_estimate(app *a) {
 }
 
 void app_first_frame(app *a, int fb_width, int fb_height) {
+    uint16_t *tags = new_tags(a);
     const sim_params p = sim_get_params(a->sim);
     const double first = a->live.first_step_ms + a->live.first_energy_ms;
     if (first > APP_FIRST_FRAME_NOTE_MS) {
@@ -365,7 +368,6 @@ void app_first_frame(app *a, int fb_width, int fb_height) {
                       "first sample); Esc quits",
                       p.body_count, s_first);
     }
-    uint16_t *tags = new_tags(a);
     ui_facts facts;
     app_ui_facts(a, &facts);
     facts.key_help = app_key_help;
@@ -377,12 +379,12 @@ void app_first_frame(app *a, int fb_width, int fb_height) {
     if (!interop_upload(&a->interop, a->sim, a->render, NULL)) a->fe.quit = true;
     window.sprites_drawn = a->interop.sprites_drawn;
     if (tags) {
-        render_upload_tags(a->render, tags, p.body_count);
+        render_upload_tags(a->render, tags, p.drawn);
         a->live.tags_generation = p.generation;
         free(tags);
     }
     facts.view = window;
-    render_frame(a->render, &window, p.body_count);
+    render_frame(a->render, &window, p.drawn);
     ui_draw(&a->ui, &facts, UI_LAYER_SCENE, fb_width, fb_height);
     ui_draw(&a->ui, &facts, UI_LAYER_PANEL, fb_width, fb_height);
     render_flush(a->render);

@@ -28,7 +28,7 @@ void app_scene_view(app *a, int scene) {
 
 void app_scene_brightness(app *a) {
     const sim_params p = sim_get_params(a->sim);
-    a->view.brightness = config_scene_brightness(p.body_count, p.ic);
+    a->view.brightness = config_scene_brightness(p.drawn, p.ic);
 }
 
 void app_scene_switch(app *a, int i) {

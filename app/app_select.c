@@ -489,12 +489,13 @@ static uint16_t set_bits(const app_select *s, int i) {
 }
 
 uint16_t *app_select_sim_tags(app *a) {
-    const int n = sim_get_params(a->sim).body_count;
-    uint16_t *tags = malloc(sizeof *tags * (size_t)(n > 0 ? n : 1));
+    const sim_params p = sim_get_params(a->sim);
+    const int n = p.body_count, drawn = p.drawn;
+    uint16_t *tags = malloc(sizeof *tags * (size_t)(drawn > 0 ? drawn : 1));
     uint8_t *sim_tags = malloc((size_t)(n > 0 ? n : 1));
     if (tags && sim_tags) {
         sim_get_tags(a->sim, sim_tags);
-        for (int i = 0; i < n; i++) tags[i] = sim_tags[i];
+        for (int j = 0; j < drawn; j++) tags[j] = sim_tags[(size_t)j * (size_t)p.draw_stride];
     } else {
         free(tags);
         tags = NULL;
@@ -510,27 +511,27 @@ void app_select_frame(app *a, const render_view *window, uint16_t **tags) {
     s->window_valid = window->fb_width > 0 && window->fb_height > 0;
     for (int k = 0; k < s->pending_count; k++) do_select(a, &s->pending[k]);
     s->pending_count = 0;
-    /* The renderer's tags: again when the sets or their showing changed. */
-    const int n = sim_get_params(a->sim).body_count;
-    const bool show = a->ui.shown[UI_OVERLAY_SELECT] && s->count == n && any_member(s);
+    /* The renderer's tags (of the drawn bodies, drawn one j is body
+     * j * draw_stride): again when the sets or their showing changed. */
+    const sim_params p = sim_get_params(a->sim);
+    const bool show = a->ui.shown[UI_OVERLAY_SELECT] && s->count == p.body_count && any_member(s);
     if (*tags || s->tags_version != s->version || s->tags_drawn != show) {
         const bool made = !*tags; /* else the simulation's new tags, CUDA's already */
         if (made) *tags = app_select_sim_tags(a);
         if (!*tags) return;
         if (show) {
-            for (int i = 0; i < n; i++) (*tags)[i] |= set_bits(s, i);
+            for (int j = 0; j < p.drawn; j++) (*tags)[j] |= set_bits(s, j * p.draw_stride);
         }
-        if (made || show) interop_tags(&a->interop, *tags, n);
+        if (made || show) interop_tags(&a->interop, *tags, p.drawn);
         s->tags_version = s->version;
         s->tags_drawn = show;
     }
     /* The panel's figures, while it is shown. */
     if (a->ui.shown[UI_OVERLAY_SELECT]) {
-        const sim_params p = sim_get_params(a->sim);
         const bool fresh = s->stats_valid && s->stats_version == s->version &&
                            s->stats_generation == p.generation && s->stats_steps == p.steps;
         const double wait = fmax(APP_SELECT_EVERY, APP_SELECT_DUTY * s->stats_ms * 1e-3);
-        const bool due = n <= APP_SELECT_LIVE_N || base_now() - s->stats_when >= wait ||
+        const bool due = p.body_count <= APP_SELECT_LIVE_N || base_now() - s->stats_when >= wait ||
                          s->stats_version != s->version;
         if (!fresh && due) app_select_measure(a);
     }

@@ -67,6 +67,7 @@ void app_status_line(app *a, bool at_exit) {
     if (live) snprintf(live_steps, sizeof live_steps, "%lld", (long long)l->diag_steps);
     io_status_printf(&a->status, ", \"fullscreen\": %s, \"window\": [%d, %d]",
                      a->fe.fullscreen ? "true" : "false", a->fe.window_width, a->fe.window_height);
+    io_status_printf(&a->status, ", \"drawn\": %d, \"draw_stride\": %d", p.drawn, p.draw_stride);
     char snapshot[3 * PATH_MAX + 1024]; /* "snapshot" and "playback" (app_snapshot.c) */
     app_snapshot_json(a, snapshot, sizeof snapshot);
     io_status_printf(&a->status, "%s", snapshot);

@@ -58,6 +58,7 @@ void app_ui_facts(app *a, ui_facts *f) {
         .sprites_by_cuda = a->interop.sprites_drawn,
         .sprites_auto = a->sprites.mode == CONFIG_SPRITES_AUTO && interop_cuda_sprites(&a->interop),
         .snapshot = app_snapshot_line(a),
+        .drawn = a->drawn.line,
         .caption = app_lecture_caption(a), /* a --script tour's, or the lecture's */
         .campath = app_campath_line(a),
         .msg = &a->msg,

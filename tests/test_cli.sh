@@ -229,6 +229,7 @@ density-max      real   run   1e-30  1e30                 0         1e31
 density-stretch  enum   run   linear
 lecture          switch run
 spread           switch run
+draw-max         int    run   1      2147483647           0         2147483648
 '
 
 mkdir -p "$tmp/adir" "$tmp/fixtures"
@@ -492,7 +493,8 @@ expect_bad_line "benchmark --screenshot" "--screenshot does not apply to --bench
 expect_bad_line "benchmark --script" "--script does not apply to --benchmark" "${bench[@]}" \
     --script "$tmp/fixtures/keys.txt"
 for flag in "--dump $tmp/out.csv" "--status-json $tmp/s.json" "--frames 5" "--width 64" \
-    "--record-fps 30" "--record-size 64x64" "--record-hud" "--progress" "--profile"; do
+    "--record-fps 30" "--record-size 64x64" "--record-hud" "--progress" "--profile" \
+    "--draw-max 100"; do
     # shellcheck disable=SC2086 # a flag and its value
     expect_bad_line "benchmark $flag" "${flag%% *} does not apply to --benchmark" "${bench[@]}" $flag
 done

@@ -69,6 +69,11 @@
 # on CUDA "zero-copy" by default, "host-copy" with --host-copy, and
 # "host-copy" with NBODY_TEST_REFUSE_INTEROP=1, which must also print exactly
 # one line "nbody: warning: CUDA-GL interop refused (...)".
+#
+# --draw-max 1000 of a 4096-body sphere draws 1 body in 5, 820 of them (the
+# status JSON's "drawn" and "draw_stride"), still a sphere about the centre
+# (lit 0.5 % to 50 %, centroid within 10 % of the height); on CUDA by the
+# zero-copy path and the host copy.
 set -u
 nbody=$1 png_check=$2 cuda_available=$3 backend=$4 yuv_check=$5
 capture=$(cd "$(dirname "$0")" && pwd)/ffmpeg-capture.sh
@@ -275,6 +280,21 @@ else
     fi
     unset NBODY_TEST_REFUSE_INTEROP
 fi
+# --draw-max: 1 body in 5 of 4096 drawn (820), as the status JSON says, a
+# sphere about the centre like the whole (on CUDA by both paths to GL).
+sample_runs=(sample)
+[ "$backend" = cuda ] && sample_runs+=(sample_host)
+for name in "${sample_runs[@]}"; do
+    extra=()
+    [ "$name" = sample_host ] && extra=(--host-copy)
+    if run "$name" --n 4096 --draw-max 1000 --frames 3 --no-hud --width 640 --height 360 \
+        "${extra[@]}"; then
+        check "$name" --size 640x360 --min-lit 0.005 --max-lit 0.5 --centroid-within 36
+        got="$(number "$tmp/$name.json" drawn) $(number "$tmp/$name.json" draw_stride)"
+        [ "$got" = "820 5" ] && echo "ok   $name: drawn 820, stride 5" ||
+            failed "$name: drawn and stride '$got', expected '820 5'"
+    fi
+done
 fps=$(number "$tmp/one.json" fps)
 if awk -v f="${fps:-0}" 'BEGIN { exit !(f > 0) }'; then
     echo "ok   one: fps $fps after 2 frames"

@@ -129,6 +129,7 @@ typedef struct config {
     bool density_asinh;  /* --density-stretch asinh */
     int width, height;             /* window or image size in pixels (config_parse fills them) */
     bool host_copy;                /* force the host-copy path instead of CUDA-GL interop */
+    int draw_max;                  /* --draw-max: bodies drawn at most; 0: what GPU 0 holds */
     config_sprites sprites;        /* --sprites */
     bool no_vsync;
     bool no_hud;             /* start with the HUD hidden (Tab shows it) */

@@ -53,6 +53,7 @@ enum option_id {
     O_CAMERA_PATH,
     O_PLAY_SPEED,
     O_SPREAD,
+    O_DRAW_MAX,
     /* the density view (app/app_density.c) */
     O_VIEW,
     O_DENSITY_MAX,
@@ -148,6 +149,9 @@ static const option_spec options[] = {
      "several GPUs, the tree: each GPU keeps only its own bodies and gets the parts of the "
      "others' trees it needs, so together they hold N one cannot (float only; --gpus auto "
      "then takes every GPU)"},
+    {O_DRAW_MAX, "draw-max", "N", WHOLE, 1, INT_MAX, "as many as the first GPU has room for",
+     "draw every k-th body, k the least that leaves at most N drawn (the HUD says so); the "
+     "simulation still runs every body"},
     {O_VIEW, "view", "sprites|density", TEXT, 0, 0, "sprites",
      "what is drawn: the bodies' light, or their projected surface density with a colour bar "
      "(N toggles)"},
@@ -472,6 +476,9 @@ static int apply(config *c, const option_spec *o, const char *v) {
     case O_SPREAD:
         c->sim.spread = true;
         break;
+    case O_DRAW_MAX:
+        c->draw_max = (int)d;
+        break;
     case O_VIEW:
         if (strcmp(v, "sprites") != 0 && strcmp(v, "density") != 0) {
             return bad("give sprites or density", "--view '%s': not sprites or density", v);
@@ -518,10 +525,11 @@ static const option_spec *spec_of(enum option_id id) {
 /* Options that shape a run (a window or --headless) and that --benchmark,
  * which makes its own runs, would not use. */
 static const enum option_id run_only[] = {
-    O_FRAMES,     O_SCREENSHOT, O_DUMP,       O_WIDTH,       O_HEIGHT,      O_HOST_COPY,
-    O_NO_VSYNC,   O_NO_HUD,     O_HUD_SCALE,  O_SCRIPT,      O_STATUS_JSON, O_STATUS_EVERY,
-    O_FULLSCREEN, O_RECORD,     O_RECORD_FPS, O_RECORD_SIZE, O_RECORD_HUD,  O_FRAMES_DIR,
-    O_ENCODE,     O_LOAD,       O_PROGRESS,   O_PROFILE,    O_CAMERA_PATH, O_PLAY_SPEED,
+    O_FRAMES,      O_SCREENSHOT,   O_DUMP,        O_WIDTH,      O_HEIGHT,
+    O_HOST_COPY,   O_NO_VSYNC,     O_NO_HUD,      O_HUD_SCALE,  O_SCRIPT,
+    O_STATUS_JSON, O_STATUS_EVERY, O_FULLSCREEN,  O_RECORD,     O_RECORD_FPS,
+    O_RECORD_SIZE, O_RECORD_HUD,   O_FRAMES_DIR,  O_ENCODE,     O_LOAD,
+    O_PROGRESS,    O_PROFILE,      O_CAMERA_PATH, O_PLAY_SPEED, O_DRAW_MAX,
 };
 
 /* The knobs that only the merger scenes have. */

@@ -564,7 +564,7 @@ static void poll_frame_fence(interop *io) {
 }
 
 bool interop_upload(interop *io, sim *s, render *r, const render_view *sprites) {
-    const int n = sim_get_params(s).body_count;
+    const int n = sim_get_params(s).drawn; /* the vertices the simulation writes */
     io->sprites_drawn = io->source_drawn = false;
     if (io->path == INTEROP_ZERO_COPY) poll_frame_fence(io);
     /* A larger N makes render/ replace its buffer. Let go of the old one

@@ -246,6 +246,7 @@ typedef struct ui_facts {
     bool sprites_by_cuda; /* CUDA drew this frame's sprites */
     bool sprites_auto;    /* ... chosen by the measured trial */
     const char *snapshot; /* the snapshot line, or "" */
+    const char *drawn;    /* a sample is drawn: which (app_drawn.c), else "" (NULL: none) */
     const char *caption;  /* a --script tour's caption line, or "" */
     const char *campath;  /* a camera path's line while it plays, or "" (NULL: none) */
     const base_msg *msg;  /* the message line */

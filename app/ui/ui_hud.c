@@ -132,6 +132,7 @@ static void playback_lines(const ui_facts *f, ui_lines *l) {
            pb->time_is_index  ? "the file's index (the files' times do not increase)"
            : pb->time_of_file ? "the file's own"
                               : "interpolated between the files' times");
+    if (f->drawn && f->drawn[0]) ui_add(l, UI_KEY, "%s", f->drawn);
     ui_add(l, UI_WHITE, "%.3g snapshots/s (9 slower, 0 faster)   interpolation: %s", pb->speed,
            pb->interp ? pb->interp : "none");
     ui_add(l, UI_WHITE, "bodies matched %s", pb->match ? pb->match : "by file order");
@@ -205,6 +206,7 @@ void ui_hud_lines(const ui_facts *f, ui_lines *l) {
     ui_add(l, UI_WHITE, "%s bod%s   %s   t = %.3f (%s%lld step%s)", n,
            p.body_count == 1 ? "y" : "ies", f->scene_title, f->time, when, f->steps,
            base_plural((long)f->steps));
+    if (f->drawn && f->drawn[0]) ui_add(l, UI_KEY, "%s", f->drawn);
     /* The method: its precision, where it runs, its name and knobs, what it adds. */
     char knobs[64] = "";
     int k = 0;
