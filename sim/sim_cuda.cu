@@ -555,9 +555,10 @@ static void destroy_one(cuda_backend *c) {
  * (spread_migrate), each GPU builds the tree of its own and walks it with
  * the parts of the others' it needs (sim_tree_forces_domains), and kicks
  * and drifts only its own: no sum. What reads the state gathers it: the
- * sums of the diagnostics are added on the host, vertices and per-body
- * colours are copied to the leader and put in body order there, bodies
- * and potentials come back through the host's index. The tree's cells
+ * sums of the diagnostics are added on the host, each GPU picks its drawn
+ * bodies' vertices and colours and the leader puts them in drawing order
+ * (spread_collect), bodies and potentials come back through the host's
+ * index. The tree's cells
  * drawn are the leader's own; the force error, which needs every body on
  * one GPU, and the other methods are refused. */
 
@@ -1141,8 +1142,8 @@ static bool next_room(cuda_backend *m) {
  * (sim_tree_domains_split). Each GPU puts its bodies in key order into its
  * next arrays; each stretch is copied GPU to GPU into its new GPU's
  * arrays, behind that GPU's own reordering. The bodies' indices go with
- * them; the host's copy is read back when something needs body order
- * (spread_index_now). */
+ * them; the host's copy is read back when something needs every body in
+ * order (spread_index_now: bodies, potentials). */
 static void spread_migrate(cuda_backend *c, sim_tree *const *trees, const int *devices,
                            const cudaStream_t *streams) {
     const int count = c->member_count;
