@@ -35,3 +35,18 @@ frames() {
     echo "$1: $(timeout 120 "${@:2}" 2>&1 | grep -E 'frames of|sprites:|recording:|cannot|rror|warning' |
         tr -s ' ' | tr '\n' ' ')"
 }
+
+# memory_start / memory_peaks: every GPU's memory used, sampled every 2 s
+# in the background between them; memory_peaks prints each GPU's peak.
+memory_start() {
+    memory_log=$(mktemp)
+    nvidia-smi --query-gpu=index,memory.used --format=csv,noheader -l 2 >"$memory_log" &
+    memory_pid=$!
+}
+memory_peaks() {
+    kill "$memory_pid"
+    echo "GPU memory, peak of 2 s samples (MiB):"
+    awk -F', ' '{gsub(/ MiB/, "", $2); if ($2 + 0 > m[$1]) m[$1] = $2 + 0}
+        END {for (g in m) print "GPU " g ": " m[g]}' "$memory_log" | sort
+    rm -f "$memory_log"
+}

@@ -18,12 +18,7 @@ done
 stage "100000000 bodies, one in four drawn"
 "$nb" "${frame[@]}" --n 100000000 --draw-max 25000000 --frames 40 2>&1
 stage "300000000 bodies: the first GPU's room chooses"
-nvidia-smi --query-gpu=index,memory.used --format=csv,noheader -l 2 > /tmp/frames-mem.$$ &
-smi=$!
+memory_start
 "$nb" "${frame[@]}" --n 300000000 --frames 6 --screenshot /tmp/spread-300m.png 2>&1
-kill "$smi"
-echo "GPU memory, peak of 2 s samples (MiB):"
-awk -F', ' '{gsub(/ MiB/, "", $2); if ($2 + 0 > m[$1]) m[$1] = $2 + 0}
-    END {for (g in m) print "GPU " g ": " m[g]}' /tmp/frames-mem.$$ | sort
-rm -f /tmp/frames-mem.$$
+memory_peaks
 stage "done"

@@ -15,12 +15,7 @@ stage "the tree spread over $gpus GPUs"
 stage "every body on every GPU, $gpus GPUs"
 "$nb" --benchmark --gpus "$gpus" --variant tree --n 10485760,100000000 2>&1
 stage "a billion bodies spread over $gpus GPUs"
-nvidia-smi --query-gpu=index,memory.used --format=csv,noheader -l 2 > /tmp/spread-mem.$$ &
-smi=$!
+memory_start
 "$nb" --benchmark --gpus "$gpus" --spread --variant tree --n 1000000000 --steps 2 2>&1
-kill "$smi"
-echo "GPU memory, peak of 2 s samples (MiB):"
-awk -F', ' '{gsub(/ MiB/, "", $2); if ($2 + 0 > m[$1]) m[$1] = $2 + 0}
-    END {for (g in m) print "GPU " g ": " m[g]}' /tmp/spread-mem.$$ | sort
-rm -f /tmp/spread-mem.$$
+memory_peaks
 stage "done"
