@@ -34,8 +34,9 @@
  * not every body is drawn): on the GPU only theirs are computed, a drawn
  * body weighing the stride's bodies for density; on the host every body's
  * is, and the range is of them all.
- * On the CPU backend the bodies come from sim_get_state, and density and radial velocity are
- * taken again only while that costs at most COLOUR_DUTY of the wall time
+ * On the CPU backend the bodies come from sim_get_state, and density and
+ * radial velocity are taken again only while that costs at most
+ * COLOUR_DUTY of the wall time
  * (every frame at small N). On the CUDA backend they are taken every frame
  * on the GPU (take_on_gpu: density/'s density_gpu_bodies from the
  * vertices sim_queue_vertices writes, sim_radial_velocities from the
