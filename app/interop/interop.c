@@ -58,7 +58,7 @@
  * backend always takes this path. A refusal prints one line on stderr that
  * names the reason and says positions are copied through the host instead;
  * a later failure of the zero-copy path (map, mapped pointer, a mapped
- * buffer smaller than N vertices, unmap) prints the same kind of line and
+ * buffer smaller than the drawn vertices, unmap) prints the same kind of line and
  * falls back the same way.
  *
  * Test hooks: with NBODY_TEST_REFUSE_INTEROP=1 in the environment,

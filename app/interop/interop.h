@@ -93,7 +93,7 @@ void interop_destroy(interop *io);
 /* "zero-copy interop" or "host copy". */
 const char *interop_path_name(interop_path p);
 
-/* Moves the current bodies into the render's vertex buffer. With sprites
+/* Moves the drawn bodies (sim_params.drawn) into the render's vertex buffer. With sprites
  * (a view) on the zero-copy path, CUDA also draws that view's sprites into
  * the renderer's float picture in the same interop map, or (an EGL
  * context, no video to convert, GL drawing no sprites this frame: then the
