@@ -1845,14 +1845,23 @@ static void domain_free(sim_tree *t) {
     t->boxes = NULL;
 }
 
-/* Room in t->let[d] for cells and bodies; false: out of GPU memory. */
+/* A quarter more than n (at least 1): a buffer that grows keeps room for
+ * the next evaluations, whose trees and shares differ by a little. */
+static int with_slack(int n) {
+    return (int)std::min<long long>(INT_MAX, std::max(1LL, n + (long long)n / 4));
+}
+
+/* Room in t->let[d] for cells and bodies; false: out of GPU memory. A
+ * buffer that grows gets slack (with_slack): growing waits for the GPU and
+ * frees and allocates seven arrays, which every evaluation did while the
+ * parts' sizes crept up. */
 static bool let_reserve(sim_tree *t, int d, int cells, int bodies) {
     let_buf *b = &t->let[d];
     if (cells <= b->cell_cap && bodies <= b->body_cap) return true;
     CUDA_CHECK(t->fault, cudaDeviceSynchronize());
     let_free(b);
-    cells = std::max(cells, 1);
-    bodies = std::max(bodies, 1);
+    cells = with_slack(cells);
+    bodies = with_slack(bodies);
     const bool ok = cudaMalloc(&b->child, sizeof(int2) * cells) == cudaSuccess &&
                     cudaMalloc(&b->com, sizeof(float4) * cells) == cudaSuccess &&
                     cudaMalloc(&b->q0, sizeof(float4) * cells) == cudaSuccess &&
