@@ -688,6 +688,9 @@ typedef struct sim_gpu_stats {
     bool spread;                   /* the bodies are spread (sim_desc.spread): each GPU's
                                       forces hold the build of its own tree, and no sum */
     float sent_mb[SIM_MAX_GPUS];   /* spread: what each GPU sent the others of its tree, MB */
+    float walk_ms[SIM_MAX_GPUS];   /* spread: each GPU's walk of its own bodies, of its tree's
+                                      last timed evaluation: work alone, where forces_ms also
+                                      holds the waits for the other GPUs' boxes and parts */
     int domain_boxes[SIM_MAX_GPUS]; /* spread: the boxes each told the others its domain as */
     float sum_ms;                  /* the all-reduce adding the shares, on the first GPU, from
                                       its own forces' end: it waits for the slowest GPU */

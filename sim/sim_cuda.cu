@@ -2314,6 +2314,7 @@ static sim_gpu_stats cuda_gpu_stats(void *b) {
         set_device(m);
         const sim_tree_stats mt = m->tree ? sim_tree_get_stats(m->tree) : sim_tree_stats{};
         g.sent_mb[k] = mt.valid ? (float)mt.sent_mb : 0.0f;
+        g.walk_ms[k] = mt.valid ? mt.walk_ms : 0.0f;
         g.domain_boxes[k] = mt.valid ? mt.domain_boxes : 0;
     }
     set_device(c);

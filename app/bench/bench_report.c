@@ -134,7 +134,11 @@ static void print_gpus(const bench_result *b, FILE *f) {
             fprintf(f, "%s%.3f", k ? " | " : " ", r->gpu.forces_ms[k]);
         }
         if (r->gpu.spread) {
-            fprintf(f, "  (spread; trees sent, MB:");
+            fprintf(f, "  (spread; walks ms:");
+            for (int k = 0; k < r->gpus && k < SIM_MAX_GPUS && r->gpu.measured; k++) {
+                fprintf(f, "%s%.3f", k ? " | " : " ", r->gpu.walk_ms[k]);
+            }
+            fprintf(f, "; trees sent, MB:");
             for (int k = 0; k < r->gpus && k < SIM_MAX_GPUS && r->gpu.measured; k++) {
                 fprintf(f, "%s%.1f", k ? " | " : " ", r->gpu.sent_mb[k]);
             }
@@ -146,9 +150,12 @@ static void print_gpus(const bench_result *b, FILE *f) {
         }
         fprintf(f, "%s\n", r->gpu.split ? "" : "  (each GPU computes all: the method does not split)");
     }
-    fprintf(f, "efficiency: one GPU's ms/step over GPUs x ms/step, both measured here; sum: the "
-               "all-reduce adding the GPUs' shares of the forces, timed on GPU 0 (it waits for the "
-               "slowest GPU); spread: each GPU its own bodies and tree, no sum.\n");
+    fprintf(
+        f,
+        "efficiency: one GPU's ms/step over GPUs x ms/step, both measured here; sum: the "
+        "all-reduce adding the GPUs' shares of the forces, timed on GPU 0 (it waits for the "
+        "slowest GPU); spread: each GPU its own bodies and tree, no sum; its forces hold its waits "
+        "for the others' boxes and parts, its walk is work alone.\n");
 }
 
 void bench_print(const bench_result *b, FILE *f) {
@@ -322,6 +329,14 @@ char *bench_json(const bench_result *b) {
                 emit_value(&t, r->gpu.forces_ms[k], r->gpu.measured);
             }
             emit(&t, "]");
+            if (r->gpu.spread) {
+                emit(&t, ", \"walk_ms_per_gpu\": [");
+                for (int k = 0; k < r->gpus && k < SIM_MAX_GPUS; k++) {
+                    if (k) emit(&t, ", ");
+                    emit_value(&t, r->gpu.walk_ms[k], r->gpu.measured && r->gpu.walk_ms[k] > 0);
+                }
+                emit(&t, "]");
+            }
         }
         if (r->tree) {
             emit_number(&t, "theta", r->theta, true);

@@ -88,8 +88,16 @@ static void gpus_line(const ui_facts *f, const sim_method *m, ui_lines *l) {
     }
     if (g.spread) { /* no sum: each GPU integrates its own bodies */
         double sent = 0;
-        for (int i = 0; i < g.gpus; i++) sent += g.sent_mb[i];
-        ui_add(l, UI_WHITE, "bodies spread: forces per GPU %s ms   trees sent %.1f MB", each, sent);
+        char walks[160] = "";
+        for (int i = 0, w = 0; i < g.gpus && w < (int)sizeof walks; i++) {
+            sent += g.sent_mb[i];
+            w += snprintf(walks + w, sizeof walks - (size_t)w, "%s%.2f", i ? " | " : "",
+                          g.walk_ms[i]);
+        }
+        ui_add(l, UI_WHITE,
+               "bodies spread: walks per GPU %s ms, forces with the waits %s ms   trees sent %.1f "
+               "MB",
+               walks, each, sent);
         return;
     }
     ui_add(l, UI_WHITE, "forces per GPU %s ms   sum %.2f ms of %.1f MB   efficiency ~%.0f%%", each,
