@@ -884,6 +884,10 @@ void app_profile_print(app *a);
  * for fewer. Does nothing while N stays what it was planned for. Called
  * before a frame draws (after the interop path is known). */
 void app_drawn_plan(app *a);
+/* How many of n bodies app_drawn_plan would draw once the simulation holds
+ * them, m being sim_memory_estimate's for n: for the + key's guard, which
+ * charges the drawing for those alone. */
+int app_drawn_estimate(app *a, int n, const sim_memory *m);
 
 /* ---- app_density.c: the density view ------------------------------------ */
 

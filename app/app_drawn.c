@@ -26,26 +26,48 @@ static int stride_for(int n, long long most) {
     return (int)(((long long)n + most - 1) / most);
 }
 
+/* The bodies the first GPU has room to draw, where `free` bytes are free
+ * there beside the simulation (m: its estimate); 0: no limit known (the
+ * CPU backend, or the free memory unknown). */
+static long long room_for(app *a, const sim_memory *m, double free) {
+    if (sim_get_params(a->sim).backend != SIM_BACKEND_CUDA || !(free > 0)) return 0;
+    sim_memory one = {0};
+    interop_memory(&a->interop, true, 1, &one); /* a drawn body's vertex, tags, sprites */
+    const double per_body = one.device_need + m->device_draw;
+    if (!(per_body > 0)) return 0;
+    const double room = APP_DRAW_ROOM * free / per_body;
+    return room < 1 ? 1 : room > 2e9 ? 2000000000LL : (long long)room;
+}
+
+/* The stride for n bodies with room for `room` drawn (0: no limit known);
+ * *by_room: the room, not --draw-max, set it. */
+static int stride_of(const app *a, int n, long long room, bool *by_room) {
+    const int of_room = stride_for(n, room), of_flag = stride_for(n, a->cfg.draw_max);
+    *by_room = of_room > of_flag;
+    return *by_room ? of_room : of_flag;
+}
+
+int app_drawn_estimate(app *a, int n, const sim_memory *m) {
+    /* The free memory once the simulation has grown: less than it will be,
+     * as m's need counts the buffers it holds now too (sim_memory). */
+    const long long room = room_for(a, m, m->device_free - m->device_need);
+    bool by_room = false;
+    const int stride = stride_of(a, n, room, &by_room);
+    return (int)(((long long)n + stride - 1) / stride);
+}
+
 void app_drawn_plan(app *a) {
     app_drawn *d = &a->drawn;
     const sim_params p = sim_get_params(a->sim);
     if (d->n == p.body_count && d->n > 0) return;
     d->n = p.body_count;
     d->room = 0;
-    if (p.backend == SIM_BACKEND_CUDA && p.body_count > 0) {
-        sim_memory m = sim_memory_estimate(a->sim, p.body_count);
-        sim_memory one = {0};
-        interop_memory(&a->interop, true, 1, &one); /* a drawn body's vertex, tags, sprites */
-        const double per_body = one.device_need + m.device_draw;
-        if (m.device_free > 0 && per_body > 0) {
-            const double room = APP_DRAW_ROOM * m.device_free / per_body;
-            d->room = room < 1 ? 1 : room > 2e9 ? 2000000000LL : (long long)room;
-        }
+    if (p.body_count > 0) {
+        /* Free memory now counts the simulation's buffers for this N as taken. */
+        const sim_memory m = sim_memory_estimate(a->sim, p.body_count);
+        d->room = room_for(a, &m, m.device_free);
     }
-    const int by_room = stride_for(p.body_count, d->room);
-    const int by_flag = stride_for(p.body_count, a->cfg.draw_max);
-    d->by_room = by_room > by_flag;
-    const int stride = d->by_room ? by_room : by_flag;
+    const int stride = stride_of(a, p.body_count, d->room, &d->by_room);
     sim_set_draw_stride(a->sim, stride);
     if (stride != p.draw_stride) app_scene_brightness(a); /* a body's light is set by the drawn */
     d->line[0] = 0;

@@ -35,7 +35,10 @@ static bool in_range(app *a, sim_knob r, double v, double now) {
 app_grow app_grow_estimate(app *a, int n) {
     const sim_params p = params(a);
     app_grow g = {.mem = sim_memory_estimate(a->sim, n)};
-    interop_memory(&a->interop, p.backend == SIM_BACKEND_CUDA, n, &g.mem); /* the drawing's */
+    /* The drawing's, of the bodies app_drawn_plan will draw of n. */
+    const int drawn = app_drawn_estimate(a, n, &g.mem);
+    interop_memory(&a->interop, p.backend == SIM_BACKEND_CUDA, drawn, &g.mem);
+    g.mem.device_need += g.mem.device_draw * drawn;
     /* From the step time measured nearest to n (at the N it was measured
      * at: after a re-seed that is not the current N), or a pilot's. */
     g.step_ms = app_ladder_estimate(a, n, &g.n_from, &g.step_ms_from);

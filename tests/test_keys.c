@@ -647,6 +647,21 @@ static void check_grow_guard(void) {
               "2^31 - 1 bodies: %.0f bytes against %.0f free", huge.mem.host_need,
               huge.mem.host_free);
     }
+    /* The drawing is charged for the bodies drawn alone (app_drawn_estimate):
+     * with --draw-max 100, 100 of 4000 (1 in 40), 98 of 4001 (1 in 41). */
+    const app_grow all = app_grow_estimate(a, 4000);
+    a->cfg.draw_max = 100;
+    CHECK(app_drawn_estimate(a, 4000, &all.mem) == 100 &&
+              app_drawn_estimate(a, 4001, &all.mem) == 98 &&
+              app_drawn_estimate(a, 50, &all.mem) == 50,
+          "--draw-max 100: %d of 4000, %d of 4001, %d of 50", app_drawn_estimate(a, 4000, &all.mem),
+          app_drawn_estimate(a, 4001, &all.mem), app_drawn_estimate(a, 50, &all.mem));
+    const app_grow some = app_grow_estimate(a, 4000);
+    const double per_drawn = sizeof(render_vertex) + 2.0 + sizeof(sim_vertex); /* CPU: host */
+    CHECK(fabs(all.mem.host_need - some.mem.host_need - per_drawn * 3900) < 0.5,
+          "the drawing charged for 100 of 4000: %.0f bytes less, %.0f expected",
+          all.mem.host_need - some.mem.host_need, per_drawn * 3900);
+    a->cfg.draw_max = 0;
     app_destroy(a);
 }
 
