@@ -186,11 +186,14 @@ static void select_region(app *a, const io_select *sel) {
         }
     } else {
         /* The body drawn nearest the point (in pixels), and a sphere around
-         * it a tenth of the picture's height at the camera's distance. */
+         * it a tenth of the picture's height at the camera's distance. Of a
+         * sample (app_drawn.c) only the drawn bodies are candidates: the
+         * click was on one of them; the sphere holds every body in it. */
         const double W = s->window.fb_width, H = s->window.fb_height;
+        const int stride = sim_get_params(a->sim).draw_stride;
         int best = -1;
         double best_d2 = INFINITY;
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i < n; i += stride) {
             double fx = 0, fy = 0;
             if (!drawn(&s->window, &b[i]) || !project(&sp, b[i].pos, &fx, &fy)) continue;
             const double dx = (fx - sel->rect[0]) * W, dy = (fy - sel->rect[1]) * H;

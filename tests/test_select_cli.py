@@ -17,6 +17,9 @@ HUD's lens), the dark halo shown (O) so every body is drawn:
 - "select 1 galaxy 1 component disk": where h5py can be imported, its
   count and mass equal the HDF5 dump's NbodyGalaxy 0 / NbodyComponent 0
   bodies' (else said and left to test_select, which counts the tags);
+- with --draw-max 500 (1 body in 4 drawn), "select 4 sphere X Y" at an
+  undrawn body's place holds the bodies around the drawn body nearest it,
+  drawn or not;
 - a re-seed (R) clears the sets; bad select lines exit 2 naming the line,
   with a hint, and write nothing.
 CSV positions have 9 digits: sums agree to 1e-7 relative.
@@ -203,6 +206,38 @@ with tempfile.TemporaryDirectory() as tmp:
         check(s1["count"] == count["count"] and close(s1["mass"], count["mass"], 1e-6),
               f"galaxy 1's disk: {s1['count']} bodies of mass {s1['mass']:.9g} = the HDF5 dump's "
               f"{count['count']} of {count['mass']:.9g}")
+
+    # A sample drawn (--draw-max 500 of 2000: 1 body in 4): a sphere picked
+    # at an undrawn body's place is centred on the drawn body nearest it in
+    # the picture (the click was on one of those), and holds every body
+    # within its radius, a tenth of the picture's height at the camera's
+    # distance, drawn or not. The view comes from a run that stops where
+    # the sphere's frame starts (the panel already in the lens).
+    SAMPLE = "0 Space\n0 O\n0 select 1 all\n"
+    csv2 = os.path.join(tmp, "sample.csv")
+    st = run(tmp, SAMPLE, 2, ["--draw-max", "500", "--dump", csv2])
+    view, bodies = st["view"], read_csv(csv2)
+    r = 0.1 * 2 * view["distance"] * math.tan(0.5 * view["fov_y"])
+    places = [project(view, b[:3]) for b in bodies]
+
+    def ball(c):
+        return [i for i, b in enumerate(bodies) if math.dist(b[:3], bodies[c][:3]) <= r]
+
+    def nearest_drawn(q):
+        def px2(i):
+            return ((places[i][0] - q[0]) * W) ** 2 + ((places[i][1] - q[1]) * H) ** 2
+        return min((i for i in range(0, len(bodies), 4) if places[i]), key=px2)
+
+    # An undrawn body in the picture whose own sphere is not the drawn one's.
+    j = next(i for i in range(1, len(bodies))
+             if i % 4 and places[i] and 0.1 < places[i][0] < 0.6 and 0.2 < places[i][1] < 0.8
+             and set(ball(i)) != set(ball(nearest_drawn(places[i]))))
+    c = nearest_drawn(places[j])
+    st = run(tmp, SAMPLE + f"1 select 4 sphere {places[j][0]:.9f} {places[j][1]:.9f}\n", 2,
+             ["--draw-max", "500"])
+    check(st["drawn"] == 500 and st["draw_stride"] == 4, f"1 body in 4 drawn ({st['drawn']})")
+    check_set(st["selection"]["sets"][3], bodies, ball(c),
+              f"a sphere at undrawn body {j}: around drawn body {c}")
 
     # A re-seed clears every set.
     st = run(tmp, "0 select 1 all\n0 select 3 galaxy 2\n2 R\n", 4)
