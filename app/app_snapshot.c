@@ -219,8 +219,11 @@ bool app_snapshot_open(app *a, bool cpu, sim_desc *desc) {
         desc->damping = p.knobs.damping;
         desc->theta = p.knobs.theta;
     }
-    /* The method for the file's N; a few placeholder bodies until then. */
+    /* The method and the GPUs for the file's N; a few placeholder bodies
+     * until then. */
     if (!cpu && !given[CONFIG_KNOB_VARIANT]) desc->variant = sim_variant_auto(p.count);
+    desc->body_count = p.count;
+    config_gpus(&a->cfg, cpu, desc);
     desc->body_count = p.count < PLACEHOLDER_BODIES ? p.count : PLACEHOLDER_BODIES;
     if (desc->body_count < 64) desc->body_count = 64; /* the scenes' generators want a few */
     remember(a, first, &p);

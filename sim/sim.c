@@ -858,6 +858,11 @@ int sim_gpus_auto(int n, sim_variant v) {
     return sim_gpus_for(n, m->scaling, sim_cuda_device_count(NULL, 0));
 }
 
+bool sim_spread_for(int n, int gpus) {
+    if (gpus < 2) return false;
+    return n >= (gpus == 2 ? SIM_SPREAD2_MIN_BODIES : SIM_SPREAD4_MIN_BODIES);
+}
+
 void sim_balance_shares(const double *at, const double *w, int count, double *out) {
     double total = 0;
     for (int k = 0; k < count; k++) total += w[k];

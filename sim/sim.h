@@ -670,6 +670,18 @@ int sim_gpus_for(int n, sim_scaling scaling, int devices);
  * CUDA runtime. */
 int sim_gpus_auto(int n, sim_variant v);
 
+/* From these N on, the tree with its bodies spread over the GPUs
+ * (sim_desc.spread) ran faster than with every body on every GPU, on one
+ * host's NVLink-joined GPUs (docs/PERFORMANCE.md, "Spread: each GPU its
+ * own bodies"): two GPUs, and four (three and more take four's). Where a
+ * GPU cannot hold N bodies below them, creating the simulation fails with
+ * a hint to spread. */
+#define SIM_SPREAD2_MIN_BODIES 40000000
+#define SIM_SPREAD4_MIN_BODIES 100000000
+
+/* Whether the tree's n bodies on `gpus` GPUs run faster spread. */
+bool sim_spread_for(int n, int gpus);
+
 /* The GPUs' numbers for the HUD and the benchmark: the times from one
  * step, the first of a recent step call (CUDA events, read when they have
  * completed, never waited for), except build_ms. */

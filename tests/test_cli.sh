@@ -229,6 +229,7 @@ density-max      real   run   1e-30  1e30                 0         1e31
 density-stretch  enum   run   linear
 lecture          switch run
 spread           switch run
+no-spread        switch run
 draw-max         int    run   1      2147483647           0         2147483648
 '
 
@@ -334,6 +335,8 @@ expect_refusal "--gpus 2 on the CPU" "${out[@]}" --backend cpu --gpus 2
 expect_refusal "--spread on the CPU" "${out[@]}" --backend cpu --spread
 expect_refusal "--spread on one GPU" "${out[@]}" --gpus 1 --spread
 expect_reason "--spread on one GPU" "--gpus 1 is one"
+expect_refusal "--spread and --no-spread" "${out[@]}" --spread --no-spread
+expect_reason "--spread and --no-spread" "contradict"
 printf '10 K\n20 Hyper+Q\n' >"$tmp/fixtures/bad.txt"
 expect_refusal "unknown key in a script" --script "$tmp/fixtures/bad.txt" "${out[@]}" --backend cpu
 printf '10 K\nK 20\n' >"$tmp/fixtures/swapped.txt"

@@ -25,8 +25,11 @@
  *
  * And the automatic GPU count (sim_gpus_for) at and beside its measured
  * thresholds, for one to eight visible GPUs: 1, 2, then every GPU up to
- * four, never fewer as N grows.
+ * four, never fewer as N grows; and where the tree's bodies are spread
+ * (sim_spread_for): never on one GPU, from its threshold on two and on
+ * three or more, and once spread, still spread as N grows.
  */
+#include <limits.h>
 #include <string.h>
 
 #include "sim_internal.h"
@@ -329,8 +332,28 @@ static void check_gpus_for(void) {
     }
 }
 
+static void check_spread_for(void) {
+    const int two = SIM_SPREAD2_MIN_BODIES, four = SIM_SPREAD4_MIN_BODIES;
+    CHECK(two <= four, "spread on two GPUs from %d, on four from %d", two, four);
+    CHECK(!sim_spread_for(INT_MAX, 1) && !sim_spread_for(INT_MAX, 0), "one GPU: not spread");
+    CHECK(!sim_spread_for(two - 1, 2) && sim_spread_for(two, 2), "two GPUs: spread from %d", two);
+    for (int gpus = 3; gpus <= SIM_MAX_GPUS; gpus++) {
+        CHECK(!sim_spread_for(four - 1, gpus) && sim_spread_for(four, gpus),
+              "%d GPUs: spread from %d", gpus, four);
+    }
+    for (int gpus = 2; gpus <= 8; gpus++) {
+        bool was = false;
+        for (int n = 1; n <= INT_MAX / 2; n *= 2) {
+            const bool now = sim_spread_for(n, gpus);
+            CHECK(now || !was, "%d GPUs: spread at %d bodies but not at %d", gpus, n / 2, n);
+            was = now;
+        }
+    }
+}
+
 int main(void) {
     check_gpus_for();
+    check_spread_for();
     check_cuda();
     check_cpu();
     check_edges();

@@ -149,6 +149,7 @@ static bool run_one(bench *b, sim_variant v, int n, int p, int q, double theta) 
     d.backend = b->cuda ? SIM_BACKEND_CUDA : SIM_BACKEND_CPU;
     d.body_count = n;
     d.variant = v;
+    config_gpus(b->cfg, !b->cuda, &d); /* --gpus auto and the spread: for this row's N */
     d.p = p;
     d.q = q;
     const sim_method *m = method_of(b, v);

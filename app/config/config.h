@@ -130,6 +130,8 @@ typedef struct config {
     int width, height;             /* window or image size in pixels (config_parse fills them) */
     bool host_copy;                /* force the host-copy path instead of CUDA-GL interop */
     int draw_max;                  /* --draw-max: bodies drawn at most; 0: what GPU 0 holds */
+    bool no_spread;                /* --no-spread: every body on every GPU, whatever N
+                                      (sim.spread: --spread asks for it; neither: auto) */
     config_sprites sprites;        /* --sprites */
     bool no_vsync;
     bool no_hud;             /* start with the HUD hidden (Tab shows it) */
@@ -210,6 +212,11 @@ int config_scene_of(const config *cfg);
  * start-up the command line's N, dt, softening, orbit and variant flags go
  * on top. */
 sim_desc config_scene_desc(int i, const config *cfg, bool cpu, bool startup);
+/* The GPUs for d's N and method (d->gpus, d->spread): --gpus, or auto
+ * (sim_gpus_auto; every GPU with --spread); the tree's bodies spread where
+ * --spread asks or, unless --no-spread, where sim_spread_for finds it
+ * faster. On the CPU backend cfg's own values. */
+void config_gpus(const config *cfg, bool cpu, sim_desc *d);
 /* Steps per frame of scene i on this backend with force method v. */
 int config_scene_steps(int i, bool cpu, sim_variant v);
 config_scene_look config_scene_look_of(int i);

@@ -53,6 +53,7 @@ enum option_id {
     O_CAMERA_PATH,
     O_PLAY_SPEED,
     O_SPREAD,
+    O_NO_SPREAD,
     O_DRAW_MAX,
     /* the density view (app/app_density.c) */
     O_VIEW,
@@ -145,10 +146,14 @@ static const option_spec options[] = {
     {O_PLAY_SPEED, "play-speed", "S", REAL, CONFIG_PLAY_SPEED_MIN, CONFIG_PLAY_SPEED_MAX, "1",
      "a series' playback: snapshots per second (9 / 0 change it); headless and --record: "
      "S / --record-fps snapshots a frame"},
-    {O_SPREAD, "spread", NULL, SWITCH, 0, 0, "off",
+    {O_SPREAD, "spread", NULL, SWITCH, 0, 0,
+     "auto: the tree on 2 GPUs from " CONFIG_TEXT(
+         SIM_SPREAD2_MIN_BODIES) " bodies, on more from " CONFIG_TEXT(SIM_SPREAD4_MIN_BODIES),
      "several GPUs, the tree: each GPU keeps only its own bodies and gets the parts of the "
      "others' trees it needs, so together they hold N one cannot (float only; --gpus auto "
      "then takes every GPU)"},
+    {O_NO_SPREAD, "no-spread", NULL, SWITCH, 0, 0, "auto (--spread)",
+     "several GPUs, the tree: every body on every GPU, whatever N"},
     {O_DRAW_MAX, "draw-max", "N", WHOLE, 1, INT_MAX, "as many as the first GPU has room for",
      "draw every k-th body, k the least that leaves at most N drawn (the HUD says so); the "
      "simulation still runs every body"},
@@ -476,6 +481,9 @@ static int apply(config *c, const option_spec *o, const char *v) {
     case O_SPREAD:
         c->sim.spread = true;
         break;
+    case O_NO_SPREAD:
+        c->no_spread = true;
+        break;
     case O_DRAW_MAX:
         c->draw_max = (int)d;
         break;
@@ -637,6 +645,9 @@ static int check_combinations(config *c, const bool *given) {
         return bad("pip install nvidia-nccl-cu13 (or install libnccl-dev) and rebuild: cmake then "
                    "says \"multi-GPU: enabled\"; or drop --gpus",
                    "--gpus %d needs NCCL, and this nbody was built without it", c->sim.gpus);
+    }
+    if (c->sim.spread && c->no_spread) {
+        return bad("pick one: --spread or --no-spread", "--spread and --no-spread contradict");
     }
     if (c->sim.spread && c->sim.backend == SIM_BACKEND_CPU) {
         return bad("drop --spread, or run on the GPU (--backend cuda)",

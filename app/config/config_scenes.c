@@ -214,6 +214,19 @@ int config_scene_of(const config *c) {
     return config_scene_find(by_ic[c->sim.ic < SIM_IC_COUNT ? c->sim.ic : 0]);
 }
 
+void config_gpus(const config *cfg, bool cpu, sim_desc *d) {
+    d->gpus = cfg->sim.gpus;
+    d->spread = cfg->sim.spread;
+    if (cpu) return;
+    if (d->gpus == 0) { /* --gpus auto; spread: every GPU */
+        d->gpus =
+            d->spread ? sim_cuda_device_count(NULL, 0) : sim_gpus_auto(d->body_count, d->variant);
+    }
+    if (!d->spread && !cfg->no_spread && d->variant == SIM_VARIANT_TREE) {
+        d->spread = sim_spread_for(d->body_count, d->gpus);
+    }
+}
+
 sim_desc config_scene_desc(int i, const config *cfg, bool cpu, bool startup) {
     const scene_row *p = &presets[i];
     sim_desc d = cfg ? cfg->sim : (sim_desc){0}; /* backend, kernel, damping, theta, structure */
@@ -228,11 +241,9 @@ sim_desc config_scene_desc(int i, const config *cfg, bool cpu, bool startup) {
     } else if (!cpu) {
         d.variant = d.spread ? SIM_VARIANT_TREE : sim_variant_auto(n); /* only the tree spreads */
     }
-    if (cfg && !cpu && d.gpus == 0) { /* --gpus auto; spread: every GPU */
-        d.gpus = d.spread ? sim_cuda_device_count(NULL, 0) : sim_gpus_auto(n, d.variant);
-    }
     d.ic = p->ic;
     d.body_count = n;
+    if (cfg) config_gpus(cfg, cpu, &d);
     d.dt = p->dt;
     d.softening = p->softening;
     d.merger = p->ic == SIM_IC_MERGER ? merger_of(i) : (sim_merger_desc){0};

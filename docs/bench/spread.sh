@@ -13,7 +13,7 @@ stage "the tree spread over $gpus GPUs"
 "$nb" --benchmark --gpus "$gpus" --spread --variant tree --n 1048576,10485760,100000000 \
     ${json:+--json "$json"} 2>&1
 stage "every body on every GPU, $gpus GPUs"
-"$nb" --benchmark --gpus "$gpus" --variant tree --n 10485760,100000000 2>&1
+"$nb" --benchmark --gpus "$gpus" --no-spread --variant tree --n 10485760,100000000 2>&1
 stage "a billion bodies spread over $gpus GPUs"
 memory_start
 "$nb" --benchmark --gpus "$gpus" --spread --variant tree --n 1000000000 --steps 2 2>&1
