@@ -151,7 +151,7 @@ struct cuda_backend {
     int *next_id;     /* also, drawing, the places of its drawn bodies (spread_collect) */
     int *next_picked; /* drawing: how many of its bodies are drawn */
     int next_capacity;
-    cudaEvent_t moved; /* its bodies are in the next arrays, in key order */
+    cudaEvent_t moved; /* its leavers are packed in the next arrays, its holes filled */
 };
 
 #define NO_BAD_STEP 0xffffffffffffffffull /* what a memset to 0xff bytes gives */
@@ -902,6 +902,7 @@ static void upload_spread(cuda_backend *c, const sim_body *bodies, int n) {
         m->bad_step = 0;
         m->n = mine;
         m->acc_valid = false;
+        if (m->tree) sim_tree_domains_forget(m->tree);
     }
     set_device(c);
 }
@@ -1098,20 +1099,35 @@ static void balance_tree(cuda_backend *c) {
     tree_at_from_now(c);
 }
 
-/* A GPU's bodies in the order `order` (spread_migrate), into its next
- * arrays. */
-__global__ void spread_order_kernel(int n, const int *order, const float4 *pos, const float4 *vel,
-                                    const float4 *acc, const uint8_t *tags, const int *id,
-                                    float4 *npos, float4 *nvel, float4 *nacc, uint8_t *ntags,
-                                    int *nid) {
+/* A GPU's m leavers, listed in leave (grouped by the GPU they go to:
+ * sim_tree_domains_split), packed into its next arrays for the others to
+ * copy. */
+__global__ void spread_pack_kernel(int m, const int *leave, const float4 *pos, const float4 *vel,
+                                   const float4 *acc, const uint8_t *tags, const int *id,
+                                   float4 *npos, float4 *nvel, float4 *nacc, uint8_t *ntags,
+                                   int *nid) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    const int j = order[i];
+    if (i >= m) return;
+    const int j = leave[i];
     npos[i] = pos[j];
     nvel[i] = vel[j];
     nacc[i] = acc[j];
     ntags[i] = tags[j];
     nid[i] = id[j];
+}
+
+/* Once they are packed: the stayers past the stayers' count into the
+ * leavers' places below it, *count of them (device), at most m. */
+__global__ void spread_fill_kernel(int m, const int *holes, const int *movers, const int *count,
+                                   float4 *pos, float4 *vel, float4 *acc, uint8_t *tags, int *id) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m || i >= *count) return;
+    const int to = holes[i], from = movers[i];
+    pos[to] = pos[from];
+    vel[to] = vel[from];
+    acc[to] = acc[from];
+    tags[to] = tags[from];
+    id[to] = id[from];
 }
 
 /* Room in a GPU's next arrays for its capacity; false: no GPU memory. */
@@ -1139,19 +1155,25 @@ static bool next_room(cuda_backend *m) {
  * that have drifted among another's make both trees' cells there overlap
  * (each body's walk then meets both): before each evaluation every body
  * goes to the GPU whose stretch of the Morton curve it is in now
- * (sim_tree_domains_split). Each GPU puts its bodies in key order into its
- * next arrays; each stretch is copied GPU to GPU into its new GPU's
- * arrays, behind that GPU's own reordering. The bodies' indices go with
- * them; the host's copy is read back when something needs every body in
- * order (spread_index_now: bodies, potentials). */
+ * (sim_tree_domains_split). The few that leave a GPU are packed into its
+ * next arrays, grouped by where they go; its stayers from past the
+ * stayers' count fill the holes they left, so the stayers keep a run from
+ * 0 and most keep their places; each group is copied GPU to GPU after the
+ * stayers of its new GPU, behind every GPU's packing. The bodies' indices
+ * go with them; the host's copy is read back when something needs every
+ * body in order (spread_index_now: bodies, potentials). */
 static void spread_migrate(cuda_backend *c, sim_tree *const *trees, const int *devices,
                            const cudaStream_t *streams) {
     const int count = c->member_count;
     int n[SIM_MAX_GPUS], sends[SIM_MAX_GPUS * SIM_MAX_GPUS], next_n[SIM_MAX_GPUS] = {0};
     const float4 *pos[SIM_MAX_GPUS];
-    const int *order[SIM_MAX_GPUS];
+    const int *leave[SIM_MAX_GPUS], *holes[SIM_MAX_GPUS], *movers[SIM_MAX_GPUS],
+        *fill[SIM_MAX_GPUS];
     for (int k = 0; k < count; k++) n[k] = member(c, k)->n, pos[k] = member(c, k)->pos;
-    if (!sim_tree_domains_split(trees, devices, streams, count, n, pos, sends, order)) return;
+    if (!sim_tree_domains_split(trees, devices, streams, count, n, pos, sends, leave, holes, movers,
+                                fill)) {
+        return;
+    }
     bool moves = false;
     for (int j = 0; j < count; j++) {
         for (int k = 0; k < count; k++) {
@@ -1165,7 +1187,7 @@ static void spread_migrate(cuda_backend *c, sim_tree *const *trees, const int *d
         set_device(m);
         sim_error err = {};
         const int want = next_n[k] > m->capacity ? next_n[k] + next_n[k] / 8 : m->capacity;
-        /* Not the tree: order[] lives in it (sim_tree_forces_domains
+        /* Not the tree: the lists live in it (sim_tree_forces_domains
          * grows it when it builds). */
         const bool tree_on = m->tree_on;
         m->tree_on = false;
@@ -1182,25 +1204,30 @@ static void spread_migrate(cuda_backend *c, sim_tree *const *trees, const int *d
     for (int j = 0; j < count; j++) {
         cuda_backend *m = member(c, j);
         set_device(m);
-        if (m->n > 0) {
-            spread_order_kernel<<<blocks_for(m->n, THREADS), THREADS, 0, m->stream>>>(
-                m->n, order[j], m->pos, m->vel, m->acc, m->tags, m->id, m->next_pos, m->next_vel,
+        const int leavers = m->n - sends[j * count + j];
+        if (leavers > 0) {
+            spread_pack_kernel<<<blocks_for(leavers, THREADS), THREADS, 0, m->stream>>>(
+                leavers, leave[j], m->pos, m->vel, m->acc, m->tags, m->id, m->next_pos, m->next_vel,
                 m->next_acc, m->next_tags, m->next_id);
+            CUDA_CHECK_LAUNCH(&m->fault);
+            spread_fill_kernel<<<blocks_for(leavers, THREADS), THREADS, 0, m->stream>>>(
+                leavers, holes[j], movers[j], fill[j], m->pos, m->vel, m->acc, m->tags, m->id);
             CUDA_CHECK_LAUNCH(&m->fault);
         }
         CUDA_CHECK(&m->fault, cudaEventRecord(m->moved, m->stream));
     }
-    for (int k = 0; k < count; k++) { /* into GPU k's arrays, behind every GPU's reordering */
+    for (int k = 0; k < count; k++) { /* into GPU k's arrays, behind every GPU's packing */
         cuda_backend *to = member(c, k);
         set_device(to);
         for (int j = 0; j < count; j++) {
             CUDA_CHECK(&to->fault, cudaStreamWaitEvent(to->stream, member(c, j)->moved, 0));
         }
-        size_t at = 0;
+        size_t at = (size_t)sends[k * count + k];
         for (int j = 0; j < count; j++) {
+            if (j == k) continue;
             const cuda_backend *from = member(c, j);
-            size_t first = 0;
-            for (int d = 0; d < k; d++) first += (size_t)sends[j * count + d];
+            size_t first = 0; /* GPU j's group for k: after its groups for GPUs below k */
+            for (int d = 0; d < k; d++) first += d == j ? 0 : (size_t)sends[j * count + d];
             const size_t cnt = (size_t)sends[j * count + k];
             if (cnt == 0) continue;
             const int a = from->device, b = to->device;

@@ -76,12 +76,14 @@
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <algorithm>
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_select.cuh>
 #include <vector>
 
 #include "sim_cuda_check.h"
@@ -202,8 +204,11 @@ struct sim_tree {
     int *roots, *host_roots; /* the imported trees' roots (device, pinned) */
     unsigned *boxes_all;     /* every GPU's box (6 images each), for the common cube */
     unsigned long long *samples, *host_samples; /* sim_tree_domains_split: this GPU's key sample */
-    unsigned long long *splits;                 /* ... the splitters, count + 1 (device) */
-    int *bounds, *host_bounds;                  /* ... where each domain's keys start here */
+    float4 *sample_pos; /* ... the positions it is taken from: the last tree's sorted bodies */
+    bool sample_ready;  /* ... sample_pos holds them (else the split samples the keys) */
+    unsigned long long *splits; /* ... the splitters, count + 1 (device) */
+    int *bounds, *host_bounds;  /* ... how many of its bodies go to each GPU */
+    int *selected;              /* ... DeviceSelect's counts: leavers, movers, holes (device) */
     cudaEvent_t box_ready;                      /* this GPU's box sent to every GPU */
     int n_own, own_cells;           /* this GPU's bodies and its tree's cells, this evaluation */
     double sent_mb, sent_share_max; /* what it sent, for the timed evaluation's stats */
@@ -299,6 +304,18 @@ static __device__ void root_cube(const tree_counters *ctr, double origin[3], dou
     *side = l;
 }
 
+/* The Morton key of p in the cube at origin, 2^21 / side per unit. */
+static __device__ unsigned long long key_at(const float4 p, const double origin[3], double scale) {
+    const double x[3] = {p.x, p.y, p.z};
+    unsigned long long key = 0;
+    for (int k = 0; k < 3; k++) {
+        double u = floor((x[k] - origin[k]) * scale);
+        u = fmin(fmax(u, 0.0), 2097151.0); /* fmax drops a NaN: 0 */
+        key |= spread3((unsigned long long)u) << k;
+    }
+    return key;
+}
+
 __global__ void keys_kernel(int n, const float4 *pos, tree_counters *ctr, unsigned long long *keys,
                             int *idx) {
     double origin[3], side;
@@ -310,15 +327,7 @@ __global__ void keys_kernel(int n, const float4 *pos, tree_counters *ctr, unsign
         ctr->side = side;
     }
     if (i >= n) return;
-    const float4 p = pos[i];
-    const double x[3] = {p.x, p.y, p.z};
-    unsigned long long key = 0;
-    for (int k = 0; k < 3; k++) {
-        double u = floor((x[k] - origin[k]) * scale);
-        u = fmin(fmax(u, 0.0), 2097151.0); /* fmax drops a NaN: 0 */
-        key |= spread3((unsigned long long)u) << k;
-    }
-    keys[i] = key;
+    keys[i] = key_at(pos[i], origin, scale);
     idx[i] = i;
 }
 
@@ -1213,29 +1222,59 @@ __global__ void box_union_kernel(int count, const unsigned *boxes, tree_counters
     }
 }
 
-/* DOMAIN_SAMPLES of the n sorted keys at even ranks. */
-__global__ void sample_sorted_kernel(int n, const unsigned long long *keys,
+/* DOMAIN_SAMPLES of the n keys at even places (a split with no sample
+ * from a tree yet: the bodies in their arrays' order). */
+__global__ void sample_spaced_kernel(int n, const unsigned long long *keys,
                                      unsigned long long *out) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < DOMAIN_SAMPLES) out[i] = keys[(long long)i * n / DOMAIN_SAMPLES];
 }
 
-/* Where each of the count + 1 splitters falls in the n sorted keys (the
- * first key at or above it). */
-__global__ void bounds_kernel(int n, const unsigned long long *keys, int count,
-                              const unsigned long long *splits, int *bounds) {
-    const int g = threadIdx.x;
-    if (g > count) return;
-    int lo = 0, hi = n;
-    while (lo < hi) {
-        const int mid = (lo + hi) >> 1;
-        if (keys[mid] < splits[g]) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
+/* DOMAIN_SAMPLES of the n sorted bodies' positions at even ranks: the
+ * next split's sample (sim_tree_domains_split). */
+__global__ void sample_pos_kernel(int n, const float4 *spos, float4 *out) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < DOMAIN_SAMPLES) out[i] = spos[(long long)i * n / DOMAIN_SAMPLES];
+}
+
+/* The sample positions' keys in this evaluation's cube (keys_kernel's,
+ * which ran before on the stream and stored it in ctr). */
+__global__ void sample_keys_kernel(const float4 *pos, const tree_counters *ctr,
+                                   unsigned long long *out) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= DOMAIN_SAMPLES) return;
+    const double origin[3] = {ctr->origin[0], ctr->origin[1], ctr->origin[2]};
+    out[i] = key_at(pos[i], origin, 2097152.0 / ctr->side);
+}
+
+/* Each of the n bodies' GPU: g where splits[g] <= key < splits[g + 1];
+ * whether it leaves GPU self or stays (flags for DeviceSelect), and how
+ * many go to each GPU (counts[0 .. count), zeroed before). */
+__global__ void dest_kernel(int n, const unsigned long long *keys, const unsigned long long *splits,
+                            int count, int self, uint8_t *dest, uint8_t *leave, uint8_t *stay,
+                            int *counts) {
+    __shared__ int block_counts[SIM_MAX_GPUS];
+    if (threadIdx.x < SIM_MAX_GPUS) block_counts[threadIdx.x] = 0;
+    __syncthreads();
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        const unsigned long long key = keys[i];
+        int g = 0;
+        while (g + 1 < count && key >= splits[g + 1]) g++;
+        dest[i] = (uint8_t)g;
+        leave[i] = g != self;
+        stay[i] = g == self;
+        atomicAdd(&block_counts[g], 1);
     }
-    bounds[g] = g == 0 ? 0 : g == count ? n : lo;
+    __syncthreads();
+    if (threadIdx.x < count && block_counts[threadIdx.x] > 0) {
+        atomicAdd(&counts[threadIdx.x], block_counts[threadIdx.x]);
+    }
+}
+
+/* The GPUs of the m bodies idx[] (dest_kernel's), as sort keys. */
+__global__ void gather_dest_kernel(int m, const int *idx, const uint8_t *dest, uint8_t *out) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < m) out[i] = dest[idx[i]];
 }
 
 /* Cut j's largest cell (tree_domain). */
@@ -1577,16 +1616,23 @@ extern "C" void sim_tree_destroy(sim_tree *t) {
 /* The radix sort's scratch for n keys. t may be NULL (an estimate before the
  * tree exists): a failed query then reports nothing and counts 0. */
 static size_t sort_temp_bytes(const sim_tree *t, int n) {
-    size_t bytes = 0;
+    size_t bytes = 0, split_sort = 0, select = 0;
     cub::DoubleBuffer<unsigned long long> k(NULL, NULL);
+    cub::DoubleBuffer<uint8_t> g(NULL, NULL); /* sim_tree_domains_split's, by GPU */
     cub::DoubleBuffer<int> v(NULL, NULL);
-    const cudaError_t e = cub::DeviceRadixSort::SortPairs(NULL, bytes, k, v, n, 0, 3 * KEY_BITS);
+    const int *no_int = NULL;
+    const uint8_t *no_flag = NULL;
+    cudaError_t e = cub::DeviceRadixSort::SortPairs(NULL, bytes, k, v, n, 0, 3 * KEY_BITS);
+    if (e == cudaSuccess) e = cub::DeviceRadixSort::SortPairs(NULL, split_sort, g, v, n, 0, 4);
+    if (e == cudaSuccess) {
+        e = cub::DeviceSelect::Flagged(NULL, select, no_int, no_flag, (int *)NULL, (int *)NULL, n);
+    }
     if (e != cudaSuccess) {
         cudaGetLastError();
         if (t) CUDA_CHECK(t->fault, e);
         return 0;
     }
-    return bytes;
+    return std::max(bytes, std::max(split_sort, select));
 }
 
 extern "C" size_t sim_tree_bytes(const sim_tree *t, int n) {
@@ -1817,6 +1863,8 @@ static bool domain_alloc(sim_tree *t) {
         cudaMalloc(&t->samples, sizeof(unsigned long long) * DOMAIN_SAMPLES) == cudaSuccess &&
         cudaMallocHost(&t->host_samples, sizeof(unsigned long long) * DOMAIN_SAMPLES) ==
             cudaSuccess &&
+        cudaMalloc(&t->sample_pos, sizeof(float4) * DOMAIN_SAMPLES) == cudaSuccess &&
+        cudaMalloc(&t->selected, sizeof(int) * 3) == cudaSuccess &&
         cudaMalloc(&t->splits, sizeof(unsigned long long) * (SIM_MAX_GPUS + 1)) == cudaSuccess &&
         cudaMalloc(&t->bounds, sizeof(int) * (SIM_MAX_GPUS + 1)) == cudaSuccess &&
         cudaMallocHost(&t->host_bounds, sizeof(int) * (SIM_MAX_GPUS + 1)) == cudaSuccess &&
@@ -1834,8 +1882,9 @@ static void let_free(let_buf *b) {
 
 static void domain_free(sim_tree *t) {
     for (int d = 0; d < SIM_MAX_GPUS; d++) let_free(&t->let[d]);
-    void *dev[] = {t->boxes, t->cut,       t->cut_count, t->doms,   t->let_dev, t->let_cnt,
-                   t->roots, t->boxes_all, t->samples,   t->splits, t->bounds};
+    void *dev[] = {t->boxes,   t->cut,        t->cut_count, t->doms,    t->let_dev,
+                   t->let_cnt, t->roots,      t->boxes_all, t->samples, t->splits,
+                   t->bounds,  t->sample_pos, t->selected};
     for (void *q : dev) CUDA_CHECK(t->fault, cudaFree(q));
     CUDA_CHECK(t->fault, cudaFreeHost(t->host_samples));
     CUDA_CHECK(t->fault, cudaFreeHost(t->host_bounds));
@@ -1843,6 +1892,7 @@ static void domain_free(sim_tree *t) {
     void *host[] = {t->host_build, t->host_doms, t->host_let_cnt, t->host_roots};
     for (void *q : host) CUDA_CHECK(t->fault, cudaFreeHost(q));
     t->boxes = NULL;
+    t->sample_ready = false;
 }
 
 /* A quarter more than n (at least 1): a buffer that grows keeps room for
@@ -1930,9 +1980,54 @@ static void take_cube(sim_tree *const *trees, int count, int k, cudaStream_t st)
     CUDA_CHECK_LAUNCH(t->fault);
 }
 
+/* GPU self's split, once the counts are known (dest_kernel): its leavers
+ * grouped by GPU, and the holes they leave below its stayers' count with
+ * the stayers past it that fill them. Byte arrays in keys[1] (8 bytes a
+ * body): the bodies' GPUs, leave and stay flags, the leavers' GPUs and
+ * their sort's other buffer; int arrays in keys[0] (the keys are spent):
+ * movers, then holes past n. */
+static void split_lists(sim_tree *t, int n, int stay, int count, cudaStream_t st, const int **leave,
+                        const int **holes, const int **movers) {
+    uint8_t *bytes = (uint8_t *)t->keys[1];
+    const uint8_t *dest = bytes, *leaving = bytes + n, *staying = bytes + 2 * (size_t)n;
+    uint8_t *lkeys = bytes + 3 * (size_t)n, *lkeys_alt = bytes + 4 * (size_t)n;
+    int *move = (int *)t->keys[0], *hole = (int *)t->keys[0] + n;
+    const int leavers = n - stay;
+    size_t temp = t->sort_temp_bytes;
+    /* idx[0] is 0 .. n-1 (keys_kernel): the selects' input */
+    CUDA_CHECK(t->fault, cub::DeviceSelect::Flagged(t->sort_temp, temp, t->idx[0], leaving,
+                                                    t->idx[1], t->selected, n, st));
+    temp = t->sort_temp_bytes;
+    CUDA_CHECK(t->fault, cub::DeviceSelect::Flagged(t->sort_temp, temp, t->idx[0], leaving, hole,
+                                                    t->selected + 2, stay, st));
+    temp = t->sort_temp_bytes;
+    CUDA_CHECK(t->fault,
+               cub::DeviceSelect::Flagged(t->sort_temp, temp, t->idx[0] + stay, staying + stay,
+                                          move, t->selected + 1, leavers, st));
+    gather_dest_kernel<<<div_up(leavers, BUILD_THREADS), BUILD_THREADS, 0, st>>>(leavers, t->idx[1],
+                                                                                 dest, lkeys);
+    CUDA_CHECK_LAUNCH(t->fault);
+    int bits = 1;
+    while ((1 << bits) < count) bits++;
+    cub::DoubleBuffer<uint8_t> keys(lkeys, lkeys_alt);
+    cub::DoubleBuffer<int> idx(t->idx[1], t->idx[0]);
+    temp = t->sort_temp_bytes;
+    CUDA_CHECK(t->fault, cub::DeviceRadixSort::SortPairs(t->sort_temp, temp, keys, idx, leavers, 0,
+                                                         bits, st));
+    *leave = idx.Current();
+    *holes = hole;
+    *movers = move;
+}
+
+extern "C" void sim_tree_domains_forget(sim_tree *t) {
+    t->sample_ready = false;
+}
+
 extern "C" bool sim_tree_domains_split(sim_tree *const *trees, const int *devices,
                                        const cudaStream_t *streams, int count, const int *n,
-                                       const float4 *const *pos, int *sends, const int **order) {
+                                       const float4 *const *pos, int *sends, const int **leave,
+                                       const int **holes, const int **movers,
+                                       const int **fill_count) {
     if (count < 1 || count > SIM_MAX_GPUS) return false;
     for (int k = 0; k < count; k++) {
         sim_tree *t = trees[k];
@@ -1943,7 +2038,10 @@ extern "C" bool sim_tree_domains_split(sim_tree *const *trees, const int *device
             return false;
         }
     }
-    /* Every GPU's keys in the common cube, sorted, and a sample of them. */
+    /* Every GPU's keys in the common cube, and a sample of them: the keys
+     * now of the positions its last tree sampled at even ranks of its
+     * sorted bodies (the same bodies, a step ago), else keys at even
+     * places in its arrays. */
     for (int k = 0; k < count; k++) {
         sim_tree *t = trees[k];
         const cudaStream_t st = streams[k];
@@ -1963,8 +2061,13 @@ extern "C" bool sim_tree_domains_split(sim_tree *const *trees, const int *device
         keys_kernel<<<div_up(n[k], BUILD_THREADS), BUILD_THREADS, 0, st>>>(n[k], pos[k], t->ctr,
                                                                            t->keys[0], t->idx[0]);
         CUDA_CHECK_LAUNCH(t->fault);
-        const unsigned long long *skeys = sort_keys(t, n[k], st);
-        sample_sorted_kernel<<<div_up(DOMAIN_SAMPLES, 256), 256, 0, st>>>(n[k], skeys, t->samples);
+        if (t->sample_ready) {
+            sample_keys_kernel<<<div_up(DOMAIN_SAMPLES, 256), 256, 0, st>>>(t->sample_pos, t->ctr,
+                                                                            t->samples);
+        } else {
+            sample_spaced_kernel<<<div_up(DOMAIN_SAMPLES, 256), 256, 0, st>>>(n[k], t->keys[0],
+                                                                              t->samples);
+        }
         CUDA_CHECK_LAUNCH(t->fault);
         CUDA_CHECK(t->fault, cudaMemcpyAsync(t->host_samples, t->samples,
                                              sizeof(unsigned long long) * DOMAIN_SAMPLES,
@@ -1997,28 +2100,35 @@ extern "C" bool sim_tree_domains_split(sim_tree *const *trees, const int *device
         while (at < m && seen + all[at].w <= total * g / count) seen += all[at++].w;
         split[g] = at < m ? all[at].key : ~0ull;
     }
+    /* Each body's GPU by its key, and how many go to each. */
     for (int k = 0; k < count; k++) {
         sim_tree *t = trees[k];
         const cudaStream_t st = streams[k];
         CUDA_CHECK(t->fault, cudaSetDevice(devices[k]));
         CUDA_CHECK(t->fault, cudaMemcpyAsync(t->splits, split, sizeof(split[0]) * (count + 1),
                                              cudaMemcpyHostToDevice, st));
+        CUDA_CHECK(t->fault, cudaMemsetAsync(t->bounds, 0, sizeof(int) * count, st));
         if (n[k] > 0) {
-            const unsigned long long *skeys = t->sidx == t->idx[0] ? t->keys[0] : t->keys[1];
-            bounds_kernel<<<1, 32, 0, st>>>(n[k], skeys, count, t->splits, t->bounds);
+            uint8_t *bytes = (uint8_t *)t->keys[1];
+            dest_kernel<<<std::min(div_up(n[k], BUILD_THREADS), 4 * t->sm_count), BUILD_THREADS, 0,
+                          st>>>(n[k], t->keys[0], t->splits, count, k, bytes, bytes + n[k],
+                                bytes + 2 * (size_t)n[k], t->bounds);
             CUDA_CHECK_LAUNCH(t->fault);
-        } else {
-            CUDA_CHECK(t->fault, cudaMemsetAsync(t->bounds, 0, sizeof(int) * (count + 1), st));
         }
-        CUDA_CHECK(t->fault, cudaMemcpyAsync(t->host_bounds, t->bounds, sizeof(int) * (count + 1),
+        CUDA_CHECK(t->fault, cudaMemcpyAsync(t->host_bounds, t->bounds, sizeof(int) * count,
                                              cudaMemcpyDeviceToHost, st));
-        order[k] = t->sidx;
     }
     sync_all(trees, devices, streams, count);
-    for (int j = 0; j < count; j++) {
-        for (int k = 0; k < count; k++) {
-            sends[j * count + k] = trees[j]->host_bounds[k + 1] - trees[j]->host_bounds[k];
-        }
+    /* Each GPU's leavers, holes and movers (split_lists). */
+    for (int k = 0; k < count; k++) {
+        sim_tree *t = trees[k];
+        for (int j = 0; j < count; j++) sends[k * count + j] = t->host_bounds[j];
+        const int stay = sends[k * count + k];
+        leave[k] = holes[k] = movers[k] = fill_count[k] = NULL;
+        if (stay == n[k]) continue;
+        CUDA_CHECK(t->fault, cudaSetDevice(devices[k]));
+        split_lists(t, n[k], stay, count, streams[k], &leave[k], &holes[k], &movers[k]);
+        fill_count[k] = t->selected + 1;
     }
     return true;
 }
@@ -2068,7 +2178,11 @@ extern "C" void sim_tree_forces_domains(sim_tree *const *trees, const int *devic
             CUDA_CHECK_LAUNCH(t->fault);
             const unsigned long long *skeys = sort_keys(t, t->n_own, st);
             build_sorted(t, t->n_own, pos[k], skeys, p, st);
+            sample_pos_kernel<<<div_up(DOMAIN_SAMPLES, 256), 256, 0, st>>>(t->n_own, t->spos,
+                                                                           t->sample_pos);
+            CUDA_CHECK_LAUNCH(t->fault);
         }
+        t->sample_ready = t->n_own > 0; /* sim_tree_domains_split's next sample */
         /* Empty boxes: the images' lo all ones, hi and inv_aa zeros. */
         const size_t half = offsetof(box_image, hi);
         CUDA_CHECK(t->fault,

@@ -87,15 +87,26 @@ void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *acc, const s
 
 /* The bodies spread over GPUs drift out of their domains as they move:
  * where each GPU's n[k] bodies at pos[k] belong now. Every GPU's keys in
- * one root cube, sorted; the splitters at the ranks j N / count of a
- * sample of every GPU's sorted keys (equal counts, to a sample's
- * resolution). sends[j * count + k] gets how many of GPU j's bodies go to
- * GPU k, and order[j] (device, GPU j's) its bodies' indices in key order,
- * those for GPU 0 first: they stay valid until the tree's next call.
- * Waits for the GPUs twice. false: no GPU memory (a fault). */
+ * one root cube; the splitters at the ranks j N / count of a sample of
+ * every GPU's bodies (their positions at even ranks of its last tree's
+ * sorted bodies, keyed in the cube of now: equal counts, to a sample's
+ * resolution, without sorting them again). sends[j * count + k] gets how
+ * many of GPU j's bodies go to GPU k. The bodies that stay keep their
+ * places but for the fill: with stay = sends[j * count + j], GPU j's
+ * leave[j] lists its n[j] - stay leavers grouped by GPU (ascending, and
+ * by index within one), and movers[j][m], its stayers at or past stay,
+ * go into holes[j][m], its leavers' places below stay, for m below
+ * *fill_count[j] (device memory, which only the device reads). All are
+ * GPU j's device arrays, NULL where none leave; they stay valid until the
+ * tree's next call. Waits for the GPUs twice. false: no GPU memory (a
+ * fault). */
 bool sim_tree_domains_split(sim_tree *const *trees, const int *devices, const cudaStream_t *streams,
                             int count, const int *n, const float4 *const *pos, int *sends,
-                            const int **order);
+                            const int **leave, const int **holes, const int **movers,
+                            const int **fill_count);
+/* Bodies that a tree's last evaluation did not see (an upload): its
+ * sample is of other bodies, so the next split samples the keys instead. */
+void sim_tree_domains_forget(sim_tree *t);
 
 /* The bodies a tree of n own bodies makes room for in
  * sim_tree_forces_domains: a quarter more, for what the others send (a

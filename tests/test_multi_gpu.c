@@ -46,7 +46,8 @@
  *   positions within 1e-3 for 99 % of bodies; the vertices in body order
  *   (each the body's position); potentials within 1 % for 99 % of bodies;
  *   the energy's W within 5e-4, K within 1e-4, M within 1e-6; stats
- *   spread with no sum and no efficiency estimate, shares adding to 1,
+ *   spread with no sum and no efficiency estimate, shares adding to 1
+ *   and, a step later, each within 2 % of N of an equal share,
  *   what each GPU sent positive; drawing every body and every 7th
  *   (sim_set_draw_stride), the vertices (to host and device memory) and
  *   the radial velocities are the drawn bodies', in drawing order;
@@ -333,9 +334,19 @@ static void check_spread(int gpus, int n) {
               fabs(dk.mass - d1.mass) <= 1e-6 * d1.mass,
           "%s: W %.9g vs %.9g, K %.9g vs %.9g, M %.9g vs %.9g", what, dk.potential, d1.potential,
           dk.kinetic, d1.kinetic, dk.mass, d1.mass);
+    /* One more (timed) step: its split samples the bodies at even ranks
+     * of the last trees (sim_tree_domains_split), so the GPUs' shares are
+     * equal to that sample's resolution, a 1,024th of each GPU's bodies,
+     * and a step's drift: 2 % of N is far from both, and a split that
+     * sent the bodies the wrong way would be far from it. */
+    sim_step_timed(sk, 1);
     const sim_gpu_stats g = sim_get_gpu_stats(sk);
-    double shares = 0;
-    for (int k = 0; k < gpus; k++) shares += g.share[k];
+    double shares = 0, uneven = 0;
+    for (int k = 0; k < gpus; k++) {
+        shares += g.share[k];
+        uneven = fmax(uneven, fabs(g.share[k] - 1.0 / gpus));
+    }
+    CHECK(uneven <= 0.02, "%s: the GPUs' shares of the bodies are %.4f from equal", what, uneven);
     CHECK(g.measured && g.spread && g.split && g.sum_bytes == 0 && fabs(shares - 1) < 1e-5 &&
               g.efficiency == 0,
           "%s: stats measured %d, spread %d, sum %.0f bytes, shares %.6f, efficiency %g (none)",
