@@ -335,6 +335,8 @@ expect_refusal "--gpus 2 on the CPU" "${out[@]}" --backend cpu --gpus 2
 expect_refusal "--spread on the CPU" "${out[@]}" --backend cpu --spread
 expect_refusal "--spread on one GPU" "${out[@]}" --gpus 1 --spread
 expect_reason "--spread on one GPU" "--gpus 1 is one"
+expect_refusal "--no-spread on the CPU" "${out[@]}" --backend cpu --no-spread
+expect_reason "--no-spread on the CPU" "runs on the CPU"
 expect_refusal "--spread and --no-spread" "${out[@]}" --spread --no-spread
 expect_reason "--spread and --no-spread" "contradict"
 printf '10 K\n20 Hyper+Q\n' >"$tmp/fixtures/bad.txt"

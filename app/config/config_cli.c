@@ -649,6 +649,10 @@ static int check_combinations(config *c, const bool *given) {
     if (c->sim.spread && c->no_spread) {
         return bad("pick one: --spread or --no-spread", "--spread and --no-spread contradict");
     }
+    if (c->no_spread && c->sim.backend == SIM_BACKEND_CPU) {
+        return bad("drop --no-spread, or run on the GPU (--backend cuda)",
+                   "--no-spread keeps every body on every GPU; --backend cpu runs on the CPU");
+    }
     if (c->sim.spread && c->sim.backend == SIM_BACKEND_CPU) {
         return bad("drop --spread, or run on the GPU (--backend cuda)",
                    "--spread spreads the bodies over GPUs; --backend cpu runs on the CPU");
