@@ -207,7 +207,7 @@ struct sim_tree {
     float4 *sample_pos; /* ... the positions it is taken from: the last tree's sorted bodies */
     bool sample_ready;  /* ... sample_pos holds them (else the split samples the keys) */
     unsigned long long *splits; /* ... the splitters, count + 1 (device) */
-    int *bounds, *host_bounds;  /* ... how many of its bodies go to each GPU */
+    int *dest_counts, *host_dest_counts; /* ... how many of its bodies go to each GPU */
     int *selected;              /* ... DeviceSelect's counts: leavers, movers, holes (device) */
     cudaEvent_t box_ready;                      /* this GPU's box sent to every GPU */
     int n_own, own_cells;           /* this GPU's bodies and its tree's cells, this evaluation */
@@ -1866,8 +1866,8 @@ static bool domain_alloc(sim_tree *t) {
         cudaMalloc(&t->sample_pos, sizeof(float4) * DOMAIN_SAMPLES) == cudaSuccess &&
         cudaMalloc(&t->selected, sizeof(int) * 3) == cudaSuccess &&
         cudaMalloc(&t->splits, sizeof(unsigned long long) * (SIM_MAX_GPUS + 1)) == cudaSuccess &&
-        cudaMalloc(&t->bounds, sizeof(int) * (SIM_MAX_GPUS + 1)) == cudaSuccess &&
-        cudaMallocHost(&t->host_bounds, sizeof(int) * (SIM_MAX_GPUS + 1)) == cudaSuccess &&
+        cudaMalloc(&t->dest_counts, sizeof(int) * (SIM_MAX_GPUS + 1)) == cudaSuccess &&
+        cudaMallocHost(&t->host_dest_counts, sizeof(int) * (SIM_MAX_GPUS + 1)) == cudaSuccess &&
         cudaEventCreateWithFlags(&t->box_ready, cudaEventDisableTiming) == cudaSuccess &&
         cudaMallocHost(&t->host_roots, sizeof(int) * SIM_MAX_GPUS) == cudaSuccess;
     if (!ok) cudaGetLastError();
@@ -1882,12 +1882,12 @@ static void let_free(let_buf *b) {
 
 static void domain_free(sim_tree *t) {
     for (int d = 0; d < SIM_MAX_GPUS; d++) let_free(&t->let[d]);
-    void *dev[] = {t->boxes,   t->cut,        t->cut_count, t->doms,    t->let_dev,
-                   t->let_cnt, t->roots,      t->boxes_all, t->samples, t->splits,
-                   t->bounds,  t->sample_pos, t->selected};
+    void *dev[] = {t->boxes,       t->cut,        t->cut_count, t->doms,    t->let_dev,
+                   t->let_cnt,     t->roots,      t->boxes_all, t->samples, t->splits,
+                   t->dest_counts, t->sample_pos, t->selected};
     for (void *q : dev) CUDA_CHECK(t->fault, cudaFree(q));
     CUDA_CHECK(t->fault, cudaFreeHost(t->host_samples));
-    CUDA_CHECK(t->fault, cudaFreeHost(t->host_bounds));
+    CUDA_CHECK(t->fault, cudaFreeHost(t->host_dest_counts));
     CUDA_CHECK(t->fault, cudaEventDestroy(t->box_ready));
     void *host[] = {t->host_build, t->host_doms, t->host_let_cnt, t->host_roots};
     for (void *q : host) CUDA_CHECK(t->fault, cudaFreeHost(q));
@@ -1903,8 +1903,8 @@ static int with_slack(int n) {
 
 /* Room in t->let[d] for cells and bodies; false: out of GPU memory. A
  * buffer that grows gets slack (with_slack): growing waits for the GPU and
- * frees and allocates seven arrays, which every evaluation did while the
- * parts' sizes crept up. */
+ * frees and allocates seven arrays, which nearly every evaluation did
+ * while the parts' sizes crept up. */
 static bool let_reserve(sim_tree *t, int d, int cells, int bodies) {
     let_buf *b = &t->let[d];
     if (cells <= b->cell_cap && bodies <= b->body_cap) return true;
@@ -2107,22 +2107,22 @@ extern "C" bool sim_tree_domains_split(sim_tree *const *trees, const int *device
         CUDA_CHECK(t->fault, cudaSetDevice(devices[k]));
         CUDA_CHECK(t->fault, cudaMemcpyAsync(t->splits, split, sizeof(split[0]) * (count + 1),
                                              cudaMemcpyHostToDevice, st));
-        CUDA_CHECK(t->fault, cudaMemsetAsync(t->bounds, 0, sizeof(int) * count, st));
+        CUDA_CHECK(t->fault, cudaMemsetAsync(t->dest_counts, 0, sizeof(int) * count, st));
         if (n[k] > 0) {
             uint8_t *bytes = (uint8_t *)t->keys[1];
             dest_kernel<<<std::min(div_up(n[k], BUILD_THREADS), 4 * t->sm_count), BUILD_THREADS, 0,
                           st>>>(n[k], t->keys[0], t->splits, count, k, bytes, bytes + n[k],
-                                bytes + 2 * (size_t)n[k], t->bounds);
+                                bytes + 2 * (size_t)n[k], t->dest_counts);
             CUDA_CHECK_LAUNCH(t->fault);
         }
-        CUDA_CHECK(t->fault, cudaMemcpyAsync(t->host_bounds, t->bounds, sizeof(int) * count,
-                                             cudaMemcpyDeviceToHost, st));
+        CUDA_CHECK(t->fault, cudaMemcpyAsync(t->host_dest_counts, t->dest_counts,
+                                             sizeof(int) * count, cudaMemcpyDeviceToHost, st));
     }
     sync_all(trees, devices, streams, count);
     /* Each GPU's leavers, holes and movers (split_lists). */
     for (int k = 0; k < count; k++) {
         sim_tree *t = trees[k];
-        for (int j = 0; j < count; j++) sends[k * count + j] = t->host_bounds[j];
+        for (int j = 0; j < count; j++) sends[k * count + j] = t->host_dest_counts[j];
         const int stay = sends[k * count + k];
         leave[k] = holes[k] = movers[k] = fill_count[k] = NULL;
         if (stay == n[k]) continue;

@@ -71,8 +71,9 @@ typedef struct hud_layout {
 } hud_layout;
 
 /* Several GPUs: each one's force time, the sum that joins their shares,
- * and the estimated parallel efficiency (sim_gpu_stats); spread, what the
- * GPUs sent each other of their trees instead of the sum and estimate. */
+ * and the estimated parallel efficiency (sim_gpu_stats); spread, each
+ * one's walk beside its force time and what the GPUs sent each other of
+ * their trees, instead of the sum and estimate. */
 static void gpus_line(const ui_facts *f, const sim_method *m, ui_lines *l) {
     const sim_gpu_stats g = sim_get_gpu_stats(f->sim);
     if (!g.measured) return;
