@@ -2223,12 +2223,19 @@ extern "C" void sim_tree_forces_domains(sim_tree *const *trees, const int *devic
     /* 3. Every GPU: what each other GPU needs of its tree; should a buffer
      *    have been too small, again with twice the room (up to the whole
      *    tree, which holds any part of it): a buffer that filled stopped
-     *    the count, so what it needs is not known. */
+     *    the count, so what it needs is not known. A level of the parts
+     *    takes the children of the cells opened at the one above: none
+     *    past the tree's deepest level. */
+    int levels[SIM_MAX_GPUS]; /* each tree's levels that hold cells */
     for (int k = 0; k < count; k++) {
         sim_tree *t = trees[k];
         t->own_cells = 0;
-        for (int l = 0; l < LEVELS; l++) t->own_cells += t->host_build->level_count[l];
-        if (t->n_own == 0) t->own_cells = 0;
+        levels[k] = 0;
+        for (int l = 0; l < LEVELS; l++) {
+            t->own_cells += t->host_build->level_count[l];
+            if (t->host_build->level_count[l] > 0) levels[k] = l + 1;
+        }
+        if (t->n_own == 0) t->own_cells = levels[k] = 0;
     }
     for (int round = 0;; round++) {
         bool fits = true;
@@ -2259,7 +2266,7 @@ extern "C" void sim_tree_forces_domains(sim_tree *const *trees, const int *devic
             let_start_kernel<<<1, SIM_MAX_GPUS, 0, st>>>(count, k, t->let_dev, t->let_cnt,
                                                          t->n_own);
             CUDA_CHECK_LAUNCH(t->fault);
-            for (int l = 0; l < LEVELS && t->n_own > 0; l++) {
+            for (int l = 0; l < levels[k]; l++) {
                 const int blocks =
                     std::min(div_up(std::max(t->own_cells, 1), BUILD_THREADS), 4 * t->sm_count);
                 let_level_kernel<<<dim3(std::max(1, blocks / count + 1), count), BUILD_THREADS, 0,
