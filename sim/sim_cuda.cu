@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "sim_cuda_check.h"
+#include "sim_gang.h"
 #include "sim_kernels.h"
 #include "sim_nccl.h"
 #include "sim_tree.h"
@@ -107,6 +108,7 @@ struct cuda_backend {
     cuda_backend **members;   /* members[0] is the leader itself; NULL on one GPU */
     int member_count;         /* 1 on one GPU */
     sim_nccl *nccl;           /* the leader's: the communicators */
+    sim_gang *gang;           /* the leader's, spread: a host thread per other GPU */
     cudaEvent_t forces_start; /* each member: its force evaluation in a timed step call */
     cudaEvent_t forces_stop;
     cudaEvent_t sum_start; /* the leader: the sum of the shares in that call */
@@ -546,7 +548,8 @@ static void destroy_one(cuda_backend *c) {
  * diagnostics, snapshots, the force error, the tree's cells) reads the
  * leader's. A method whose row does not split (the ladder's first rungs)
  * runs whole on every GPU, with no sum. One host thread queues every GPU's
- * work; the leader's device is the current one whenever a call returns.
+ * work (spread, below, but for the tree's phases); the leader's device is
+ * the current one whenever a call returns.
  *
  * Spread (sim_desc.spread, the tree in float only): each GPU holds only
  * its own bodies, a stretch of a Morton curve (sim_spread_split at
@@ -554,7 +557,10 @@ static void destroy_one(cuda_backend *c) {
  * bodies that have moved into another GPU's stretch go there
  * (spread_migrate), each GPU builds the tree of its own and walks it with
  * the parts of the others' it needs (sim_tree_forces_domains), and kicks
- * and drifts only its own: no sum. What reads the state gathers it: the
+ * and drifts only its own: no sum. The split, the moves and the tree's
+ * phases between its waits are queued by a host thread per GPU (the
+ * leader's gang, sim_gang.h), so that no GPU waits for the others' queuing.
+ * What reads the state gathers it: the
  * sums of the diagnostics are added on the host, each GPU picks its drawn
  * bodies' vertices and colours and the leader puts them in drawing order
  * (spread_collect), bodies and potentials come back through the host's
@@ -582,6 +588,7 @@ static void cuda_destroy(void *b) {
     free(c->spread_index);
     free(c->spread_keys);
     sim_nccl_destroy(c->nccl);
+    sim_gang_destroy(c->gang);
     free(c->members);
     destroy_one(c);
 }
@@ -612,6 +619,15 @@ static void *cuda_create(int device, int gpus, bool spread, sim_error *err) {
     if (ok) {
         c->nccl = sim_nccl_create(gpus, devices, err);
         ok = c->nccl != NULL;
+    }
+    if (ok && spread) {
+        c->gang = sim_gang_create(gpus - 1);
+        ok = c->gang != NULL;
+        if (!ok && err) {
+            snprintf(err->message, sizeof err->message,
+                     "could not start %d host threads to queue the GPUs' work", gpus - 1);
+            snprintf(err->hint, sizeof err->hint, "free some memory, or drop --spread");
+        }
     }
     /* The tree's GPUs copy parts of their trees to each other
      * (sim_tree_forces_domains): directly where the devices can reach each
@@ -1162,16 +1178,14 @@ static bool next_room(cuda_backend *m) {
  * stayers of its new GPU, behind every GPU's packing. The bodies' indices
  * go with them; the host's copy is read back when something needs every
  * body in order (spread_index_now: bodies, potentials). */
-static void spread_migrate(cuda_backend *c, sim_tree *const *trees, const int *devices,
-                           const cudaStream_t *streams) {
+static void spread_migrate(cuda_backend *c, const sim_tree_team *team) {
     const int count = c->member_count;
     int n[SIM_MAX_GPUS], sends[SIM_MAX_GPUS * SIM_MAX_GPUS], next_n[SIM_MAX_GPUS] = {0};
     const float4 *pos[SIM_MAX_GPUS];
     const int *leave[SIM_MAX_GPUS], *holes[SIM_MAX_GPUS], *movers[SIM_MAX_GPUS],
         *fill[SIM_MAX_GPUS];
     for (int k = 0; k < count; k++) n[k] = member(c, k)->n, pos[k] = member(c, k)->pos;
-    if (!sim_tree_domains_split(trees, devices, streams, count, n, pos, sends, leave, holes, movers,
-                                fill)) {
+    if (!sim_tree_domains_split(team, n, pos, sends, leave, holes, movers, fill)) {
         return;
     }
     bool moves = false;
@@ -1201,7 +1215,7 @@ static void spread_migrate(cuda_backend *c, sim_tree *const *trees, const int *d
             return;
         }
     }
-    for (int j = 0; j < count; j++) {
+    sim_gang_each(team->gang, count, [&](int j) {
         cuda_backend *m = member(c, j);
         set_device(m);
         const int leavers = m->n - sends[j * count + j];
@@ -1215,8 +1229,9 @@ static void spread_migrate(cuda_backend *c, sim_tree *const *trees, const int *d
             CUDA_CHECK_LAUNCH(&m->fault);
         }
         CUDA_CHECK(&m->fault, cudaEventRecord(m->moved, m->stream));
-    }
-    for (int k = 0; k < count; k++) { /* into GPU k's arrays, behind every GPU's packing */
+    });
+    /* Into GPU k's arrays, behind every GPU's packing. */
+    sim_gang_each(team->gang, count, [&](int k) {
         cuda_backend *to = member(c, k);
         set_device(to);
         for (int j = 0; j < count; j++) {
@@ -1243,7 +1258,7 @@ static void spread_migrate(cuda_backend *c, sim_tree *const *trees, const int *d
                                                        sizeof(int) * cnt, to->stream));
             at += cnt;
         }
-    }
+    });
     int first = 0;
     for (int k = 0; k < count; k++) {
         member(c, k)->n = next_n[k];
@@ -1276,9 +1291,10 @@ static void spread_index_now(cuda_backend *c) {
  * (sim_tree_forces_domains); no sum. */
 static void forces_spread(cuda_backend *c, const sim_step_params *sp, bool potential, bool timed) {
     const int count = c->member_count;
-    sim_tree *trees[SIM_MAX_GPUS];
-    int devices[SIM_MAX_GPUS], n[SIM_MAX_GPUS];
-    cudaStream_t streams[SIM_MAX_GPUS];
+    sim_tree_team team = {};
+    team.count = count;
+    team.gang = c->gang;
+    int n[SIM_MAX_GPUS];
     const float4 *pos[SIM_MAX_GPUS];
     float4 *acc[SIM_MAX_GPUS];
     for (int k = 0; k < count; k++) {
@@ -1292,15 +1308,15 @@ static void forces_spread(cuda_backend *c, const sim_step_params *sp, bool poten
             set_device(c);
             return;
         }
-        trees[k] = m->tree;
-        devices[k] = m->device;
+        team.trees[k] = m->tree;
+        team.devices[k] = m->device;
         n[k] = m->n;
-        streams[k] = m->stream;
+        team.streams[k] = m->stream;
         pos[k] = m->pos;
         acc[k] = m->acc;
         if (timed) CUDA_CHECK(&m->fault, cudaEventRecord(m->forces_start, m->stream));
     }
-    spread_migrate(c, trees, devices, streams);
+    spread_migrate(c, &team);
     for (int k = 0; k < count; k++) { /* the GPUs' bodies after the move */
         const cuda_backend *m = member(c, k);
         n[k] = m->n;
@@ -1321,10 +1337,10 @@ static void forces_spread(cuda_backend *c, const sim_step_params *sp, bool poten
         first.alpha = 0;
         first.potential = false;
         first.untimed = true;
-        sim_tree_forces_domains(trees, devices, streams, count, n, pos, acc, &first);
+        sim_tree_forces_domains(&team, n, pos, acc, &first);
     }
     if (p.alpha > 0) p.acc_old = acc[0]; /* each GPU's own acc (sim_tree.h) */
-    sim_tree_forces_domains(trees, devices, streams, count, n, pos, acc, &p);
+    sim_tree_forces_domains(&team, n, pos, acc, &p);
     for (int k = 0; k < count && timed; k++) {
         c->pending_share[k] = c->spread_n > 0 ? (float)((double)n[k] / c->spread_n) : 0.0f;
     }

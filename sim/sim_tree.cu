@@ -87,6 +87,7 @@
 #include <vector>
 
 #include "sim_cuda_check.h"
+#include "sim_gang.h"
 #include "sim_kernels.h"
 #include "sim_tree.h"
 
@@ -1945,14 +1946,6 @@ static void copy_between(sim_tree *t, void *dst, int dst_dev, const void *src, i
     }
 }
 
-static void sync_all(sim_tree *const *trees, const int *devices, const cudaStream_t *streams,
-                     int count) {
-    for (int k = 0; k < count; k++) {
-        CUDA_CHECK(trees[k]->fault, cudaSetDevice(devices[k]));
-        CUDA_CHECK(trees[k]->fault, cudaStreamSynchronize(streams[k]));
-    }
-}
-
 /* GPU k's box of its n_own bodies (its counters cleared before) into
  * every GPU's boxes_all, GPU to GPU; box_ready after it. */
 static void send_box(sim_tree *const *trees, const int *devices, int count, int k,
@@ -2023,11 +2016,14 @@ extern "C" void sim_tree_domains_forget(sim_tree *t) {
     t->sample_ready = false;
 }
 
-extern "C" bool sim_tree_domains_split(sim_tree *const *trees, const int *devices,
-                                       const cudaStream_t *streams, int count, const int *n,
+extern "C" bool sim_tree_domains_split(const sim_tree_team *team, const int *n,
                                        const float4 *const *pos, int *sends, const int **leave,
                                        const int **holes, const int **movers,
                                        const int **fill_count) {
+    const int count = team->count;
+    sim_tree *const *trees = team->trees;
+    const int *devices = team->devices;
+    const cudaStream_t *streams = team->streams;
     if (count < 1 || count > SIM_MAX_GPUS) return false;
     for (int k = 0; k < count; k++) {
         sim_tree *t = trees[k];
@@ -2041,7 +2037,7 @@ extern "C" bool sim_tree_domains_split(sim_tree *const *trees, const int *device
     /* Every GPU's keys in the common cube, and a sample of them: the keys
      * now of the positions its last tree sampled at even ranks of its
      * sorted bodies (the same bodies, a step ago), else keys at even
-     * places in its arrays. */
+     * places in its arrays; each GPU's thread waits for its sample. */
     for (int k = 0; k < count; k++) {
         sim_tree *t = trees[k];
         const cudaStream_t st = streams[k];
@@ -2052,12 +2048,12 @@ extern "C" bool sim_tree_domains_split(sim_tree *const *trees, const int *device
         t->n_own = n[k];
         send_box(trees, devices, count, k, pos[k], st);
     }
-    for (int k = 0; k < count; k++) {
+    sim_gang_each(team->gang, count, [&](int k) {
         sim_tree *t = trees[k];
         const cudaStream_t st = streams[k];
         CUDA_CHECK(t->fault, cudaSetDevice(devices[k]));
         take_cube(trees, count, k, st);
-        if (n[k] <= 0) continue;
+        if (n[k] <= 0) return;
         keys_kernel<<<div_up(n[k], BUILD_THREADS), BUILD_THREADS, 0, st>>>(n[k], pos[k], t->ctr,
                                                                            t->keys[0], t->idx[0]);
         CUDA_CHECK_LAUNCH(t->fault);
@@ -2072,8 +2068,8 @@ extern "C" bool sim_tree_domains_split(sim_tree *const *trees, const int *device
         CUDA_CHECK(t->fault, cudaMemcpyAsync(t->host_samples, t->samples,
                                              sizeof(unsigned long long) * DOMAIN_SAMPLES,
                                              cudaMemcpyDeviceToHost, st));
-    }
-    sync_all(trees, devices, streams, count);
+        CUDA_CHECK(t->fault, cudaStreamSynchronize(st));
+    });
     /* The splitters: the keys at the ranks k N / count of all samples,
      * each standing for its GPU's n / DOMAIN_SAMPLES bodies. */
     struct weighted {
@@ -2101,7 +2097,7 @@ extern "C" bool sim_tree_domains_split(sim_tree *const *trees, const int *device
         split[g] = at < m ? all[at].key : ~0ull;
     }
     /* Each body's GPU by its key, and how many go to each. */
-    for (int k = 0; k < count; k++) {
+    sim_gang_each(team->gang, count, [&](int k) {
         sim_tree *t = trees[k];
         const cudaStream_t st = streams[k];
         CUDA_CHECK(t->fault, cudaSetDevice(devices[k]));
@@ -2117,19 +2113,15 @@ extern "C" bool sim_tree_domains_split(sim_tree *const *trees, const int *device
         }
         CUDA_CHECK(t->fault, cudaMemcpyAsync(t->host_dest_counts, t->dest_counts,
                                              sizeof(int) * count, cudaMemcpyDeviceToHost, st));
-    }
-    sync_all(trees, devices, streams, count);
-    /* Each GPU's leavers, holes and movers (split_lists). */
-    for (int k = 0; k < count; k++) {
-        sim_tree *t = trees[k];
+        CUDA_CHECK(t->fault, cudaStreamSynchronize(st));
+        /* Its leavers, holes and movers (split_lists). */
         for (int j = 0; j < count; j++) sends[k * count + j] = t->host_dest_counts[j];
         const int stay = sends[k * count + k];
         leave[k] = holes[k] = movers[k] = fill_count[k] = NULL;
-        if (stay == n[k]) continue;
-        CUDA_CHECK(t->fault, cudaSetDevice(devices[k]));
-        split_lists(t, n[k], stay, count, streams[k], &leave[k], &holes[k], &movers[k]);
+        if (stay == n[k]) return;
+        split_lists(t, n[k], stay, count, st, &leave[k], &holes[k], &movers[k]);
         fill_count[k] = t->selected + 1;
-    }
+    });
     return true;
 }
 
@@ -2137,10 +2129,13 @@ extern "C" int sim_tree_domain_room(int n) {
     return n + std::min(n / 4 + 4096, INT_MAX - n);
 }
 
-extern "C" void sim_tree_forces_domains(sim_tree *const *trees, const int *devices,
-                                        const cudaStream_t *streams, int count, const int *n,
+extern "C" void sim_tree_forces_domains(const sim_tree_team *team, const int *n,
                                         const float4 *const *pos, float4 *const *acc,
                                         const sim_tree_params *p) {
+    const int count = team->count;
+    sim_tree *const *trees = team->trees;
+    const int *devices = team->devices;
+    const cudaStream_t *streams = team->streams;
     if (count < 1 || count > SIM_MAX_GPUS) return;
     bool timed[SIM_MAX_GPUS];
     sim_tree_params own_p[SIM_MAX_GPUS]; /* each GPU's: its acc holds its last evaluation */
@@ -2166,8 +2161,8 @@ extern "C" void sim_tree_forces_domains(sim_tree *const *trees, const int *devic
         send_box(trees, devices, count, k, pos[k], streams[k]);
     }
     /* 2. Every GPU: the common cube, the tree of its own bodies, and its
-     *    domain. */
-    for (int k = 0; k < count; k++) {
+     *    domain; its thread waits for them. */
+    sim_gang_each(team->gang, count, [&](int k) {
         sim_tree *t = trees[k];
         const cudaStream_t st = streams[k];
         CUDA_CHECK(t->fault, cudaSetDevice(devices[k]));
@@ -2218,8 +2213,8 @@ extern "C" void sim_tree_forces_domains(sim_tree *const *trees, const int *devic
                                    sizeof(tree_domain) * DOMAIN_BOXES, cudaMemcpyDeviceToHost, st));
         CUDA_CHECK(t->fault, cudaMemcpyAsync(t->host_build, t->ctr, sizeof(tree_counters),
                                              cudaMemcpyDeviceToHost, st));
-    }
-    sync_all(trees, devices, streams, count);
+        CUDA_CHECK(t->fault, cudaStreamSynchronize(st));
+    });
     /* 3. Every GPU: what each other GPU needs of its tree; should a buffer
      *    have been too small, again with twice the room (up to the whole
      *    tree, which holds any part of it): a buffer that filled stopped
@@ -2238,10 +2233,11 @@ extern "C" void sim_tree_forces_domains(sim_tree *const *trees, const int *devic
         if (t->n_own == 0) t->own_cells = levels[k] = 0;
     }
     for (int round = 0;; round++) {
-        bool fits = true;
-        for (int k = 0; k < count; k++) {
+        bool fits = true, room[SIM_MAX_GPUS];
+        sim_gang_each(team->gang, count, [&](int k) {
             sim_tree *t = trees[k];
             const cudaStream_t st = streams[k];
+            room[k] = true;
             CUDA_CHECK(t->fault, cudaSetDevice(devices[k]));
             for (int d = 0; d < count; d++) {
                 const size_t at = (size_t)d * DOMAIN_BOXES;
@@ -2256,7 +2252,11 @@ extern "C" void sim_tree_forces_domains(sim_tree *const *trees, const int *devic
                              round > 0 ? 2 * b.cell_cap : std::max(4096, t->own_cells / 8));
                 const int bodies =
                     std::min(t->n_own, round > 0 ? 2 * b.body_cap : std::max(4096, t->n_own / 8));
-                if (!let_reserve(t, d, cells, bodies)) return no_room(t, "let_reserve");
+                if (!let_reserve(t, d, cells, bodies)) {
+                    no_room(t, "let_reserve");
+                    room[k] = false;
+                    return;
+                }
             }
             CUDA_CHECK(t->fault, cudaMemcpyAsync(t->doms, t->host_doms,
                                                  sizeof(tree_domain) * DOMAIN_BOXES * count,
@@ -2279,8 +2279,11 @@ extern "C" void sim_tree_forces_domains(sim_tree *const *trees, const int *devic
             CUDA_CHECK(t->fault,
                        cudaMemcpyAsync(t->host_let_cnt, t->let_cnt, sizeof(let_count) * count,
                                        cudaMemcpyDeviceToHost, st));
+            CUDA_CHECK(t->fault, cudaStreamSynchronize(st));
+        });
+        for (int k = 0; k < count; k++) {
+            if (!room[k]) return;
         }
-        sync_all(trees, devices, streams, count);
         for (int k = 0; k < count; k++) {
             for (int d = 0; d < count; d++) {
                 if (d == k || trees[k]->n_own == 0) continue;
@@ -2339,10 +2342,10 @@ extern "C" void sim_tree_forces_domains(sim_tree *const *trees, const int *devic
         }
         regrown = true;
     }
-    if (regrown) return sim_tree_forces_domains(trees, devices, streams, count, n, pos, acc, p);
+    if (regrown) return sim_tree_forces_domains(team, n, pos, acc, p);
     /* 4. Every GPU: the others' parts placed after its own tree (cells past
      *    one empty cell, bodies past its own), then its walk. */
-    for (int k = 0; k < count; k++) {
+    sim_gang_each(team->gang, count, [&](int k) {
         sim_tree *t = trees[k];
         const cudaStream_t st = streams[k];
         CUDA_CHECK(t->fault, cudaSetDevice(devices[k]));
@@ -2353,7 +2356,8 @@ extern "C" void sim_tree_forces_domains(sim_tree *const *trees, const int *devic
             const let_count c = src->host_let_cnt[k];
             if (j == k || src->n_own == 0 || c.cells == 0) continue;
             if (cells_at + c.cells > t->cell_capacity || bodies_at + c.bodies > t->capacity) {
-                return no_room(t, "sim_tree_forces_domains"); /* cannot happen: grown above */
+                no_room(t, "sim_tree_forces_domains"); /* cannot happen: grown above */
+                return;
             }
             const let_buf &b = src->let[k];
             const int from = devices[j], to = devices[k];
@@ -2376,7 +2380,7 @@ extern "C" void sim_tree_forces_domains(sim_tree *const *trees, const int *devic
         if (timed[k]) CUDA_CHECK(t->fault, cudaEventRecord(t->ev[1], st));
         if (t->n_own > 0) launch_walk(t, acc[k], &own_p[k], 0, t->n_own, t->roots, nroots, st);
         end_eval(t, timed[k], st);
-    }
+    });
 }
 
 /* Reads the last timed evaluation once its events have completed (called

@@ -85,6 +85,19 @@ typedef struct sim_tree_params {
 void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *acc, const sim_tree_params *p,
                      cudaStream_t stream);
 
+/* GPUs that share one set of bodies spread over them: GPU k's tree
+ * (created on its device), device and stream, for k below count. gang:
+ * host threads that queue the GPUs' work at once (sim_gang.h; NULL: the
+ * caller queues each GPU's in turn). devices may repeat (one GPU standing
+ * in for several: the tests). */
+typedef struct sim_tree_team {
+    int count;
+    sim_tree *trees[SIM_MAX_GPUS];
+    int devices[SIM_MAX_GPUS];
+    cudaStream_t streams[SIM_MAX_GPUS];
+    struct sim_gang *gang;
+} sim_tree_team;
+
 /* The bodies spread over GPUs drift out of their domains as they move:
  * where each GPU's n[k] bodies at pos[k] belong now. Every GPU's keys in
  * one root cube; the splitters at the ranks j N / count of a sample of
@@ -100,9 +113,8 @@ void sim_tree_forces(sim_tree *t, int n, const float4 *pos, float4 *acc, const s
  * GPU j's device arrays, NULL where none leave; they stay valid until the
  * tree's next call. Waits for the GPUs twice. false: no GPU memory (a
  * fault). */
-bool sim_tree_domains_split(sim_tree *const *trees, const int *devices, const cudaStream_t *streams,
-                            int count, const int *n, const float4 *const *pos, int *sends,
-                            const int **leave, const int **holes, const int **movers,
+bool sim_tree_domains_split(const sim_tree_team *team, const int *n, const float4 *const *pos,
+                            int *sends, const int **leave, const int **holes, const int **movers,
                             const int **fill_count);
 /* Bodies that a tree's last evaluation did not see (an upload): its
  * sample is of other bodies, so the next split samples the keys instead. */
@@ -114,26 +126,22 @@ void sim_tree_domains_forget(sim_tree *t);
  * docs/PERFORMANCE.md, "Spread"; more than the room grows the tree). */
 int sim_tree_domain_room(int n);
 
-/* Several GPUs, the bodies spread over them (sim_desc.spread): GPU k holds
- * n[k] bodies of its own, pos[k] and acc[k] on devices[k] (trees[k]
- * created there, streams[k] its stream). Each GPU builds the tree of its
- * own bodies, sends each other GPU the part of it that GPU's groups need
- * (a locally essential tree: docs/TREE.md) and walks its own groups
- * through its tree and the parts it received: acc[k] gets the
- * accelerations (and potentials, as above) of GPU k's bodies. Right for
- * any split of the bodies; fewer cells travel where each GPU's bodies are
- * close together (a stretch of a space-filling curve). p's share is not
- * read; a non-NULL p->acc_old means that each acc[k] holds the last
- * evaluation of these bodies. Waits for the GPUs at least twice (each
- * one's domain, the sizes of what it sends, again for a buffer that had to
- * grow); the walks are left queued. A tree with no room for what it
- * receives grows and the evaluation starts again (no GPU memory for that
- * is a fault). devices may repeat (one GPU standing in for several: the
- * tests). */
-void sim_tree_forces_domains(sim_tree *const *trees, const int *devices,
-                             const cudaStream_t *streams, int count, const int *n,
-                             const float4 *const *pos, float4 *const *acc,
-                             const sim_tree_params *p);
+/* Several GPUs, the bodies spread over them (sim_desc.spread): GPU k of
+ * the team holds n[k] bodies of its own, pos[k] and acc[k] on its device.
+ * Each GPU builds the tree of its own bodies, sends each other GPU the
+ * part of it that GPU's groups need (a locally essential tree:
+ * docs/TREE.md) and walks its own groups through its tree and the parts
+ * it received: acc[k] gets the accelerations (and potentials, as above) of
+ * GPU k's bodies. Right for any split of the bodies; fewer cells travel
+ * where each GPU's bodies are close together (a stretch of a space-filling
+ * curve). p's share is not read; a non-NULL p->acc_old means that each
+ * acc[k] holds the last evaluation of these bodies. Waits for the GPUs at
+ * least twice (each one's domain, the sizes of what it sends, again for a
+ * buffer that had to grow); the walks are left queued. A tree with no room
+ * for what it receives grows and the evaluation starts again (no GPU
+ * memory for that is a fault). */
+void sim_tree_forces_domains(const sim_tree_team *team, const int *n, const float4 *const *pos,
+                             float4 *const *acc, const sim_tree_params *p);
 
 /* Stats of the latest timed evaluation whose events have completed (never
  * waits); valid false before the first. */

@@ -43,6 +43,8 @@
  *   last level): errors within twice the one tree's and 1e-3.
  * - on two devices: the accelerations equal the one-device stand-in's bit
  *   for bit (the same arithmetic; only the copies differ).
+ * Each domain's work is queued by a host thread of its own (sim_gang), as
+ * the backend's are, stand-ins included.
  */
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -50,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim_gang.h"
 #include "sim_tree.h"
 #include "test_util.h"
 
@@ -63,7 +66,8 @@ typedef struct result {
     float4 *acc;           /* host, in body order */
 } result;
 
-static sim_fault fault;
+static sim_fault fault;                /* the force error's */
+static sim_fault faults[SIM_MAX_GPUS]; /* each domain's tree's: their threads record apart */
 
 static void *dev_alloc(size_t bytes) {
     void *p = NULL;
@@ -83,8 +87,11 @@ static void *dev_alloc(size_t bytes) {
  * the parts received grow it (sim_tree_forces_domains starts again). */
 static result forces(int count, const int *devices, int n, const float4 *pos, sim_tree_params p,
                      bool spatial) {
-    sim_tree *trees[SIM_MAX_GPUS];
-    cudaStream_t streams[SIM_MAX_GPUS];
+    /* A thread per domain queues its work, as the backend's do. */
+    sim_tree_team team = {.count = count, .gang = sim_gang_create(count - 1)};
+    if (!team.gang) exit(1);
+    sim_tree **trees = team.trees;
+    cudaStream_t *streams = team.streams;
     const float4 *dpos[SIM_MAX_GPUS];
     float4 *dacc[SIM_MAX_GPUS];
     int first[SIM_MAX_GPUS + 1], mine[SIM_MAX_GPUS];
@@ -109,7 +116,8 @@ static result forces(int count, const int *devices, int n, const float4 *pos, si
         cudaSetDevice(devices[k]);
         int sms = 0;
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, devices[k]);
-        trees[k] = sim_tree_create(sms, &fault);
+        team.devices[k] = devices[k];
+        trees[k] = sim_tree_create(sms, &faults[k]);
         if (!trees[k] || !sim_tree_reserve(trees[k], mine[k] > 0 ? mine[k] : 1)) {
             fprintf(stderr, "no GPU memory for the tree\n");
             exit(1);
@@ -131,7 +139,7 @@ static result forces(int count, const int *devices, int n, const float4 *pos, si
         if (count == 1) {
             sim_tree_forces(trees[0], n, dpos[0], dacc[0], &q, streams[0]);
         } else {
-            sim_tree_forces_domains(trees, devices, streams, count, mine, dpos, dacc, &q);
+            sim_tree_forces_domains(&team, mine, dpos, dacc, &q);
         }
         for (int k = 0; k < count; k++) {
             cudaSetDevice(devices[k]);
@@ -169,11 +177,15 @@ static result forces(int count, const int *devices, int n, const float4 *pos, si
         cudaFree(dacc[k]);
     }
     cudaSetDevice(devices[0]);
+    sim_gang_destroy(team.gang);
     free(host);
     free(keys);
     free(bodies);
     free(index);
     CHECK(fault.code == 0, "no CUDA fault: %s", fault.what);
+    for (int k = 0; k < count; k++) {
+        CHECK(faults[k].code == 0, "domain %d: no CUDA fault: %s", k, faults[k].what);
+    }
     return r;
 }
 
