@@ -851,13 +851,6 @@ int sim_gpus_for(int n, sim_scaling scaling, int devices) {
     return devices < SIM_GPUS_AUTO_MAX ? devices : SIM_GPUS_AUTO_MAX;
 }
 
-int sim_gpus_auto(int n, sim_variant v) {
-    char version[64];
-    const sim_method *m = sim_method_of(SIM_BACKEND_CUDA, v);
-    if (!m || !m->splits || !sim_multi_gpu_support(version, sizeof version)) return 1;
-    return sim_gpus_for(n, m->scaling, sim_cuda_device_count(NULL, 0));
-}
-
 bool sim_spread_for(int n, int gpus) {
     if (gpus < 2) return false;
     return n >= (gpus == 2 ? SIM_SPREAD2_MIN_BODIES : SIM_SPREAD4_MIN_BODIES);

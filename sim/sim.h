@@ -665,10 +665,6 @@ bool sim_multi_gpu_support(char *out, size_t len);
  * it, every device up to SIM_GPUS_AUTO_MAX from the four-GPU one (three
  * GPUs take four's threshold). */
 int sim_gpus_for(int n, sim_scaling scaling, int devices);
-/* The automatic GPU count for n bodies on method v (CUDA backend):
- * sim_gpus_for where this build has NCCL and v splits; else 1. Asks the
- * CUDA runtime. */
-int sim_gpus_auto(int n, sim_variant v);
 
 /* From these N on, the tree with its bodies spread over the GPUs
  * (sim_desc.spread) ran faster than with every body on every GPU, on one

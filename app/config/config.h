@@ -213,10 +213,15 @@ int config_scene_of(const config *cfg);
  * on top. */
 sim_desc config_scene_desc(int i, const config *cfg, bool cpu, bool startup);
 /* The GPUs for d's N and method (d->gpus, d->spread): --gpus, or auto
- * (sim_gpus_auto; every GPU with --spread); the tree's bodies spread where
- * --spread asks or, unless --no-spread, where sim_spread_for finds it
- * faster. On the CPU backend cfg's own values. */
+ * (sim_gpus_for where this build has NCCL and the method splits its
+ * forces, else 1); the tree's bodies spread where --spread asks or, unless
+ * --no-spread, where sim_spread_for finds it faster, and spread bodies
+ * take every GPU under auto, whose memories together hold what fewer
+ * cannot. On the CPU backend cfg's own values. */
 void config_gpus(const config *cfg, bool cpu, sim_desc *d);
+/* config_gpus on a GPU backend with `devices` GPUs visible, nccl: this
+ * build can join them (sim_multi_gpu_support). */
+void config_gpus_on(const config *cfg, int devices, bool nccl, sim_desc *d);
 /* Steps per frame of scene i on this backend with force method v. */
 int config_scene_steps(int i, bool cpu, sim_variant v);
 config_scene_look config_scene_look_of(int i);

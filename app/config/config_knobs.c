@@ -370,7 +370,7 @@ int config_knob_parse(config *c, config_knob k, const char *v) {
     }
     case CONFIG_KNOB_GPUS: {
         if (strcmp(v, "auto") == 0) {
-            c->sim.gpus = 0; /* config_scene_desc asks sim_gpus_auto */
+            c->sim.gpus = 0; /* config_scene_desc asks config_gpus */
             return 0;
         }
         long long g = 0;

@@ -214,17 +214,30 @@ int config_scene_of(const config *c) {
     return config_scene_find(by_ic[c->sim.ic < SIM_IC_COUNT ? c->sim.ic : 0]);
 }
 
-void config_gpus(const config *cfg, bool cpu, sim_desc *d) {
+void config_gpus_on(const config *cfg, int devices, bool nccl, sim_desc *d) {
     d->gpus = cfg->sim.gpus;
     d->spread = cfg->sim.spread;
-    if (cpu) return;
-    if (d->gpus == 0) { /* --gpus auto; spread: every GPU */
-        d->gpus =
-            d->spread ? sim_cuda_device_count(NULL, 0) : sim_gpus_auto(d->body_count, d->variant);
+    const bool chosen = d->gpus == 0; /* --gpus auto */
+    if (chosen && d->spread) d->gpus = devices;
+    if (chosen && !d->spread) {
+        const sim_method *m = sim_method_of(SIM_BACKEND_CUDA, d->variant);
+        d->gpus = m && m->splits && nccl ? sim_gpus_for(d->body_count, m->scaling, devices) : 1;
     }
     if (!d->spread && !cfg->no_spread && d->variant == SIM_VARIANT_TREE) {
         d->spread = sim_spread_for(d->body_count, d->gpus);
+        if (d->spread && chosen) d->gpus = devices; /* as --spread */
     }
+}
+
+void config_gpus(const config *cfg, bool cpu, sim_desc *d) {
+    if (cpu) {
+        d->gpus = cfg->sim.gpus;
+        d->spread = cfg->sim.spread;
+        return;
+    }
+    char nccl[64];
+    config_gpus_on(cfg, sim_cuda_device_count(NULL, 0), sim_multi_gpu_support(nccl, sizeof nccl),
+                   d);
 }
 
 sim_desc config_scene_desc(int i, const config *cfg, bool cpu, bool startup) {
