@@ -1450,15 +1450,18 @@ __global__ void let_next_kernel(int count, let_count *cnt) {
     cnt[d].end = cnt[d].cells;
 }
 
-/* One level of every destination's let_buf (blockIdx.y: the destination).
- * A cell that every group of the destination accepts goes as itself; one
- * some group may open takes its children (the next level) or, a leaf, its
- * bodies. The test is walk_group's against each of the destination's
- * boxes with its largest inv_aa (every group there lies inside one box,
- * so its distance is no less): what passes for every box, each of those
- * groups accepts. Past a buffer's capacity
- * nothing is written but the counts still grow, so that the caller can
- * make room and send again. */
+/* One level of every destination's let_buf (blockIdx.y: the destination),
+ * a warp per cell. A cell that every group of the destination accepts goes
+ * as itself; one some group may open takes its children (the next level)
+ * or, a leaf, its bodies. The test is walk_group's against each of the
+ * destination's boxes with its largest inv_aa (every group there lies
+ * inside one box, so its distance is no less): what passes for every box,
+ * each of those groups accepts. The warp's lanes test a box each, 32 at a
+ * time, and stop at the first round where one refuses: a thread per cell
+ * would test up to DOMAIN_BOXES boxes in a row, and a level's few cells
+ * would then take that long with the GPU nearly idle. Past a buffer's
+ * capacity nothing is written but the counts still grow, so that the
+ * caller can make room and send again. */
 __global__ void let_level_kernel(int self, const let_buf *bufs, let_count *cnt,
                                  const tree_domain *doms, const int2 *cell_child,
                                  const float4 *cell_com, const float4 *cell_q0,
@@ -1471,42 +1474,54 @@ __global__ void let_level_kernel(int self, const let_buf *bufs, let_count *cnt,
     const int boxes_n = doms[d * DOMAIN_BOXES].boxes;
     for (int j = threadIdx.x; j < boxes_n; j += blockDim.x) box[j] = doms[d * DOMAIN_BOXES + j];
     __syncthreads();
+    const int lane = threadIdx.x & 31;
+    const int warps = gridDim.x * (blockDim.x / 32);
     const int begin = cnt[d].begin, end = min(cnt[d].end, b.cell_cap);
-    for (int slot = begin + blockIdx.x * blockDim.x + threadIdx.x; slot < end;
-         slot += gridDim.x * blockDim.x) {
+    for (int slot = begin + blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; slot < end;
+         slot += warps) {
         const int cell = b.src[slot];
         const int2 ch = cell_child[cell];
         const float4 cc = cell_com[cell];
         const float2 e = cell_err[cell];
         bool accept = ch.y != 0;
-        for (int j = 0; j < boxes_n && accept; j++) {
-            const tree_domain &dom = box[j];
-            const float dx = fmaxf(0.0f, fmaxf(dom.lo[0] - cc.x, cc.x - dom.hi[0]));
-            const float dy = fmaxf(0.0f, fmaxf(dom.lo[1] - cc.y, cc.y - dom.hi[1]));
-            const float dz = fmaxf(0.0f, fmaxf(dom.lo[2] - cc.z, cc.z - dom.hi[2]));
-            const float d2 = dx * dx + dy * dy + dz * dz;
-            accept = d2 > cc.w;
-            if (dom.inv_aa > 0.0f && accept) accept = e.x * dom.inv_aa <= d2 * d2 * sqrtf(d2);
+        for (int j0 = 0; j0 < boxes_n && accept; j0 += 32) {
+            bool mine = true;
+            const int j = j0 + lane;
+            if (j < boxes_n) {
+                const tree_domain &dom = box[j];
+                const float dx = fmaxf(0.0f, fmaxf(dom.lo[0] - cc.x, cc.x - dom.hi[0]));
+                const float dy = fmaxf(0.0f, fmaxf(dom.lo[1] - cc.y, cc.y - dom.hi[1]));
+                const float dz = fmaxf(0.0f, fmaxf(dom.lo[2] - cc.z, cc.z - dom.hi[2]));
+                const float d2 = dx * dx + dy * dy + dz * dz;
+                mine = d2 > cc.w;
+                if (dom.inv_aa > 0.0f && mine) mine = e.x * dom.inv_aa <= d2 * d2 * sqrtf(d2);
+            }
+            accept = __all_sync(0xffffffffu, mine);
         }
         int2 out = ch; /* (0, 0): massless, as it is */
         if (ch.y != 0 && accept) {
             out = make_int2(-1, 1);
         } else if (ch.y < 0) {
-            const int first = atomicAdd(&cnt[d].bodies, -ch.y);
+            int first = lane == 0 ? atomicAdd(&cnt[d].bodies, -ch.y) : 0;
+            first = __shfl_sync(0xffffffffu, first, 0);
             out = make_int2(first, ch.y);
-            for (int k = 0; k < -ch.y && first - ch.y <= b.body_cap; k++) {
+            for (int k = lane; k < -ch.y && first - ch.y <= b.body_cap; k += 32) {
                 b.body[first + k] = spos[ch.x + k];
             }
         } else if (ch.y > 0) {
-            const int first = atomicAdd(&cnt[d].cells, ch.y);
+            int first = lane == 0 ? atomicAdd(&cnt[d].cells, ch.y) : 0;
+            first = __shfl_sync(0xffffffffu, first, 0);
             out = make_int2(first, ch.y);
-            for (int k = 0; k < ch.y && first + k < b.cell_cap; k++) b.src[first + k] = ch.x + k;
+            for (int k = lane; k < ch.y && first + k < b.cell_cap; k += 32)
+                b.src[first + k] = ch.x + k;
         }
-        b.child[slot] = out;
-        b.com[slot] = cc;
-        b.q0[slot] = cell_q0[cell];
-        b.q1[slot] = cell_q1[cell];
-        b.err[slot] = e;
+        if (lane == 0) {
+            b.child[slot] = out;
+            b.com[slot] = cc;
+            b.q0[slot] = cell_q0[cell];
+            b.q1[slot] = cell_q1[cell];
+            b.err[slot] = e;
+        }
     }
 }
 
@@ -2267,8 +2282,9 @@ extern "C" void sim_tree_forces_domains(const sim_tree_team *team, const int *n,
                                                          t->n_own);
             CUDA_CHECK_LAUNCH(t->fault);
             for (int l = 0; l < levels[k]; l++) {
-                const int blocks =
-                    std::min(div_up(std::max(t->own_cells, 1), BUILD_THREADS), 4 * t->sm_count);
+                /* a warp a cell, the GPU's fill of blocks over the destinations */
+                const int blocks = std::min(div_up(std::max(t->own_cells, 1), BUILD_THREADS / 32),
+                                            4 * t->sm_count);
                 let_level_kernel<<<dim3(std::max(1, blocks / count + 1), count), BUILD_THREADS, 0,
                                    st>>>(k, t->let_dev, t->let_cnt, t->doms, t->cell_child,
                                          t->cell_com, t->cell_q0, t->cell_q1, t->cell_err, t->spos);
