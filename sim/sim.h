@@ -672,7 +672,7 @@ int sim_gpus_for(int n, sim_scaling scaling, int devices);
  * own bodies"): two GPUs, and four (three and more take four's). Where a
  * GPU cannot hold N bodies below them, creating the simulation fails with
  * a hint to spread. */
-#define SIM_SPREAD2_MIN_BODIES 25000000
+#define SIM_SPREAD2_MIN_BODIES 10000000
 #define SIM_SPREAD4_MIN_BODIES 100000000
 
 /* Whether the tree's n bodies on `gpus` GPUs run faster spread. */
