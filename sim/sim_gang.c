@@ -12,7 +12,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-/* Checks of the other side before sleeping: a few tens of microseconds. */
+/* How often each side checks the other before it sleeps: spinning covers
+ * the short gaps between a run's phases without a wake-up, then gives the
+ * core back. */
 #define GANG_SPINS 20000
 
 typedef struct gang_thread {

@@ -3,11 +3,12 @@
  * One host thread queuing every GPU's launches in turn makes the last GPU
  * wait for the others' queuing after each time the host waits for them
  * all: with the bodies spread over GPUs that is four times an evaluation,
- * with ~150 launches a GPU in between (docs/PERFORMANCE.md, "Spread"). A
- * gang runs fn(ctx, k) for k = 0 .. count-1 at once, k = 0 on the calling
- * thread and each other k on a thread of its own kept for the gang's life,
- * and returns when every call has. The calls share nothing but what ctx
- * gives them: each k must touch only its own GPU's state.
+ * with over a hundred launches a GPU in between (docs/PERFORMANCE.md,
+ * "Spread"). A gang runs fn(ctx, k) for k = 0 .. count-1 at once, k = 0
+ * on the calling thread and each other k on a thread of its own kept for
+ * the gang's life, and returns when every call has. The calls share
+ * nothing but what ctx gives them: each k may write only its own GPU's
+ * state.
  *
  * Private to sim/. Pure C (pthreads); sim_gang_each wraps a C++ lambda. */
 #ifndef NBODY_SIM_GANG_H
@@ -28,7 +29,8 @@ sim_gang *sim_gang_create(int threads);
 void sim_gang_destroy(sim_gang *g);
 /* fn(ctx, k) for every k in [0, count): at once where the gang has a
  * thread for k, else on the caller after its own (k = 0) in order; a NULL
- * gang runs them all on the caller in order. Returns when all have. */
+ * gang runs them all on the caller in order. Returns when all have. One
+ * caller at a time. */
 void sim_gang_run(sim_gang *g, int count, void (*fn)(void *ctx, int k), void *ctx);
 
 #ifdef __cplusplus
