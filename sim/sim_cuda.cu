@@ -548,8 +548,8 @@ static void destroy_one(cuda_backend *c) {
  * diagnostics, snapshots, the force error, the tree's cells) reads the
  * leader's. A method whose row does not split (the ladder's first rungs)
  * runs whole on every GPU, with no sum. One host thread queues every GPU's
- * work (spread, below, but for the tree's phases); the leader's device is
- * the current one whenever a call returns.
+ * work (spread, below, but for its split, moves and tree); the leader's
+ * device is the current one whenever a call returns.
  *
  * Spread (sim_desc.spread, the tree in float only): each GPU holds only
  * its own bodies, a stretch of a Morton curve (sim_spread_split at
