@@ -115,9 +115,10 @@ struct tree_counters {
 
 /* Several GPUs (sim_tree_forces_domains). A GPU's domain as the others see
  * it: up to DOMAIN_BOXES boxes, one per cell of a cut through its tree
- * (the cells of at most `most` bodies whose parent holds more, and leaves
- * above them, `most` the least of n_own / 1024, n_own / 512, ... n_own / 2
- * whose cut has at most DOMAIN_BOXES cells: the finer the cut, the
+ * (the cells of at most `most` bodies and no wider than DOMAIN_WIDE times
+ * their distance from the tree's centre of mass whose parent is not, and
+ * leaves above them, `most` the least of n_own / 1024, n_own / 512, ...
+ * n_own / 2 whose cut has at most DOMAIN_BOXES cells: the finer the cut, the
  * smaller the boxes, and the trees of domains in one root cube have long
  * chains of cells above their bodies), each the box of the
  * groups that start in it with those groups' largest 1 / (alpha a_ref)
@@ -126,11 +127,16 @@ struct tree_counters {
  * boxes of equal stretches of the sorted bodies were tried first, and a
  * stretch that jumps across the centre (the Morton curve does between
  * cells) gave a box over the others' cores, which then sent their whole
- * trees. A cut of more cells than DOMAIN_BOXES becomes one box around the
+ * trees. The angle keeps the outskirts' few bodies out of one box: a wide
+ * cell there reaches in towards the centre while its outer groups, whose
+ * |a| is small, give it a large 1 / (alpha a_ref), and the others then
+ * opened their trees near it as deep as the outer groups would far out.
+ * A cut of more cells than DOMAIN_BOXES becomes one box around the
  * whole domain (right, but the others send more). */
 #define DOMAIN_BOXES 1024
 #define DOMAIN_SAMPLES 1024 /* keys each GPU samples for the splitters (sim_tree_domains_split) */
 #define DOMAIN_CUTS 10      /* the cuts tried: at most n_own >> (DOMAIN_CUTS - j) bodies a cell */
+#define DOMAIN_WIDE 1.0f    /* a cut's cell: side over distance from the tree's mass, at most */
 struct tree_domain {
     float lo[3], hi[3];
     float inv_aa;
@@ -1283,21 +1289,37 @@ static __device__ int cut_most(int n_own, int j) {
     return max(n_own >> (DOMAIN_CUTS - j), LEAF);
 }
 
+/* Whether a cell ends cut j: a leaf or massless cell (the walk never
+ * reaches below those), or one of at most `most` bodies no wider than
+ * DOMAIN_WIDE times its distance from its tree's centre of mass. A
+ * descendant of a cell that ends also would (half the side, its centre at most sqrt(3)/4
+ * of the side nearer: true for DOMAIN_WIDE up to 1.15), so the cut's cells
+ * partition the bodies. */
+static __device__ bool cut_ends(int2 r, int2 ch, float4 geo, float4 com, int most) {
+    if (ch.y <= 0) return true;
+    if (r.y - r.x > most) return false;
+    const float dx = geo.x - com.x, dy = geo.y - com.y, dz = geo.z - com.z;
+    const float side = 2.0f * geo.w;
+    return side * side <= DOMAIN_WIDE * DOMAIN_WIDE * (dx * dx + dy * dy + dz * dz);
+}
+
 /* How many cells each cut j would have (tries[j], cleared before): as
  * cut_kernel takes them. */
 __global__ void cut_count_kernel(int n_own, const int2 *cell_range, const int2 *cell_child,
+                                 const float4 *cell_geo, const float4 *cell_com,
                                  const tree_counters *ctr, int *tries) {
     const int cells = level_first(ctr, LEVELS);
+    const float4 com = cell_com[0];
     for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < cells; c += gridDim.x * blockDim.x) {
         const int2 r = cell_range[c];
         const int2 ch = cell_child[c];
+        const float4 geo = cell_geo[c];
         for (int j = 0; j < DOMAIN_CUTS; j++) {
             const int most = cut_most(n_own, j);
-            const bool ends = r.y - r.x <= most || ch.y <= 0;
+            const bool ends = cut_ends(r, ch, geo, com, most);
             int count = c == 0 && ends;
             for (int k = ch.x; !ends && k < ch.x + ch.y; k++) {
-                const int2 rk = cell_range[k];
-                count += rk.y - rk.x <= most || cell_child[k].y <= 0;
+                count += cut_ends(cell_range[k], cell_child[k], cell_geo[k], com, most);
             }
             if (count) atomicAdd(&tries[j], count);
         }
@@ -1306,21 +1328,21 @@ __global__ void cut_count_kernel(int n_own, const int2 *cell_range, const int2 *
 
 /* The cut through this GPU's tree (tree_domain), the finest of the tries
  * with at most DOMAIN_BOXES cells (else the coarsest): the children of
- * every split cell of more than most bodies that hold at most that many or
- * end there (leaves, and massless cells, whose children the walk never
- * reaches), and the root when it is one of those. Their sorted bodies
- * partition [0, n_own). Counts past DOMAIN_BOXES without writing. */
+ * every cell that does not end the cut that do (cut_ends), and the root
+ * when it ends it. Their sorted bodies partition [0, n_own). Counts past
+ * DOMAIN_BOXES without writing. */
 __global__ void cut_kernel(int n_own, const int *tries, const int2 *cell_range,
-                           const int2 *cell_child, const tree_counters *ctr, int2 *cut,
-                           int *cut_count) {
+                           const int2 *cell_child, const float4 *cell_geo, const float4 *cell_com,
+                           const tree_counters *ctr, int2 *cut, int *cut_count) {
     int j = 0;
     while (j + 1 < DOMAIN_CUTS && tries[j] > DOMAIN_BOXES) j++;
     const int most = cut_most(n_own, j);
     const int cells = level_first(ctr, LEVELS);
+    const float4 com = cell_com[0];
     for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < cells; c += gridDim.x * blockDim.x) {
         const int2 r = cell_range[c];
         const int2 ch = cell_child[c];
-        const bool ends = r.y - r.x <= most || ch.y <= 0;
+        const bool ends = cut_ends(r, ch, cell_geo[c], com, most);
         if (c == 0 && ends) {
             const int slot = atomicAdd(cut_count, 1);
             if (slot < DOMAIN_BOXES) cut[slot] = r;
@@ -1328,7 +1350,7 @@ __global__ void cut_kernel(int n_own, const int *tries, const int2 *cell_range,
         if (ends) continue;
         for (int k = ch.x; k < ch.x + ch.y; k++) {
             const int2 rk = cell_range[k];
-            if (rk.y - rk.x <= most || cell_child[k].y <= 0) {
+            if (cut_ends(rk, cell_child[k], cell_geo[k], com, most)) {
                 const int slot = atomicAdd(cut_count, 1);
                 if (slot < DOMAIN_BOXES) cut[slot] = rk;
             }
@@ -2204,10 +2226,11 @@ extern "C" void sim_tree_forces_domains(const sim_tree_team *team, const int *n,
                        cudaMemsetAsync(t->cut_count, 0, sizeof(int) * (1 + DOMAIN_CUTS), st));
             int *tries = t->cut_count + 1;
             cut_count_kernel<<<4 * t->sm_count, BUILD_THREADS, 0, st>>>(
-                t->n_own, t->cell_range, t->cell_child, t->ctr, tries);
+                t->n_own, t->cell_range, t->cell_child, t->cell_geo, t->cell_com, t->ctr, tries);
             CUDA_CHECK_LAUNCH(t->fault);
             cut_kernel<<<4 * t->sm_count, BUILD_THREADS, 0, st>>>(
-                t->n_own, tries, t->cell_range, t->cell_child, t->ctr, t->cut, t->cut_count);
+                t->n_own, tries, t->cell_range, t->cell_child, t->cell_geo, t->cell_com, t->ctr,
+                t->cut, t->cut_count);
             CUDA_CHECK_LAUNCH(t->fault);
             cut_sort_kernel<<<1, DOMAIN_BOXES, 0, st>>>(t->n_own, t->cut, t->cut_count);
             CUDA_CHECK_LAUNCH(t->fault);
