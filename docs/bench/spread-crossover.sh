@@ -11,7 +11,7 @@
 # shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "$0")/common.sh"
 gpus=$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)
-sizes=4194304,10485760,20000000,30000000,40000000,50000000,70000000
+sizes=4194304,6000000,8000000,10485760,15000000,20000000,30000000,40000000,50000000,70000000
 stage "the tree spread over $gpus GPUs"
 "$nb" --benchmark --gpus "$gpus" --spread --variant tree --n "$sizes" ${json:+--json "$json"} 2>&1
 stage "every body on every GPU, $gpus GPUs"
