@@ -37,6 +37,10 @@
  *   tree's: each is within 1e-4 of the exact one (test_tree_gpu).
  * - domains split by index (each over the whole sphere, so each sends
  *   nearly its whole tree): the same errors, within twice the one tree's.
+ * - two cusps far apart, one per domain (density ~ r^-3 from radius 1 to
+ *   1e-4, cells split around each domain's centre of mass on every level):
+ *   each domain is told the others in more than one box, and the errors
+ *   are within twice the one tree's.
  * - tiny and degenerate: 5 and 50 bodies on 4 domains (domains of a few
  *   bodies whose roots are leaves: direct sums, median <= 1e-5), and 64
  *   bodies on 3 points (equal keys; cells of coincident bodies down to the
@@ -47,6 +51,7 @@
  * the backend's are, stand-ins included.
  */
 #include <cuda_runtime_api.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +68,7 @@ typedef struct result {
     double potential;      /* 1/2 sum m phi from the walk */
     int unwritten;         /* bodies with no potential from the walk (it writes one < 0 for each) */
     double sent_share_max; /* the largest share of a domain's cells sent to another */
+    int boxes_min;         /* the fewest boxes a domain told the others it was */
     float4 *acc;           /* host, in body order */
 } result;
 
@@ -149,10 +155,12 @@ static result forces(int count, const int *devices, int n, const float4 *pos, si
     }
     r.unwritten = 0;
     for (int i = 0; i < n; i++) r.unwritten += !(r.acc[i].w < 0.0f);
+    r.boxes_min = count > 1 ? INT_MAX : 0;
     for (int k = 0; k < count && count > 1; k++) {
         const sim_tree_stats st = sim_tree_get_stats(trees[k]);
         CHECK(st.valid, "domain %d: stats of the evaluation", k);
         if (st.sent_share_max > r.sent_share_max) r.sent_share_max = st.sent_share_max;
+        if (st.domain_boxes < r.boxes_min) r.boxes_min = st.domain_boxes;
     }
     r.potential = 0;
     for (int i = 0; i < n; i++) r.potential += 0.5 * pos[i].w * r.acc[i].w;
@@ -268,6 +276,43 @@ static void check_index_split(int n, const float4 *pos) {
     free(one.acc);
 }
 
+/* Two cusps far apart, one per domain, each with as many bodies in every
+ * factor of ten of radius from 1 down to 1e-4 (density ~ r^-3): on each of
+ * a domain's levels the cut splits the cells around its centre of mass,
+ * which are wider than their distance from it (DOMAIN_WIDE), down to the
+ * leaves. Those must still fit the boxes a domain is told in, else it
+ * becomes one box around the domain, which the others open everything
+ * near. */
+static void check_cusps(void) {
+    const int n = 100003;
+    float4 *pos = malloc(sizeof(float4) * n);
+    if (!pos) exit(1);
+    unsigned long long seed = 23;
+    for (int i = 0; i < n; i++) {
+        const double r = pow(10.0, -4.0 * test_uniform(&seed));
+        const double z = 2 * test_uniform(&seed) - 1, phi = 6.283185307179586 * test_uniform(&seed);
+        const double s = sqrt(1 - z * z), c = i % 2 ? 4 : -4;
+        pos[i] = (float4){(float)(c + r * s * cos(phi)), (float)(c + r * s * sin(phi)),
+                          (float)(c + r * z), (float)((0.5 + test_uniform(&seed)) / n)};
+    }
+    const int devs[2] = {0, 0};
+    const sim_tree_params p = params(1.0f, 0.015f);
+    result one = forces(1, devs, n, pos, p, true);
+    result r = forces(2, devs, n, pos, p, true);
+    printf("two cusps, 2 domains: median %.2e, p99 %.2e, max %.2e (one tree %.2e, %.2e, %.2e); "
+           "fewest boxes %d\n",
+           r.err.median, r.err.p99, r.err.max, one.err.median, one.err.p99, one.err.max,
+           r.boxes_min);
+    CHECK(r.unwritten == 0, "two cusps: %d bodies not walked", r.unwritten);
+    CHECK(r.boxes_min > 1, "two cusps: a domain told the others it was %d box", r.boxes_min);
+    CHECK(r.err.median <= 2 * one.err.median && r.err.p99 <= 2 * one.err.p99 &&
+              r.err.max <= 2 * one.err.max,
+          "two cusps: errors within twice the one tree's");
+    free(r.acc);
+    free(one.acc);
+    free(pos);
+}
+
 /* Few bodies, or equal keys. */
 static void check_small(const char *what, int n, const float4 *pos, int count, double median_max) {
     const int devs[4] = {0, 0, 0, 0};
@@ -298,6 +343,7 @@ int main(void) {
     check_against_one("Plummer 100003, theta 0.75", n, pos, params(0.75f, 0), 1e-3, 1e-2);
     check_against_one("Plummer 100003, theta 0.1", n, pos, params(0.1f, 0), 2e-5, 2e-4);
     check_index_split(n, pos);
+    check_cusps();
 
     float4 few[64];
     unsigned long long seed = 5;
