@@ -3,15 +3,14 @@
  * box), against the one tree.
  *
  * The domain path is what the tree runs on GPUs the bodies are spread
- * over (sim_desc.spread); here one GPU stands in for 2, 3 and 4 (the same
- * device named again: the code is the same, the copies between GPUs become
- * copies within one), and with two or more devices the real thing runs
- * too. Each "GPU" gets its own bodies (sim_spread_split's stretches of a
- * Morton curve) and writes their accelerations; put back in body order
- * they are compared with the exact forces and with the one tree's. Each
- * tree starts with room for its own bodies only, so the first evaluation
- * grows it for what it receives and starts again. Needs a CUDA device:
- * exits 77 (skipped) where there is none.
+ * over (sim_desc.spread); here one GPU stands in for 2, 3, 4, 8 and
+ * SIM_MAX_GPUS (the same device named again: the code is the same, the
+ * copies between GPUs become copies within one), and with two or more
+ * devices the real thing runs too. Each "GPU" gets its own bodies (sim_spread_split's stretches of
+ * a Morton curve) and writes their accelerations; put back in body order they are compared with the
+ * exact forces and with the one tree's. Each tree starts with room for its own bodies only, so the
+ * first evaluation grows it for what it receives and starts again. Needs a CUDA device: exits 77
+ * (skipped) where there is none.
  *
  * Checks and tolerances:
  * - every body is walked (its potential, which the walk always writes
@@ -226,8 +225,10 @@ static void check_against_one(const char *what, int n, const float4 *pos, sim_tr
     result one = forces(1, one_dev, n, pos, p, true);
     printf("%s, one tree: median %.2e, p99 %.2e, max %.2e\n", what, one.err.median, one.err.p99,
            one.err.max);
-    for (int count = 2; count <= 4; count++) {
-        const int devs[4] = {0, 0, 0, 0};
+    const int counts[] = {2, 3, 4, 8, SIM_MAX_GPUS};
+    const int devs[SIM_MAX_GPUS] = {0};
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+        const int count = counts[c];
         result r = forces(count, devs, n, pos, p, true);
         printf("%s, %d domains: median %.2e, p99 %.2e, max %.2e; most cells sent to one other "
                "%.1f %%\n",
