@@ -6,11 +6,13 @@
  * over (sim_desc.spread); here one GPU stands in for 2, 3, 4, 8 and
  * SIM_MAX_GPUS (the same device named again: the code is the same, the
  * copies between GPUs become copies within one), and with two or more
- * devices the real thing runs too. Each "GPU" gets its own bodies (sim_spread_split's stretches of
- * a Morton curve) and writes their accelerations; put back in body order they are compared with the
- * exact forces and with the one tree's. Each tree starts with room for its own bodies only, so the
- * first evaluation grows it for what it receives and starts again. Needs a CUDA device: exits 77
- * (skipped) where there is none.
+ * devices the real thing runs too. Each "GPU" gets its own bodies
+ * (sim_spread_split's stretches of a Morton curve) and writes their
+ * accelerations; put back in body order they are compared with the exact
+ * forces and with the one tree's. Each tree starts with room for its own
+ * bodies only, so the first evaluation grows it for what it receives and
+ * starts again. Needs a CUDA device: exits 77 (skipped) where there is
+ * none.
  *
  * Checks and tolerances:
  * - every body is walked (its potential, which the walk always writes
@@ -285,7 +287,7 @@ static void check_index_split(int n, const float4 *pos) {
  * becomes one box around the domain, which the others open everything
  * near. */
 static void check_cusps(void) {
-    const int n = 100003;
+    const int n = 100002; /* even: each domain's stretch is one cusp */
     float4 *pos = malloc(sizeof(float4) * n);
     if (!pos) exit(1);
     unsigned long long seed = 23;
