@@ -1294,8 +1294,9 @@ static __device__ int cut_most(int n_own, int j) {
  * DOMAIN_WIDE times its distance from its tree's centre of mass. A
  * descendant of a cell that ends also would (half the side, its centre at
  * most sqrt(3)/4 of the side nearer: true for DOMAIN_WIDE up to 1.15), so
- * the cut's cells partition the bodies. The angle splits only the few
- * cells a level around the centre of mass: a cusp there still fits the
+ * the cut's cells partition the bodies. Away from the centre of mass a
+ * cell's children soon are narrow enough; only the few cells a level
+ * around it are split down to the leaves, and a cusp there still fits the
  * boxes (test_tree_domains). */
 static __device__ bool cut_ends(int2 r, int2 ch, float4 geo, float4 com, int most) {
     if (ch.y <= 0) return true;
