@@ -89,6 +89,28 @@ int main(int argc, char **argv) {
         bench_print(&res, null);
         fclose(null);
     }
+    /* A row on several GPUs that one GPU could not run (no baseline) shows
+     * dashes for the one GPU and the efficiency, not a 0 % efficiency. */
+    bench_row big = {.variant = SIM_VARIANT_TREE,
+                     .tree = true,
+                     .n = 1000000000,
+                     .gpus = 4,
+                     .ms = 508.4,
+                     .gpu = {.gpus = 4, .measured = true, .split = true}};
+    bench_result alone = res;
+    alone.rows = &big, alone.count = 1;
+    FILE *table = tmpfile();
+    char text[8192] = "";
+    if (table) {
+        bench_print(&alone, table);
+        rewind(table);
+        text[fread(text, 1, sizeof text - 1, table)] = 0;
+        fclose(table);
+    }
+    const char *row = strstr(text, "1000000000     4");
+    const char *end = row ? strchr(row, '\n') : NULL;
+    if (!row || !end || memchr(row, '%', (size_t)(end - row)) || !strstr(row, " -           - "))
+        failed++, printf("FAIL: a row with no one-GPU baseline reads:\n%s\n", row ? row : text);
     char *json = bench_json(&res);
     if (!json) {
         printf("FAIL: bench_json returned NULL\n");

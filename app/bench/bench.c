@@ -123,7 +123,7 @@ static double time_steps(const bench *b, sim *s, int *steps_out, int *repeats_ou
 }
 
 /* The same configuration on one GPU, for the parallel efficiency of a
- * row on several; 0 when it cannot be made (no memory). */
+ * row on several; 0 when one GPU cannot create or run it (its memory). */
 static double one_gpu_ms(const bench *b, sim_desc d) {
     d.gpus = 1;
     d.spread = false;

@@ -127,9 +127,12 @@ static void print_gpus(const bench_result *b, FILE *f) {
     for (int i = 0; i < b->count; i++) {
         const bench_row *r = &b->rows[i];
         if (r->gpus <= 1) continue;
-        fprintf(f, "%-9s %9d %5d %11.4f %11.4f %10.1f%% %9.3f %11.2f ", method_of(b, r)->name,
-                r->n, r->gpus, r->ms, r->one_gpu_ms, 100 * r->efficiency, r->gpu.sum_ms,
-                r->gpu.sum_bytes / 1e6);
+        fprintf(f, "%-9s %9d %5d %11.4f ", method_of(b, r)->name, r->n, r->gpus, r->ms);
+        if (r->one_gpu_ms > 0) /* else one GPU could not run it: no efficiency */
+            fprintf(f, "%11.4f %10.1f%% ", r->one_gpu_ms, 100 * r->efficiency);
+        else
+            fprintf(f, "%11s %11s ", "-", "-");
+        fprintf(f, "%9.3f %11.2f ", r->gpu.sum_ms, r->gpu.sum_bytes / 1e6);
         for (int k = 0; k < r->gpus && k < SIM_MAX_GPUS && r->gpu.measured; k++) {
             fprintf(f, "%s%.3f", k ? " | " : " ", r->gpu.forces_ms[k]);
         }
