@@ -668,13 +668,12 @@ int sim_gpus_for(int n, sim_scaling scaling, int devices);
 
 /* From these N on, the tree with its bodies spread over the GPUs
  * (sim_desc.spread) ran faster than with every body on every GPU, on one
- * host's NVLink-joined GPUs (docs/PERFORMANCE.md, "Where spreading pays";
- * four GPUs: "Spread: each GPU its own bodies"): two GPUs, and four (three
- * and more take four's). Where a
- * GPU cannot hold N bodies below them, creating the simulation fails with
- * a hint to spread. */
+ * host's NVLink-joined GPUs (docs/PERFORMANCE.md, "Where spreading pays"):
+ * two GPUs, and four (three and more take four's; more than four were not
+ * measured). Where a GPU cannot hold N bodies below them, creating the
+ * simulation fails with a hint to spread. */
 #define SIM_SPREAD2_MIN_BODIES 10000000
-#define SIM_SPREAD4_MIN_BODIES 100000000
+#define SIM_SPREAD4_MIN_BODIES 12000000
 
 /* Whether the tree's n bodies on `gpus` GPUs run faster spread. */
 bool sim_spread_for(int n, int gpus);
