@@ -653,12 +653,14 @@ static void *cuda_create(int device, int gpus, bool spread, sim_error *err) {
     return c;
 }
 
-/* n bodies on GPU c need `need` bytes it does not have. spreadable: the
- * state or the tree asks, which --spread divides among the GPUs (not the
- * double state: spread runs the tree in float), so where several GPUs are
- * visible the hint names it. */
-static void out_of_memory(const cuda_backend *c, sim_error *err, int n, size_t need,
-                          bool spreadable) {
+/* n bodies' `part` (their state, double state or tree) needs `need` bytes
+ * on GPU c, which it does not have beside what c already holds: the
+ * message gives the GPU's free and total memory. spreadable: the state or
+ * the tree asks, which --spread divides among the GPUs (not the double
+ * state: spread runs the tree in float), so where several GPUs are visible
+ * the hint names it. */
+static void out_of_memory(const cuda_backend *c, sim_error *err, int n, const char *part,
+                          size_t need, bool spreadable) {
     size_t free_b = 0, total_b = 0;
     cudaMemGetInfo(&free_b, &total_b);
     int devices = 0;
@@ -667,14 +669,15 @@ static void out_of_memory(const cuda_backend *c, sim_error *err, int n, size_t n
     if (!err) return;
     if (c->spread) {
         snprintf(err->message, sizeof err->message,
-                 "GPU %d's share, %d bodies, needs %.1f MiB of GPU memory; it has %.1f MiB free",
-                 c->device, n, need / 1048576.0, free_b / 1048576.0);
+                 "GPU %d's share, %d bodies: their %s needs %.1f MiB of GPU memory; it has "
+                 "%.1f MiB free of %.1f",
+                 c->device, n, part, need / 1048576.0, free_b / 1048576.0, total_b / 1048576.0);
         snprintf(err->hint, sizeof err->hint, "try a smaller --n, or more --gpus");
         return;
     }
     snprintf(err->message, sizeof err->message,
-             "%d bodies need %.1f MiB of GPU memory; the GPU has %.1f MiB free", n,
-             need / 1048576.0, free_b / 1048576.0);
+             "%d bodies: their %s needs %.1f MiB of GPU memory; the GPU has %.1f MiB free of %.1f",
+             n, part, need / 1048576.0, free_b / 1048576.0, total_b / 1048576.0);
     if (spreadable && devices > 1) {
         snprintf(err->hint, sizeof err->hint,
                  "try a smaller --n, or --spread to spread the tree's bodies over the %d GPUs "
@@ -695,7 +698,7 @@ static bool reserve64(cuda_backend *c, int n, sim_error *err) {
         cudaFree(pos);
         cudaFree(vel);
         cudaFree(acc);
-        out_of_memory(c, err, n, 3 * bytes, false);
+        out_of_memory(c, err, n, "double-precision state", 3 * bytes, false);
         return false;
     }
     CUDA_CHECK(&c->fault, cudaStreamSynchronize(c->stream));
@@ -713,7 +716,7 @@ static bool reserve_tree(cuda_backend *c, int n, sim_error *err) {
     const int room = c->spread ? sim_tree_domain_room(n) : n; /* and what the others send */
     if (!c->tree) c->tree = sim_tree_create(c->sm_count, &c->fault);
     if (c->tree && sim_tree_reserve(c->tree, room)) return true;
-    out_of_memory(c, err, n, sim_tree_bytes(c->tree, room), true);
+    out_of_memory(c, err, n, "tree", sim_tree_bytes(c->tree, room), true);
     return false;
 }
 
@@ -755,7 +758,7 @@ static bool reserve_one(cuda_backend *c, int n, sim_error *err) {
         cudaFree(tags);
         cudaFree(stage);
         cudaFree(partial);
-        out_of_memory(c, err, n, need, true);
+        out_of_memory(c, err, n, "state", need, true);
         return false;
     }
     CUDA_CHECK(&c->fault, cudaStreamSynchronize(c->stream));
